@@ -1,0 +1,31 @@
+//! The interface both decoders build values through.
+//!
+//! Containers are built bottom-up from a value stack the decoder keeps: when an
+//! array or map closes, its items are the top of the stack and are handed over
+//! at once, so the builder can allocate the container at its exact size.
+
+/// Turns decoded scalars and finished containers into values.
+///
+/// `Value` owns what it holds (the extension's values release their Python
+/// reference on drop), so a decoder that stops half way drops its stack and
+/// leaks nothing.
+pub trait Builder {
+    type Value;
+    type Error;
+
+    fn null(&mut self) -> Result<Self::Value, Self::Error>;
+    fn bool(&mut self, value: bool) -> Result<Self::Value, Self::Error>;
+    fn i64(&mut self, value: i64) -> Result<Self::Value, Self::Error>;
+    fn u64(&mut self, value: u64) -> Result<Self::Value, Self::Error>;
+    fn f64(&mut self, value: f64) -> Result<Self::Value, Self::Error>;
+    /// A string value.
+    fn str(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
+    /// A map key: the same text may come back many times, so builders cache.
+    fn key(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
+    /// Binary data (MessagePack bin).
+    fn bytes(&mut self, value: &[u8]) -> Result<Self::Value, Self::Error>;
+    /// An array made of `items`, in order.
+    fn array(&mut self, items: &mut Vec<Self::Value>, start: usize) -> Result<Self::Value, Self::Error>;
+    /// A map made of `items[start..]`, alternating key and value.
+    fn map(&mut self, items: &mut Vec<Self::Value>, start: usize) -> Result<Self::Value, Self::Error>;
+}

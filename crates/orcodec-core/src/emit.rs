@@ -1,0 +1,36 @@
+//! The event interface between the object walker and a format backend.
+//!
+//! The walker (in the extension) knows Python types; an `Emitter` knows bytes.
+//! The walker is generic over `Emitter` and monomorphized per format, so these
+//! calls are direct and inlined: no dynamic dispatch per value.
+
+use crate::text::{SurrogateError, Text};
+
+pub trait Emitter {
+    /// Whether the format has a binary type. Without one (JSON), the walker
+    /// sends `bytes`-like objects to `default` instead of calling `bin`.
+    const HAS_BIN: bool;
+
+    fn null(&mut self);
+    fn bool(&mut self, value: bool);
+    fn i64(&mut self, value: i64);
+    fn u64(&mut self, value: u64);
+    fn f64(&mut self, value: f64);
+    fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
+    /// A map key that is a string.
+    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
+    /// Binary data; only called when `HAS_BIN`.
+    fn bin(&mut self, value: &[u8]);
+
+    /// An array of exactly `len` items follows: `array_item` before each, then `end_array`.
+    fn begin_array(&mut self, len: usize);
+    fn array_item(&mut self, index: usize);
+    fn end_array(&mut self, len: usize);
+
+    /// A map of exactly `len` entries follows: for each entry `map_key`, the
+    /// key, `map_value`, the value; then `end_map`.
+    fn begin_map(&mut self, len: usize);
+    fn map_key(&mut self, index: usize);
+    fn map_value(&mut self);
+    fn end_map(&mut self, len: usize);
+}

@@ -1,0 +1,96 @@
+//! Decode errors: what went wrong and at which byte offset of the input.
+
+use core::fmt;
+
+/// What a decoder rejected. The `Display` text is the message users see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    EmptyDocument,
+    UnexpectedEnd,
+    UnexpectedByte { found: u8, expected: &'static str },
+    TrailingData,
+    TrailingComma,
+    DepthLimit,
+    InvalidUtf8,
+    InvalidNumber,
+    InvalidEscape,
+    ControlCharacterInString,
+    LoneSurrogate,
+    InvalidLiteral,
+    // MessagePack only
+    ReservedType(u8),
+    LengthBeyondInput { what: &'static str, declared: u64, available: u64 },
+    NonStrKey,
+    ExtensionType(i8),
+}
+
+/// A decoder failure at `offset` bytes into the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    pub kind: DecodeErrorKind,
+    pub offset: usize,
+}
+
+impl DecodeError {
+    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+        DecodeError { kind, offset }
+    }
+}
+
+fn describe_byte(f: &mut fmt::Formatter<'_>, b: u8) -> fmt::Result {
+    if b.is_ascii_graphic() || b == b' ' {
+        write!(f, "'{}'", b as char)
+    } else {
+        write!(f, "byte 0x{b:02x}")
+    }
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use DecodeErrorKind::*;
+        match self {
+            EmptyDocument => f.write_str("empty document: expected a value"),
+            UnexpectedEnd => f.write_str("unexpected end of input"),
+            UnexpectedByte { found, expected } => {
+                f.write_str("unexpected ")?;
+                describe_byte(f, *found)?;
+                write!(f, ", expected {expected}")
+            }
+            TrailingData => f.write_str("trailing data after the value"),
+            TrailingComma => f.write_str("trailing comma is not allowed"),
+            DepthLimit => write!(f, "nesting deeper than {} levels", crate::MAX_DECODE_DEPTH),
+            InvalidUtf8 => f.write_str("invalid UTF-8"),
+            InvalidNumber => f.write_str("invalid number"),
+            InvalidEscape => f.write_str("invalid escape sequence in string"),
+            ControlCharacterInString => {
+                f.write_str("unescaped control character in string (must be escaped as \\u00XX)")
+            }
+            LoneSurrogate => f.write_str("lone surrogate in \\u escape (not valid Unicode)"),
+            InvalidLiteral => f.write_str("invalid literal, expected true, false or null"),
+            ReservedType(b) => write!(f, "reserved type byte 0x{b:02x} (never used by MessagePack)"),
+            LengthBeyondInput { what, declared, available } => write!(
+                f,
+                "{what} declares {declared} but only {available} bytes of input remain"
+            ),
+            NonStrKey => f.write_str("map key must be str"),
+            ExtensionType(tag) => write!(
+                f,
+                "extension type {tag} is not supported (pass ext_hook to decode it)"
+            ),
+        }
+    }
+}
+
+/// A decode that stopped: either the input was bad, or the builder failed
+/// (for the extension, a Python exception is then already set).
+#[derive(Debug)]
+pub enum Failure<E> {
+    Syntax(DecodeError),
+    Build(E),
+}
+
+impl<E> From<DecodeError> for Failure<E> {
+    fn from(e: DecodeError) -> Self {
+        Failure::Syntax(e)
+    }
+}

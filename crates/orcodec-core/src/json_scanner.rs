@@ -1,0 +1,547 @@
+//! The JSON decoder: strict RFC 8259 over UTF-8 input, in one pass, without
+//! recursion (nesting lives in an explicit frame stack, capped at
+//! [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH)).
+
+use crate::build::Builder;
+use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::json_writer::special_bytes;
+use crate::text::put_code_point;
+
+/// An open array or object: where its items start on the value stack.
+#[derive(Clone, Copy)]
+struct Frame {
+    is_map: bool,
+    start: usize,
+}
+
+/// Where a decoded string's bytes are: still in the input, or unescaped into
+/// the scratch buffer.
+enum Span {
+    Input(usize, usize),
+    Scratch,
+}
+
+struct Scanner<'a, V> {
+    input: &'a [u8],
+    pos: usize,
+    stack: Vec<V>,
+    frames: Vec<Frame>,
+    scratch: Vec<u8>,
+}
+
+fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
+    Err(Failure::Syntax(DecodeError::new(kind, offset)))
+}
+
+/// Decodes one JSON document from `input`; anything but whitespace after it is an error.
+pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Failure<B::Error>> {
+    if simdutf8::basic::from_utf8(input).is_err() {
+        let valid = match simdutf8::compat::from_utf8(input) {
+            Err(e) => e.valid_up_to(),
+            Ok(_) => input.len(),
+        };
+        return err(Kind::InvalidUtf8, valid);
+    }
+    let mut s = Scanner {
+        input,
+        pos: 0,
+        stack: Vec::new(),
+        frames: Vec::new(),
+        scratch: Vec::new(),
+    };
+    s.skip_whitespace();
+    if s.pos == input.len() {
+        return err(Kind::EmptyDocument, s.pos);
+    }
+    s.run(builder)
+}
+
+impl<'a, V> Scanner<'a, V> {
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    #[inline(always)]
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn run<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
+        loop {
+            // A value starts here.
+            self.skip_whitespace();
+            let at = self.pos;
+            let value = match self.peek() {
+                None => return err(Kind::UnexpectedEnd, at),
+                Some(open @ (b'[' | b'{')) => {
+                    let is_map = open == b'{';
+                    let close = if is_map { b'}' } else { b']' };
+                    if self.frames.len() >= crate::MAX_DECODE_DEPTH {
+                        return err(Kind::DepthLimit, at);
+                    }
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    let start = self.stack.len();
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                        if is_map {
+                            b.map(&mut self.stack, start)
+                        } else {
+                            b.array(&mut self.stack, start)
+                        }
+                        .map_err(Failure::Build)?
+                    } else {
+                        self.frames.push(Frame { is_map, start });
+                        if is_map {
+                            self.key(b)?;
+                        }
+                        continue;
+                    }
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    let span = self.string()?;
+                    b.str(self.text(span)).map_err(Failure::Build)?
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    b.bool(true).map_err(Failure::Build)?
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    b.bool(false).map_err(Failure::Build)?
+                }
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    b.null().map_err(Failure::Build)?
+                }
+                Some(b'-' | b'0'..=b'9') => self.number(b)?,
+                Some(found) => {
+                    return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at)
+                }
+            };
+            self.stack.push(value);
+
+            // Close every container this value completes, then find the next value.
+            loop {
+                self.skip_whitespace();
+                let Some(frame) = self.frames.last().copied() else {
+                    if self.pos != self.input.len() {
+                        return err(Kind::TrailingData, self.pos);
+                    }
+                    return match self.stack.pop() {
+                        Some(v) => Ok(v),
+                        None => unreachable!("a complete document leaves its value on the stack"),
+                    };
+                };
+                let close = if frame.is_map { b'}' } else { b']' };
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_whitespace();
+                        if self.peek() == Some(close) {
+                            return err(Kind::TrailingComma, self.pos - 1);
+                        }
+                        if frame.is_map {
+                            self.key(b)?;
+                        }
+                        break;
+                    }
+                    Some(c) if c == close => {
+                        self.pos += 1;
+                        self.frames.pop();
+                        let container = if frame.is_map {
+                            b.map(&mut self.stack, frame.start)
+                        } else {
+                            b.array(&mut self.stack, frame.start)
+                        }
+                        .map_err(Failure::Build)?;
+                        self.stack.push(container);
+                    }
+                    Some(found) => {
+                        let expected = if frame.is_map { "',' or '}'" } else { "',' or ']'" };
+                        return err(Kind::UnexpectedByte { found, expected }, self.pos);
+                    }
+                    None => return err(Kind::UnexpectedEnd, self.pos),
+                }
+            }
+        }
+    }
+
+    /// Reads `"key":` and pushes the key; leaves `pos` at the value.
+    fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
+        match self.peek() {
+            Some(b'"') => self.pos += 1,
+            Some(found) => {
+                return err(
+                    Kind::UnexpectedByte { found, expected: "a string key in double quotes" },
+                    self.pos,
+                )
+            }
+            None => return err(Kind::UnexpectedEnd, self.pos),
+        }
+        let span = self.string()?;
+        let key = b.key(self.text(span)).map_err(Failure::Build)?;
+        self.stack.push(key);
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b':') => self.pos += 1,
+            Some(found) => {
+                return err(Kind::UnexpectedByte { found, expected: "':' after the key" }, self.pos)
+            }
+            None => return err(Kind::UnexpectedEnd, self.pos),
+        }
+        Ok(())
+    }
+
+    fn literal<E>(&mut self, word: &[u8]) -> Result<(), Failure<E>> {
+        if self.input[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            err(Kind::InvalidLiteral, self.pos)
+        }
+    }
+
+    #[inline(always)]
+    fn text(&self, span: Span) -> &str {
+        let bytes = match span {
+            Span::Input(start, end) => &self.input[start..end],
+            Span::Scratch => &self.scratch[..],
+        };
+        // SAFETY: the whole input was validated as UTF-8 before scanning; spans
+        // start and end next to ASCII quote bytes, so they are char boundaries;
+        // the scratch buffer holds input runs cut at ASCII bytes plus code points
+        // written by `put_code_point`, which are valid UTF-8.
+        unsafe { core::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// Index of the next `"`, `\` or control byte at or after `i`, if any.
+    #[inline(always)]
+    fn next_special(&self, mut i: usize) -> Option<usize> {
+        let input = self.input;
+        loop {
+            while i + 8 <= input.len() {
+                let word = u64::from_le_bytes([
+                    input[i],
+                    input[i + 1],
+                    input[i + 2],
+                    input[i + 3],
+                    input[i + 4],
+                    input[i + 5],
+                    input[i + 6],
+                    input[i + 7],
+                ]);
+                let mask = special_bytes(word, false);
+                if mask != 0 {
+                    return Some(i + (mask.trailing_zeros() / 8) as usize);
+                }
+                i += 8;
+            }
+            let c = *input.get(i)?;
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                return Some(i);
+            }
+            i += 1;
+        }
+    }
+
+    /// Reads a string body; `pos` is just past the opening quote.
+    fn string<E>(&mut self) -> Result<Span, Failure<E>> {
+        let start = self.pos;
+        let Some(i) = self.next_special(start) else {
+            return err(Kind::UnexpectedEnd, self.input.len());
+        };
+        match self.input[i] {
+            b'"' => {
+                self.pos = i + 1;
+                Ok(Span::Input(start, i))
+            }
+            b'\\' => {
+                self.scratch.clear();
+                self.scratch.extend_from_slice(&self.input[start..i]);
+                self.escaped_string(i)
+            }
+            _ => err(Kind::ControlCharacterInString, i),
+        }
+    }
+
+    /// Continues a string with escapes into `scratch`; `i` is at a backslash.
+    fn escaped_string<E>(&mut self, mut i: usize) -> Result<Span, Failure<E>> {
+        loop {
+            // `i` is at a special byte.
+            match self.input[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Ok(Span::Scratch);
+                }
+                b'\\' => i = self.escape(i)?,
+                _ => return err(Kind::ControlCharacterInString, i),
+            }
+            let Some(next) = self.next_special(i) else {
+                return err(Kind::UnexpectedEnd, self.input.len());
+            };
+            self.scratch.extend_from_slice(&self.input[i..next]);
+            i = next;
+        }
+    }
+
+    /// Decodes the escape at `i` (a backslash) into `scratch`; returns the index after it.
+    fn escape<E>(&mut self, i: usize) -> Result<usize, Failure<E>> {
+        let Some(&c) = self.input.get(i + 1) else {
+            return err(Kind::UnexpectedEnd, self.input.len());
+        };
+        let simple = match c {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => return self.unicode_escape(i),
+            _ => return err(Kind::InvalidEscape, i),
+        };
+        self.scratch.push(simple);
+        Ok(i + 2)
+    }
+
+    fn hex4<E>(&self, at: usize) -> Result<u32, Failure<E>> {
+        let Some(digits) = self.input.get(at..at + 4) else {
+            return err(Kind::UnexpectedEnd, self.input.len());
+        };
+        let mut v = 0u32;
+        for &d in digits {
+            let n = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return err(Kind::InvalidEscape, at - 2),
+            };
+            v = v << 4 | n as u32;
+        }
+        Ok(v)
+    }
+
+    /// `\uXXXX` at `i`, with a following `\uXXXX` when it is a high surrogate.
+    fn unicode_escape<E>(&mut self, i: usize) -> Result<usize, Failure<E>> {
+        let first = self.hex4(i + 2)?;
+        let (code_point, end) = match first {
+            0xD800..=0xDBFF => {
+                if self.input.get(i + 6..i + 8) != Some(b"\\u") {
+                    return err(Kind::LoneSurrogate, i);
+                }
+                let second = self.hex4(i + 8)?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return err(Kind::LoneSurrogate, i);
+                }
+                (0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00), i + 12)
+            }
+            0xDC00..=0xDFFF => return err(Kind::LoneSurrogate, i),
+            c => (c, i + 6),
+        };
+        self.scratch.reserve(4);
+        // SAFETY: 4 bytes reserved; `code_point` is a scalar value below 0x110000.
+        unsafe {
+            let len = self.scratch.len();
+            let tail = self.scratch.as_mut_ptr().add(len);
+            let end_ptr = put_code_point(tail, code_point);
+            self.scratch.set_len(len + end_ptr.offset_from(tail) as usize);
+        }
+        Ok(end)
+    }
+
+    /// A number: an int when it has no fraction or exponent and fits 64 bits,
+    /// otherwise a float (so integers beyond 64 bits become floats, as in orjson).
+    fn number<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
+        let input = self.input;
+        let start = self.pos;
+        let mut i = start;
+        let negative = input[i] == b'-';
+        if negative {
+            i += 1;
+        }
+        let digits_start = i;
+        match input.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while let Some(b'0'..=b'9') = input.get(i) {
+                    i += 1;
+                }
+            }
+            _ => return err(Kind::InvalidNumber, start),
+        }
+        let digits_end = i;
+        let mut is_float = false;
+        if input.get(i) == Some(&b'.') {
+            i += 1;
+            if !matches!(input.get(i), Some(b'0'..=b'9')) {
+                return err(Kind::InvalidNumber, start);
+            }
+            while let Some(b'0'..=b'9') = input.get(i) {
+                i += 1;
+            }
+            is_float = true;
+        }
+        if let Some(b'e' | b'E') = input.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = input.get(i) {
+                i += 1;
+            }
+            if !matches!(input.get(i), Some(b'0'..=b'9')) {
+                return err(Kind::InvalidNumber, start);
+            }
+            while let Some(b'0'..=b'9') = input.get(i) {
+                i += 1;
+            }
+            is_float = true;
+        }
+        self.pos = i;
+        if !is_float {
+            if let Some(magnitude) = parse_u64(&input[digits_start..digits_end]) {
+                return if !negative {
+                    b.u64(magnitude)
+                } else if magnitude <= 1 << 63 {
+                    b.i64((magnitude as i64).wrapping_neg())
+                } else {
+                    b.f64(-(magnitude as f64))
+                }
+                .map_err(Failure::Build);
+            }
+        }
+        // SAFETY: the bytes matched the ASCII number grammar above.
+        let text = unsafe { core::str::from_utf8_unchecked(&input[start..i]) };
+        match text.parse::<f64>() {
+            Ok(v) => b.f64(v).map_err(Failure::Build),
+            Err(_) => err(Kind::InvalidNumber, start),
+        }
+    }
+}
+
+/// Decimal digits to u64, or None when they overflow it.
+#[inline(always)]
+fn parse_u64(digits: &[u8]) -> Option<u64> {
+    if digits.len() <= 19 {
+        // 19 digits never overflow u64.
+        Some(digits.iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64))
+    } else {
+        digits
+            .iter()
+            .try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add((d - b'0') as u64))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::build::Builder;
+
+    /// A builder that renders values back as canonical text, to check the scanner alone.
+    pub(crate) struct Echo;
+
+    impl Builder for Echo {
+        type Value = String;
+        type Error = ();
+        fn null(&mut self) -> Result<String, ()> {
+            Ok("null".into())
+        }
+        fn bool(&mut self, v: bool) -> Result<String, ()> {
+            Ok(v.to_string())
+        }
+        fn i64(&mut self, v: i64) -> Result<String, ()> {
+            Ok(format!("i{v}"))
+        }
+        fn u64(&mut self, v: u64) -> Result<String, ()> {
+            Ok(format!("u{v}"))
+        }
+        fn f64(&mut self, v: f64) -> Result<String, ()> {
+            Ok(format!("f{v:?}"))
+        }
+        fn str(&mut self, v: &str) -> Result<String, ()> {
+            Ok(format!("{v:?}"))
+        }
+        fn key(&mut self, v: &str) -> Result<String, ()> {
+            Ok(format!("k{v:?}"))
+        }
+        fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
+            Ok(format!("b{v:?}"))
+        }
+        fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+            Ok(format!("[{}]", items.drain(start..).collect::<Vec<_>>().join(",")))
+        }
+        fn map(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+            let flat: Vec<String> = items.drain(start..).collect();
+            let pairs: Vec<String> = flat.chunks(2).map(|p| format!("{}:{}", p[0], p[1])).collect();
+            Ok(format!("{{{}}}", pairs.join(",")))
+        }
+    }
+
+    fn ok(s: &str) -> String {
+        parse(s.as_bytes(), &mut Echo).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+    }
+
+    fn fail(s: &[u8]) -> (Kind, usize) {
+        match parse(s, &mut Echo) {
+            Err(Failure::Syntax(e)) => (e.kind, e.offset),
+            other => panic!("{s:?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn values() {
+        assert_eq!(ok(" [1, -2, 3.5, true, false, null, \"a\"] "), r#"[u1,i-2,f3.5,true,false,null,"a"]"#);
+        assert_eq!(ok(r#"{"a": {"b": []}, "c": {}}"#), r#"{k"a":{k"b":[]},k"c":{}}"#);
+        assert_eq!(ok("18446744073709551615"), "u18446744073709551615");
+        assert_eq!(ok("18446744073709551616"), "f1.8446744073709552e19");
+        assert_eq!(ok("-9223372036854775808"), "i-9223372036854775808");
+        assert_eq!(ok("-9223372036854775809"), "f-9.223372036854776e18");
+        assert_eq!(ok("-0"), "i0");
+        assert_eq!(ok("-0.0"), "f-0.0");
+        assert_eq!(ok("1E+2"), "f100.0");
+        assert_eq!(ok("1e400"), "finf");
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(ok(r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00z""#), format!("{:?}", "a\"\\/\u{8}\u{c}\n\r\té😀z"));
+        assert_eq!(ok(r#""long text before the escape \n and after it""#), format!("{:?}", "long text before the escape \n and after it"));
+    }
+
+    #[test]
+    fn errors_with_offsets() {
+        assert_eq!(fail(b""), (Kind::EmptyDocument, 0));
+        assert_eq!(fail(b"  "), (Kind::EmptyDocument, 2));
+        assert_eq!(fail(b"1 2"), (Kind::TrailingData, 2));
+        assert_eq!(fail(b"[1,x]").1, 3);
+        assert_eq!(fail(b"[1"), (Kind::UnexpectedEnd, 2));
+        assert_eq!(fail(br#"{"a" 1}"#).1, 5);
+        assert_eq!(fail(b"[1,]"), (Kind::TrailingComma, 2));
+        assert_eq!(fail(br#"{"a":1,}"#), (Kind::TrailingComma, 6));
+        assert_eq!(fail(b"01"), (Kind::TrailingData, 1));
+        assert_eq!(fail(b"-"), (Kind::InvalidNumber, 0));
+        assert_eq!(fail(b"1."), (Kind::InvalidNumber, 0));
+        assert_eq!(fail(b"1e"), (Kind::InvalidNumber, 0));
+        assert_eq!(fail(b"tru"), (Kind::InvalidLiteral, 0));
+        assert_eq!(fail(b"\"a\x01\""), (Kind::ControlCharacterInString, 2));
+        assert_eq!(fail(br#""\x""#), (Kind::InvalidEscape, 1));
+        assert_eq!(fail(br#""\ud800""#), (Kind::LoneSurrogate, 1));
+        assert_eq!(fail(br#""\udc00""#), (Kind::LoneSurrogate, 1));
+        assert_eq!(fail(br#""\ud800\u0041""#), (Kind::LoneSurrogate, 1));
+        assert_eq!(fail(b"\"abc"), (Kind::UnexpectedEnd, 4));
+        assert_eq!(fail(b"[\"\xff\"]"), (Kind::InvalidUtf8, 2));
+        assert_eq!(fail(b"NaN").0, Kind::UnexpectedByte { found: b'N', expected: "a JSON value" });
+    }
+
+    #[test]
+    fn depth_limit() {
+        let ok_depth = "[".repeat(1024) + &"]".repeat(1024);
+        assert!(parse(ok_depth.as_bytes(), &mut Echo).is_ok());
+        let too_deep = "[".repeat(1025) + &"]".repeat(1025);
+        assert_eq!(fail(too_deep.as_bytes()), (Kind::DepthLimit, 1024));
+        assert_eq!(fail("[".repeat(100_000).as_bytes()), (Kind::DepthLimit, 1024));
+    }
+}

@@ -1,0 +1,425 @@
+//! The JSON backend: RFC 8259 text, byte for byte what orjson writes.
+
+use crate::emit::Emitter;
+use crate::sink::Sink;
+use crate::text::{is_surrogate, put_code_point, SurrogateError, Text};
+
+/// For each byte below 0x80: 0 if it stands as it is in a JSON string, else the
+/// letter after the backslash (`u` meaning `\u00XX`).
+static ESCAPE: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = b'u';
+        i += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0A] = b'n';
+    table[0x0C] = b'f';
+    table[0x0D] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+static HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Most bytes one code unit can become: `\u00XX` is six.
+const MAX_ESCAPED_PER_UNIT: usize = 6;
+
+/// Writes the escape for ASCII byte `c`, which needs one, at `out`.
+///
+/// # Safety
+/// `out` must have room for 6 bytes.
+#[inline(always)]
+unsafe fn put_escape(out: *mut u8, c: u8) -> *mut u8 {
+    let e = ESCAPE[c as usize];
+    *out = b'\\';
+    *out.add(1) = e;
+    if e != b'u' {
+        return out.add(2);
+    }
+    *out.add(2) = b'0';
+    *out.add(3) = b'0';
+    *out.add(4) = HEX[(c >> 4) as usize];
+    *out.add(5) = HEX[(c & 0xF) as usize];
+    out.add(6)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of the result is set where `word` has a byte that needs
+/// escaping (< 0x20, `"` or `\`) or, with `stop_at_non_ascii`, a byte >= 0x80.
+/// Bits above the first set one may be false positives; the first is exact.
+#[inline(always)]
+pub(crate) fn special_bytes(word: u64, stop_at_non_ascii: bool) -> u64 {
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = (word ^ (ONES * b'"' as u64)).wrapping_sub(ONES) & !(word ^ (ONES * b'"' as u64));
+    let backslash =
+        (word ^ (ONES * b'\\' as u64)).wrapping_sub(ONES) & !(word ^ (ONES * b'\\' as u64));
+    let mut mask = control | quote | backslash;
+    if stop_at_non_ascii {
+        mask |= word;
+    }
+    mask & HIGHS
+}
+
+/// Escapes UTF-8 (or ASCII) text. Returns the new end.
+///
+/// # Safety
+/// `out` must have room for `6 * src.len()` bytes.
+#[inline]
+unsafe fn escape_utf8(src: &[u8], mut out: *mut u8) -> *mut u8 {
+    let mut i = 0;
+    let n = src.len();
+    let p = src.as_ptr();
+    while i < n {
+        // Eight bytes at a time while none of them needs escaping.
+        while i + 8 <= n {
+            let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+            core::ptr::copy_nonoverlapping(p.add(i), out, 8);
+            let mask = special_bytes(word, false);
+            if mask == 0 {
+                i += 8;
+                out = out.add(8);
+            } else {
+                let clean = (mask.trailing_zeros() / 8) as usize;
+                i += clean;
+                out = out.add(clean);
+                break;
+            }
+        }
+        if i >= n {
+            break;
+        }
+        let c = *p.add(i);
+        if c < 0x80 && ESCAPE[c as usize] != 0 {
+            out = put_escape(out, c);
+        } else {
+            *out = c;
+            out = out.add(1);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Escapes Latin-1 text (at least one byte >= 0x80) into UTF-8.
+///
+/// # Safety
+/// `out` must have room for `6 * src.len()` bytes.
+#[inline]
+unsafe fn escape_ucs1(src: &[u8], mut out: *mut u8) -> *mut u8 {
+    let mut i = 0;
+    let n = src.len();
+    let p = src.as_ptr();
+    while i < n {
+        while i + 8 <= n {
+            let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+            core::ptr::copy_nonoverlapping(p.add(i), out, 8);
+            let mask = special_bytes(word, true);
+            if mask == 0 {
+                i += 8;
+                out = out.add(8);
+            } else {
+                let clean = (mask.trailing_zeros() / 8) as usize;
+                i += clean;
+                out = out.add(clean);
+                break;
+            }
+        }
+        if i >= n {
+            break;
+        }
+        let c = *p.add(i);
+        if c >= 0x80 {
+            *out = 0xC0 | (c >> 6);
+            *out.add(1) = 0x80 | (c & 0x3F);
+            out = out.add(2);
+        } else if ESCAPE[c as usize] != 0 {
+            out = put_escape(out, c);
+        } else {
+            *out = c;
+            out = out.add(1);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Escapes UCS2 or UCS4 code units into UTF-8.
+///
+/// # Safety
+/// `out` must have room for `6 * src.len()` bytes.
+#[inline]
+unsafe fn escape_wide<T: Copy + Into<u32>>(
+    src: &[T],
+    mut out: *mut u8,
+) -> Result<*mut u8, SurrogateError> {
+    for &unit in src {
+        let c: u32 = unit.into();
+        if c < 0x80 {
+            let b = c as u8;
+            if ESCAPE[b as usize] != 0 {
+                out = put_escape(out, b);
+            } else {
+                *out = b;
+                out = out.add(1);
+            }
+        } else if is_surrogate(c) {
+            return Err(SurrogateError);
+        } else {
+            out = put_code_point(out, c);
+        }
+    }
+    Ok(out)
+}
+
+/// Writes `text` as a quoted, escaped JSON string.
+#[inline]
+pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2);
+    // SAFETY: room for the worst case (every unit escaped, plus quotes) was
+    // reserved above; each escape function writes at most 6 bytes per unit.
+    unsafe {
+        let start = out.tail();
+        *start = b'"';
+        let body = start.add(1);
+        let end = match text {
+            Text::Utf8(s) => escape_utf8(s, body),
+            Text::Ucs1(s) => escape_ucs1(s, body),
+            Text::Ucs2(s) => escape_wide(s, body)?,
+            Text::Ucs4(s) => escape_wide(s, body)?,
+        };
+        *end = b'"';
+        out.advance(end.offset_from(start) as usize + 1);
+    }
+    Ok(())
+}
+
+#[inline]
+pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
+    out.extend(itoa::Buffer::new().format(value).as_bytes());
+}
+
+#[inline]
+pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
+    out.extend(itoa::Buffer::new().format(value).as_bytes());
+}
+
+/// Shortest text that parses back to `value`; NaN and infinities become `null`
+/// (JSON has no spelling for them, and orjson writes null). Positive exponents
+/// carry a `+` (`1e+16`), as orjson writes them.
+#[inline]
+pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
+    if !value.is_finite() {
+        out.extend(b"null");
+        return;
+    }
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(value).as_bytes();
+    match text.iter().position(|&b| b == b'e') {
+        Some(e) if text.get(e + 1) != Some(&b'-') => {
+            out.extend(&text[..=e]);
+            out.push(b'+');
+            out.extend(&text[e + 1..]);
+        }
+        _ => out.extend(text),
+    }
+}
+
+/// The JSON backend, writing compact output into a [`Sink`].
+pub struct JsonWriter<S: Sink> {
+    pub out: S,
+}
+
+impl<S: Sink> JsonWriter<S> {
+    pub fn new(out: S) -> Self {
+        JsonWriter { out }
+    }
+}
+
+impl<S: Sink> Emitter for JsonWriter<S> {
+    const HAS_BIN: bool = false;
+
+    #[inline(always)]
+    fn null(&mut self) {
+        self.out.extend(b"null");
+    }
+    #[inline(always)]
+    fn bool(&mut self, value: bool) {
+        self.out.extend(if value { b"true" } else { b"false" });
+    }
+    #[inline(always)]
+    fn i64(&mut self, value: i64) {
+        write_i64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn u64(&mut self, value: u64) {
+        write_u64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn f64(&mut self, value: f64) {
+        write_f64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        write_str(&mut self.out, value)
+    }
+    fn bin(&mut self, _value: &[u8]) {
+        unreachable!("JSON has no binary type; the walker checks HAS_BIN")
+    }
+    #[inline(always)]
+    fn begin_array(&mut self, _len: usize) {
+        self.out.push(b'[');
+    }
+    #[inline(always)]
+    fn array_item(&mut self, index: usize) {
+        if index != 0 {
+            self.out.push(b',');
+        }
+    }
+    #[inline(always)]
+    fn end_array(&mut self, _len: usize) {
+        self.out.push(b']');
+    }
+    #[inline(always)]
+    fn begin_map(&mut self, _len: usize) {
+        self.out.push(b'{');
+    }
+    #[inline(always)]
+    fn map_key(&mut self, index: usize) {
+        if index != 0 {
+            self.out.push(b',');
+        }
+    }
+    #[inline(always)]
+    fn map_value(&mut self) {
+        self.out.push(b':');
+    }
+    #[inline(always)]
+    fn end_map(&mut self, _len: usize) {
+        self.out.push(b'}');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_str(t: Text) -> String {
+        let mut v = Vec::new();
+        write_str(&mut v, t).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn escapes_like_orjson() {
+        let s = "a\u{7f}\u{0}\u{1f}\"\\/\u{2028}é😀\u{8}\u{9}\u{a}\u{c}\u{d}";
+        let expected = "\"a\u{7f}\\u0000\\u001f\\\"\\\\/\u{2028}é😀\\b\\t\\n\\f\\r\"";
+        assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected);
+        let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        assert_eq!(json_str(Text::Ucs4(&ucs4)), expected);
+    }
+
+    #[test]
+    fn every_ascii_byte_at_every_offset() {
+        // Each byte once inside a long clean run, so the 8-byte path meets it at every lane.
+        for c in 0u8..0x80 {
+            for pad in 0..17 {
+                let mut s = "x".repeat(pad);
+                s.push(c as char);
+                s.push_str(&"y".repeat(20));
+                let got = json_str(Text::Utf8(s.as_bytes()));
+                let mut expected = String::from("\"");
+                expected.push_str(&"x".repeat(pad));
+                match c {
+                    b'"' => expected.push_str("\\\""),
+                    b'\\' => expected.push_str("\\\\"),
+                    0x08 => expected.push_str("\\b"),
+                    0x09 => expected.push_str("\\t"),
+                    0x0a => expected.push_str("\\n"),
+                    0x0c => expected.push_str("\\f"),
+                    0x0d => expected.push_str("\\r"),
+                    c if c < 0x20 => expected.push_str(&format!("\\u{:04x}", c)),
+                    c => expected.push(c as char),
+                }
+                expected.push_str(&"y".repeat(20));
+                expected.push('"');
+                assert_eq!(got, expected, "byte {c:#x} after {pad}");
+            }
+        }
+    }
+
+    #[test]
+    fn latin1_and_wide_widths() {
+        let latin: Vec<u8> = "caf\u{e9} \u{ff}\"\n".chars().map(|c| c as u8).collect();
+        assert_eq!(json_str(Text::Ucs1(&latin)), "\"café ÿ\\\"\\n\"");
+        let long: Vec<u8> = std::iter::repeat(b"abcdefg\xe9".iter().copied()).take(10).flatten().collect();
+        let expected: String = std::iter::repeat("abcdefgé").take(10).collect();
+        assert_eq!(json_str(Text::Ucs1(&long)), format!("\"{expected}\""));
+        let ucs2: Vec<u16> = "中文\t".encode_utf16().collect();
+        assert_eq!(json_str(Text::Ucs2(&ucs2)), "\"中文\\t\"");
+    }
+
+    #[test]
+    fn surrogates_are_errors() {
+        let mut v = Vec::new();
+        assert_eq!(write_str(&mut v, Text::Ucs2(&[0x61, 0xDC00])), Err(SurrogateError));
+    }
+
+    fn float(x: f64) -> String {
+        let mut v = Vec::new();
+        write_f64(&mut v, x);
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(float(1.0), "1.0");
+        assert_eq!(float(0.1), "0.1");
+        assert_eq!(float(-0.0), "-0.0");
+        assert_eq!(float(1e16), "1e+16");
+        assert_eq!(float(1e-7), "1e-7");
+        assert_eq!(float(5e-324), "5e-324");
+        assert_eq!(float(f64::MAX), "1.7976931348623157e+308");
+        assert_eq!(float(f64::NAN), "null");
+        assert_eq!(float(f64::NEG_INFINITY), "null");
+    }
+
+    #[test]
+    fn integers() {
+        let mut v = Vec::new();
+        write_i64(&mut v, i64::MIN);
+        v.push(b' ');
+        write_u64(&mut v, u64::MAX);
+        assert_eq!(v, b"-9223372036854775808 18446744073709551615");
+    }
+
+    #[test]
+    fn emitter_events_make_compact_json() {
+        let mut w = JsonWriter::new(Vec::new());
+        w.begin_map(2);
+        w.map_key(0);
+        w.key(Text::Utf8(b"a")).unwrap();
+        w.map_value();
+        w.begin_array(2);
+        w.array_item(0);
+        w.null();
+        w.array_item(1);
+        w.bool(true);
+        w.end_array(2);
+        w.map_key(1);
+        w.key(Text::Utf8(b"b")).unwrap();
+        w.map_value();
+        w.f64(2.5);
+        w.end_map(2);
+        assert_eq!(w.out, br#"{"a":[null,true],"b":2.5}"#);
+    }
+}

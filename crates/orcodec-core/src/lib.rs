@@ -1,0 +1,23 @@
+//! orcodec-core: the byte-level half of orcodec, with no Python in it.
+//!
+//! * [`sink`]: where encoded bytes go (a `Vec<u8>` here, the returned `bytes`
+//!   object in the extension).
+//! * [`json_writer`] / [`msgpack_writer`]: the two encoding backends, each an
+//!   implementation of [`emit::Emitter`], the event interface the Python object
+//!   walker drives.
+//! * [`json_scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
+//!   one [`build::Builder`], which the extension implements with Python objects.
+//! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to UTF-8.
+
+pub mod build;
+pub mod emit;
+pub mod error;
+pub mod json_scanner;
+pub mod json_writer;
+pub mod msgpack_reader;
+pub mod msgpack_writer;
+pub mod sink;
+pub mod text;
+
+/// Deepest container nesting the decoders accept (orjson's limit).
+pub const MAX_DECODE_DEPTH: usize = 1024;

@@ -1,0 +1,280 @@
+//! The MessagePack decoder: every format family, one pass, no recursion.
+//!
+//! Every declared length is checked against the input that remains before
+//! anything is allocated: a container of `n` items needs at least `n` more bytes
+//! (a map `2n`), so a tiny input declaring 2^32-1 items fails at once.
+
+use crate::build::Builder;
+use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+
+/// An open array or map: items still to read (a map counts keys and values)
+/// and where its items start on the value stack.
+struct Frame {
+    is_map: bool,
+    remaining: usize,
+    start: usize,
+}
+
+struct Reader<'a> {
+    input: &'a [u8],
+    pos: usize,
+}
+
+fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
+    Err(Failure::Syntax(DecodeError::new(kind, offset)))
+}
+
+impl<'a> Reader<'a> {
+    /// The next `N` bytes; `header` is the offset blamed when they are missing.
+    #[inline(always)]
+    fn take<const N: usize, E>(&mut self, header: usize) -> Result<[u8; N], Failure<E>> {
+        match self.input.get(self.pos..self.pos + N) {
+            Some(bytes) => {
+                self.pos += N;
+                let mut out = [0u8; N];
+                out.copy_from_slice(bytes);
+                Ok(out)
+            }
+            None => err(Kind::UnexpectedEnd, header),
+        }
+    }
+
+    /// The next `len` bytes, for a str/bin/ext body declared at `header`.
+    #[inline(always)]
+    fn body<E>(&mut self, len: usize, what: &'static str, header: usize) -> Result<&'a [u8], Failure<E>> {
+        let available = self.input.len() - self.pos;
+        if len > available {
+            return err(
+                Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 },
+                header,
+            );
+        }
+        let bytes = &self.input[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(bytes)
+    }
+
+    /// A length field of 1, 2 or 4 bytes, big-endian.
+    #[inline(always)]
+    fn len<E>(&mut self, width: u8, header: usize) -> Result<usize, Failure<E>> {
+        Ok(match width {
+            1 => self.take::<1, E>(header)?[0] as usize,
+            2 => u16::from_be_bytes(self.take(header)?) as usize,
+            _ => u32::from_be_bytes(self.take(header)?) as usize,
+        })
+    }
+}
+
+/// What a header byte announced.
+enum Item<V> {
+    Value(V),
+    Container { is_map: bool, len: usize, header: usize },
+}
+
+/// Decodes one MessagePack value from `input`; bytes after it are an error.
+pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::Error>> {
+    let mut r = Reader { input, pos: 0 };
+    let mut stack: Vec<B::Value> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    if input.is_empty() {
+        return err(Kind::EmptyDocument, 0);
+    }
+    loop {
+        let want_key = matches!(frames.last(), Some(f) if f.is_map && f.remaining % 2 == 0);
+        let item = read_item(&mut r, b, want_key)?;
+        let value = match item {
+            Item::Value(v) => v,
+            Item::Container { is_map, len, header } => {
+                let needed = if is_map { len.saturating_mul(2) } else { len };
+                let available = input.len() - r.pos;
+                if needed > available {
+                    let what = if is_map { "map" } else { "array" };
+                    return err(
+                        Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 },
+                        header,
+                    );
+                }
+                if len == 0 {
+                    let start = stack.len();
+                    if is_map { b.map(&mut stack, start) } else { b.array(&mut stack, start) }
+                        .map_err(Failure::Build)?
+                } else {
+                    if frames.len() >= crate::MAX_DECODE_DEPTH {
+                        return err(Kind::DepthLimit, header);
+                    }
+                    stack.reserve(needed);
+                    frames.push(Frame { is_map, remaining: needed, start: stack.len() });
+                    continue;
+                }
+            }
+        };
+        stack.push(value);
+        // Close every container this value completes.
+        loop {
+            let Some(frame) = frames.last_mut() else {
+                if r.pos != input.len() {
+                    return err(Kind::TrailingData, r.pos);
+                }
+                return match stack.pop() {
+                    Some(v) => Ok(v),
+                    None => unreachable!("a complete document leaves its value on the stack"),
+                };
+            };
+            frame.remaining -= 1;
+            if frame.remaining != 0 {
+                break;
+            }
+            let (is_map, start) = (frame.is_map, frame.start);
+            frames.pop();
+            let container = if is_map { b.map(&mut stack, start) } else { b.array(&mut stack, start) }
+                .map_err(Failure::Build)?;
+            stack.push(container);
+        }
+    }
+}
+
+/// Reads one header (and a scalar's body) at the reader's position.
+#[inline(always)]
+fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Result<Item<B::Value>, Failure<B::Error>> {
+    let at = r.pos;
+    let Some(&marker) = r.input.get(at) else {
+        return err(Kind::UnexpectedEnd, at);
+    };
+    r.pos += 1;
+    let is_str = matches!(marker, 0xa0..=0xbf | 0xd9..=0xdb);
+    if want_key && !is_str {
+        return err(Kind::NonStrKey, at);
+    }
+    let built = match marker {
+        0x00..=0x7f => b.u64(marker as u64),
+        0x80..=0x8f => return Ok(Item::Container { is_map: true, len: (marker & 0x0f) as usize, header: at }),
+        0x90..=0x9f => return Ok(Item::Container { is_map: false, len: (marker & 0x0f) as usize, header: at }),
+        0xa0..=0xbf | 0xd9..=0xdb => {
+            let len = match marker {
+                0xd9 => r.len(1, at)?,
+                0xda => r.len(2, at)?,
+                0xdb => r.len(4, at)?,
+                _ => (marker & 0x1f) as usize,
+            };
+            let bytes = r.body(len, "str", at)?;
+            let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+                return err(Kind::InvalidUtf8, at);
+            };
+            if want_key { b.key(text) } else { b.str(text) }
+        }
+        0xc0 => b.null(),
+        0xc1 => return err(Kind::ReservedType(marker), at),
+        0xc2 => b.bool(false),
+        0xc3 => b.bool(true),
+        0xc4..=0xc6 => {
+            let len = r.len(1 << (marker - 0xc4), at)?;
+            b.bytes(r.body(len, "bin", at)?)
+        }
+        0xc7..=0xc9 | 0xd4..=0xd8 => {
+            let len = match marker {
+                0xc7..=0xc9 => r.len(1 << (marker - 0xc7), at)?,
+                _ => 1 << (marker - 0xd4),
+            };
+            let tag = r.take::<1, B::Error>(at)?[0] as i8;
+            r.body(len, "ext", at)?;
+            return err(Kind::ExtensionType(tag), at);
+        }
+        0xca => b.f64(f32::from_be_bytes(r.take(at)?) as f64),
+        0xcb => b.f64(f64::from_be_bytes(r.take(at)?)),
+        0xcc => b.u64(r.take::<1, B::Error>(at)?[0] as u64),
+        0xcd => b.u64(u16::from_be_bytes(r.take(at)?) as u64),
+        0xce => b.u64(u32::from_be_bytes(r.take(at)?) as u64),
+        0xcf => b.u64(u64::from_be_bytes(r.take(at)?)),
+        0xd0 => b.i64(r.take::<1, B::Error>(at)?[0] as i8 as i64),
+        0xd1 => b.i64(i16::from_be_bytes(r.take(at)?) as i64),
+        0xd2 => b.i64(i32::from_be_bytes(r.take(at)?) as i64),
+        0xd3 => b.i64(i64::from_be_bytes(r.take(at)?)),
+        0xdc => return Ok(Item::Container { is_map: false, len: r.len(2, at)?, header: at }),
+        0xdd => return Ok(Item::Container { is_map: false, len: r.len(4, at)?, header: at }),
+        0xde => return Ok(Item::Container { is_map: true, len: r.len(2, at)?, header: at }),
+        0xdf => return Ok(Item::Container { is_map: true, len: r.len(4, at)?, header: at }),
+        0xe0..=0xff => b.i64(marker as i8 as i64),
+    };
+    built.map(Item::Value).map_err(Failure::Build)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json_scanner::tests::Echo;
+
+    fn ok(b: &[u8]) -> String {
+        read(b, &mut Echo).unwrap_or_else(|e| panic!("{b:x?}: {e:?}"))
+    }
+
+    fn fail(b: &[u8]) -> (Kind, usize) {
+        match read(b, &mut Echo) {
+            Err(Failure::Syntax(e)) => (e.kind, e.offset),
+            other => panic!("{b:x?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_family() {
+        assert_eq!(ok(&[0x7f]), "u127");
+        assert_eq!(ok(&[0xe0]), "i-32");
+        assert_eq!(ok(&[0xcc, 0xff]), "u255");
+        assert_eq!(ok(&[0xcd, 0x01, 0x00]), "u256");
+        assert_eq!(ok(&[0xce, 0, 1, 0, 0]), "u65536");
+        assert_eq!(ok(&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), "u18446744073709551615");
+        assert_eq!(ok(&[0xd0, 0x80]), "i-128");
+        assert_eq!(ok(&[0xd1, 0x80, 0x00]), "i-32768");
+        assert_eq!(ok(&[0xd2, 0x80, 0, 0, 0]), "i-2147483648");
+        assert_eq!(ok(&[0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]), "i-9223372036854775808");
+        assert_eq!(ok(&[0xc0]), "null");
+        assert_eq!(ok(&[0xc2]), "false");
+        assert_eq!(ok(&[0xc3]), "true");
+        assert_eq!(ok(&[0xca, 0x3f, 0xc0, 0, 0]), "f1.5");
+        assert_eq!(ok(&[0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]), "f1.5");
+        assert_eq!(ok(&[0xa1, b'a']), "\"a\"");
+        assert_eq!(ok(&[0xd9, 1, b'a']), "\"a\"");
+        assert_eq!(ok(&[0xda, 0, 1, b'a']), "\"a\"");
+        assert_eq!(ok(&[0xdb, 0, 0, 0, 1, b'a']), "\"a\"");
+        assert_eq!(ok(&[0xc4, 1, 7]), "b[7]");
+        assert_eq!(ok(&[0xc5, 0, 1, 7]), "b[7]");
+        assert_eq!(ok(&[0xc6, 0, 0, 0, 1, 7]), "b[7]");
+        assert_eq!(ok(&[0x92, 0x01, 0x90]), "[u1,[]]");
+        assert_eq!(ok(&[0xdc, 0, 1, 0xc0]), "[null]");
+        assert_eq!(ok(&[0xdd, 0, 0, 0, 1, 0xc0]), "[null]");
+        assert_eq!(ok(&[0x81, 0xa1, b'k', 0x80]), "{k\"k\":{}}");
+        assert_eq!(ok(&[0xde, 0, 1, 0xa1, b'k', 0x01]), "{k\"k\":u1}");
+        assert_eq!(ok(&[0xdf, 0, 0, 0, 1, 0xa1, b'k', 0x01]), "{k\"k\":u1}");
+    }
+
+    #[test]
+    fn errors_with_offsets() {
+        assert_eq!(fail(&[]), (Kind::EmptyDocument, 0));
+        assert_eq!(fail(&[0xc1]), (Kind::ReservedType(0xc1), 0));
+        assert_eq!(fail(&[0x92, 0x01, 0xc1]), (Kind::ReservedType(0xc1), 2));
+        assert_eq!(fail(&[0x01, 0x02]), (Kind::TrailingData, 1));
+        // Two items declared, one byte left: refused at the header before reading items.
+        let short = Kind::LengthBeyondInput { what: "array", declared: 2, available: 1 };
+        assert_eq!(fail(&[0x92, 0x01]), (short, 0));
+        let inner = Kind::LengthBeyondInput { what: "array", declared: 1, available: 0 };
+        assert_eq!(fail(&[0x92, 0x01, 0x91]), (inner, 2));
+        assert_eq!(fail(&[0x91, 0xcd, 0x01]), (Kind::UnexpectedEnd, 1));
+        assert_eq!(fail(&[0x81, 0x01, 0x02]), (Kind::NonStrKey, 1));
+        assert_eq!(fail(&[0xa2, 0xc3, 0x28]), (Kind::InvalidUtf8, 0));
+        assert_eq!(fail(&[0xd4, 0x05, 0x00]), (Kind::ExtensionType(5), 0));
+        assert_eq!(fail(&[0xc7, 0x02, 0x05, 0x00]).1, 0);
+        let huge = Kind::LengthBeyondInput { what: "array", declared: u32::MAX as u64, available: 0 };
+        assert_eq!(fail(&[0xdd, 0xff, 0xff, 0xff, 0xff]), (huge, 0));
+        assert_eq!(fail(&[0x90, 0xdf, 0xff, 0xff, 0xff, 0xff, 0x01]).1, 1);
+        assert_eq!(fail(&[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']).1, 0);
+    }
+
+    #[test]
+    fn depth_limit() {
+        let mut ok_depth = vec![0x91; 1024];
+        ok_depth.push(0xc0);
+        assert!(read(&ok_depth, &mut Echo).is_ok());
+        let mut too_deep = vec![0x91; 1025];
+        too_deep.push(0xc0);
+        assert_eq!(fail(&too_deep), (Kind::DepthLimit, 1024));
+    }
+}

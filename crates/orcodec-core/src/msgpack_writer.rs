@@ -1,0 +1,317 @@
+//! The MessagePack backend: the smallest encoding of each value, byte for byte
+//! what `msgpack.packb(obj, use_bin_type=True)` writes (floats as float64).
+
+use crate::emit::Emitter;
+use crate::sink::Sink;
+use crate::text::{SurrogateError, Text};
+
+#[inline(always)]
+fn put<S: Sink, const N: usize>(out: &mut S, bytes: [u8; N]) {
+    out.extend(&bytes);
+}
+
+#[inline(always)]
+fn marker_be16(marker: u8, n: u16) -> [u8; 3] {
+    let b = n.to_be_bytes();
+    [marker, b[0], b[1]]
+}
+
+#[inline(always)]
+fn marker_be32(marker: u8, n: u32) -> [u8; 5] {
+    let b = n.to_be_bytes();
+    [marker, b[0], b[1], b[2], b[3]]
+}
+
+#[inline]
+pub fn write_u64<S: Sink>(out: &mut S, v: u64) {
+    if v < 0x80 {
+        out.push(v as u8);
+    } else if v <= u8::MAX as u64 {
+        put(out, [0xcc, v as u8]);
+    } else if v <= u16::MAX as u64 {
+        put(out, marker_be16(0xcd, v as u16));
+    } else if v <= u32::MAX as u64 {
+        put(out, marker_be32(0xce, v as u32));
+    } else {
+        let b = v.to_be_bytes();
+        put(out, [0xcf, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    }
+}
+
+/// Non-negative values take the unsigned forms, as msgpack-python does.
+#[inline]
+pub fn write_i64<S: Sink>(out: &mut S, v: i64) {
+    if v >= 0 {
+        write_u64(out, v as u64);
+    } else if v >= -32 {
+        out.push(v as u8);
+    } else if v >= i8::MIN as i64 {
+        put(out, [0xd0, v as u8]);
+    } else if v >= i16::MIN as i64 {
+        put(out, marker_be16(0xd1, v as u16));
+    } else if v >= i32::MIN as i64 {
+        put(out, marker_be32(0xd2, v as u32));
+    } else {
+        let b = v.to_be_bytes();
+        put(out, [0xd3, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    }
+}
+
+#[inline]
+pub fn write_f64<S: Sink>(out: &mut S, v: f64) {
+    let b = v.to_be_bytes();
+    put(out, [0xcb, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+}
+
+/// Header bytes a str of `len` UTF-8 bytes needs.
+#[inline(always)]
+fn str_header_len(len: usize) -> usize {
+    match len {
+        0..=31 => 1,
+        32..=0xff => 2,
+        0x100..=0xffff => 3,
+        _ => 5,
+    }
+}
+
+/// Writes a str header for `len` bytes at `at`, which has room for it.
+///
+/// # Safety
+/// `at` must have room for `str_header_len(len)` bytes.
+#[inline(always)]
+unsafe fn put_str_header(at: *mut u8, len: usize) {
+    match len {
+        0..=31 => *at = 0xa0 | len as u8,
+        32..=0xff => {
+            *at = 0xd9;
+            *at.add(1) = len as u8;
+        }
+        0x100..=0xffff => {
+            let b = (len as u16).to_be_bytes();
+            *at = 0xda;
+            *at.add(1) = b[0];
+            *at.add(2) = b[1];
+        }
+        _ => {
+            let b = (len as u32).to_be_bytes();
+            *at = 0xdb;
+            core::ptr::copy_nonoverlapping(b.as_ptr(), at.add(1), 4);
+        }
+    }
+}
+
+/// Writes `text` as str. Strings too long for str32 are the caller's concern
+/// (a Python str is never 4 GiB in practice; the walker checks).
+#[inline]
+pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    let (min, max) = text.utf8_len_bounds();
+    let guessed = str_header_len(max);
+    out.reserve(guessed + max);
+    // SAFETY: `guessed + max` bytes are reserved; the UTF-8 form is at most `max`
+    // bytes and its header at most `guessed` (the header only grows with length).
+    unsafe {
+        let start = out.tail();
+        let len = text.write_utf8(start.add(guessed))?;
+        let header = str_header_len(len);
+        if header != guessed {
+            // The text came out shorter than its bound and needs a smaller header:
+            // slide it down. Only when min and max straddle a header size.
+            debug_assert!(str_header_len(min) <= header);
+            core::ptr::copy(start.add(guessed), start.add(header), len);
+        }
+        put_str_header(start, len);
+        out.advance(header + len);
+    }
+    Ok(())
+}
+
+#[inline]
+pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
+    let len = data.len();
+    if len <= 0xff {
+        put(out, [0xc4, len as u8]);
+    } else if len <= 0xffff {
+        put(out, marker_be16(0xc5, len as u16));
+    } else {
+        put(out, marker_be32(0xc6, len as u32));
+    }
+    out.extend(data);
+}
+
+#[inline]
+pub fn write_array_header<S: Sink>(out: &mut S, len: usize) {
+    if len < 16 {
+        out.push(0x90 | len as u8);
+    } else if len <= 0xffff {
+        put(out, marker_be16(0xdc, len as u16));
+    } else {
+        put(out, marker_be32(0xdd, len as u32));
+    }
+}
+
+#[inline]
+pub fn write_map_header<S: Sink>(out: &mut S, len: usize) {
+    if len < 16 {
+        out.push(0x80 | len as u8);
+    } else if len <= 0xffff {
+        put(out, marker_be16(0xde, len as u16));
+    } else {
+        put(out, marker_be32(0xdf, len as u32));
+    }
+}
+
+/// Largest length a str, bin, array or map can declare.
+pub const MAX_LEN: usize = u32::MAX as usize;
+
+/// The MessagePack backend, writing into a [`Sink`].
+pub struct MsgpackWriter<S: Sink> {
+    pub out: S,
+}
+
+impl<S: Sink> MsgpackWriter<S> {
+    pub fn new(out: S) -> Self {
+        MsgpackWriter { out }
+    }
+}
+
+impl<S: Sink> Emitter for MsgpackWriter<S> {
+    const HAS_BIN: bool = true;
+
+    #[inline(always)]
+    fn null(&mut self) {
+        self.out.push(0xc0);
+    }
+    #[inline(always)]
+    fn bool(&mut self, value: bool) {
+        self.out.push(if value { 0xc3 } else { 0xc2 });
+    }
+    #[inline(always)]
+    fn i64(&mut self, value: i64) {
+        write_i64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn u64(&mut self, value: u64) {
+        write_u64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn f64(&mut self, value: f64) {
+        write_f64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn bin(&mut self, value: &[u8]) {
+        write_bin(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn begin_array(&mut self, len: usize) {
+        write_array_header(&mut self.out, len)
+    }
+    #[inline(always)]
+    fn array_item(&mut self, _index: usize) {}
+    #[inline(always)]
+    fn end_array(&mut self, _len: usize) {}
+    #[inline(always)]
+    fn begin_map(&mut self, len: usize) {
+        write_map_header(&mut self.out, len)
+    }
+    #[inline(always)]
+    fn map_key(&mut self, _index: usize) {}
+    #[inline(always)]
+    fn map_value(&mut self) {}
+    #[inline(always)]
+    fn end_map(&mut self, _len: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_i64(&mut out, v);
+        out
+    }
+
+    #[test]
+    fn integer_boundaries() {
+        assert_eq!(int(0), [0x00]);
+        assert_eq!(int(127), [0x7f]);
+        assert_eq!(int(128), [0xcc, 0x80]);
+        assert_eq!(int(255), [0xcc, 0xff]);
+        assert_eq!(int(256), [0xcd, 0x01, 0x00]);
+        assert_eq!(int(65535), [0xcd, 0xff, 0xff]);
+        assert_eq!(int(65536), [0xce, 0, 1, 0, 0]);
+        assert_eq!(int(u32::MAX as i64), [0xce, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(int(1 << 32), [0xcf, 0, 0, 0, 1, 0, 0, 0, 0]);
+        assert_eq!(int(-1), [0xff]);
+        assert_eq!(int(-32), [0xe0]);
+        assert_eq!(int(-33), [0xd0, 0xdf]);
+        assert_eq!(int(-128), [0xd0, 0x80]);
+        assert_eq!(int(-129), [0xd1, 0xff, 0x7f]);
+        assert_eq!(int(-32768), [0xd1, 0x80, 0x00]);
+        assert_eq!(int(-32769), [0xd2, 0xff, 0xff, 0x7f, 0xff]);
+        assert_eq!(int(i32::MIN as i64 - 1), [0xd3, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff]);
+        let mut out = Vec::new();
+        write_u64(&mut out, u64::MAX);
+        assert_eq!(out, [0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    }
+
+    fn str_bytes(t: Text) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_str(&mut out, t).unwrap();
+        out
+    }
+
+    #[test]
+    fn str_headers_at_every_boundary_and_width() {
+        for len in [0usize, 1, 31, 32, 255, 256, 65535, 65536] {
+            let ascii = "a".repeat(len);
+            let expected_header: Vec<u8> = match len {
+                0..=31 => vec![0xa0 | len as u8],
+                32..=255 => vec![0xd9, len as u8],
+                256..=65535 => [vec![0xda], (len as u16).to_be_bytes().to_vec()].concat(),
+                _ => [vec![0xdb], (len as u32).to_be_bytes().to_vec()].concat(),
+            };
+            let got = str_bytes(Text::Utf8(ascii.as_bytes()));
+            assert_eq!(&got[..expected_header.len()], &expected_header[..]);
+            assert_eq!(&got[expected_header.len()..], ascii.as_bytes());
+        }
+        // Bounds that straddle a header size: 20 Latin-1 'é' is 40 bytes (str8),
+        // 20 'a' + 1 'é' is 22 bytes (fixstr) though its bound was 42.
+        for s in ["é".repeat(20), format!("{}é", "a".repeat(20)), "中".repeat(100), "😀".repeat(70)] {
+            let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+            let got = str_bytes(Text::Ucs4(&ucs4));
+            let n = s.len();
+            let header = str_header_len(n);
+            assert_eq!(got.len(), header + n);
+            assert_eq!(&got[header..], s.as_bytes());
+            if s.chars().all(|c| (c as u32) < 256) {
+                let latin: Vec<u8> = s.chars().map(|c| c as u8).collect();
+                assert_eq!(str_bytes(Text::Ucs1(&latin)), got);
+            }
+        }
+    }
+
+    #[test]
+    fn containers_and_bin() {
+        let mut out = Vec::new();
+        write_array_header(&mut out, 15);
+        write_array_header(&mut out, 16);
+        write_array_header(&mut out, 65536);
+        write_map_header(&mut out, 0);
+        write_map_header(&mut out, 65535);
+        assert_eq!(out, [0x9f, 0xdc, 0, 16, 0xdd, 0, 1, 0, 0, 0x80, 0xde, 0xff, 0xff]);
+        let mut out = Vec::new();
+        write_bin(&mut out, &[1, 2]);
+        write_bin(&mut out, &[0; 256][..]);
+        assert_eq!(&out[..6], &[0xc4, 2, 1, 2, 0xc5, 1]);
+        assert_eq!(out.len(), 4 + 3 + 256);
+    }
+}

@@ -1,0 +1,170 @@
+//! Text as CPython stores it, and its conversion to UTF-8.
+//!
+//! A compact `str` holds its code points in one of three widths (PEP 393). The
+//! writers take that storage as it is, so no UTF-8 copy is ever cached on the
+//! Python object.
+
+/// A borrowed view of a string's storage.
+#[derive(Clone, Copy, Debug)]
+pub enum Text<'a> {
+    /// Valid UTF-8 (ASCII-only `str`, or a cached UTF-8 form).
+    Utf8(&'a [u8]),
+    /// One byte per code point, some of them >= 0x80 (Latin-1).
+    Ucs1(&'a [u8]),
+    /// Two bytes per code point. Any surrogate here is a lone one.
+    Ucs2(&'a [u16]),
+    /// Four bytes per code point.
+    Ucs4(&'a [u32]),
+}
+
+/// A string that cannot become UTF-8 because it holds a lone surrogate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SurrogateError;
+
+impl<'a> Text<'a> {
+    /// Number of code units (an upper bound on nothing; just the length).
+    pub fn units(&self) -> usize {
+        match self {
+            Text::Utf8(s) | Text::Ucs1(s) => s.len(),
+            Text::Ucs2(s) => s.len(),
+            Text::Ucs4(s) => s.len(),
+        }
+    }
+
+    /// The fewest and most UTF-8 bytes this text can take.
+    pub fn utf8_len_bounds(&self) -> (usize, usize) {
+        match self {
+            Text::Utf8(s) => (s.len(), s.len()),
+            Text::Ucs1(s) => (s.len(), s.len() * 2),
+            Text::Ucs2(s) => (s.len(), s.len() * 3),
+            Text::Ucs4(s) => (s.len(), s.len() * 4),
+        }
+    }
+
+    /// Writes the UTF-8 form to `dst`, returning the bytes written.
+    ///
+    /// # Safety
+    /// `dst` must have room for `utf8_len_bounds().1` bytes.
+    #[inline]
+    pub unsafe fn write_utf8(&self, dst: *mut u8) -> Result<usize, SurrogateError> {
+        match *self {
+            Text::Utf8(s) => {
+                core::ptr::copy_nonoverlapping(s.as_ptr(), dst, s.len());
+                Ok(s.len())
+            }
+            Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
+            Text::Ucs2(s) => ucs2_to_utf8(s, dst),
+            Text::Ucs4(s) => ucs4_to_utf8(s, dst),
+        }
+    }
+}
+
+/// # Safety
+/// `dst` must have room for `2 * src.len()` bytes.
+#[inline]
+unsafe fn ucs1_to_utf8(src: &[u8], dst: *mut u8) -> usize {
+    let mut out = dst;
+    for &c in src {
+        if c < 0x80 {
+            *out = c;
+            out = out.add(1);
+        } else {
+            *out = 0xC0 | (c >> 6);
+            *out.add(1) = 0x80 | (c & 0x3F);
+            out = out.add(2);
+        }
+    }
+    out.offset_from(dst) as usize
+}
+
+/// Writes one code point (not a surrogate, < 0x110000) and returns the new end.
+///
+/// # Safety
+/// `out` must have room for 4 bytes.
+#[inline(always)]
+pub unsafe fn put_code_point(out: *mut u8, c: u32) -> *mut u8 {
+    if c < 0x80 {
+        *out = c as u8;
+        out.add(1)
+    } else if c < 0x800 {
+        *out = 0xC0 | (c >> 6) as u8;
+        *out.add(1) = 0x80 | (c & 0x3F) as u8;
+        out.add(2)
+    } else if c < 0x10000 {
+        *out = 0xE0 | (c >> 12) as u8;
+        *out.add(1) = 0x80 | ((c >> 6) & 0x3F) as u8;
+        *out.add(2) = 0x80 | (c & 0x3F) as u8;
+        out.add(3)
+    } else {
+        *out = 0xF0 | (c >> 18) as u8;
+        *out.add(1) = 0x80 | ((c >> 12) & 0x3F) as u8;
+        *out.add(2) = 0x80 | ((c >> 6) & 0x3F) as u8;
+        *out.add(3) = 0x80 | (c & 0x3F) as u8;
+        out.add(4)
+    }
+}
+
+#[inline(always)]
+pub fn is_surrogate(c: u32) -> bool {
+    (0xD800..0xE000).contains(&c)
+}
+
+/// # Safety
+/// `dst` must have room for `3 * src.len()` bytes.
+#[inline]
+unsafe fn ucs2_to_utf8(src: &[u16], dst: *mut u8) -> Result<usize, SurrogateError> {
+    let mut out = dst;
+    for &c in src {
+        let c = c as u32;
+        if is_surrogate(c) {
+            return Err(SurrogateError);
+        }
+        out = put_code_point(out, c);
+    }
+    Ok(out.offset_from(dst) as usize)
+}
+
+/// # Safety
+/// `dst` must have room for `4 * src.len()` bytes.
+#[inline]
+unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateError> {
+    let mut out = dst;
+    for &c in src {
+        if is_surrogate(c) {
+            return Err(SurrogateError);
+        }
+        out = put_code_point(out, c);
+    }
+    Ok(out.offset_from(dst) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf8(t: Text) -> Result<Vec<u8>, SurrogateError> {
+        let mut v = vec![0u8; t.utf8_len_bounds().1];
+        let n = unsafe { t.write_utf8(v.as_mut_ptr())? };
+        v.truncate(n);
+        Ok(v)
+    }
+
+    #[test]
+    fn every_width_matches_std() {
+        let s = "aé中😀\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}";
+        let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        assert_eq!(utf8(Text::Ucs4(&ucs4)).unwrap(), s.as_bytes());
+        let bmp = "aé中\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}";
+        let ucs2: Vec<u16> = bmp.chars().map(|c| c as u16).collect();
+        assert_eq!(utf8(Text::Ucs2(&ucs2)).unwrap(), bmp.as_bytes());
+        let latin: Vec<u8> = (0u32..256).map(|c| c as u8).collect();
+        let expected: String = (0u32..256).map(|c| char::from_u32(c).unwrap()).collect();
+        assert_eq!(utf8(Text::Ucs1(&latin)).unwrap(), expected.as_bytes());
+    }
+
+    #[test]
+    fn lone_surrogates_are_refused() {
+        assert_eq!(utf8(Text::Ucs2(&[0x61, 0xD800])), Err(SurrogateError));
+        assert_eq!(utf8(Text::Ucs4(&[0xDFFF, 0x1F600])), Err(SurrogateError));
+    }
+}
