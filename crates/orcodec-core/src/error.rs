@@ -68,10 +68,14 @@ impl fmt::Display for DecodeErrorKind {
             LoneSurrogate => f.write_str("lone surrogate in \\u escape (not valid Unicode)"),
             InvalidLiteral => f.write_str("invalid literal, expected true, false or null"),
             ReservedType(b) => write!(f, "reserved type byte 0x{b:02x} (never used by MessagePack)"),
-            LengthBeyondInput { what, declared, available } => write!(
-                f,
-                "{what} declares {declared} but only {available} bytes of input remain"
-            ),
+            LengthBeyondInput { what, declared, available } => {
+                let unit = match *what {
+                    "array" => "items",
+                    "map" => "entries",
+                    _ => "bytes",
+                };
+                write!(f, "{what} declares {declared} {unit} but only {available} bytes of input remain")
+            }
             NonStrKey => f.write_str("map key must be str"),
             ExtensionType(tag) => write!(
                 f,

@@ -1,0 +1,191 @@
+//! `loads` and `unpackb`: borrow the input's bytes, run the format's decoder
+//! with the shared object builder, and raise the format's decode error with
+//! the position of the problem.
+
+use core::ffi::c_char;
+use orcodec_core::error::{DecodeError, Failure};
+use pyo3_ffi::*;
+
+use crate::args::{parse_opts, Call};
+use crate::errors::{raise, Raised};
+use crate::ffi::{bytearray_data, bytes_data};
+use crate::objects::{Owned, PyBuilder};
+use crate::state::state;
+
+/// The input's bytes, borrowed for the duration of one decode.
+struct Input {
+    data: *const u8,
+    len: usize,
+    /// Held while the input is a buffer export (memoryview and others).
+    view: Option<Py_buffer>,
+}
+
+impl Input {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `data`/`len` describe memory owned by the argument (or its
+        // exported buffer), which the caller keeps alive during the decode.
+        unsafe { core::slice::from_raw_parts(self.data, self.len) }
+    }
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        if let Some(view) = self.view.as_mut() {
+            // SAFETY: obtained from PyObject_GetBuffer and released once.
+            unsafe { PyBuffer_Release(view) }
+        }
+    }
+}
+
+/// bytes, bytearray, or anything exporting a contiguous buffer (memoryview);
+/// `str` only when `allow_str` (JSON text). None with nothing raised means
+/// "not a supported type".
+unsafe fn borrow_input(obj: *mut PyObject, allow_str: bool) -> Result<Option<Input>, Raised> {
+    if PyBytes_Check(obj) != 0 {
+        let data = bytes_data(obj);
+        return Ok(Some(Input { data: data.as_ptr(), len: data.len(), view: None }));
+    }
+    if allow_str && PyUnicode_Check(obj) != 0 {
+        let mut len: Py_ssize_t = 0;
+        // Input text (not output): the UTF-8 form is what the scanner reads.
+        // Fails for lone surrogates, which JSON text cannot hold.
+        let data = PyUnicode_AsUTF8AndSize(obj, &mut len) as *const u8;
+        if data.is_null() {
+            return Err(Raised);
+        }
+        return Ok(Some(Input { data, len: len as usize, view: None }));
+    }
+    if PyByteArray_Check(obj) != 0 {
+        let data = bytearray_data(obj);
+        return Ok(Some(Input { data: data.as_ptr(), len: data.len(), view: None }));
+    }
+    if PyMemoryView_Check(obj) != 0 {
+        let mut view: Py_buffer = core::mem::zeroed();
+        if PyObject_GetBuffer(obj, &mut view, PyBUF_CONTIG_RO) != 0 {
+            return Err(Raised);
+        }
+        let (data, len) = (view.buf as *const u8, view.len as usize);
+        return Ok(Some(Input { data, len, view: Some(view) }));
+    }
+    Ok(None)
+}
+
+/// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
+fn char_count(prefix: &[u8]) -> usize {
+    prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+/// Raises `JSONDecodeError(msg, doc, pos)` like the stdlib's: `doc` is the
+/// input as str, `pos` a character index into it.
+#[cold]
+unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject, byte_offset: usize) -> Raised {
+    let doc = if PyUnicode_Check(original) != 0 {
+        Py_INCREF(original);
+        original
+    } else {
+        PyUnicode_DecodeUTF8(input.as_ptr() as *const c_char, input.len() as Py_ssize_t, c"replace".as_ptr())
+    };
+    if doc.is_null() {
+        return Raised;
+    }
+    let pos = char_count(&input[..byte_offset.min(input.len())]);
+    let msg = PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, msg.len() as Py_ssize_t);
+    let pos = PyLong_FromSize_t(pos);
+    if !msg.is_null() && !pos.is_null() {
+        let args = PyTuple_Pack(3, msg, doc, pos);
+        if !args.is_null() {
+            let kind = state().json_decode_error;
+            let exc = PyObject_Call(kind, args, core::ptr::null_mut());
+            if !exc.is_null() {
+                PyErr_SetObject(kind, exc);
+                Py_DECREF(exc);
+            }
+            Py_DECREF(args);
+        }
+    }
+    Py_XDECREF(msg);
+    Py_XDECREF(pos);
+    Py_DECREF(doc);
+    Raised
+}
+
+/// Turns a failed decode into the format's exception (builder failures have
+/// one set already).
+#[inline(always)]
+fn finish(
+    result: Result<Owned, Failure<()>>,
+    on_syntax: impl FnOnce(DecodeError) -> Raised,
+) -> *mut PyObject {
+    match result {
+        Ok(value) => value.into_raw(),
+        Err(Failure::Syntax(e)) => {
+            on_syntax(e);
+            core::ptr::null_mut()
+        }
+        Err(Failure::Build(())) => core::ptr::null_mut(),
+    }
+}
+
+pub unsafe extern "C" fn loads(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        return core::ptr::null_mut();
+    };
+    let input = match borrow_input(obj, true) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            let kind = state().json_decode_error;
+            let msg = "Input must be bytes, bytearray, memoryview, or str";
+            let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
+            raise_json_error(msg, &[], empty, 0);
+            Py_XDECREF(empty);
+            let _ = kind;
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => {
+            if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
+                PyErr_Clear();
+                let msg = "str is not valid UTF-8: surrogates not allowed";
+                let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
+                raise_json_error(msg, &[], empty, 0);
+                Py_XDECREF(empty);
+            }
+            return core::ptr::null_mut();
+        }
+    };
+    let bytes = input.bytes();
+    let result = orcodec_core::json_scanner::parse(bytes, &mut PyBuilder);
+    finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
+}
+
+pub unsafe extern "C" fn unpackb(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj, _ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    if parse_opts(option, s.msgpack_decode_error).is_err() {
+        return core::ptr::null_mut();
+    }
+    let input = match borrow_input(obj, false) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => return core::ptr::null_mut(),
+    };
+    let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder);
+    finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+}

@@ -1,0 +1,137 @@
+//! Building Python objects for both decoders: one `Builder` implementation,
+//! so the JSON scanner and the MessagePack reader produce identical objects.
+
+use core::ptr::NonNull;
+use orcodec_core::build::Builder;
+use pyo3_ffi::*;
+
+use crate::ffi::_PyDict_NewPresized;
+use crate::keycache;
+
+/// An owned reference to a new Python object, released if dropped (so a
+/// decoder that stops half way leaks nothing).
+pub struct Owned(NonNull<PyObject>);
+
+impl Owned {
+    /// Takes ownership of a new reference; None (with an exception set) for NULL.
+    #[inline(always)]
+    pub unsafe fn new(ptr: *mut PyObject) -> Result<Owned, ()> {
+        NonNull::new(ptr).map(Owned).ok_or(())
+    }
+
+    /// Gives the reference away.
+    #[inline(always)]
+    pub fn into_raw(self) -> *mut PyObject {
+        let ptr = self.0.as_ptr();
+        core::mem::forget(self);
+        ptr
+    }
+
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *mut PyObject {
+        self.0.as_ptr()
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference; the GIL is held while decoding.
+        unsafe { Py_DECREF(self.0.as_ptr()) }
+    }
+}
+
+
+/// A new `str` from UTF-8 text.
+#[inline(always)]
+pub unsafe fn new_str(text: &str) -> *mut PyObject {
+    let bytes = text.as_bytes();
+    if bytes.is_ascii() {
+        // ASCII: allocate the compact object and copy, no decoding needed.
+        let obj = PyUnicode_New(bytes.len() as Py_ssize_t, 127);
+        if !obj.is_null() {
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), PyUnicode_DATA(obj) as *mut u8, bytes.len());
+        }
+        obj
+    } else {
+        PyUnicode_DecodeUTF8(bytes.as_ptr() as *const _, bytes.len() as Py_ssize_t, c"strict".as_ptr())
+    }
+}
+
+/// Builds Python objects; errors mean a Python exception is set.
+pub struct PyBuilder;
+
+impl Builder for PyBuilder {
+    type Value = Owned;
+    type Error = ();
+
+    #[inline(always)]
+    fn null(&mut self) -> Result<Owned, ()> {
+        // SAFETY: None is immortal or at least alive; we take a new reference.
+        unsafe {
+            let none = Py_None();
+            Py_INCREF(none);
+            Owned::new(none)
+        }
+    }
+    #[inline(always)]
+    fn bool(&mut self, value: bool) -> Result<Owned, ()> {
+        // SAFETY: as for None.
+        unsafe {
+            let obj = if value { Py_True() } else { Py_False() };
+            Py_INCREF(obj);
+            Owned::new(obj)
+        }
+    }
+    #[inline(always)]
+    fn i64(&mut self, value: i64) -> Result<Owned, ()> {
+        unsafe { Owned::new(PyLong_FromLongLong(value)) }
+    }
+    #[inline(always)]
+    fn u64(&mut self, value: u64) -> Result<Owned, ()> {
+        unsafe { Owned::new(PyLong_FromUnsignedLongLong(value)) }
+    }
+    #[inline(always)]
+    fn f64(&mut self, value: f64) -> Result<Owned, ()> {
+        unsafe { Owned::new(PyFloat_FromDouble(value)) }
+    }
+    #[inline(always)]
+    fn str(&mut self, value: &str) -> Result<Owned, ()> {
+        unsafe { Owned::new(new_str(value)) }
+    }
+    #[inline(always)]
+    fn key(&mut self, value: &str) -> Result<Owned, ()> {
+        unsafe { Owned::new(keycache::key(value)) }
+    }
+    #[inline(always)]
+    fn bytes(&mut self, value: &[u8]) -> Result<Owned, ()> {
+        unsafe { Owned::new(PyBytes_FromStringAndSize(value.as_ptr() as *const _, value.len() as Py_ssize_t)) }
+    }
+
+    fn array(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        let n = items.len() - start;
+        // SAFETY: a new list of `n` NULL slots, each filled exactly once below
+        // with a reference it takes over.
+        unsafe {
+            let list = Owned::new(PyList_New(n as Py_ssize_t))?;
+            for (i, item) in items.drain(start..).enumerate() {
+                PyList_SET_ITEM(list.as_ptr(), i as Py_ssize_t, item.into_raw());
+            }
+            Ok(list)
+        }
+    }
+
+    fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        let n = (items.len() - start) / 2;
+        // SAFETY: `PyDict_SetItem` takes its own references; ours drop after.
+        unsafe {
+            let dict = Owned::new(_PyDict_NewPresized(n as Py_ssize_t))?;
+            let mut pairs = items.drain(start..);
+            while let (Some(key), Some(value)) = (pairs.next(), pairs.next()) {
+                if PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) != 0 {
+                    return Err(());
+                }
+            }
+            Ok(dict)
+        }
+    }
+}

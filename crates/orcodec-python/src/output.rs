@@ -1,0 +1,143 @@
+//! The output buffer is the `bytes` object handed back to the caller: encoders
+//! write straight into it and it is shrunk once at the end, so there is no
+//! final copy.
+
+use orcodec_core::sink::Sink;
+use pyo3_ffi::*;
+
+use crate::ffi::_PyBytes_Resize;
+
+/// Bytes allocated up front: most small documents fit, a larger one grows by
+/// doubling.
+const INITIAL_CAPACITY: usize = 1024;
+
+/// Offset of the first data byte inside a bytes object.
+const DATA_OFFSET: usize = core::mem::offset_of!(PyBytesObject, ob_sval);
+
+pub struct BytesSink {
+    /// The bytes object being filled; NULL once growing it failed.
+    bytes: *mut PyObject,
+    /// Where writes go: the object's data, or `scratch` after a failure.
+    data: *mut u8,
+    len: usize,
+    capacity: usize,
+    /// After an allocation failure (MemoryError is set) the encoder still runs
+    /// to the end of its current piece of output; those writes land here and
+    /// are thrown away.
+    scratch: Vec<u8>,
+}
+
+unsafe fn new_bytes(capacity: usize) -> *mut PyObject {
+    // A NULL source asks CPython for an uninitialised bytes object.
+    PyBytes_FromStringAndSize(core::ptr::null(), capacity as Py_ssize_t)
+}
+
+impl BytesSink {
+    /// A new buffer, or None with MemoryError raised.
+    pub fn new() -> Option<BytesSink> {
+        // SAFETY: plain allocation.
+        let bytes = unsafe { new_bytes(INITIAL_CAPACITY) };
+        if bytes.is_null() {
+            return None;
+        }
+        // SAFETY: `bytes` is a live bytes object.
+        let data = unsafe { (bytes as *mut u8).add(DATA_OFFSET) };
+        Some(BytesSink { bytes, data, len: 0, capacity: INITIAL_CAPACITY, scratch: Vec::new() })
+    }
+
+    /// Whether an allocation failed (MemoryError is then set).
+    pub fn failed(&self) -> bool {
+        self.bytes.is_null()
+    }
+
+    /// Shrinks the object to what was written and hands it over; NULL if
+    /// anything failed (with the exception set).
+    pub fn finish(mut self) -> *mut PyObject {
+        let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
+        if obj.is_null() {
+            return obj;
+        }
+        // SAFETY: `obj` is our own, unshared bytes object; resizing writes the
+        // size and the trailing NUL. On failure CPython frees it and sets NULL.
+        unsafe {
+            if _PyBytes_Resize(&mut obj, self.len as Py_ssize_t) != 0 {
+                return core::ptr::null_mut();
+            }
+        }
+        obj
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        if !self.bytes.is_null() {
+            let needed = self.len.saturating_add(additional);
+            let doubled = needed.max(self.capacity.saturating_mul(2));
+            // SAFETY: plain allocations; the copy stays within both objects'
+            // data areas (`len <= capacity` of the old, `len < needed` of the new).
+            unsafe {
+                let mut fresh = new_bytes(doubled);
+                let mut capacity = doubled;
+                if fresh.is_null() && doubled > needed {
+                    PyErr_Clear();
+                    fresh = new_bytes(needed);
+                    capacity = needed;
+                }
+                if !fresh.is_null() {
+                    let data = (fresh as *mut u8).add(DATA_OFFSET);
+                    core::ptr::copy_nonoverlapping(self.data, data, self.len);
+                    Py_DECREF(self.bytes);
+                    self.bytes = fresh;
+                    self.data = data;
+                    self.capacity = capacity;
+                    return;
+                }
+                // MemoryError is set; the output is lost.
+                Py_DECREF(self.bytes);
+                self.bytes = core::ptr::null_mut();
+            }
+        }
+        // Failed: give the writer somewhere to put this piece of output.
+        self.len = 0;
+        self.scratch.clear();
+        if self.scratch.try_reserve(additional).is_err() {
+            // Not even the bytes of one value can be had: nothing sensible is left.
+            std::process::abort();
+        }
+        self.data = self.scratch.as_mut_ptr();
+        self.capacity = self.scratch.capacity();
+    }
+}
+
+impl Drop for BytesSink {
+    fn drop(&mut self) {
+        if !self.bytes.is_null() {
+            // SAFETY: an unfinished buffer is ours alone.
+            unsafe { Py_DECREF(self.bytes) }
+        }
+    }
+}
+
+// SAFETY: `data` points at `capacity` writable bytes (the bytes object's data
+// area, or the scratch vector); `reserve` grows before any write past that.
+unsafe impl Sink for BytesSink {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        if self.capacity - self.len < additional {
+            self.grow(additional);
+        }
+    }
+    #[inline(always)]
+    fn tail(&mut self) -> *mut u8 {
+        // SAFETY: `len <= capacity`, so this is within or one past the area.
+        unsafe { self.data.add(self.len) }
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: usize) {
+        self.len += n;
+    }
+}

@@ -1,0 +1,39 @@
+//! Reading a `str`'s storage in place (PEP 393), never asking CPython for a
+//! UTF-8 copy: `PyUnicode_AsUTF8*` would cache one on every string serialized.
+
+use orcodec_core::text::Text;
+use pyo3_ffi::*;
+
+/// The storage of `obj`, which must be a `str` (or subclass) kept alive by the
+/// caller for as long as the returned view is used.
+///
+/// Returns None only on Python < 3.12 when a legacy string cannot be made
+/// ready (an exception is then set).
+#[inline(always)]
+pub unsafe fn text_of<'a>(obj: *mut PyObject) -> Option<Text<'a>> {
+    #[cfg(not(Py_3_12))]
+    if PyUnicode_READY(obj) != 0 {
+        return None;
+    }
+    let len = PyUnicode_GET_LENGTH(obj) as usize;
+    let data = PyUnicode_DATA(obj);
+    if PyUnicode_IS_ASCII(obj) != 0 {
+        return Some(Text::Utf8(core::slice::from_raw_parts(data as *const u8, len)));
+    }
+    if PyUnicode_IS_COMPACT(obj) != 0 {
+        // Someone already asked for UTF-8: reuse it instead of transcoding.
+        let compact = obj as *mut PyCompactUnicodeObject;
+        if !(*compact).utf8.is_null() {
+            let utf8 = (*compact).utf8 as *const u8;
+            return Some(Text::Utf8(core::slice::from_raw_parts(utf8, (*compact).utf8_length as usize)));
+        }
+    }
+    let kind = PyUnicode_KIND(obj);
+    Some(if kind == PyUnicode_1BYTE_KIND {
+        Text::Ucs1(core::slice::from_raw_parts(data as *const u8, len))
+    } else if kind == PyUnicode_2BYTE_KIND {
+        Text::Ucs2(core::slice::from_raw_parts(data as *const u16, len))
+    } else {
+        Text::Ucs4(core::slice::from_raw_parts(data as *const u32, len))
+    })
+}

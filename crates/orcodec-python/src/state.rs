@@ -1,0 +1,48 @@
+//! Objects the extension looks up once, at import: its exception types and
+//! interned keyword names. Type checks compare `ob_type` against CPython's
+//! static type objects directly, which needs no cache.
+
+use core::cell::UnsafeCell;
+use core::ptr::null_mut;
+use pyo3_ffi::*;
+
+pub struct State {
+    pub json_encode_error: *mut PyObject,
+    pub json_decode_error: *mut PyObject,
+    pub msgpack_encode_error: *mut PyObject,
+    pub msgpack_decode_error: *mut PyObject,
+    pub kw_default: *mut PyObject,
+    pub kw_option: *mut PyObject,
+    pub kw_ext_hook: *mut PyObject,
+}
+
+struct Cell(UnsafeCell<State>);
+
+// SAFETY: written once during module init and only read afterwards, always
+// with the GIL held (this extension does not declare free-threading support).
+unsafe impl Sync for Cell {}
+
+static STATE: Cell = Cell(UnsafeCell::new(State {
+    json_encode_error: null_mut(),
+    json_decode_error: null_mut(),
+    msgpack_encode_error: null_mut(),
+    msgpack_decode_error: null_mut(),
+    kw_default: null_mut(),
+    kw_option: null_mut(),
+    kw_ext_hook: null_mut(),
+}));
+
+/// The module state. Valid after `init` succeeded (the module cannot be used before).
+#[inline(always)]
+pub fn state() -> &'static State {
+    // SAFETY: see `Cell`: no writes happen after init.
+    unsafe { &*STATE.0.get() }
+}
+
+/// Fills the state; called once from module init with the GIL held.
+///
+/// # Safety
+/// Must run before any other use of `state()` and never concurrently.
+pub unsafe fn init(s: State) {
+    *STATE.0.get() = s;
+}

@@ -1,0 +1,52 @@
+import json
+from typing import Any, Callable, Optional, Union
+
+__version__: str
+
+def dumps(
+    obj: Any,
+    /,
+    default: Optional[Callable[[Any], Any]] = ...,
+    option: Optional[int] = ...,
+) -> bytes: ...
+def loads(obj: Union[bytes, bytearray, memoryview, str], /) -> Any: ...
+def packb(
+    obj: Any,
+    /,
+    default: Optional[Callable[[Any], Any]] = ...,
+    option: Optional[int] = ...,
+) -> bytes: ...
+def unpackb(
+    obj: Union[bytes, bytearray, memoryview],
+    /,
+    *,
+    ext_hook: Optional[Callable[[int, bytes], Any]] = ...,
+    option: Optional[int] = ...,
+) -> Any: ...
+
+class JSONEncodeError(TypeError): ...
+class JSONDecodeError(json.JSONDecodeError): ...
+class MsgpackEncodeError(TypeError): ...
+class MsgpackDecodeError(ValueError): ...
+
+OPT_APPEND_NEWLINE: int
+OPT_DATETIME_AS_TIMESTAMP_EXT: int
+OPT_INDENT_2: int
+OPT_NAIVE_UTC: int
+OPT_NON_STR_KEYS: int
+OPT_OMIT_MICROSECONDS: int
+OPT_PASSTHROUGH_BIG_INT: int
+OPT_PASSTHROUGH_DATACLASS: int
+OPT_PASSTHROUGH_DATETIME: int
+OPT_PASSTHROUGH_ENUM: int
+OPT_PASSTHROUGH_SUBCLASS: int
+OPT_PASSTHROUGH_TUPLE: int
+OPT_PASSTHROUGH_UUID: int
+OPT_REPLACE_SURROGATES: int
+OPT_SERIALIZE_DATACLASS: int
+OPT_SERIALIZE_NUMPY: int
+OPT_SERIALIZE_PYDANTIC: int
+OPT_SERIALIZE_UUID: int
+OPT_SORT_KEYS: int
+OPT_STRICT_INTEGER: int
+OPT_UTC_Z: int
