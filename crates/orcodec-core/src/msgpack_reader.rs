@@ -94,14 +94,16 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::
                         header,
                     );
                 }
+                // Counted like JSON: opening a container one level too deep
+                // fails, even an empty one.
+                if frames.len() >= crate::MAX_DECODE_DEPTH {
+                    return err(Kind::DepthLimit, header);
+                }
                 if len == 0 {
                     let start = stack.len();
                     if is_map { b.map(&mut stack, start) } else { b.array(&mut stack, start) }
                         .map_err(Failure::Build)?
                 } else {
-                    if frames.len() >= crate::MAX_DECODE_DEPTH {
-                        return err(Kind::DepthLimit, header);
-                    }
                     stack.reserve(needed);
                     frames.push(Frame { is_map, remaining: needed, start: stack.len() });
                     continue;
@@ -276,5 +278,12 @@ mod tests {
         let mut too_deep = vec![0x91; 1025];
         too_deep.push(0xc0);
         assert_eq!(fail(&too_deep), (Kind::DepthLimit, 1024));
+        // An empty innermost container counts as a level too.
+        let mut empty_inside = vec![0x91; 1024];
+        empty_inside.push(0x90);
+        assert_eq!(fail(&empty_inside), (Kind::DepthLimit, 1024));
+        let mut ok_empty = vec![0x91; 1023];
+        ok_empty.push(0x80);
+        assert!(read(&ok_empty, &mut Echo).is_ok());
     }
 }
