@@ -1,0 +1,142 @@
+"""The walker under a `default` hook that changes what is being walked, and
+OPT_PASSTHROUGH_SUBCLASS, in both formats."""
+
+import pytest
+
+import orcodec
+
+FORMATS = [
+    pytest.param(orcodec.dumps, orcodec.JSONEncodeError, id="json"),
+    pytest.param(orcodec.packb, orcodec.MsgpackEncodeError, id="msgpack"),
+]
+
+
+class Unsupported:
+    pass
+
+
+class MyStr(str):
+    pass
+
+
+class MyInt(int):
+    pass
+
+
+class MyFloat(float):
+    pass
+
+
+class MyDict(dict):
+    pass
+
+
+class MyList(list):
+    pass
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_list_shrunk_by_default_is_an_error(encode, error):
+    items = [Unsupported(), 1, 2, 3]
+
+    def default(obj):
+        items.clear()
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items, default=default)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_list_grown_by_default_is_an_error(encode, error):
+    items = [Unsupported(), 1]
+
+    def default(obj):
+        items.extend(range(100))
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items, default=default)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_dict_changed_by_default_is_an_error(encode, error):
+    mapping = {"a": Unsupported(), "b": 1}
+
+    def default(obj):
+        mapping["c"] = 2
+        mapping["d"] = 3
+        return None
+
+    with pytest.raises(error, match="dict changed size during serialization"):
+        encode(mapping, default=default)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_default_dropping_the_container_being_walked(encode, error):
+    # The inner list's only reference is the outer list; default clears the
+    # outer list while the inner one is still being walked. The walker holds
+    # its own reference, so this is a size error and not a use-after-free.
+    outer = [[Unsupported(), "x" * 100, {"k": [1, 2, 3]}], 5]
+
+    def default(obj):
+        outer.clear()
+        return "replaced"
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(outer, default=default)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_default_mutating_an_unrelated_list_is_fine(encode, error):
+    log = []
+
+    def default(obj):
+        log.append(obj)
+        return len(log)
+
+    out = encode([Unsupported(), Unsupported()], default=default)
+    assert out == encode([1, 2])
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_subclasses_serialize_as_their_base(encode, error):
+    doc = [MyStr("é"), MyInt(5), MyFloat(1.5), MyDict(a=MyList([1])), MyList([MyStr("x")])]
+    assert encode(doc) == encode(["é", 5, 1.5, {"a": [1]}, ["x"]])
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+@pytest.mark.parametrize(
+    "value, name",
+    [(MyStr("a"), "MyStr"), (MyInt(1), "MyInt"), (MyFloat(1.0), "MyFloat"), (MyDict(), "MyDict"), (MyList(), "MyList")],
+)
+def test_passthrough_subclass_sends_them_to_default(encode, error, value, name):
+    option = orcodec.OPT_PASSTHROUGH_SUBCLASS
+    with pytest.raises(error, match=f"serializable: {name}$"):
+        encode(value, option=option)
+    seen = []
+
+    def default(obj):
+        seen.append(type(obj))
+        return "d"
+
+    assert encode([value, "plain", 1], default=default, option=option) == encode(["d", "plain", 1])
+    assert seen == [type(value)]
+
+
+def test_passthrough_subclass_leaves_exact_types_alone():
+    doc = {"a": [1, 2.5, "x", None, True]}
+    option = orcodec.OPT_PASSTHROUGH_SUBCLASS
+    assert orcodec.dumps(doc, option=option) == orcodec.dumps(doc)
+    assert orcodec.packb(doc, option=option) == orcodec.packb(doc)
+
+
+def test_non_contiguous_memoryview_is_an_encode_error():
+    view = memoryview(b"abcdef")[::2]
+    with pytest.raises(orcodec.MsgpackEncodeError) as info:
+        orcodec.packb(view)
+    assert isinstance(info.value.__cause__, BufferError)
+
+
+def test_memoryview_slices_and_bytearray_are_bin():
+    assert orcodec.packb([memoryview(b"abcdef")[1:3], bytearray(b"xy")]) == b"\x92\xc4\x02bc\xc4\x02xy"
