@@ -1,0 +1,552 @@
+"""Side-by-side benchmark of orcodec against the established JSON and MessagePack libraries.
+
+    python bench/compare.py [--quick] [--rows ROW ...] [--json PATH]
+
+Every row (document x operation) is measured in one process, round-robin: each
+round times one sample of every library on that row, so machine drift (other
+load, frequency scaling) hits all libraries alike.  A sample calls the function
+in a tight loop of N iterations, N calibrated per library so that a sample
+lasts roughly 5-20 ms; the reported figure is the median per-call time across
+rounds.  See bench/README.md for the columns and how fixtures are found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import fnmatch
+import gc
+import importlib
+import importlib.metadata
+import itertools
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
+GENERATED_FIXTURES = REPO_ROOT / "fixtures" / "generated"
+DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "latest.json"
+FIXTURES_ENV = "ORCODEC_FIXTURES"
+
+DOCUMENTS = ("twitter", "github", "citm_catalog", "canada", "small")  # small is built in
+OPERATIONS = ("dumps", "loads", "packb", "unpackb")
+FAMILY = {"dumps": "JSON", "loads": "JSON", "packb": "MessagePack", "unpackb": "MessagePack"}
+PEERS = {
+    "JSON": ("orjson", "msgspec", "ujson", "rapidjson", "json"),
+    "MessagePack": ("ormsgpack", "msgspec", "msgpack"),
+}
+# Distribution names for version lookup, where they differ from the module.
+DISTRIBUTIONS = {"rapidjson": "python-rapidjson"}
+
+# Flag a ratio when orcodec's or the best peer's interquartile range exceeds this fraction of its median.
+NOISY_SPREAD = 0.20
+
+SMALL = {"id": 12345, "name": "Ada Lovelace", "active": True, "score": 98.5, "tags": ["a", "b"], "email": "ada@example.com"}
+
+NOTES = [
+    "str-returning encoders (ujson, rapidjson, json) are timed with .encode() so every dumps yields UTF-8 bytes,",
+    "  with ensure_ascii=False (and ujson escape_forward_slashes=False) so all produce the same bytes as orjson;",
+    "  json = stdlib json with one reused JSONEncoder(separators=(',', ':')).",
+    "msgspec reuses one Encoder/Decoder instance per format; msgpack is packb/unpackb with use_bin_type=True/raw=False.",
+    "loads/unpackb inputs are bytes: the fixture file's text, and msgpack.packb of the parsed document.",
+]
+
+
+@dataclass(frozen=True)
+class Settings:
+    target_sample_s: float  # wall time one sample should take
+    row_budget_s: float  # stop adding rounds to a row after this long...
+    min_rounds: int  # ...but never fewer rounds than this
+    max_rounds: int
+
+
+FULL = Settings(target_sample_s=0.010, row_budget_s=8.0, min_rounds=15, max_rounds=151)
+QUICK = Settings(target_sample_s=0.005, row_budget_s=1.0, min_rounds=5, max_rounds=21)
+
+
+@dataclass
+class Document:
+    name: str
+    value: Any
+    json_bytes: bytes
+    msgpack_bytes: bytes
+    source: str
+    generated: bool
+
+    def input_for(self, op: str) -> Any:
+        return {"dumps": self.value, "packb": self.value, "loads": self.json_bytes, "unpackb": self.msgpack_bytes}[op]
+
+
+@dataclass
+class Cell:
+    """One library on one row."""
+
+    error: str | None = None
+    iterations: int = 0
+    per_call_s: list[float] = field(default_factory=list)
+
+    @property
+    def median_s(self) -> float | None:
+        return statistics.median(self.per_call_s) if self.per_call_s and not self.error else None
+
+    @property
+    def spread(self) -> float | None:
+        """Interquartile range relative to the median: how far to trust the median."""
+        if self.median_s is None or len(self.per_call_s) < 4:
+            return None
+        q1, _, q3 = statistics.quantiles(self.per_call_s, n=4)
+        return (q3 - q1) / self.median_s
+
+
+@dataclass
+class Row:
+    doc: Document
+    op: str
+    cells: dict[str, Cell]
+
+    @property
+    def name(self) -> str:
+        return f"{self.doc.name}.{self.op}"
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        return PEERS[FAMILY[self.op]]
+
+    def best_peer(self) -> tuple[str | None, float | None]:
+        timed = [(self.cells[p].median_s, p) for p in self.peers if self.cells[p].median_s is not None]
+        if not timed:
+            return None, None
+        best_time, best = min(timed)
+        return best, best_time
+
+    def noisy(self) -> bool:
+        best, _ = self.best_peer()
+        spreads = [self.cells[lib].spread for lib in ("orcodec", best) if lib]
+        return any(s is not None and s > NOISY_SPREAD for s in spreads)
+
+    def ratio(self) -> float | None:
+        ours = self.cells["orcodec"].median_s
+        _, best_time = self.best_peer()
+        return None if ours is None or best_time is None else ours / best_time
+
+
+# --- libraries -----------------------------------------------------------------
+
+
+def import_orcodec():
+    try:
+        return importlib.import_module("orcodec")
+    except ImportError as exc:
+        sys.exit(
+            f"compare.py: FATAL: cannot import orcodec ({exc}).\n"
+            f"  Interpreter: {sys.executable}\n"
+            "  Build it into this environment first (e.g. `maturin develop --release`)."
+        )
+
+
+def import_peers() -> tuple[dict[str, Any], dict[str, str]]:
+    """Import every peer that is installed; return (modules, {name: why missing})."""
+    modules, missing = {}, {}
+    for name in sorted(set(itertools.chain(*PEERS.values()))):
+        try:
+            modules[name] = importlib.import_module(name)
+        except ImportError as exc:
+            missing[name] = f"not installed ({exc})"
+    if "msgpack" not in modules:
+        # msgpack builds the unpackb inputs and checks every packb output.
+        sys.exit("compare.py: FATAL: the msgpack package is required (pip install msgpack).")
+    return modules, missing
+
+
+def codec_functions(orcodec: Any, peers: dict[str, Any]) -> dict[str, dict[str, Callable[[Any], Any]]]:
+    """Map library -> operation -> one-argument callable, as the benchmark calls it.
+
+    Callables are the library functions themselves wherever possible, so the
+    timing loop adds the same per-call overhead to every library.
+    """
+    funcs: dict[str, dict[str, Callable]] = {
+        "orcodec": {op: getattr(orcodec, op) for op in OPERATIONS if hasattr(orcodec, op)}
+    }
+    if "orjson" in peers:
+        funcs["orjson"] = {"dumps": peers["orjson"].dumps, "loads": peers["orjson"].loads}
+    if "ormsgpack" in peers:
+        funcs["ormsgpack"] = {"packb": peers["ormsgpack"].packb, "unpackb": peers["ormsgpack"].unpackb}
+    if "msgspec" in peers:
+        msgspec = peers["msgspec"]
+        funcs["msgspec"] = {
+            "dumps": msgspec.json.Encoder().encode,
+            "loads": msgspec.json.Decoder().decode,
+            "packb": msgspec.msgpack.Encoder().encode,
+            "unpackb": msgspec.msgpack.Decoder().decode,
+        }
+    if "ujson" in peers:
+        ujson = peers["ujson"]
+        funcs["ujson"] = {
+            "dumps": lambda obj: ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False).encode(),
+            "loads": ujson.loads,
+        }
+    if "rapidjson" in peers:
+        rapidjson = peers["rapidjson"]
+        funcs["rapidjson"] = {
+            "dumps": lambda obj: rapidjson.dumps(obj, ensure_ascii=False).encode(),
+            "loads": rapidjson.loads,
+        }
+    if "json" in peers:
+        encode = peers["json"].JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        funcs["json"] = {"dumps": lambda obj: encode(obj).encode(), "loads": peers["json"].loads}
+    msgpack = peers["msgpack"]
+    if int(msgpack.version[0]) >= 1:
+        # Since msgpack 1.0 use_bin_type=True and raw=False are the defaults;
+        # calling the functions directly avoids a keyword-argument wrapper.
+        funcs["msgpack"] = {"packb": msgpack.packb, "unpackb": msgpack.unpackb}
+    else:
+        funcs["msgpack"] = {
+            "packb": lambda obj: msgpack.packb(obj, use_bin_type=True),
+            "unpackb": lambda data: msgpack.unpackb(data, raw=False),
+        }
+    return funcs
+
+
+def library_versions(orcodec: Any, peers: dict[str, Any]) -> dict[str, str]:
+    versions = {}
+    for name, module in [("orcodec", orcodec), *sorted(peers.items())]:
+        if name == "json":
+            versions[name] = f"stdlib {module.__version__}"
+            continue
+        try:
+            versions[name] = importlib.metadata.version(DISTRIBUTIONS.get(name, name))
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = str(getattr(module, "__version__", "unknown"))
+    return versions
+
+
+# --- documents -----------------------------------------------------------------
+
+
+def fixtures_dir() -> Path:
+    return Path(os.environ.get(FIXTURES_ENV) or DEFAULT_FIXTURES)
+
+
+def load_documents(names: list[str], msgpack: Any) -> list[Document]:
+    shared = fixtures_dir()
+    docs, fell_back = [], []
+    for name in names:
+        if name == "small":
+            raw, source, generated = json.dumps(SMALL, separators=(",", ":")).encode(), "built-in", False
+        else:
+            path = shared / f"{name}.json"
+            generated = not path.is_file()
+            if generated:
+                fell_back.append(str(path))
+                path = GENERATED_FIXTURES / f"{name}.json"
+                if not path.is_file():
+                    sys.exit(f"compare.py: FATAL: {path} is missing too; run bench/generate_fixtures.py")
+            raw, source = path.read_bytes(), str(path)
+        value = json.loads(raw)
+        docs.append(Document(name, value, raw, msgpack.packb(value, use_bin_type=True), source, generated))
+    if fell_back:
+        how = f"${FIXTURES_ENV}" if os.environ.get(FIXTURES_ENV) else f"default; set ${FIXTURES_ENV} to override"
+        print(
+            f"NOTE: shared fixtures not found in {shared} ({how}); missing: {', '.join(fell_back)}.\n"
+            f"      Using generated stand-ins from {GENERATED_FIXTURES} instead (marked * in the table);\n"
+            "      their timings are not comparable with runs on the real documents.\n",
+            file=sys.stderr,
+        )
+    return docs
+
+
+# --- correctness check ------------------------------------------------------------
+
+
+def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
+    """Describe where got differs from want, strictly (1 != 1.0, True != 1), or None."""
+    if type(got) is not type(want):
+        return f"{path}: {type(got).__name__} {got!r:.60} != {type(want).__name__} {want!r:.60}"
+    if isinstance(want, dict):
+        if got.keys() != want.keys():
+            return f"{path}: keys differ: {sorted(got.keys() ^ want.keys())[:5]!r:.120}"
+        for key, value in want.items():
+            found = first_difference(got[key], value, f"{path}[{key!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(want, list):
+        if len(got) != len(want):
+            return f"{path}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            found = first_difference(g, w, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if got == want else f"{path}: {got!r:.60} != {want!r:.60}"
+
+
+def check(op: str, fn: Callable, doc: Document, msgpack: Any) -> str | None:
+    """Run fn once on the row's input and return why its result is wrong, or None."""
+    try:
+        out = fn(doc.input_for(op))
+        if op in ("dumps", "packb"):
+            if not isinstance(out, bytes):
+                return f"returned {type(out).__name__}, expected bytes"
+            # Decode with the reference implementations, independent of the library under test.
+            out = json.loads(out) if op == "dumps" else msgpack.unpackb(out, raw=False)
+    except Exception as exc:  # any failure of the library is a result to report
+        return f"{type(exc).__name__}: {exc}"
+    diff = first_difference(out, doc.value)
+    return None if diff is None else f"round trip differs from the document at {diff}"
+
+
+# --- timing ------------------------------------------------------------------------
+
+
+def sample(fn: Callable, arg: Any, n: int) -> float:
+    """Seconds for n back-to-back calls, with the cyclic GC paused so its pauses don't land in one sample."""
+    loop = itertools.repeat(None, n)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        for _ in loop:
+            fn(arg)
+        return time.perf_counter() - start
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
+    """Iterations per sample so that one sample takes about target_s."""
+    n = 1
+    while True:
+        elapsed = sample(fn, arg, n)
+        if elapsed >= target_s / 10 or n >= 10**7:
+            return max(1, round(n * target_s / elapsed))
+        n *= 10
+
+
+def measure(row: Row, funcs: dict[str, dict[str, Callable]], settings: Settings) -> None:
+    """Fill the per-call times of every healthy cell of the row, round-robin."""
+    arg = row.doc.input_for(row.op)
+    libs = [lib for lib, cell in row.cells.items() if not cell.error]
+    if not libs:
+        return
+    for lib in libs:
+        row.cells[lib].iterations = calibrate(funcs[lib][row.op], arg, settings.target_sample_s)
+    # A fresh order each round, so no library always runs first or right after
+    # the same neighbour (whose heap and cache leftovers it would inherit).
+    order = random.Random(row.name)
+    deadline = time.perf_counter() + settings.row_budget_s
+    for r in range(settings.max_rounds):
+        if r >= settings.min_rounds and time.perf_counter() > deadline:
+            break
+        order.shuffle(libs)
+        for lib in libs:
+            cell = row.cells[lib]
+            cell.per_call_s.append(sample(funcs[lib][row.op], arg, cell.iterations) / cell.iterations)
+
+
+# --- row selection ---------------------------------------------------------------------
+
+
+def select_rows(tokens: list[str] | None) -> list[tuple[str, str]]:
+    """Rows matching any token: a document, an operation, or a DOC.OP glob such as 'twitter.*'."""
+    every = [(doc, op) for doc in DOCUMENTS for op in OPERATIONS]
+    if not tokens:
+        return every
+    chosen = set()
+    for token in (t for arg in tokens for t in arg.split(",") if t):
+        hits = {(d, o) for d, o in every if token in (d, o) or fnmatch.fnmatchcase(f"{d}.{o}", token)}
+        if not hits:
+            raise ValueError(f"--rows {token!r} matches nothing; documents: {', '.join(DOCUMENTS)}; "
+                             f"operations: {', '.join(OPERATIONS)}; or DOC.OP globs")
+        chosen |= hits
+    return [row for row in every if row in chosen]
+
+
+# --- reporting ------------------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def machine_info(versions: dict[str, str], settings: Settings, quick: bool) -> dict[str, Any]:
+    return {
+        "python": f"{platform.python_version()} ({platform.python_implementation()}) {sys.executable}",
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "cpu": cpu_model(),
+        "versions": versions,
+        "mode": "quick" if quick else "full",
+        "target_sample_ms": settings.target_sample_s * 1e3,
+        "fixtures_dir": str(fixtures_dir()),
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def fmt_us(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    us = seconds * 1e6
+    for limit, spec in ((1000, ".0f"), (100, ".1f"), (1, ".2f")):
+        if us >= limit:
+            return format(us, spec)
+    return format(us, ".3f")
+
+
+def cell_text(row: Row, lib: str) -> str:
+    cell = row.cells[lib]
+    if cell.error:
+        return "missing" if cell.error.startswith("not installed") else "error"
+    return fmt_us(cell.median_s)
+
+
+def print_header(info: dict[str, Any]) -> None:
+    print("orcodec side-by-side benchmark")
+    print(f"python    {info['python']}")
+    print(f"machine   {info['platform']} | {info['cpu_count']} CPUs | {info['cpu']}")
+    print("versions  " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()))
+    print(f"method    {info['mode']}: round-robin per row (shuffled each round), samples of ~{info['target_sample_ms']:.0f} ms "
+          "(gc off), median per call across rounds")
+
+
+def print_table(family: str, rows: list[Row]) -> None:
+    libs = ("orcodec",) + PEERS[family]
+    head = ["row", *libs, "ratio", "best peer"]
+    body = []
+    for row in rows:
+        ratio = row.ratio()
+        best, _ = row.best_peer()
+        label = f"{row.doc.name}{'*' if row.doc.generated else ''}.{row.op}"
+        ratio_text = "ERROR" if row.cells["orcodec"].error else ("-" if ratio is None else f"{ratio:.2f}")
+        if ratio is not None and row.noisy():
+            ratio_text += "~"
+        body.append([label, *(cell_text(row, lib) for lib in libs), ratio_text, best or "-"])
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    print(f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster)")
+    for line in [head, *body]:
+        cols = [line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:-1], widths[1:-1])), line[-1]]
+        print("  ".join(cols))
+
+
+def print_report(info: dict[str, Any], rows: list[Row]) -> None:
+    print_header(info)
+    for family in PEERS:
+        family_rows = [r for r in rows if FAMILY[r.op] == family]
+        if family_rows:
+            print_table(family, family_rows)
+    print()
+    if any(r.doc.generated for r in rows):
+        print(f"* generated stand-in from {GENERATED_FIXTURES} (shared fixture not found); not comparable with the real document.")
+    if any(r.noisy() for r in rows if r.ratio() is not None):
+        print(f"~ noisy: the interquartile range of orcodec or the best peer exceeds {NOISY_SPREAD:.0%} of its median; rerun on a quieter machine.")
+    for note in NOTES:
+        print(note)
+    errors = [(r.name, lib, c.error) for r in rows for lib, c in r.cells.items()
+              if c.error and not c.error.startswith("not installed")]
+    if errors:
+        print("\nerrors:")
+        for name, lib, error in errors:
+            print(f"  {name} {lib}: {error}")
+
+
+def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
+    def cell_json(cell: Cell) -> dict[str, Any]:
+        times = sorted(cell.per_call_s)
+        quartiles = statistics.quantiles(times, n=4) if len(times) >= 2 else [None, None, None]
+        ns = lambda s: None if s is None else round(s * 1e9, 2)  # noqa: E731
+        return {"median_ns": ns(cell.median_s), "q1_ns": ns(quartiles[0]), "q3_ns": ns(quartiles[2]),
+                "min_ns": ns(times[0] if times else None), "spread": cell.spread, "rounds": len(times),
+                "iterations_per_sample": cell.iterations, "error": cell.error}
+
+    out_rows = []
+    for row in rows:
+        best, _ = row.best_peer()
+        out_rows.append({
+            "row": row.name, "document": row.doc.name, "operation": row.op, "family": FAMILY[row.op],
+            "generated": row.doc.generated, "source": row.doc.source,
+            "input_bytes": len(row.doc.input_for(row.op)) if row.op in ("loads", "unpackb") else None,
+            "results": {lib: cell_json(cell) for lib, cell in row.cells.items()},
+            "ratio": row.ratio(), "best_peer": best, "noisy": row.noisy(),
+        })
+    return {"meta": info, "notes": NOTES, "rows": out_rows}
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def build_row(doc: Document, op: str, funcs: dict, missing: dict[str, str], msgpack: Any) -> Row:
+    cells = {}
+    for lib in ("orcodec",) + PEERS[FAMILY[op]]:
+        if lib in missing:
+            cells[lib] = Cell(error=missing[lib])
+        elif op not in funcs.get(lib, {}):
+            cells[lib] = Cell(error=f"{lib} has no {op}()")
+        else:
+            cells[lib] = Cell(error=check(op, funcs[lib][op], doc, msgpack))
+    return Row(doc, op, cells)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Benchmark orcodec against orjson, ormsgpack, msgspec and friends.")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (well under a minute)")
+    parser.add_argument("--rows", nargs="+", metavar="ROW",
+                        help="documents, operations or DOC.OP globs to run, e.g. twitter canada.loads '*.packb'")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH",
+                        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO_ROOT)})")
+    args = parser.parse_args(argv)
+    try:
+        args.selected = select_rows(args.rows)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    orcodec = import_orcodec()
+    peers, missing = import_peers()
+    funcs = codec_functions(orcodec, peers)
+    info = machine_info(library_versions(orcodec, peers), settings, args.quick)
+
+    names = [d for d in DOCUMENTS if any(d == doc for doc, _ in args.selected)]
+    docs = {doc.name: doc for doc in load_documents(names, peers["msgpack"])}
+
+    rows = []
+    for i, (name, op) in enumerate(args.selected, 1):
+        row = build_row(docs[name], op, funcs, missing, peers["msgpack"])
+        print(f"[{i}/{len(args.selected)}] {row.name}", file=sys.stderr, flush=True)
+        if row.cells["orcodec"].error:
+            print(f"!!! orcodec FAILED {row.name}: {row.cells['orcodec'].error}", file=sys.stderr, flush=True)
+        measure(row, funcs, settings)
+        rows.append(row)
+
+    print_report(info, rows)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results_json(info, rows), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nresults written to {args.json}")
+
+    failed = [r.name for r in rows if r.cells["orcodec"].error]
+    if failed:
+        print(f"\n!!! orcodec FAILED {len(failed)} row(s): {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
