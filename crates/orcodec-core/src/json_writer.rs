@@ -230,18 +230,70 @@ pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     }
 }
 
-/// The JSON backend, writing compact output into a [`Sink`].
-pub struct JsonWriter<S: Sink> {
+/// The JSON backend, writing into a [`Sink`]: compact, or with `PRETTY`
+/// indented like orjson's `OPT_INDENT_2` (two spaces per level, `": "` after
+/// keys, empty containers kept as `[]`/`{}`). `PRETTY` is a const parameter so
+/// the compact writer carries no indentation branches at all.
+pub struct JsonWriter<S: Sink, const PRETTY: bool> {
     pub out: S,
+    /// Open containers; only maintained when `PRETTY`.
+    depth: usize,
 }
 
-impl<S: Sink> JsonWriter<S> {
+pub type CompactJsonWriter<S> = JsonWriter<S, false>;
+pub type PrettyJsonWriter<S> = JsonWriter<S, true>;
+
+impl<S: Sink, const PRETTY: bool> JsonWriter<S, PRETTY> {
     pub fn new(out: S) -> Self {
-        JsonWriter { out }
+        JsonWriter { out, depth: 0 }
+    }
+
+    /// A newline and the indentation of the current depth.
+    #[inline(always)]
+    fn newline(&mut self) {
+        let n = 1 + 2 * self.depth;
+        self.out.reserve(n);
+        // SAFETY: `n` bytes reserved just above.
+        unsafe {
+            let at = self.out.tail();
+            *at = b'\n';
+            core::ptr::write_bytes(at.add(1), b' ', n - 1);
+            self.out.advance(n);
+        }
+    }
+
+    #[inline(always)]
+    fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        if PRETTY {
+            self.depth += 1;
+        }
+    }
+
+    /// Before each item: a comma after the first, and in `PRETTY` a new line.
+    #[inline(always)]
+    fn item(&mut self, index: usize) {
+        if index != 0 {
+            self.out.push(b',');
+        }
+        if PRETTY {
+            self.newline();
+        }
+    }
+
+    #[inline(always)]
+    fn close(&mut self, bracket: u8, len: usize) {
+        if PRETTY {
+            self.depth -= 1;
+            if len != 0 {
+                self.newline();
+            }
+        }
+        self.out.push(bracket);
     }
 }
 
-impl<S: Sink> Emitter for JsonWriter<S> {
+impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     const HAS_BIN: bool = false;
 
     #[inline(always)]
@@ -277,35 +329,35 @@ impl<S: Sink> Emitter for JsonWriter<S> {
     }
     #[inline(always)]
     fn begin_array(&mut self, _len: usize) {
-        self.out.push(b'[');
+        self.open(b'[');
     }
     #[inline(always)]
     fn array_item(&mut self, index: usize) {
-        if index != 0 {
-            self.out.push(b',');
-        }
+        self.item(index);
     }
     #[inline(always)]
-    fn end_array(&mut self, _len: usize) {
-        self.out.push(b']');
+    fn end_array(&mut self, len: usize) {
+        self.close(b']', len);
     }
     #[inline(always)]
     fn begin_map(&mut self, _len: usize) {
-        self.out.push(b'{');
+        self.open(b'{');
     }
     #[inline(always)]
     fn map_key(&mut self, index: usize) {
-        if index != 0 {
-            self.out.push(b',');
-        }
+        self.item(index);
     }
     #[inline(always)]
     fn map_value(&mut self) {
-        self.out.push(b':');
+        if PRETTY {
+            self.out.extend(b": ");
+        } else {
+            self.out.push(b':');
+        }
     }
     #[inline(always)]
-    fn end_map(&mut self, _len: usize) {
-        self.out.push(b'}');
+    fn end_map(&mut self, len: usize) {
+        self.close(b'}', len);
     }
 }
 
@@ -404,7 +456,7 @@ mod tests {
 
     #[test]
     fn emitter_events_make_compact_json() {
-        let mut w = JsonWriter::new(Vec::new());
+        let mut w = CompactJsonWriter::new(Vec::new());
         w.begin_map(2);
         w.map_key(0);
         w.key(Text::Utf8(b"a")).unwrap();
@@ -421,5 +473,70 @@ mod tests {
         w.f64(2.5);
         w.end_map(2);
         assert_eq!(w.out, br#"{"a":[null,true],"b":2.5}"#);
+    }
+    /// `{"a": [null, true, []], "b": {}, "c": 2.5}` through the emitter events.
+    fn sample_events<E: Emitter>(w: &mut E) {
+        w.begin_map(3);
+        w.map_key(0);
+        w.key(Text::Utf8(b"a")).unwrap();
+        w.map_value();
+        w.begin_array(3);
+        w.array_item(0);
+        w.null();
+        w.array_item(1);
+        w.bool(true);
+        w.array_item(2);
+        w.begin_array(0);
+        w.end_array(0);
+        w.end_array(3);
+        w.map_key(1);
+        w.key(Text::Utf8(b"b")).unwrap();
+        w.map_value();
+        w.begin_map(0);
+        w.end_map(0);
+        w.map_key(2);
+        w.key(Text::Utf8(b"c")).unwrap();
+        w.map_value();
+        w.f64(2.5);
+        w.end_map(3);
+    }
+
+    #[test]
+    fn pretty_events_indent_like_orjson() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        sample_events(&mut w);
+        let expected = "{\n  \"a\": [\n    null,\n    true,\n    []\n  ],\n  \"b\": {},\n  \"c\": 2.5\n}";
+        assert_eq!(String::from_utf8(w.out).unwrap(), expected);
+    }
+
+    #[test]
+    fn compact_and_pretty_differ_only_in_whitespace() {
+        let mut compact = CompactJsonWriter::new(Vec::new());
+        sample_events(&mut compact);
+        assert_eq!(compact.out, br#"{"a":[null,true,[]],"b":{},"c":2.5}"#);
+        let mut pretty = PrettyJsonWriter::new(Vec::new());
+        sample_events(&mut pretty);
+        let mut stripped = pretty.out.clone();
+        stripped.retain(|&b| b != b' ' && b != b'\n');
+        assert_eq!(stripped, compact.out);
+    }
+
+    #[test]
+    fn pretty_scalars_and_deep_nesting() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        w.i64(-3);
+        assert_eq!(w.out, b"-3");
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        for _ in 0..300 {
+            w.begin_array(1);
+            w.array_item(0);
+        }
+        w.null();
+        for _ in 0..300 {
+            w.end_array(1);
+        }
+        let text = String::from_utf8(w.out).unwrap();
+        assert!(text.contains(&format!("\n{}null\n{}]", " ".repeat(600), " ".repeat(598))));
+        assert!(text.ends_with("\n  ]\n]"));
     }
 }

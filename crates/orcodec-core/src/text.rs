@@ -57,6 +57,22 @@ impl<'a> Text<'a> {
             Text::Ucs4(s) => ucs4_to_utf8(s, dst),
         }
     }
+
+    /// The text with each lone surrogate replaced by `?`, which is what
+    /// ormsgpack's `OPT_REPLACE_SURROGATES` writes. Only needed after a
+    /// [`SurrogateError`], so it favours simplicity over speed.
+    pub fn replace_surrogates(&self) -> String {
+        fn collect<T: Copy + Into<u32>>(units: &[T]) -> String {
+            units.iter().map(|&u| char::from_u32(u.into()).unwrap_or('?')).collect()
+        }
+        match *self {
+            // Valid UTF-8 by construction, so nothing is replaced.
+            Text::Utf8(s) => String::from_utf8_lossy(s).into_owned(),
+            Text::Ucs1(s) => collect(s),
+            Text::Ucs2(s) => collect(s),
+            Text::Ucs4(s) => collect(s),
+        }
+    }
 }
 
 /// # Safety
@@ -166,5 +182,14 @@ mod tests {
     fn lone_surrogates_are_refused() {
         assert_eq!(utf8(Text::Ucs2(&[0x61, 0xD800])), Err(SurrogateError));
         assert_eq!(utf8(Text::Ucs4(&[0xDFFF, 0x1F600])), Err(SurrogateError));
+    }
+
+    #[test]
+    fn surrogates_replaced_by_question_marks() {
+        assert_eq!(Text::Ucs2(&[0x61, 0xD800, 0x4E2D]).replace_surrogates(), "a?中");
+        // A pair stored as two code points is two lone surrogates, as in Python.
+        assert_eq!(Text::Ucs4(&[0xD83D, 0xDE00, 0x1F600]).replace_surrogates(), "??😀");
+        assert_eq!(Text::Ucs1(&[0x63, 0xE9]).replace_surrogates(), "cé");
+        assert_eq!(Text::Utf8("ok😀".as_bytes()).replace_surrogates(), "ok😀");
     }
 }

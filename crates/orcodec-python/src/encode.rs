@@ -3,12 +3,14 @@
 //! encode error.
 
 use orcodec_core::emit::Emitter;
-use orcodec_core::json_writer::JsonWriter;
+use orcodec_core::json_writer::{CompactJsonWriter, PrettyJsonWriter};
 use orcodec_core::msgpack_writer::MsgpackWriter;
+use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
 use crate::args::{none_to_null, parse_opts, Call};
 use crate::errors::{raise, raise_from_current};
+use crate::options::{self, Opt};
 use crate::output::BytesSink;
 use crate::state::state;
 use crate::walk::{EncodeError, Walker};
@@ -41,6 +43,7 @@ unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
         }
         EncodeError::Unsupported(ty) => format!("Type is not {} serializable: {}", format.name, type_name(ty)),
         EncodeError::IntegerRange => "Integer exceeds 64-bit range".into(),
+        EncodeError::StrictIntegerRange => "Integer exceeds 53-bit range".into(),
         EncodeError::DictKeyNotStr => "Dict key must be str".into(),
         EncodeError::Surrogates => "str is not valid UTF-8: surrogates not allowed".into(),
         EncodeError::RecursionLimit => "Recursion limit reached".into(),
@@ -51,28 +54,36 @@ unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
     raise(kind, &message);
 }
 
+/// The arguments of `dumps`/`packb`.
+struct Args {
+    obj: *mut PyObject,
+    /// NULL when there is no hook.
+    default: *mut PyObject,
+    opts: Opt,
+}
+
+/// Parses the arguments, or returns None with the exception set.
+#[inline(always)]
+unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Args> {
+    let s = state();
+    let [obj, default, option] = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3).ok()?;
+    let opts = parse_opts(option, format.error).ok()?;
+    Some(Args { obj, default: none_to_null(default), opts })
+}
+
 /// Walks `obj` into a fresh bytes object with the backend `make` builds.
 #[inline(always)]
 unsafe fn encode<E: Emitter>(
-    call: &Call,
-    function: &str,
+    args: &Args,
     format: &Format,
     make: impl FnOnce(BytesSink) -> E,
     finish: impl FnOnce(E) -> BytesSink,
 ) -> *mut PyObject {
-    let s = state();
-    let Ok([obj, default, option]) = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3)
-    else {
-        return core::ptr::null_mut();
-    };
-    let Ok(opts) = parse_opts(option, format.error) else {
-        return core::ptr::null_mut();
-    };
     let Some(sink) = BytesSink::new() else {
         return core::ptr::null_mut();
     };
-    let mut walker = Walker::new(make(sink), none_to_null(default), opts);
-    let result = walker.walk(obj);
+    let mut walker = Walker::new(make(sink), args.default, args.opts);
+    let result = walker.walk(args.obj);
     let sink = finish(walker.emitter);
     match result {
         Ok(()) if !sink.failed() => sink.finish(),
@@ -86,6 +97,15 @@ unsafe fn encode<E: Emitter>(
     }
 }
 
+/// The JSON output, with the newline `OPT_APPEND_NEWLINE` asks for.
+#[inline(always)]
+fn json_output(mut out: BytesSink, append_newline: bool) -> BytesSink {
+    if append_newline {
+        out.push(b'\n');
+    }
+    out
+}
+
 pub unsafe extern "C" fn dumps(
     _module: *mut PyObject,
     args: *const *mut PyObject,
@@ -94,7 +114,16 @@ pub unsafe extern "C" fn dumps(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "JSON", error: state().json_encode_error };
-    encode(&call, "dumps", &format, JsonWriter::new, |w| w.out)
+    let Some(args) = parse_args(&call, "dumps", &format) else {
+        return core::ptr::null_mut();
+    };
+    let newline = args.opts & options::APPEND_NEWLINE != 0;
+    // Indentation is chosen once here: each writer is its own monomorphized walk.
+    if args.opts & options::INDENT_2 != 0 {
+        encode(&args, &format, PrettyJsonWriter::new, |w| json_output(w.out, newline))
+    } else {
+        encode(&args, &format, CompactJsonWriter::new, |w| json_output(w.out, newline))
+    }
 }
 
 pub unsafe extern "C" fn packb(
@@ -105,5 +134,9 @@ pub unsafe extern "C" fn packb(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    encode(&call, "packb", &format, MsgpackWriter::new, |w| w.out)
+    let Some(mut args) = parse_args(&call, "packb", &format) else {
+        return core::ptr::null_mut();
+    };
+    args.opts &= !options::JSON_ONLY;
+    encode(&args, &format, MsgpackWriter::new, |w| w.out)
 }

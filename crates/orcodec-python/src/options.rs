@@ -29,6 +29,10 @@ pub const SERIALIZE_PYDANTIC: Opt = 1 << 18;
 pub const SERIALIZE_DATACLASS: Opt = 0;
 pub const SERIALIZE_UUID: Opt = 0;
 
+/// Flags that only mean something for JSON; `packb` clears them so the
+/// walker can test a flag without knowing the format.
+pub const JSON_ONLY: Opt = INDENT_2 | APPEND_NEWLINE | STRICT_INTEGER;
+
 /// Every flag, as exported to Python.
 pub const ALL: &[(&str, Opt)] = &[
     ("OPT_APPEND_NEWLINE", APPEND_NEWLINE),

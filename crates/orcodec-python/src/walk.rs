@@ -2,8 +2,10 @@
 //! format backend (`Emitter`) and monomorphized for each, so a type taught here
 //! is serialized by both formats.
 
+use core::cmp::Ordering;
 use core::ptr::addr_of_mut;
 use orcodec_core::emit::Emitter;
+use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
 use crate::errors::Raised;
@@ -14,6 +16,9 @@ use crate::pystr::text_of;
 /// Deepest container nesting the encoders accept (one past orjson's 254,
 /// ormsgpack's 255). Also what stops a container that contains itself.
 pub const MAX_DEPTH: u32 = 255;
+/// Largest magnitude `OPT_STRICT_INTEGER` lets through: 2**53-1, the
+/// integers a double (a JavaScript number) holds exactly.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// Most nested `default` calls: a `default` that keeps returning objects it
 /// must be called on again stops here.
 pub const MAX_DEFAULT_CALLS: u32 = 254;
@@ -27,6 +32,8 @@ pub enum EncodeError {
     DefaultRaised(*mut PyTypeObject),
     Unsupported(*mut PyTypeObject),
     IntegerRange,
+    /// Outside -(2**53-1)..2**53-1 with `OPT_STRICT_INTEGER`.
+    StrictIntegerRange,
     DictKeyNotStr,
     Surrogates,
     RecursionLimit,
@@ -43,14 +50,25 @@ impl From<Raised> for EncodeError {
 
 type Result<T = ()> = core::result::Result<T, EncodeError>;
 
+/// A dict entry held for `OPT_SORT_KEYS`: strong references to key and value.
+type Entry = (*mut PyObject, *mut PyObject);
+
 pub struct Walker<E: Emitter> {
     pub emitter: E,
     default: *mut PyObject,
     opts: Opt,
     depth: u32,
     default_calls: u32,
+    /// With `OPT_SORT_KEYS`, the entries of the dicts being walked, innermost
+    /// last: one stack for all nesting levels, so it allocates once per call.
+    sorted: Vec<Entry>,
 }
 
+/// Python's str order (by code point, which is UTF-8 byte order for text
+/// without surrogates). Both must be str (or subclasses): then it cannot fail.
+unsafe fn compare_str(a: *mut PyObject, b: *mut PyObject) -> Ordering {
+    PyUnicode_Compare(a, b).cmp(&0)
+}
 
 #[inline(always)]
 unsafe fn is_type(obj: *mut PyObject, ty: *mut PyTypeObject) -> bool {
@@ -60,7 +78,7 @@ unsafe fn is_type(obj: *mut PyObject, ty: *mut PyTypeObject) -> bool {
 impl<E: Emitter> Walker<E> {
     /// `default` may be NULL (no hook).
     pub fn new(emitter: E, default: *mut PyObject, opts: Opt) -> Self {
-        Walker { emitter, default, opts, depth: 0, default_calls: 0 }
+        Walker { emitter, default, opts, depth: 0, default_calls: 0, sorted: Vec::new() }
     }
 
     /// Serializes `obj`, which the caller keeps alive.
@@ -90,7 +108,7 @@ impl<E: Emitter> Walker<E> {
             self.emitter.null();
             return Ok(());
         }
-        if is_type(obj, addr_of_mut!(PyTuple_Type)) {
+        if is_type(obj, addr_of_mut!(PyTuple_Type)) && self.opts & options::PASSTHROUGH_TUPLE == 0 {
             return self.tuple(obj);
         }
         if E::HAS_BIN && is_type(obj, addr_of_mut!(PyBytes_Type)) {
@@ -120,7 +138,7 @@ impl<E: Emitter> Walker<E> {
                 return self.list(obj);
             }
         }
-        if PyTuple_Check(obj) != 0 {
+        if PyTuple_Check(obj) != 0 && self.opts & options::PASSTHROUGH_TUPLE == 0 {
             return self.tuple(obj);
         }
         if E::HAS_BIN {
@@ -140,7 +158,26 @@ impl<E: Emitter> Walker<E> {
     #[inline(always)]
     unsafe fn str(&mut self, obj: *mut PyObject) -> Result {
         let text = text_of(obj).ok_or(EncodeError::Raised)?;
-        self.emitter.str(text).map_err(|_| EncodeError::Surrogates)
+        match self.emitter.str(text) {
+            Ok(()) => Ok(()),
+            Err(SurrogateError) => self.replace_surrogates(obj, E::str),
+        }
+    }
+
+    /// After `emit` refused str `obj` for a lone surrogate (writing nothing):
+    /// with `OPT_REPLACE_SURROGATES` writes it with `?` in their place. Takes
+    /// the object rather than its `Text` so the hot path need not keep that.
+    #[cold]
+    unsafe fn replace_surrogates(
+        &mut self,
+        obj: *mut PyObject,
+        emit: fn(&mut E, Text<'_>) -> core::result::Result<(), SurrogateError>,
+    ) -> Result {
+        if self.opts & options::REPLACE_SURROGATES == 0 {
+            return Err(EncodeError::Surrogates);
+        }
+        let replaced = text_of(obj).ok_or(EncodeError::Raised)?.replace_surrogates();
+        emit(&mut self.emitter, Text::Utf8(replaced.as_bytes())).map_err(|_| EncodeError::Surrogates)
     }
 
     #[inline(always)]
@@ -151,16 +188,40 @@ impl<E: Emitter> Walker<E> {
             if value == -1 && !PyErr_Occurred().is_null() {
                 return Err(EncodeError::Raised);
             }
+            // The range first: it needs no load, and most ints are in it.
+            if !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&value) {
+                self.check_strict_integer()?;
+            }
             self.emitter.i64(value);
             return Ok(());
         }
         if overflow > 0 {
             let value = PyLong_AsUnsignedLongLong(obj);
             if value != u64::MAX || PyErr_Occurred().is_null() {
+                self.check_strict_integer()?;
                 self.emitter.u64(value);
                 return Ok(());
             }
             PyErr_Clear();
+        }
+        self.big_int(obj)
+    }
+
+    /// For an int beyond 53 bits: an error with `OPT_STRICT_INTEGER`.
+    #[cold]
+    #[inline(never)]
+    fn check_strict_integer(&self) -> Result {
+        if self.opts & options::STRICT_INTEGER != 0 {
+            return Err(EncodeError::StrictIntegerRange);
+        }
+        Ok(())
+    }
+
+    /// An int beyond 64 bits: `default`'s with `OPT_PASSTHROUGH_BIG_INT`, else an error.
+    #[cold]
+    unsafe fn big_int(&mut self, obj: *mut PyObject) -> Result {
+        if self.opts & options::PASSTHROUGH_BIG_INT != 0 {
+            return self.call_default(obj);
         }
         Err(EncodeError::IntegerRange)
     }
@@ -254,6 +315,22 @@ impl<E: Emitter> Walker<E> {
         }
         self.enter()?;
         self.emitter.begin_map(len);
+        if self.opts & options::SORT_KEYS == 0 {
+            self.entries(obj, len)?;
+        } else {
+            self.sorted_entries(obj, len)?;
+        }
+        if dict_len(obj) != len {
+            return Err(EncodeError::ChangedSize("dict"));
+        }
+        self.emitter.end_map(len);
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The entries of a dict of `len` entries in insertion order.
+    #[inline(always)]
+    unsafe fn entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
         let mut pos: Py_ssize_t = 0;
         let mut key: *mut PyObject = core::ptr::null_mut();
         let mut value: *mut PyObject = core::ptr::null_mut();
@@ -262,17 +339,62 @@ impl<E: Emitter> Walker<E> {
             if i == len {
                 return Err(EncodeError::ChangedSize("dict"));
             }
-            self.emitter.map_key(i);
-            self.key(key)?;
-            self.emitter.map_value();
-            self.walk_item(value)?;
+            self.entry(i, key, value)?;
             i += 1;
         }
-        if i != len || dict_len(obj) != len {
+        if i != len {
             return Err(EncodeError::ChangedSize("dict"));
         }
-        self.emitter.end_map(len);
-        self.depth -= 1;
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
+        self.emitter.map_key(index);
+        self.key(key)?;
+        self.emitter.map_value();
+        self.walk_item(value)
+    }
+
+    /// The entries of a dict of `len` entries in key order (`OPT_SORT_KEYS`).
+    /// They are copied out first and held, as `default` may change the dict.
+    #[inline(never)]
+    unsafe fn sorted_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
+        let start = self.sorted.len();
+        let result = self.collect_entries(obj, len).and_then(|()| {
+            self.sorted[start..].sort_unstable_by(|a, b| compare_str(a.0, b.0));
+            (0..len).try_for_each(|i| {
+                let (key, value) = self.sorted[start + i];
+                self.entry(i, key, value)
+            })
+        });
+        for &(key, value) in &self.sorted[start..] {
+            Py_DECREF(key);
+            Py_DECREF(value);
+        }
+        self.sorted.truncate(start);
+        result
+    }
+
+    /// Pushes the dict's `len` entries onto `sorted`, each with its references
+    /// taken. No Python code runs meanwhile, so `len` stays exact. Keys are
+    /// checked here because only str keys can be compared.
+    unsafe fn collect_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
+        if self.sorted.try_reserve(len).is_err() {
+            PyErr_NoMemory();
+            return Err(EncodeError::Raised);
+        }
+        let mut pos: Py_ssize_t = 0;
+        let mut key: *mut PyObject = core::ptr::null_mut();
+        let mut value: *mut PyObject = core::ptr::null_mut();
+        while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+            if PyUnicode_Check(key) == 0 {
+                return Err(EncodeError::DictKeyNotStr);
+            }
+            Py_INCREF(key);
+            Py_INCREF(value);
+            self.sorted.push((key, value));
+        }
         Ok(())
     }
 
@@ -280,7 +402,10 @@ impl<E: Emitter> Walker<E> {
     unsafe fn key(&mut self, key: *mut PyObject) -> Result {
         if is_type(key, addr_of_mut!(PyUnicode_Type)) || PyUnicode_Check(key) != 0 {
             let text = text_of(key).ok_or(EncodeError::Raised)?;
-            return self.emitter.key(text).map_err(|_| EncodeError::Surrogates);
+            return match self.emitter.key(text) {
+                Ok(()) => Ok(()),
+                Err(SurrogateError) => self.replace_surrogates(key, E::key),
+            };
         }
         Err(EncodeError::DictKeyNotStr)
     }
