@@ -4,35 +4,12 @@ OPT_PASSTHROUGH_SUBCLASS, in both formats."""
 import pytest
 
 import orcodec
+from helpers import MyDict, MyFloat, MyInt, MyList, MyStr, Unsupported
 
 FORMATS = [
     pytest.param(orcodec.dumps, orcodec.JSONEncodeError, id="json"),
     pytest.param(orcodec.packb, orcodec.MsgpackEncodeError, id="msgpack"),
 ]
-
-
-class Unsupported:
-    pass
-
-
-class MyStr(str):
-    pass
-
-
-class MyInt(int):
-    pass
-
-
-class MyFloat(float):
-    pass
-
-
-class MyDict(dict):
-    pass
-
-
-class MyList(list):
-    pass
 
 
 @pytest.mark.parametrize("encode, error", FORMATS)

@@ -25,9 +25,9 @@ unsafe fn same_name(a: *mut PyObject, b: *mut PyObject) -> bool {
 
 impl Call {
     /// Fills `slots` from positional and keyword arguments. `names[i]` is the
-    /// interned name of slot `i`; the first `positional` slots may be given by
-    /// position, the rest only by keyword when `positional < names.len()` and
-    /// `keywords_by_position` is false. Slot 0 is required.
+    /// interned name of slot `i`. The first `positional` slots may be given by
+    /// position; every slot but the first may be given by keyword. Slot 0 (the
+    /// object) is required and positional-only.
     pub unsafe fn parse<const N: usize>(
         &self,
         function: &str,

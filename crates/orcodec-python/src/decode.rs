@@ -109,6 +109,16 @@ unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject, byt
     Raised
 }
 
+/// `JSONDecodeError(msg, "", 0)`, for input that is no text at all.
+#[cold]
+unsafe fn raise_json_error_without_doc(msg: &str) {
+    let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
+    if !empty.is_null() {
+        raise_json_error(msg, &[], empty, 0);
+        Py_DECREF(empty);
+    }
+}
+
 /// Turns a failed decode into the format's exception (builder failures have
 /// one set already).
 #[inline(always)]
@@ -139,21 +149,14 @@ pub unsafe extern "C" fn loads(
     let input = match borrow_input(obj, true) {
         Ok(Some(input)) => input,
         Ok(None) => {
-            let kind = state().json_decode_error;
-            let msg = "Input must be bytes, bytearray, memoryview, or str";
-            let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
-            raise_json_error(msg, &[], empty, 0);
-            Py_XDECREF(empty);
-            let _ = kind;
+            raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
             return core::ptr::null_mut();
         }
         Err(Raised) => {
+            // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
             if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
                 PyErr_Clear();
-                let msg = "str is not valid UTF-8: surrogates not allowed";
-                let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
-                raise_json_error(msg, &[], empty, 0);
-                Py_XDECREF(empty);
+                raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
             }
             return core::ptr::null_mut();
         }
