@@ -326,3 +326,14 @@ class Unsupported:
 
     def __repr__(self) -> str:
         return "Unsupported()"
+
+
+def depth_of(obj) -> int:
+    """Nesting depth of a decoded chain of single-item lists/dicts (iterative, so any depth)."""
+    depth = 0
+    while isinstance(obj, (list, dict)):
+        depth += 1
+        if not obj:
+            break
+        obj = obj[0] if isinstance(obj, list) else next(iter(obj.values()))
+    return depth

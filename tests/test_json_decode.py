@@ -10,6 +10,7 @@ import pytest
 
 import orcodec
 from helpers import (
+    depth_of,
     INT_BOUNDARIES,
     assert_strict_equal,
     random_doubles,
@@ -540,22 +541,12 @@ def _nested_text(depth: int, kind: str) -> str:
     return "".join(opens) + "".join(reversed(closes))
 
 
-def _depth_of(obj) -> int:
-    depth = 0
-    while isinstance(obj, (list, dict)):
-        depth += 1
-        if not obj:
-            break
-        obj = obj[0] if isinstance(obj, list) else next(iter(obj.values()))
-    return depth
-
-
 @pytest.mark.parametrize("kind", ["array", "object", "mixed"])
 @pytest.mark.parametrize("depth", [1, 2, 100, 1023, 1024])
 def test_depth_within_limit(kind, depth):
     text = _nested_text(depth, kind)
     result = orcodec.loads(text)
-    assert _depth_of(result) == depth
+    assert depth_of(result) == depth
 
 
 @pytest.mark.parametrize("kind", ["array", "object", "mixed"])
@@ -587,7 +578,7 @@ def test_100000_balanced_brackets():
 def test_parser_usable_after_depth_error():
     with pytest.raises(orcodec.JSONDecodeError):
         orcodec.loads("[" * 1025 + "]" * 1025)
-    assert _depth_of(orcodec.loads("[" * 1024 + "]" * 1024)) == 1024
+    assert depth_of(orcodec.loads("[" * 1024 + "]" * 1024)) == 1024
 
 
 # --------------------------------------------------------------------------------------

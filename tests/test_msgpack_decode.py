@@ -13,6 +13,7 @@ import pytest
 
 import orcodec
 from helpers import INT_BOUNDARIES, assert_strict_equal
+from helpers import depth_of
 
 # --------------------------------------------------------------------------------------
 # Hand-built encodings
@@ -563,16 +564,6 @@ def _nested_maps(depth: int) -> bytes:
     return b"\x81\xa1a" * (depth - 1) + b"\x80"
 
 
-def _depth_of(obj) -> int:
-    depth = 0
-    while isinstance(obj, (list, dict)):
-        depth += 1
-        if not obj:
-            break
-        obj = obj[0] if isinstance(obj, list) else next(iter(obj.values()))
-    return depth
-
-
 @pytest.mark.parametrize("depth", [1, 2, 100, 1023, 1024])
 @pytest.mark.parametrize("kind", ["fixarray", "array16", "array32", "fixmap"])
 def test_depth_within_limit(depth, kind):
@@ -582,7 +573,7 @@ def test_depth_within_limit(depth, kind):
         "array32": lambda: _nested_arrays(depth, b"\xdd\x00\x00\x00\x01"),
         "fixmap": lambda: _nested_maps(depth),
     }[kind]()
-    assert _depth_of(_decode(data)) == depth
+    assert depth_of(_decode(data)) == depth
 
 
 @pytest.mark.parametrize("depth", [1025, 1026, 100_000])
@@ -603,7 +594,7 @@ def test_100000_array_headers_without_payload():
 
 def test_decoder_usable_after_depth_error():
     _error(_nested_arrays(1025))
-    assert _depth_of(orcodec.unpackb(_nested_arrays(1024))) == 1024
+    assert depth_of(orcodec.unpackb(_nested_arrays(1024))) == 1024
 
 
 # --------------------------------------------------------------------------------------
