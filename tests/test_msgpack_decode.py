@@ -12,8 +12,7 @@ import msgpack
 import pytest
 
 import orcodec
-from helpers import INT_BOUNDARIES, assert_strict_equal
-from helpers import depth_of
+from helpers import INT_BOUNDARIES, assert_strict_equal, depth_of
 
 # --------------------------------------------------------------------------------------
 # Hand-built encodings
