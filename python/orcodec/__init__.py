@@ -6,6 +6,8 @@ ormsgpack's, and both formats share one set of ``OPT_*`` flags and one
 """
 
 from ._orcodec import (
+    Ext,
+    Fragment,
     JSONDecodeError,
     JSONEncodeError,
     MsgpackDecodeError,
@@ -39,6 +41,8 @@ from ._orcodec import (
 )
 
 __all__ = [
+    "Ext",
+    "Fragment",
     "JSONDecodeError",
     "JSONEncodeError",
     "MsgpackDecodeError",

@@ -24,8 +24,20 @@ pub trait Builder {
     fn key(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
     /// Binary data (MessagePack bin).
     fn bytes(&mut self, value: &[u8]) -> Result<Self::Value, Self::Error>;
+    /// A MessagePack extension value; `None` when the builder has no use for
+    /// this tag (the decoder then reports an unsupported extension).
+    fn ext(&mut self, _tag: i8, _data: &[u8]) -> Result<Option<Self::Value>, Self::Error> {
+        Ok(None)
+    }
+    /// A MessagePack timestamp (extension -1), when the decoder was asked to
+    /// decode them: seconds since the Unix epoch and nanoseconds (< 10**9).
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Self::Value, Self::Error>;
     /// An array made of `items`, in order.
     fn array(&mut self, items: &mut Vec<Self::Value>, start: usize) -> Result<Self::Value, Self::Error>;
+    /// An array used as (part of) a map key, where the value must be hashable.
+    fn tuple(&mut self, items: &mut Vec<Self::Value>, start: usize) -> Result<Self::Value, Self::Error> {
+        self.array(items, start)
+    }
     /// A map made of `items[start..]`, alternating key and value.
     fn map(&mut self, items: &mut Vec<Self::Value>, start: usize) -> Result<Self::Value, Self::Error>;
 }

@@ -10,6 +10,9 @@ pub trait Emitter {
     /// Whether the format has a binary type. Without one (JSON), the walker
     /// sends `bytes`-like objects to `default` instead of calling `bin`.
     const HAS_BIN: bool;
+    /// Whether map keys may be any value (MessagePack). Without it (JSON), the
+    /// walker turns non-str keys into text and calls `key`/`ascii_key`.
+    const NATIVE_KEYS: bool;
 
     fn null(&mut self);
     fn bool(&mut self, value: bool);
@@ -21,6 +24,15 @@ pub trait Emitter {
     fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
     /// Binary data; only called when `HAS_BIN`.
     fn bin(&mut self, value: &[u8]);
+    /// ASCII text with nothing to escape (formatted dates, UUIDs, numbers as
+    /// keys): the walker vouches for it, so no scan is needed.
+    fn ascii(&mut self, value: &[u8]);
+    /// A map key of such ASCII text.
+    fn ascii_key(&mut self, value: &[u8]);
+    /// Content already encoded in this format, copied verbatim (`Fragment`).
+    fn raw(&mut self, value: &[u8]);
+    /// An extension value (tag, payload); only called when `HAS_BIN`.
+    fn ext(&mut self, tag: i8, data: &[u8]);
 
     /// An array of exactly `len` items follows: `array_item` before each, then `end_array`.
     fn begin_array(&mut self, len: usize);

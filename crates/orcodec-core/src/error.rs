@@ -21,7 +21,11 @@ pub enum DecodeErrorKind {
     ReservedType(u8),
     LengthBeyondInput { what: &'static str, declared: u64, available: u64 },
     NonStrKey,
+    /// A map used as a map key (with non-str keys allowed): not hashable.
+    MapKey,
     ExtensionType(i8),
+    /// An extension -1 whose payload is not one of the timestamp forms.
+    InvalidTimestamp { len: usize },
 }
 
 /// A decoder failure at `offset` bytes into the input.
@@ -76,7 +80,12 @@ impl fmt::Display for DecodeErrorKind {
                 };
                 write!(f, "{what} declares {declared} {unit} but only {available} bytes of input remain")
             }
-            NonStrKey => f.write_str("map key must be str"),
+            NonStrKey => f.write_str("map key must be str (pass OPT_NON_STR_KEYS to allow other keys)"),
+            MapKey => f.write_str("map key must not be a map"),
+            InvalidTimestamp { len } => write!(
+                f,
+                "invalid timestamp extension: {len} bytes of payload (must be 4, 8 or 12, with nanoseconds below 10**9)"
+            ),
             ExtensionType(tag) => write!(
                 f,
                 "extension type {tag} is not supported (pass ext_hook to decode it)"

@@ -470,6 +470,16 @@ pub(crate) mod tests {
         fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
             Ok(format!("b{v:?}"))
         }
+        fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<String>, ()> {
+            // Tag 42 stands for "a tag the builder knows" in the tests.
+            Ok((tag == 42).then(|| format!("x{tag}{data:?}")))
+        }
+        fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<String, ()> {
+            Ok(format!("t{seconds}.{nanoseconds:09}"))
+        }
+        fn tuple(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+            Ok(format!("({})", items.drain(start..).collect::<Vec<_>>().join(",")))
+        }
         fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
             Ok(format!("[{}]", items.drain(start..).collect::<Vec<_>>().join(",")))
         }

@@ -199,6 +199,21 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
     Ok(())
 }
 
+/// Writes ASCII text that needs no escaping, quoted.
+#[inline]
+pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
+    debug_assert!(text.iter().all(|&b| b >= 0x20 && b < 0x80 && b != b'"' && b != b'\\'));
+    out.reserve(text.len() + 2);
+    // SAFETY: `len + 2` bytes reserved just above.
+    unsafe {
+        let at = out.tail();
+        *at = b'"';
+        core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(1), text.len());
+        *at.add(text.len() + 1) = b'"';
+        out.advance(text.len() + 2);
+    }
+}
+
 #[inline]
 pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
     out.extend(itoa::Buffer::new().format(value).as_bytes());
@@ -295,6 +310,7 @@ impl<S: Sink, const PRETTY: bool> JsonWriter<S, PRETTY> {
 
 impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     const HAS_BIN: bool = false;
+    const NATIVE_KEYS: bool = false;
 
     #[inline(always)]
     fn null(&mut self) {
@@ -323,6 +339,21 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline(always)]
     fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
         write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii(&mut self, value: &[u8]) {
+        write_ascii(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii_key(&mut self, value: &[u8]) {
+        write_ascii(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn raw(&mut self, value: &[u8]) {
+        self.out.extend(value)
+    }
+    fn ext(&mut self, _tag: i8, _data: &[u8]) {
+        unreachable!("the walker sends extension types to default in JSON")
     }
     fn bin(&mut self, _value: &[u8]) {
         unreachable!("JSON has no binary type; the walker checks HAS_BIN")

@@ -10,6 +10,7 @@
 //! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to UTF-8.
 
 pub mod build;
+pub mod datetime;
 pub mod emit;
 pub mod error;
 pub mod json_scanner;

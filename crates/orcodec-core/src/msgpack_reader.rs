@@ -8,11 +8,50 @@ use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
 /// An open array or map: items still to read (a map counts keys and values)
-/// and where its items start on the value stack.
+/// and where its items start on the value stack. `in_key`: an array inside a
+/// map key, built as a tuple.
 struct Frame {
     is_map: bool,
+    in_key: bool,
     remaining: usize,
     start: usize,
+}
+
+/// What the decoder accepts beyond the plain data model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// Map keys of any type but map (arrays in keys become tuples); else str only.
+    pub non_str_keys: bool,
+    /// Extension -1 decoded as a timestamp (`Builder::timestamp`); else it is
+    /// an extension like any other.
+    pub timestamps: bool,
+}
+
+/// Where the next item goes, which decides what it may be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Value,
+    /// Directly a map key.
+    Key,
+    /// Inside an array that is (part of) a map key.
+    InKey,
+}
+
+/// Seconds and nanoseconds of a timestamp extension payload (4, 8 or 12 bytes).
+pub fn decode_timestamp(data: &[u8]) -> Option<(i64, u32)> {
+    let (seconds, nanoseconds) = match data.len() {
+        4 => (u32::from_be_bytes(data.try_into().ok()?) as i64, 0),
+        8 => {
+            let packed = u64::from_be_bytes(data.try_into().ok()?);
+            ((packed & ((1 << 34) - 1)) as i64, (packed >> 34) as u32)
+        }
+        12 => (
+            i64::from_be_bytes(data[4..].try_into().ok()?),
+            u32::from_be_bytes(data[..4].try_into().ok()?),
+        ),
+        _ => return None,
+    };
+    (nanoseconds < 1_000_000_000).then_some((seconds, nanoseconds))
 }
 
 struct Reader<'a> {
@@ -72,7 +111,7 @@ enum Item<V> {
 }
 
 /// Decodes one MessagePack value from `input`; bytes after it are an error.
-pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::Error>> {
+pub fn read<B: Builder>(input: &[u8], b: &mut B, opts: ReadOptions) -> Result<B::Value, Failure<B::Error>> {
     let mut r = Reader { input, pos: 0 };
     let mut stack: Vec<B::Value> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
@@ -80,11 +119,19 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::
         return err(Kind::EmptyDocument, 0);
     }
     loop {
-        let want_key = matches!(frames.last(), Some(f) if f.is_map && f.remaining % 2 == 0);
-        let item = read_item(&mut r, b, want_key)?;
+        let slot = match frames.last() {
+            Some(f) if f.in_key => Slot::InKey,
+            Some(f) if f.is_map && f.remaining % 2 == 0 => Slot::Key,
+            _ => Slot::Value,
+        };
+        let item = read_item(&mut r, b, slot, opts)?;
         let value = match item {
             Item::Value(v) => v,
             Item::Container { is_map, len, header } => {
+                if is_map && slot != Slot::Value {
+                    return err(Kind::MapKey, header);
+                }
+                let in_key = slot != Slot::Value;
                 let needed = if is_map { len.saturating_mul(2) } else { len };
                 let available = input.len() - r.pos;
                 if needed > available {
@@ -101,11 +148,10 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::
                 }
                 if len == 0 {
                     let start = stack.len();
-                    if is_map { b.map(&mut stack, start) } else { b.array(&mut stack, start) }
-                        .map_err(Failure::Build)?
+                    close(b, &mut stack, is_map, in_key, start)?
                 } else {
                     stack.reserve(needed);
-                    frames.push(Frame { is_map, remaining: needed, start: stack.len() });
+                    frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
                     continue;
                 }
             }
@@ -126,25 +172,48 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::
             if frame.remaining != 0 {
                 break;
             }
-            let (is_map, start) = (frame.is_map, frame.start);
+            let (is_map, in_key, start) = (frame.is_map, frame.in_key, frame.start);
             frames.pop();
-            let container = if is_map { b.map(&mut stack, start) } else { b.array(&mut stack, start) }
-                .map_err(Failure::Build)?;
+            let container = close(b, &mut stack, is_map, in_key, start)?;
             stack.push(container);
         }
     }
 }
 
+/// Builds the container whose items are `stack[start..]`.
+#[inline(always)]
+fn close<B: Builder>(
+    b: &mut B,
+    stack: &mut Vec<B::Value>,
+    is_map: bool,
+    in_key: bool,
+    start: usize,
+) -> Result<B::Value, Failure<B::Error>> {
+    if is_map {
+        b.map(stack, start)
+    } else if in_key {
+        b.tuple(stack, start)
+    } else {
+        b.array(stack, start)
+    }
+    .map_err(Failure::Build)
+}
+
 /// Reads one header (and a scalar's body) at the reader's position.
 #[inline(always)]
-fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Result<Item<B::Value>, Failure<B::Error>> {
+fn read_item<B: Builder>(
+    r: &mut Reader<'_>,
+    b: &mut B,
+    slot: Slot,
+    opts: ReadOptions,
+) -> Result<Item<B::Value>, Failure<B::Error>> {
     let at = r.pos;
     let Some(&marker) = r.input.get(at) else {
         return err(Kind::UnexpectedEnd, at);
     };
     r.pos += 1;
     let is_str = matches!(marker, 0xa0..=0xbf | 0xd9..=0xdb);
-    if want_key && !is_str {
+    if slot == Slot::Key && !is_str && !opts.non_str_keys {
         return err(Kind::NonStrKey, at);
     }
     let built = match marker {
@@ -162,7 +231,7 @@ fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Resul
             let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
                 return err(Kind::InvalidUtf8, at);
             };
-            if want_key { b.key(text) } else { b.str(text) }
+            if slot == Slot::Key { b.key(text) } else { b.str(text) }
         }
         0xc0 => b.null(),
         0xc1 => return err(Kind::ReservedType(marker), at),
@@ -178,8 +247,19 @@ fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Resul
                 _ => 1 << (marker - 0xd4),
             };
             let tag = r.take::<1, B::Error>(at)?[0] as i8;
-            r.body(len, "ext", at)?;
-            return err(Kind::ExtensionType(tag), at);
+            let data = r.body(len, "ext", at)?;
+            if tag == -1 && opts.timestamps {
+                let Some((seconds, nanoseconds)) = decode_timestamp(data) else {
+                    return err(Kind::InvalidTimestamp { len }, at);
+                };
+                b.timestamp(seconds, nanoseconds)
+            } else {
+                match b.ext(tag, data) {
+                    Ok(Some(value)) => Ok(value),
+                    Ok(None) => return err(Kind::ExtensionType(tag), at),
+                    Err(e) => Err(e),
+                }
+            }
         }
         0xca => b.f64(f32::from_be_bytes(r.take(at)?) as f64),
         0xcb => b.f64(f64::from_be_bytes(r.take(at)?)),
@@ -205,12 +285,23 @@ mod tests {
     use super::*;
     use crate::json_scanner::tests::Echo;
 
+    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };
+
     fn ok(b: &[u8]) -> String {
-        read(b, &mut Echo).unwrap_or_else(|e| panic!("{b:x?}: {e:?}"))
+        ok_with(b, PLAIN)
+    }
+
+    fn ok_with(b: &[u8], opts: ReadOptions) -> String {
+        read(b, &mut Echo, opts).unwrap_or_else(|e| panic!("{b:x?}: {e:?}"))
     }
 
     fn fail(b: &[u8]) -> (Kind, usize) {
-        match read(b, &mut Echo) {
+        fail_with(b, PLAIN)
+    }
+
+    fn fail_with(b: &[u8], opts: ReadOptions) -> (Kind, usize) {
+        match read(b, &mut Echo, opts) {
             Err(Failure::Syntax(e)) => (e.kind, e.offset),
             other => panic!("{b:x?} gave {other:?}"),
         }
@@ -271,10 +362,52 @@ mod tests {
     }
 
     #[test]
+    fn extensions_go_to_the_builder() {
+        assert_eq!(ok(&[0xd4, 42, 7]), "x42[7]");
+        assert_eq!(ok(&[0x92, 0xc7, 0, 42, 0x01]), "[x42[],u1]");
+        assert_eq!(fail(&[0x91, 0xd4, 5, 7]), (Kind::ExtensionType(5), 1));
+        // Without `timestamps`, -1 is an extension like any other.
+        assert_eq!(fail(&[0xd6, 0xff, 0, 0, 0, 1]), (Kind::ExtensionType(-1), 0));
+    }
+
+    #[test]
+    fn timestamps_in_all_three_forms() {
+        let ts = |b: &[u8]| ok_with(b, ALL);
+        assert_eq!(ts(&[0xd6, 0xff, 0, 0, 0, 1]), "t1.000000000");
+        assert_eq!(ts(&[0xd6, 0xff, 0xff, 0xff, 0xff, 0xff]), "t4294967295.000000000");
+        // 64-bit: nanoseconds in the top 30 bits, seconds in the low 34.
+        let packed: u64 = (5_000 << 34) | (1 << 33);
+        let mut b = vec![0xd7, 0xff];
+        b.extend(packed.to_be_bytes());
+        assert_eq!(ts(&b), "t8589934592.000005000");
+        let mut b = vec![0xc7, 12, 0xff];
+        b.extend(7u32.to_be_bytes());
+        b.extend((-1i64).to_be_bytes());
+        assert_eq!(ts(&b), "t-1.000000007");
+        assert_eq!(fail_with(&[0xd5, 0xff, 0, 1], ALL), (Kind::InvalidTimestamp { len: 2 }, 0));
+        let mut too_many_nanos = vec![0xc7, 12, 0xff];
+        too_many_nanos.extend(1_000_000_000u32.to_be_bytes());
+        too_many_nanos.extend(0i64.to_be_bytes());
+        assert_eq!(fail_with(&too_many_nanos, ALL), (Kind::InvalidTimestamp { len: 12 }, 0));
+    }
+
+    #[test]
+    fn non_str_keys_when_asked() {
+        assert_eq!(ok_with(&[0x81, 0x01, 0x02], ALL), "{u1:u2}");
+        assert_eq!(ok_with(&[0x81, 0xc0, 0xc3], ALL), "{null:true}");
+        // Arrays in keys are tuples, nested ones too; strings inside are plain values.
+        assert_eq!(ok_with(&[0x81, 0x92, 0x01, 0x91, 0xa1, b'a', 0x03], ALL), "{(u1,(\"a\")):u3}");
+        assert_eq!(ok_with(&[0x81, 0x90, 0x91, 0x90], ALL), "{():[[]]}");
+        assert_eq!(fail_with(&[0x81, 0x80, 0x01], ALL), (Kind::MapKey, 1));
+        assert_eq!(fail_with(&[0x81, 0x91, 0x80, 0x01], ALL), (Kind::MapKey, 2));
+        assert_eq!(fail(&[0x81, 0x91, 0x01, 0x01]), (Kind::NonStrKey, 1));
+    }
+
+    #[test]
     fn depth_limit() {
         let mut ok_depth = vec![0x91; 1024];
         ok_depth.push(0xc0);
-        assert!(read(&ok_depth, &mut Echo).is_ok());
+        assert!(read(&ok_depth, &mut Echo, PLAIN).is_ok());
         let mut too_deep = vec![0x91; 1025];
         too_deep.push(0xc0);
         assert_eq!(fail(&too_deep), (Kind::DepthLimit, 1024));
@@ -284,6 +417,6 @@ mod tests {
         assert_eq!(fail(&empty_inside), (Kind::DepthLimit, 1024));
         let mut ok_empty = vec![0x91; 1023];
         ok_empty.push(0x80);
-        assert!(read(&ok_empty, &mut Echo).is_ok());
+        assert!(read(&ok_empty, &mut Echo, PLAIN).is_ok());
     }
 }

@@ -125,6 +125,46 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
     Ok(())
 }
 
+/// Writes ASCII text (shorter than 2**32 bytes) as str.
+#[inline]
+pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
+    let len = text.len();
+    let header = str_header_len(len);
+    out.reserve(header + len);
+    // SAFETY: `header + len` bytes reserved just above.
+    unsafe {
+        let at = out.tail();
+        put_str_header(at, len);
+        core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(header), len);
+        out.advance(header + len);
+    }
+}
+
+/// Writes an extension value: fixext for payloads of 1, 2, 4, 8 and 16 bytes,
+/// else ext8/16/32, as msgpack-python does. `data` is shorter than 2**32 bytes.
+#[inline]
+pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
+    let len = data.len();
+    let tag = tag as u8;
+    match len {
+        1 => put(out, [0xd4, tag]),
+        2 => put(out, [0xd5, tag]),
+        4 => put(out, [0xd6, tag]),
+        8 => put(out, [0xd7, tag]),
+        16 => put(out, [0xd8, tag]),
+        0..=0xff => put(out, [0xc7, len as u8, tag]),
+        0x100..=0xffff => {
+            let b = (len as u16).to_be_bytes();
+            put(out, [0xc8, b[0], b[1], tag])
+        }
+        _ => {
+            let b = (len as u32).to_be_bytes();
+            put(out, [0xc9, b[0], b[1], b[2], b[3], tag])
+        }
+    }
+    out.extend(data);
+}
+
 #[inline]
 pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
     let len = data.len();
@@ -176,6 +216,7 @@ impl<S: Sink> MsgpackWriter<S> {
 
 impl<S: Sink> Emitter for MsgpackWriter<S> {
     const HAS_BIN: bool = true;
+    const NATIVE_KEYS: bool = true;
 
     #[inline(always)]
     fn null(&mut self) {
@@ -208,6 +249,22 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline(always)]
     fn bin(&mut self, value: &[u8]) {
         write_bin(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii(&mut self, value: &[u8]) {
+        write_ascii(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii_key(&mut self, value: &[u8]) {
+        write_ascii(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn raw(&mut self, value: &[u8]) {
+        self.out.extend(value)
+    }
+    #[inline]
+    fn ext(&mut self, tag: i8, data: &[u8]) {
+        write_ext(&mut self.out, tag, data)
     }
     #[inline(always)]
     fn begin_array(&mut self, len: usize) {
@@ -296,6 +353,45 @@ mod tests {
                 let latin: Vec<u8> = s.chars().map(|c| c as u8).collect();
                 assert_eq!(str_bytes(Text::Ucs1(&latin)), got);
             }
+        }
+    }
+
+    #[test]
+    fn ext_forms_like_msgpack_python() {
+        let ext = |n: usize| {
+            let mut out = Vec::new();
+            write_ext(&mut out, 5, &vec![b'x'; n]);
+            out
+        };
+        for (n, head) in [
+            (0, &[0xc7, 0, 5][..]),
+            (1, &[0xd4, 5]),
+            (2, &[0xd5, 5]),
+            (3, &[0xc7, 3, 5]),
+            (4, &[0xd6, 5]),
+            (8, &[0xd7, 5]),
+            (16, &[0xd8, 5]),
+            (17, &[0xc7, 17, 5]),
+            (255, &[0xc7, 255, 5]),
+            (256, &[0xc8, 1, 0, 5]),
+            (65536, &[0xc9, 0, 1, 0, 0, 5]),
+        ] {
+            let out = ext(n);
+            assert_eq!(&out[..head.len()], head, "{n}");
+            assert_eq!(out.len(), head.len() + n);
+        }
+        let mut out = Vec::new();
+        write_ext(&mut out, -1, &[1, 2, 3, 4]);
+        assert_eq!(out, [0xd6, 0xff, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn ascii_uses_the_smallest_str_header() {
+        for (n, head) in [(0, &[0xa0][..]), (31, &[0xbf]), (32, &[0xd9, 32]), (256, &[0xda, 1, 0])] {
+            let mut out = Vec::new();
+            write_ascii(&mut out, &vec![b'a'; n]);
+            assert_eq!(&out[..head.len()], head);
+            assert_eq!(out.len(), head.len() + n);
         }
     }
 

@@ -6,7 +6,9 @@ use core::ffi::c_char;
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
 
-use crate::args::{parse_opts, Call};
+use crate::args::{none_to_null, parse_opts, Call};
+use crate::options;
+use orcodec_core::msgpack_reader::ReadOptions;
 use crate::errors::{raise, Raised};
 use crate::ffi::{bytearray_data, bytes_data};
 use crate::objects::{Owned, PyBuilder};
@@ -162,7 +164,7 @@ pub unsafe extern "C" fn loads(
         }
     };
     let bytes = input.bytes();
-    let result = orcodec_core::json_scanner::parse(bytes, &mut PyBuilder);
+    let result = orcodec_core::json_scanner::parse(bytes, &mut PyBuilder::new());
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
 }
 
@@ -174,13 +176,22 @@ pub unsafe extern "C" fn unpackb(
 ) -> *mut PyObject {
     let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, _ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
+    let Ok([obj, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
     else {
         return core::ptr::null_mut();
     };
-    if parse_opts(option, s.msgpack_decode_error).is_err() {
+    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+        return core::ptr::null_mut();
+    };
+    let ext_hook = none_to_null(ext_hook);
+    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
+        raise(s.msgpack_decode_error, "ext_hook must be callable");
         return core::ptr::null_mut();
     }
+    let read_opts = ReadOptions {
+        non_str_keys: opts & options::NON_STR_KEYS != 0,
+        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+    };
     let input = match borrow_input(obj, false) {
         Ok(Some(input)) => input,
         Ok(None) => {
@@ -189,6 +200,6 @@ pub unsafe extern "C" fn unpackb(
         }
         Err(Raised) => return core::ptr::null_mut(),
     };
-    let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder);
+    let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder { ext_hook }, read_opts);
     finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
 }

@@ -50,6 +50,18 @@ unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
         EncodeError::DefaultRecursionLimit => "default serializer exceeds recursion limit".into(),
         EncodeError::ChangedSize(what) => format!("{what} changed size during serialization"),
         EncodeError::TooLong => "object is too large for MessagePack (more than 2**32-1 items or bytes)".into(),
+        EncodeError::TimezoneRaised => {
+            raise_from_current(kind, "datetime's tzinfo.utcoffset() raised");
+            return;
+        }
+        EncodeError::BadUtcOffset => "datetime's tzinfo.utcoffset() did not return a timedelta or None".into(),
+        EncodeError::TimeWithTzinfo => "datetime.time must not have tzinfo set".into(),
+        EncodeError::DictKeyType(ty) => {
+            format!("Dict key must be a type serializable with OPT_NON_STR_KEYS, not {}", type_name(ty))
+        }
+        EncodeError::DictIntegerKeyRange => "Dict integer key must be within 64-bit range".into(),
+        EncodeError::ExtTagRange => "Extension type out of range (Ext tags are 0 to 127)".into(),
+        EncodeError::FragmentNotBytes => "Fragment contents must be bytes for MessagePack (str is JSON text)".into(),
     };
     raise(kind, &message);
 }

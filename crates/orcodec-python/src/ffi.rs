@@ -9,6 +9,9 @@ extern "C" {
     /// A dict allocated for `minused` entries, so filling it never resizes.
     /// Private, but stable across the CPython versions we build for.
     pub fn _PyDict_NewPresized(minused: Py_ssize_t) -> *mut PyObject;
+    /// `name` looked up along the type's MRO through CPython's attribute
+    /// cache: a borrowed reference or NULL, never an exception.
+    pub fn _PyType_Lookup(ty: *mut PyTypeObject, name: *mut PyObject) -> *mut PyObject;
 }
 
 /// The contents of a `bytes` object (or subclass), borrowed from it.

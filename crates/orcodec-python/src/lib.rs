@@ -5,17 +5,23 @@
 //! METH_FASTCALL functions, so a call costs no argument tuple or dict.
 
 mod args;
+mod dataclass;
+mod datetime;
 mod decode;
 mod encode;
 mod errors;
 mod ffi;
 mod keycache;
+mod keys;
 mod objects;
 mod options;
 mod output;
 mod pystr;
+mod pytypes;
 mod state;
+mod uuid;
 mod walk;
+mod wrappers;
 
 use core::ffi::{c_char, CStr};
 use core::ptr::{addr_of_mut, null_mut};
@@ -104,6 +110,11 @@ unsafe fn init_module() -> Option<*mut PyObject> {
     }
 
     // JSONDecodeError subclasses the stdlib's, so `except json.JSONDecodeError` works.
+    // datetime's C API: its types are checked and built directly.
+    PyDateTime_IMPORT();
+    if PyDateTimeAPI().is_null() {
+        return None;
+    }
     let json = PyImport_ImportModule(c"json".as_ptr());
     if json.is_null() {
         return None;
@@ -121,6 +132,16 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         kw_default: args::intern(c"default"),
         kw_option: args::intern(c"option"),
         kw_ext_hook: args::intern(c"ext_hook"),
+        str_utcoffset: args::intern(c"utcoffset"),
+        str_int: args::intern(c"int"),
+        str_value: args::intern(c"value"),
+        str_uuid: args::intern(c"uuid"),
+        str_enum: args::intern(c"enum"),
+        str_dataclasses: args::intern(c"dataclasses"),
+        str_dataclass_fields: args::intern(c"__dataclass_fields__"),
+        str_field_type: args::intern(c"_field_type"),
+        fragment_type: wrappers::new_fragment_type(),
+        ext_type: wrappers::new_ext_type(),
     };
     Py_DECREF(std_decode_error);
     let all = [
@@ -131,6 +152,16 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         st.kw_default,
         st.kw_option,
         st.kw_ext_hook,
+        st.str_utcoffset,
+        st.str_int,
+        st.str_value,
+        st.str_uuid,
+        st.str_enum,
+        st.str_dataclasses,
+        st.str_dataclass_fields,
+        st.str_field_type,
+        st.fragment_type as *mut PyObject,
+        st.ext_type as *mut PyObject,
     ];
     if all.iter().any(|p| p.is_null()) {
         return None;
@@ -142,6 +173,8 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         (c"JSONDecodeError", st.json_decode_error),
         (c"MsgpackEncodeError", st.msgpack_encode_error),
         (c"MsgpackDecodeError", st.msgpack_decode_error),
+        (c"Fragment", st.fragment_type as *mut PyObject),
+        (c"Ext", st.ext_type as *mut PyObject),
     ] {
         Py_INCREF(obj);
         if !add(module, name, obj) {

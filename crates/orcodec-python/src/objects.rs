@@ -58,7 +58,16 @@ pub unsafe fn new_str(text: &str) -> *mut PyObject {
 }
 
 /// Builds Python objects; errors mean a Python exception is set.
-pub struct PyBuilder;
+pub struct PyBuilder {
+    /// `unpackb`'s `ext_hook`, called as `ext_hook(tag, data)`; NULL for none.
+    pub ext_hook: *mut PyObject,
+}
+
+impl PyBuilder {
+    pub const fn new() -> Self {
+        PyBuilder { ext_hook: core::ptr::null_mut() }
+    }
+}
 
 impl Builder for PyBuilder {
     type Value = Owned;
@@ -107,6 +116,29 @@ impl Builder for PyBuilder {
         unsafe { Owned::new(PyBytes_FromStringAndSize(value.as_ptr() as *const _, value.len() as Py_ssize_t)) }
     }
 
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<Owned>, ()> {
+        if self.ext_hook.is_null() {
+            return Ok(None);
+        }
+        unsafe { call_ext_hook(self.ext_hook, tag, data).map(Some) }
+    }
+
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Owned, ()> {
+        unsafe { Owned::new(crate::datetime::datetime_from_timestamp(seconds, nanoseconds)) }
+    }
+
+    fn tuple(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        let n = items.len() - start;
+        // SAFETY: as for `array`, with a tuple.
+        unsafe {
+            let tuple = Owned::new(PyTuple_New(n as Py_ssize_t))?;
+            for (i, item) in items.drain(start..).enumerate() {
+                PyTuple_SET_ITEM(tuple.as_ptr(), i as Py_ssize_t, item.into_raw());
+            }
+            Ok(tuple)
+        }
+    }
+
     fn array(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
         let n = items.len() - start;
         // SAFETY: a new list of `n` NULL slots, each filled exactly once below
@@ -134,4 +166,21 @@ impl Builder for PyBuilder {
             Ok(dict)
         }
     }
+}
+
+/// `hook(tag, data)`; its exception becomes the `__cause__` of the decode error.
+#[cold]
+unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Owned, ()> {
+    let tag_obj = Owned::new(PyLong_FromLong(tag as _))?;
+    let data_obj = Owned::new(PyBytes_FromStringAndSize(data.as_ptr() as *const _, data.len() as Py_ssize_t))?;
+    let args = [tag_obj.as_ptr(), data_obj.as_ptr()];
+    let result = PyObject_Vectorcall(hook, args.as_ptr(), 2, core::ptr::null_mut());
+    if result.is_null() {
+        crate::errors::raise_from_current(
+            crate::state::state().msgpack_decode_error,
+            &format!("ext_hook raised for extension type {tag}"),
+        );
+        return Err(());
+    }
+    Owned::new(result)
 }

@@ -14,6 +14,17 @@ pub struct State {
     pub kw_default: *mut PyObject,
     pub kw_option: *mut PyObject,
     pub kw_ext_hook: *mut PyObject,
+    /// Interned attribute and module names the walker looks up.
+    pub str_utcoffset: *mut PyObject,
+    pub str_int: *mut PyObject,
+    pub str_value: *mut PyObject,
+    pub str_uuid: *mut PyObject,
+    pub str_enum: *mut PyObject,
+    pub str_dataclasses: *mut PyObject,
+    pub str_dataclass_fields: *mut PyObject,
+    pub str_field_type: *mut PyObject,
+    pub fragment_type: *mut PyTypeObject,
+    pub ext_type: *mut PyTypeObject,
 }
 
 struct Cell(UnsafeCell<State>);
@@ -30,6 +41,16 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     kw_default: null_mut(),
     kw_option: null_mut(),
     kw_ext_hook: null_mut(),
+    str_utcoffset: null_mut(),
+    str_int: null_mut(),
+    str_value: null_mut(),
+    str_uuid: null_mut(),
+    str_enum: null_mut(),
+    str_dataclasses: null_mut(),
+    str_dataclass_fields: null_mut(),
+    str_field_type: null_mut(),
+    fragment_type: null_mut(),
+    ext_type: null_mut(),
 }));
 
 /// The module state. Valid after `init` succeeded (the module cannot be used before).

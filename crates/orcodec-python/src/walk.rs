@@ -8,10 +8,16 @@ use orcodec_core::emit::Emitter;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
+use crate::dataclass::dataclass_fields;
+use crate::datetime::{date_text, time_text};
 use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
 use crate::pystr::text_of;
+use crate::pytypes::{is_enum_type, uuid_type};
+use crate::state::state;
+use crate::uuid::uuid_text;
+use crate::wrappers::{Ext, Fragment};
 
 /// Deepest container nesting the encoders accept (one past orjson's 254,
 /// ormsgpack's 255). Also what stops a container that contains itself.
@@ -40,6 +46,15 @@ pub enum EncodeError {
     DefaultRecursionLimit,
     ChangedSize(&'static str),
     TooLong,
+    /// A tzinfo's `utcoffset()` raised; that exception becomes the `__cause__`.
+    TimezoneRaised,
+    BadUtcOffset,
+    TimeWithTzinfo,
+    /// With `OPT_NON_STR_KEYS`, a key of a type that has no key form.
+    DictKeyType(*mut PyTypeObject),
+    DictIntegerKeyRange,
+    ExtTagRange,
+    FragmentNotBytes,
 }
 
 impl From<Raised> for EncodeError {
@@ -56,7 +71,7 @@ type Entry = (*mut PyObject, *mut PyObject);
 pub struct Walker<E: Emitter> {
     pub emitter: E,
     default: *mut PyObject,
-    opts: Opt,
+    pub(crate) opts: Opt,
     depth: u32,
     default_calls: u32,
     /// With `OPT_SORT_KEYS`, the entries of the dicts being walked, innermost
@@ -120,6 +135,12 @@ impl<E: Emitter> Walker<E> {
     /// Subclasses and everything that is not an exact builtin type.
     #[inline(never)]
     unsafe fn walk_other(&mut self, obj: *mut PyObject) -> Result {
+        let ty = Py_TYPE(obj);
+        // Before the subclass checks: IntEnum and StrEnum members are int and
+        // str subclasses, but are serialized (or passed through) as enums.
+        if is_enum_type(ty) {
+            return self.enum_member(obj);
+        }
         if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
             if PyUnicode_Check(obj) != 0 {
                 return self.str(obj);
@@ -152,7 +173,93 @@ impl<E: Emitter> Walker<E> {
                 return self.memoryview(obj);
             }
         }
+        if self.opts & options::PASSTHROUGH_DATETIME == 0 {
+            if PyDateTime_CheckExact(obj) != 0 {
+                return self.datetime(obj);
+            }
+            if PyDate_CheckExact(obj) != 0 {
+                self.emitter.ascii(date_text(obj).as_bytes());
+                return Ok(());
+            }
+            if PyTime_CheckExact(obj) != 0 {
+                self.emitter.ascii(time_text(obj, self.opts)?.as_bytes());
+                return Ok(());
+            }
+        }
+        let s = state();
+        if ty == s.fragment_type {
+            return self.fragment(obj);
+        }
+        if E::HAS_BIN && ty == s.ext_type {
+            return self.ext(obj);
+        }
+        if self.opts & options::PASSTHROUGH_UUID == 0 && ty == uuid_type() {
+            self.emitter.ascii(&uuid_text(obj)?);
+            return Ok(());
+        }
+        if self.opts & options::PASSTHROUGH_DATACLASS == 0 {
+            if let Some(fields) = dataclass_fields(obj) {
+                return self.dataclass(obj, fields);
+            }
+        }
         self.call_default(obj)
+    }
+
+    /// An enum member: its `value`, walked like any other object (so options
+    /// apply to it), or `default`'s with `OPT_PASSTHROUGH_ENUM`.
+    #[cold]
+    unsafe fn enum_member(&mut self, obj: *mut PyObject) -> Result {
+        if self.opts & options::PASSTHROUGH_ENUM != 0 {
+            return self.call_default(obj);
+        }
+        let value = PyObject_GetAttr(obj, state().str_value);
+        if value.is_null() {
+            return Err(EncodeError::Raised);
+        }
+        // Counted as a level: a `value` that returns the member itself stops
+        // at the depth limit instead of recursing forever.
+        let result = self.enter().and_then(|()| self.walk(value));
+        Py_DECREF(value);
+        result?;
+        self.leave();
+        Ok(())
+    }
+
+    /// Already-encoded content, copied as it is.
+    #[cold]
+    unsafe fn fragment(&mut self, obj: *mut PyObject) -> Result {
+        let contents = (*(obj as *mut Fragment)).contents;
+        if PyBytes_Check(contents) != 0 {
+            self.emitter.raw(bytes_data(contents));
+            return Ok(());
+        }
+        // str: JSON text only (MessagePack is binary).
+        if E::HAS_BIN {
+            return Err(EncodeError::FragmentNotBytes);
+        }
+        let mut len: Py_ssize_t = 0;
+        let data = PyUnicode_AsUTF8AndSize(contents, &mut len);
+        if data.is_null() {
+            PyErr_Clear();
+            return Err(EncodeError::Surrogates);
+        }
+        self.emitter.raw(core::slice::from_raw_parts(data as *const u8, len as usize));
+        Ok(())
+    }
+
+    /// A MessagePack extension value (`Ext`).
+    #[cold]
+    unsafe fn ext(&mut self, obj: *mut PyObject) -> Result {
+        let ext = &*(obj as *mut Ext);
+        if !(0..=127).contains(&ext.tag) {
+            return Err(EncodeError::ExtTagRange);
+        }
+        let data = bytes_data(ext.data);
+        if data.len() > orcodec_core::msgpack_writer::MAX_LEN {
+            return Err(EncodeError::TooLong);
+        }
+        self.emitter.ext(ext.tag as i8, data);
+        Ok(())
     }
 
     #[inline(always)]
@@ -247,12 +354,17 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    fn enter(&mut self) -> Result {
+    pub(crate) fn enter(&mut self) -> Result {
         if self.depth >= MAX_DEPTH {
             return Err(EncodeError::RecursionLimit);
         }
         self.depth += 1;
         Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
     }
 
     /// Walks a borrowed item of a container. When a `default` hook exists it can
@@ -304,7 +416,7 @@ impl<E: Emitter> Walker<E> {
             self.walk_item(item)?;
         }
         self.emitter.end_array(len);
-        self.depth -= 1;
+        self.leave();
         Ok(())
     }
 
@@ -317,14 +429,16 @@ impl<E: Emitter> Walker<E> {
         self.emitter.begin_map(len);
         if self.opts & options::SORT_KEYS == 0 {
             self.entries(obj, len)?;
-        } else {
+        } else if self.opts & options::NON_STR_KEYS == 0 {
             self.sorted_entries(obj, len)?;
+        } else {
+            self.sorted_mixed_entries(obj, len)?;
         }
         if dict_len(obj) != len {
             return Err(EncodeError::ChangedSize("dict"));
         }
         self.emitter.end_map(len);
-        self.depth -= 1;
+        self.leave();
         Ok(())
     }
 
@@ -399,13 +513,16 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    unsafe fn key(&mut self, key: *mut PyObject) -> Result {
+    pub(crate) unsafe fn key(&mut self, key: *mut PyObject) -> Result {
         if is_type(key, addr_of_mut!(PyUnicode_Type)) || PyUnicode_Check(key) != 0 {
             let text = text_of(key).ok_or(EncodeError::Raised)?;
             return match self.emitter.key(text) {
                 Ok(()) => Ok(()),
                 Err(SurrogateError) => self.replace_surrogates(key, E::key),
             };
+        }
+        if self.opts & options::NON_STR_KEYS != 0 {
+            return self.non_str_key(key);
         }
         Err(EncodeError::DictKeyNotStr)
     }

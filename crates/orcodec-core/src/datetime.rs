@@ -1,0 +1,175 @@
+//! Dates and times as bytes: RFC 3339 text like orjson's, calendar arithmetic,
+//! and the MessagePack timestamp extension's payload. Pure functions of the
+//! fields; reading them from Python objects is the extension's business.
+
+/// How to spell times and offsets (the datetime options).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    /// Leave out the fraction of a second.
+    pub omit_microseconds: bool,
+    /// Write a zero offset as `Z` rather than `+00:00`.
+    pub utc_z: bool,
+}
+
+/// Longest text: `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`.
+const MAX_TEXT: usize = 32;
+
+/// A formatted date/time: ASCII with nothing to escape.
+pub struct DateText {
+    bytes: [u8; MAX_TEXT],
+    len: usize,
+}
+
+impl DateText {
+    pub fn new() -> Self {
+        DateText { bytes: [0; MAX_TEXT], len: 0 }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    pub fn push(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+
+    /// `value` as exactly `width` decimal digits (it is below 10**width).
+    fn digits(&mut self, value: u32, width: usize) {
+        let mut v = value;
+        for i in (0..width).rev() {
+            self.bytes[self.len + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        self.len += width;
+    }
+
+    pub fn date(&mut self, year: i32, month: i32, day: i32) {
+        self.digits(year as u32, 4);
+        self.push(b'-');
+        self.digits(month as u32, 2);
+        self.push(b'-');
+        self.digits(day as u32, 2);
+    }
+
+    pub fn time(&mut self, hour: i32, minute: i32, second: i32, microsecond: i32, style: Style) {
+        self.digits(hour as u32, 2);
+        self.push(b':');
+        self.digits(minute as u32, 2);
+        self.push(b':');
+        self.digits(second as u32, 2);
+        if microsecond != 0 && !style.omit_microseconds {
+            self.push(b'.');
+            self.digits(microsecond as u32, 6);
+        }
+    }
+
+    /// `+HH:MM` / `-HH:MM` (seconds of the offset dropped, as orjson does), or
+    /// `Z` for a zero offset with `OPT_UTC_Z`.
+    pub fn offset(&mut self, seconds: i32, style: Style) {
+        if seconds == 0 && style.utc_z {
+            self.push(b'Z');
+            return;
+        }
+        self.push(if seconds < 0 { b'-' } else { b'+' });
+        let minutes = seconds.unsigned_abs() / 60;
+        self.digits(minutes / 60, 2);
+        self.push(b':');
+        self.digits(minutes % 60, 2);
+    }
+}
+
+/// Days from 1970-01-01 to the given proleptic Gregorian date.
+pub fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
+    // Years start in March so the leap day is the last day of a year.
+    let y = year as i64 - (month <= 2) as i64;
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let m = month as i64;
+    let day_of_year = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The date `days` after 1970-01-01: (year, month, day).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (year_of_era + era * 400 + (month <= 2) as i64, month, day)
+}
+
+/// The timestamp extension payload for `seconds` and `nanoseconds`, in the
+/// smallest of the three forms that holds them (as the spec lays out).
+pub fn timestamp_payload(seconds: i64, nanoseconds: u32, out: &mut [u8; 12]) -> &[u8] {
+    if seconds >> 34 == 0 {
+        if nanoseconds == 0 && seconds <= u32::MAX as i64 {
+            out[..4].copy_from_slice(&(seconds as u32).to_be_bytes());
+            return &out[..4];
+        }
+        let packed = ((nanoseconds as u64) << 34) | seconds as u64;
+        out[..8].copy_from_slice(&packed.to_be_bytes());
+        return &out[..8];
+    }
+    out[..4].copy_from_slice(&nanoseconds.to_be_bytes());
+    out[4..].copy_from_slice(&seconds.to_be_bytes());
+    &out[..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_like_orjson() {
+        let style = Style::default();
+        let mut t = DateText::new();
+        t.date(5, 1, 2);
+        t.push(b'T');
+        t.time(3, 4, 5, 60, style);
+        t.offset(-(5 * 3600 + 30 * 60), style);
+        assert_eq!(t.as_bytes(), b"0005-01-02T03:04:05.000060-05:30");
+        let mut t = DateText::new();
+        t.time(23, 59, 59, 999_999, Style { omit_microseconds: true, utc_z: true });
+        t.offset(0, Style { omit_microseconds: true, utc_z: true });
+        assert_eq!(t.as_bytes(), b"23:59:59Z");
+        // Seconds of an offset are dropped; the sign stays.
+        let mut t = DateText::new();
+        t.offset(-1, style);
+        t.offset(3661, style);
+        assert_eq!(t.as_bytes(), b"-00:00+01:01");
+        let mut t = DateText::new();
+        t.date(9999, 12, 31);
+        t.push(b'T');
+        t.time(23, 59, 59, 999_999, style);
+        t.offset(-(23 * 3600 + 59 * 60 + 59), style);
+        assert_eq!(t.len, MAX_TEXT);
+    }
+
+    #[test]
+    fn civil_days_round_trip() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1, 1, 1), -719_162);
+        assert_eq!(days_from_civil(9999, 12, 31), 2_932_896);
+        for days in (-719_162..=2_932_896).step_by(7) {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y as i32, m, d), days);
+        }
+    }
+
+    #[test]
+    fn timestamp_forms() {
+        let mut buf = [0u8; 12];
+        assert_eq!(timestamp_payload(1, 0, &mut buf), &[0, 0, 0, 1]);
+        assert_eq!(timestamp_payload(u32::MAX as i64 + 1, 0, &mut buf).len(), 8);
+        assert_eq!(timestamp_payload(0, 5, &mut buf).len(), 8);
+        assert_eq!(timestamp_payload(-1, 0, &mut buf).len(), 12);
+        assert_eq!(timestamp_payload(1 << 34, 0, &mut buf).len(), 12);
+    }
+}

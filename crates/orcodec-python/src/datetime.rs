@@ -1,0 +1,154 @@
+//! `datetime`, `date` and `time`: RFC 3339 text like orjson's (the same bytes),
+//! or for MessagePack with `OPT_DATETIME_AS_TIMESTAMP_EXT` the timestamp
+//! extension (type -1), and back again when decoding.
+
+use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, Style};
+use orcodec_core::emit::Emitter;
+use pyo3_ffi::*;
+
+use crate::options::{self, Opt};
+use crate::walk::{EncodeError, Walker};
+
+/// The UTC offset of an aware datetime in whole seconds (sub-second parts
+/// dropped, as orjson and ormsgpack do); None when it is naive, including a
+/// tzinfo whose `utcoffset()` returns None (Python treats that as naive too).
+unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
+    let tzinfo = PyDateTime_DATE_GET_TZINFO(obj);
+    if tzinfo == Py_None() {
+        return Ok(None);
+    }
+    if tzinfo == PyDateTime_TimeZone_UTC() {
+        return Ok(Some(0));
+    }
+    // `datetime.utcoffset()` asks the tzinfo the right way for every library
+    // (zoneinfo, pytz, dateutil, pendulum) and checks the result's range.
+    let delta = PyObject_CallMethodNoArgs(obj, crate::state::state().str_utcoffset);
+    if delta.is_null() {
+        return Err(EncodeError::TimezoneRaised);
+    }
+    let result = if delta == Py_None() {
+        None
+    } else if PyDelta_Check(delta) != 0 {
+        Some(PyDateTime_DELTA_GET_DAYS(delta) * 86_400 + PyDateTime_DELTA_GET_SECONDS(delta))
+    } else {
+        Py_DECREF(delta);
+        return Err(EncodeError::BadUtcOffset);
+    };
+    Py_DECREF(delta);
+    Ok(result)
+}
+
+/// The offset to write: the datetime's own, or UTC for a naive one with `OPT_NAIVE_UTC`.
+unsafe fn effective_offset(obj: *mut PyObject, opts: Opt) -> Result<Option<i32>, EncodeError> {
+    Ok(match utc_offset(obj)? {
+        None if opts & options::NAIVE_UTC != 0 => Some(0),
+        offset => offset,
+    })
+}
+
+fn style(opts: Opt) -> Style {
+    Style {
+        omit_microseconds: opts & options::OMIT_MICROSECONDS != 0,
+        utc_z: opts & options::UTC_Z != 0,
+    }
+}
+
+pub unsafe fn datetime_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
+    let offset = effective_offset(obj, opts)?;
+    let mut text = DateText::new();
+    text.date(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj), PyDateTime_GET_DAY(obj));
+    text.push(b'T');
+    text.time(
+        PyDateTime_DATE_GET_HOUR(obj),
+        PyDateTime_DATE_GET_MINUTE(obj),
+        PyDateTime_DATE_GET_SECOND(obj),
+        PyDateTime_DATE_GET_MICROSECOND(obj),
+        style(opts),
+    );
+    if let Some(seconds) = offset {
+        text.offset(seconds, style(opts));
+    }
+    Ok(text)
+}
+
+pub unsafe fn date_text(obj: *mut PyObject) -> DateText {
+    let mut text = DateText::new();
+    text.date(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj), PyDateTime_GET_DAY(obj));
+    text
+}
+
+pub unsafe fn time_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
+    if PyDateTime_TIME_GET_TZINFO(obj) != Py_None() {
+        return Err(EncodeError::TimeWithTzinfo);
+    }
+    let mut text = DateText::new();
+    text.time(
+        PyDateTime_TIME_GET_HOUR(obj),
+        PyDateTime_TIME_GET_MINUTE(obj),
+        PyDateTime_TIME_GET_SECOND(obj),
+        PyDateTime_TIME_GET_MICROSECOND(obj),
+        style(opts),
+    );
+    Ok(text)
+}
+
+impl<E: Emitter> Walker<E> {
+    /// An exact `datetime.datetime`.
+    pub(crate) unsafe fn datetime(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
+        if E::HAS_BIN && self.opts & options::DATETIME_AS_TIMESTAMP_EXT != 0 {
+            if let Some(offset) = effective_offset(obj, self.opts)? {
+                return self.timestamp(obj, offset);
+            }
+        }
+        let text = datetime_text(obj, self.opts)?;
+        self.emitter.ascii(text.as_bytes());
+        Ok(())
+    }
+
+    /// An aware datetime as the timestamp extension.
+    unsafe fn timestamp(&mut self, obj: *mut PyObject, offset: i32) -> Result<(), EncodeError> {
+        let days = days_from_civil(
+            PyDateTime_GET_YEAR(obj),
+            PyDateTime_GET_MONTH(obj) as u32,
+            PyDateTime_GET_DAY(obj) as u32,
+        );
+        let seconds = days * 86_400
+            + PyDateTime_DATE_GET_HOUR(obj) as i64 * 3600
+            + PyDateTime_DATE_GET_MINUTE(obj) as i64 * 60
+            + PyDateTime_DATE_GET_SECOND(obj) as i64
+            - offset as i64;
+        let nanoseconds = PyDateTime_DATE_GET_MICROSECOND(obj) as u32 * 1000;
+        let mut buf = [0u8; 12];
+        self.emitter.ext(-1, timestamp_payload(seconds, nanoseconds, &mut buf));
+        Ok(())
+    }
+}
+
+
+/// A UTC datetime from a decoded timestamp; None (with an exception set) when
+/// it falls outside `datetime`'s years 1 to 9999.
+pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut PyObject {
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400) as i32;
+    let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
+    if !(1..=9999).contains(&year) {
+        crate::errors::raise(
+            crate::state::state().msgpack_decode_error,
+            &format!("timestamp {seconds} is outside the range of datetime (years 1 to 9999)"),
+        );
+        return core::ptr::null_mut();
+    }
+    let api = &*PyDateTimeAPI();
+    (api.DateTime_FromDateAndTime)(
+        year as i32,
+        month as i32,
+        day as i32,
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60,
+        // Nanoseconds below a microsecond are dropped (datetime has no room).
+        (nanoseconds / 1000) as i32,
+        PyDateTime_TimeZone_UTC(),
+        api.DateTimeType,
+    )
+}

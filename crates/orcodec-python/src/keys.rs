@@ -1,0 +1,227 @@
+//! Dict keys that are not str, with `OPT_NON_STR_KEYS`.
+//!
+//! JSON keys are text, so such keys are written as orjson writes them: ints
+//! and floats as numbers (`NaN`/infinities as `null`), `true`/`false`/`null`,
+//! dates, times and UUIDs as their text, enum members as their value's key.
+//! MessagePack keys may be any value, so there they are written natively,
+//! like ormsgpack (tuples as arrays, bytes as bin).
+//!
+//! With `OPT_SORT_KEYS` too, entries are ordered by the key's text form in
+//! both formats (ormsgpack refuses the combination; orjson orders this way).
+
+use orcodec_core::emit::Emitter;
+use orcodec_core::json_writer::{write_f64, write_i64, write_u64};
+use pyo3_ffi::*;
+
+use crate::datetime::{date_text, datetime_text, time_text};
+use crate::pytypes::{is_enum_type, uuid_type};
+use crate::state::state;
+use crate::uuid::uuid_text;
+use crate::walk::{EncodeError, Walker};
+
+/// The text form of a non-str key.
+enum KeyText {
+    /// A str (the key's enum value): written through the str path, which
+    /// escapes and checks for surrogates. Holds a reference.
+    Str(*mut PyObject),
+    /// ASCII with nothing to escape.
+    Ascii(Vec<u8>),
+}
+
+impl Drop for KeyText {
+    fn drop(&mut self) {
+        if let KeyText::Str(obj) = *self {
+            // SAFETY: the reference was taken when the KeyText was made; the GIL is held.
+            unsafe { Py_DECREF(obj) }
+        }
+    }
+}
+
+impl KeyText {
+    unsafe fn sort_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        match self {
+            KeyText::Ascii(bytes) => Ok(bytes.clone()),
+            KeyText::Str(obj) => str_sort_bytes(*obj),
+        }
+    }
+}
+
+/// The bytes str keys are ordered by: UTF-8, with lone surrogates encoded as
+/// if they were characters, which keeps code point order.
+unsafe fn str_sort_bytes(obj: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
+    let encoded = PyUnicode_AsEncodedString(obj, c"utf-8".as_ptr(), c"surrogatepass".as_ptr());
+    if encoded.is_null() {
+        return Err(EncodeError::Raised);
+    }
+    let bytes = crate::ffi::bytes_data(encoded).to_vec();
+    Py_DECREF(encoded);
+    Ok(bytes)
+}
+
+fn ascii(text: &[u8]) -> KeyText {
+    KeyText::Ascii(text.to_vec())
+}
+
+impl<E: Emitter> Walker<E> {
+    /// A key that is not a str (`OPT_NON_STR_KEYS` is set).
+    #[cold]
+    pub(crate) unsafe fn non_str_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        if E::NATIVE_KEYS {
+            return self.native_key(key);
+        }
+        match self.key_text(key)? {
+            KeyText::Str(obj) => self.key(obj),
+            KeyText::Ascii(ref bytes) => {
+                self.emitter.ascii_key(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// MessagePack: the key as a value, for the types that can be keys.
+    unsafe fn native_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        let ty = Py_TYPE(key);
+        let allowed = key == Py_None()
+            || PyLong_Check(key) != 0
+            || PyFloat_Check(key) != 0
+            || PyBytes_Check(key) != 0
+            || PyTuple_Check(key) != 0
+            || PyDate_Check(key) != 0
+            || PyTime_Check(key) != 0
+            || ty == uuid_type()
+            || is_enum_type(ty);
+        if !allowed {
+            return Err(EncodeError::DictKeyType(ty));
+        }
+        self.walk(key)
+    }
+
+    /// JSON: the text a non-str key is written as.
+    unsafe fn key_text(&mut self, key: *mut PyObject) -> Result<KeyText, EncodeError> {
+        if PyUnicode_Check(key) != 0 {
+            Py_INCREF(key);
+            return Ok(KeyText::Str(key));
+        }
+        if key == Py_None() {
+            return Ok(ascii(b"null"));
+        }
+        if PyBool_Check(key) != 0 {
+            return Ok(ascii(if key == Py_True() { b"true" } else { b"false" }));
+        }
+        if PyLong_Check(key) != 0 {
+            return int_key_text(key);
+        }
+        if PyFloat_Check(key) != 0 {
+            let mut text = Vec::new();
+            write_f64(&mut text, PyFloat_AS_DOUBLE(key));
+            return Ok(KeyText::Ascii(text));
+        }
+        if PyDateTime_CheckExact(key) != 0 {
+            return Ok(ascii(datetime_text(key, self.opts)?.as_bytes()));
+        }
+        if PyDate_CheckExact(key) != 0 {
+            return Ok(ascii(date_text(key).as_bytes()));
+        }
+        if PyTime_CheckExact(key) != 0 {
+            return Ok(ascii(time_text(key, self.opts)?.as_bytes()));
+        }
+        let ty = Py_TYPE(key);
+        if ty == uuid_type() {
+            return Ok(ascii(&uuid_text(key)?));
+        }
+        if is_enum_type(ty) {
+            let value = PyObject_GetAttr(key, state().str_value);
+            if value.is_null() {
+                return Err(EncodeError::Raised);
+            }
+            // A level, so a `value` returning the member itself stops.
+            let text = self.enter().and_then(|()| {
+                let text = self.key_text(value);
+                self.leave();
+                text
+            });
+            Py_DECREF(value);
+            return text;
+        }
+        Err(EncodeError::DictKeyType(ty))
+    }
+
+    /// The entries of a dict with non-str keys, ordered by the keys' text
+    /// (`OPT_NON_STR_KEYS | OPT_SORT_KEYS`). Entries are held while walked,
+    /// as `default` may change the dict.
+    #[cold]
+    pub(crate) unsafe fn sorted_mixed_entries(&mut self, obj: *mut PyObject, len: usize) -> Result<(), EncodeError> {
+        struct Held(Vec<(Vec<u8>, *mut PyObject, *mut PyObject)>);
+        impl Drop for Held {
+            fn drop(&mut self) {
+                // SAFETY: references taken below; the GIL is held.
+                unsafe {
+                    for &(_, key, value) in &self.0 {
+                        Py_DECREF(key);
+                        Py_DECREF(value);
+                    }
+                }
+            }
+        }
+        let mut held = Held(Vec::with_capacity(len));
+        let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+            (0, core::ptr::null_mut(), core::ptr::null_mut());
+        while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+            Py_INCREF(key);
+            Py_INCREF(value);
+            held.0.push((Vec::new(), key, value));
+        }
+        // Working out the texts may run Python code (utcoffset, enum values),
+        // so it happens after the entries are copied out and held.
+        for entry in held.0.iter_mut() {
+            entry.0 = if PyUnicode_Check(entry.1) != 0 {
+                str_sort_bytes(entry.1)?
+            } else if E::NATIVE_KEYS {
+                self.sort_text_of_native_key(entry.1)?
+            } else {
+                self.key_text(entry.1)?.sort_bytes()?
+            };
+        }
+        held.0.sort_by(|a, b| a.0.cmp(&b.0));
+        for (i, &(_, key, value)) in held.0.iter().enumerate() {
+            self.emitter.map_key(i);
+            self.key(key)?;
+            self.emitter.map_value();
+            self.walk(value)?;
+        }
+        Ok(())
+    }
+
+    /// MessagePack keys are ordered by the text JSON would give them; keys
+    /// with no JSON text (bytes, tuples) by their `repr`.
+    unsafe fn sort_text_of_native_key(&mut self, key: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
+        if PyBytes_Check(key) != 0 || PyTuple_Check(key) != 0 {
+            return Ok(crate::repr(key).into_bytes());
+        }
+        self.key_text(key)?.sort_bytes()
+    }
+}
+
+/// An int key's decimal text; beyond 64 bits an error, as in orjson.
+unsafe fn int_key_text(key: *mut PyObject) -> Result<KeyText, EncodeError> {
+    let mut overflow = 0;
+    let value = PyLong_AsLongLongAndOverflow(key, &mut overflow);
+    if overflow == 0 {
+        if value == -1 && !PyErr_Occurred().is_null() {
+            return Err(EncodeError::Raised);
+        }
+        let mut text = Vec::new();
+        write_i64(&mut text, value);
+        return Ok(KeyText::Ascii(text));
+    }
+    if overflow > 0 {
+        let value = PyLong_AsUnsignedLongLong(key);
+        if value != u64::MAX || PyErr_Occurred().is_null() {
+            let mut text = Vec::new();
+            write_u64(&mut text, value);
+            return Ok(KeyText::Ascii(text));
+        }
+        PyErr_Clear();
+    }
+    Err(EncodeError::DictIntegerKeyRange)
+}
