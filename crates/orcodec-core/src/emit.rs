@@ -19,6 +19,8 @@ pub trait Emitter {
     fn i64(&mut self, value: i64);
     fn u64(&mut self, value: u64);
     fn f64(&mut self, value: f64);
+    /// A single-precision float (numpy float32/float16), written as such.
+    fn f32(&mut self, value: f32);
     fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
     /// A map key that is a string.
     fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;

@@ -234,7 +234,24 @@ pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
         return;
     }
     let mut buf = ryu::Buffer::new();
-    let text = buf.format_finite(value).as_bytes();
+    extend_with_signed_exponent(out, buf.format_finite(value).as_bytes());
+}
+
+/// As [`write_f64`], for single precision: the shortest text that parses back
+/// to the same `f32` (numpy float32), like orjson.
+#[inline]
+pub fn write_f32<S: Sink>(out: &mut S, value: f32) {
+    if !value.is_finite() {
+        out.extend(b"null");
+        return;
+    }
+    let mut buf = ryu::Buffer::new();
+    extend_with_signed_exponent(out, buf.format_finite(value).as_bytes());
+}
+
+/// Appends ryu's `text`, with a `+` after an `e` not followed by `-`.
+#[inline(always)]
+fn extend_with_signed_exponent<S: Sink>(out: &mut S, text: &[u8]) {
     match text.iter().position(|&b| b == b'e') {
         Some(e) if text.get(e + 1) != Some(&b'-') => {
             out.extend(&text[..=e]);
@@ -339,6 +356,10 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline(always)]
     fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
         write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn f32(&mut self, value: f32) {
+        write_f32(&mut self.out, value)
     }
     #[inline(always)]
     fn ascii(&mut self, value: &[u8]) {

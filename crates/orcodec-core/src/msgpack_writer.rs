@@ -239,6 +239,11 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
         write_f64(&mut self.out, value)
     }
     #[inline(always)]
+    fn f32(&mut self, value: f32) {
+        let b = value.to_be_bytes();
+        put(&mut self.out, [0xca, b[0], b[1], b[2], b[3]]);
+    }
+    #[inline(always)]
     fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
         write_str(&mut self.out, value)
     }

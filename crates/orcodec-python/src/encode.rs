@@ -61,6 +61,8 @@ unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
         }
         EncodeError::DictIntegerKeyRange => "Dict integer key must be within 64-bit range".into(),
         EncodeError::ExtTagRange => "Extension type out of range (Ext tags are 0 to 127)".into(),
+        EncodeError::Numpy(reason) => reason.message().into(),
+        EncodeError::NumpyDateTime => "numpy.datetime64 is NaT or outside years 1 to 9999 (no RFC 3339 text)".into(),
         EncodeError::FragmentNotBytes => "Fragment contents must be bytes for MessagePack (str is JSON text)".into(),
     };
     raise(kind, &message);

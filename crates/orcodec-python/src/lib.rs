@@ -13,9 +13,11 @@ mod errors;
 mod ffi;
 mod keycache;
 mod keys;
+mod numpy;
 mod objects;
 mod options;
 mod output;
+mod pydantic;
 mod pystr;
 mod pytypes;
 mod state;
@@ -140,6 +142,13 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         str_dataclasses: args::intern(c"dataclasses"),
         str_dataclass_fields: args::intern(c"__dataclass_fields__"),
         str_field_type: args::intern(c"_field_type"),
+        str_numpy: args::intern(c"numpy"),
+        str_array_struct: args::intern(c"__array_struct__"),
+        str_dtype: args::intern(c"dtype"),
+        str_str: args::intern(c"str"),
+        str_dict: args::intern(c"__dict__"),
+        str_pydantic_fields: args::intern(c"__pydantic_fields__"),
+        str_pydantic_extra: args::intern(c"__pydantic_extra__"),
         fragment_type: wrappers::new_fragment_type(),
         ext_type: wrappers::new_ext_type(),
     };
@@ -160,6 +169,13 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         st.str_dataclasses,
         st.str_dataclass_fields,
         st.str_field_type,
+        st.str_numpy,
+        st.str_array_struct,
+        st.str_dtype,
+        st.str_str,
+        st.str_dict,
+        st.str_pydantic_fields,
+        st.str_pydantic_extra,
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
     ];

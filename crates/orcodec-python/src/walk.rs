@@ -13,6 +13,7 @@ use crate::datetime::{date_text, time_text};
 use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
+use crate::pydantic::is_pydantic_model;
 use crate::pystr::text_of;
 use crate::pytypes::{is_enum_type, uuid_type};
 use crate::state::state;
@@ -55,6 +56,10 @@ pub enum EncodeError {
     DictIntegerKeyRange,
     ExtTagRange,
     FragmentNotBytes,
+    /// A numpy array orcodec does not write, and no `default`.
+    Numpy(crate::numpy::NotSupported),
+    /// NaT, or a datetime64 outside years 1 to 9999.
+    NumpyDateTime,
 }
 
 impl From<Raised> for EncodeError {
@@ -201,6 +206,14 @@ impl<E: Emitter> Walker<E> {
             if let Some(fields) = dataclass_fields(obj) {
                 return self.dataclass(obj, fields);
             }
+        }
+        if self.opts & options::SERIALIZE_NUMPY != 0 {
+            if let Some(result) = self.numpy(obj) {
+                return result;
+            }
+        }
+        if self.opts & options::SERIALIZE_PYDANTIC != 0 && is_pydantic_model(obj) {
+            return self.pydantic_model(obj);
         }
         self.call_default(obj)
     }
@@ -463,7 +476,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
+    pub(crate) unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
         self.emitter.map_key(index);
         self.key(key)?;
         self.emitter.map_value();
@@ -527,8 +540,12 @@ impl<E: Emitter> Walker<E> {
         Err(EncodeError::DictKeyNotStr)
     }
 
+    pub(crate) fn has_default(&self) -> bool {
+        !self.default.is_null()
+    }
+
     #[cold]
-    unsafe fn call_default(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn call_default(&mut self, obj: *mut PyObject) -> Result {
         if self.default.is_null() {
             return Err(EncodeError::Unsupported(Py_TYPE(obj)));
         }
