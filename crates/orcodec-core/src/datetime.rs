@@ -14,6 +14,14 @@ pub struct Style {
 /// Longest text: `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`.
 const MAX_TEXT: usize = 32;
 
+/// "00" to "99", so two digits take one copy.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// A formatted date/time: ASCII with nothing to escape.
 pub struct DateText {
     bytes: [u8; MAX_TEXT],
@@ -34,48 +42,58 @@ impl DateText {
         self.len += 1;
     }
 
-    /// `value` as exactly `width` decimal digits (it is below 10**width).
+    /// `value` (below 100) as two digits.
+    #[inline(always)]
+    fn two_digits(&mut self, value: u32) {
+        let at = value as usize * 2;
+        self.bytes[self.len..self.len + 2].copy_from_slice(&DIGIT_PAIRS[at..at + 2]);
+        self.len += 2;
+    }
+
+    /// `value` as exactly `width` decimal digits, `width` even (it is below 10**width).
+    #[inline(always)]
     fn digits(&mut self, value: u32, width: usize) {
-        let mut v = value;
-        for i in (0..width).rev() {
-            self.bytes[self.len + i] = b'0' + (v % 10) as u8;
-            v /= 10;
+        let mut divisor = 10u32.pow(width as u32 - 2);
+        while divisor > 0 {
+            self.two_digits(value / divisor % 100);
+            divisor /= 100;
         }
-        self.len += width;
     }
 
     pub fn date(&mut self, year: i32, month: i32, day: i32) {
         self.digits(year as u32, 4);
         self.push(b'-');
-        self.digits(month as u32, 2);
+        self.two_digits(month as u32);
         self.push(b'-');
-        self.digits(day as u32, 2);
+        self.two_digits(day as u32);
     }
 
     pub fn time(&mut self, hour: i32, minute: i32, second: i32, microsecond: i32, style: Style) {
-        self.digits(hour as u32, 2);
+        self.two_digits(hour as u32);
         self.push(b':');
-        self.digits(minute as u32, 2);
+        self.two_digits(minute as u32);
         self.push(b':');
-        self.digits(second as u32, 2);
+        self.two_digits(second as u32);
         if microsecond != 0 && !style.omit_microseconds {
             self.push(b'.');
             self.digits(microsecond as u32, 6);
         }
     }
 
-    /// `+HH:MM` / `-HH:MM` (seconds of the offset dropped, as orjson does), or
-    /// `Z` for a zero offset with `OPT_UTC_Z`.
+    /// `+HH:MM` / `-HH:MM`, or `Z` for a zero offset with `OPT_UTC_Z`.
+    /// Exactly as orjson and ormsgpack write it: whole hours, then the rest
+    /// rounded to the nearest minute (30 s up), which for a remainder of
+    /// 59:30 or more is `60` (`+00:60`), not a carry into the hours.
     pub fn offset(&mut self, seconds: i32, style: Style) {
         if seconds == 0 && style.utc_z {
             self.push(b'Z');
             return;
         }
         self.push(if seconds < 0 { b'-' } else { b'+' });
-        let minutes = seconds.unsigned_abs() / 60;
-        self.digits(minutes / 60, 2);
+        let abs = seconds.unsigned_abs();
+        self.two_digits(abs / 3600);
         self.push(b':');
-        self.digits(minutes % 60, 2);
+        self.two_digits((abs % 3600 + 30) / 60);
     }
 }
 
@@ -138,11 +156,15 @@ mod tests {
         t.time(23, 59, 59, 999_999, Style { omit_microseconds: true, utc_z: true });
         t.offset(0, Style { omit_microseconds: true, utc_z: true });
         assert_eq!(t.as_bytes(), b"23:59:59Z");
-        // Seconds of an offset are dropped; the sign stays.
+        // Seconds of an offset round to the nearest minute within the hour
+        // (as orjson: up to `60`); the sign stays.
         let mut t = DateText::new();
         t.offset(-1, style);
         t.offset(3661, style);
-        assert_eq!(t.as_bytes(), b"-00:00+01:01");
+        t.offset(-30, style);
+        t.offset(18_029, style);
+        t.offset(3599, style);
+        assert_eq!(t.as_bytes(), b"-00:00+01:01-00:01+05:00+00:60");
         let mut t = DateText::new();
         t.date(9999, 12, 31);
         t.push(b'T');
