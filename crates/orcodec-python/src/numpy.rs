@@ -141,6 +141,18 @@ fn parse_unit(dtype: &str) -> Option<TimeUnit> {
     Some(TimeUnit { base: Base::from_name(&inner[digits..])?, count })
 }
 
+/// Writes `len` values of type `T` read from `data` as array items: a loop of
+/// its own per element type (one instance each), with the write inlined.
+#[inline(always)]
+unsafe fn row_of<E: Emitter, T: Copy>(e: &mut E, data: *const u8, len: usize, write: impl Fn(&mut E, T)) {
+    let p = data as *const T;
+    for i in 0..len {
+        e.array_item(i);
+        // Array data need not be aligned for T.
+        write(e, p.add(i).read_unaligned());
+    }
+}
+
 /// numpy's "not a time".
 const NAT: i64 = i64::MIN;
 
@@ -394,11 +406,8 @@ impl<E: Emitter> Walker<E> {
         self.enter()?;
         self.emitter.begin_array(len);
         if dim + 1 == layout.shape.len() {
-            for i in 0..len {
-                self.emitter.array_item(i);
-                self.element(layout.kind, data, layout.unit)?;
-                data = data.add(layout.itemsize);
-            }
+            self.row(layout, data, len)?;
+            data = data.add(len * layout.itemsize);
         } else if layout.shape[dim + 1..].contains(&0) {
             // Zero-size inner dimensions: nested empty arrays, no data to read.
             for i in 0..len {
@@ -414,6 +423,33 @@ impl<E: Emitter> Walker<E> {
         self.emitter.end_array(len);
         self.leave();
         Ok(data)
+    }
+
+    /// The `len` elements of an innermost dimension, from `data`: one loop
+    /// per element type, so the type is matched once per row, not per element.
+    unsafe fn row(&mut self, layout: &Layout, data: *const u8, len: usize) -> Result<(), EncodeError> {
+        let (d, e) = (data, &mut self.emitter);
+        match layout.kind {
+            Kind::F64 => row_of(e, d, len, |e, v: f64| e.f64(v)),
+            Kind::F32 => row_of(e, d, len, |e, v: f32| e.f32(v)),
+            Kind::F16 => row_of(e, d, len, |e, v: u16| e.f32(f16_to_f32(v))),
+            Kind::I64 => row_of(e, d, len, |e, v: i64| e.i64(v)),
+            Kind::I32 => row_of(e, d, len, |e, v: i32| e.i64(v as i64)),
+            Kind::I16 => row_of(e, d, len, |e, v: i16| e.i64(v as i64)),
+            Kind::I8 => row_of(e, d, len, |e, v: i8| e.i64(v as i64)),
+            Kind::U64 => row_of(e, d, len, |e, v: u64| e.u64(v)),
+            Kind::U32 => row_of(e, d, len, |e, v: u32| e.u64(v as u64)),
+            Kind::U16 => row_of(e, d, len, |e, v: u16| e.u64(v as u64)),
+            Kind::U8 => row_of(e, d, len, |e, v: u8| e.u64(v as u64)),
+            Kind::Bool => row_of(e, d, len, |e, v: u8| e.bool(v != 0)),
+            Kind::DateTime => {
+                for i in 0..len {
+                    self.emitter.array_item(i);
+                    self.element(Kind::DateTime, data.add(i * 8), layout.unit)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// One element of `kind` stored at `at` (possibly unaligned).
