@@ -64,18 +64,20 @@ impl DateText {
         }
     }
 
-    /// `+HH:MM` / `-HH:MM` (seconds of the offset dropped, as orjson does), or
-    /// `Z` for a zero offset with `OPT_UTC_Z`.
+    /// `+HH:MM` / `-HH:MM`, or `Z` for a zero offset with `OPT_UTC_Z`.
+    /// Exactly as orjson and ormsgpack write it: whole hours, then the rest
+    /// rounded to the nearest minute (30 s up), which for a remainder of
+    /// 59:30 or more is `60` (`+00:60`), not a carry into the hours.
     pub fn offset(&mut self, seconds: i32, style: Style) {
         if seconds == 0 && style.utc_z {
             self.push(b'Z');
             return;
         }
         self.push(if seconds < 0 { b'-' } else { b'+' });
-        let minutes = seconds.unsigned_abs() / 60;
-        self.digits(minutes / 60, 2);
+        let abs = seconds.unsigned_abs();
+        self.digits(abs / 3600, 2);
         self.push(b':');
-        self.digits(minutes % 60, 2);
+        self.digits((abs % 3600 + 30) / 60, 2);
     }
 }
 
@@ -138,11 +140,15 @@ mod tests {
         t.time(23, 59, 59, 999_999, Style { omit_microseconds: true, utc_z: true });
         t.offset(0, Style { omit_microseconds: true, utc_z: true });
         assert_eq!(t.as_bytes(), b"23:59:59Z");
-        // Seconds of an offset are dropped; the sign stays.
+        // Seconds of an offset round to the nearest minute within the hour
+        // (as orjson: up to `60`); the sign stays.
         let mut t = DateText::new();
         t.offset(-1, style);
         t.offset(3661, style);
-        assert_eq!(t.as_bytes(), b"-00:00+01:01");
+        t.offset(-30, style);
+        t.offset(18_029, style);
+        t.offset(3599, style);
+        assert_eq!(t.as_bytes(), b"-00:00+01:01-00:01+05:00+00:60");
         let mut t = DateText::new();
         t.date(9999, 12, 31);
         t.push(b'T');
