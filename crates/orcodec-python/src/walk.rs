@@ -433,7 +433,7 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
-    unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
         let len = dict_len(obj);
         if len > orcodec_core::msgpack_writer::MAX_LEN {
             return Err(EncodeError::TooLong);
