@@ -93,7 +93,42 @@ impl<E: Emitter> Walker<E> {
         if !allowed {
             return Err(EncodeError::DictKeyType(ty));
         }
+        // The passthrough flags are for values: an int subclass or a tuple is
+        // still a key (as in JSON, and as ormsgpack writes it).
+        if PyLong_Check(key) != 0 && PyBool_Check(key) == 0 {
+            return self.int(key);
+        }
+        if PyFloat_Check(key) != 0 {
+            self.emitter.f64(PyFloat_AS_DOUBLE(key));
+            return Ok(());
+        }
+        if PyTuple_Check(key) != 0 {
+            return self.tuple_key(key);
+        }
         self.walk(key)
+    }
+
+    /// A tuple key as an array whose items follow the key rules too (as in
+    /// ormsgpack: `(1, frozenset())` is no key, `(1, (2,))` is one).
+    unsafe fn tuple_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        let len = PyTuple_GET_SIZE(key) as usize;
+        self.enter()?;
+        self.emitter.begin_array(len);
+        for i in 0..len {
+            self.emitter.array_item(i);
+            // Borrowed from the tuple, which the dict being walked holds; no
+            // Python code that could drop it runs before the item is written
+            // (utcoffset or an enum's value may run, but cannot change a tuple).
+            let item = PyTuple_GET_ITEM(key, i as Py_ssize_t);
+            if PyUnicode_Check(item) != 0 {
+                self.key(item)?;
+            } else {
+                self.native_key(item)?;
+            }
+        }
+        self.emitter.end_array(len);
+        self.leave();
+        Ok(())
     }
 
     /// JSON: the text a non-str key is written as.

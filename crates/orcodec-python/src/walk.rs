@@ -301,7 +301,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
         let mut overflow = 0;
         let value = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
