@@ -14,6 +14,14 @@ pub struct Style {
 /// Longest text: `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`.
 const MAX_TEXT: usize = 32;
 
+/// "00" to "99", so two digits take one copy.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// A formatted date/time: ASCII with nothing to escape.
 pub struct DateText {
     bytes: [u8; MAX_TEXT],
@@ -34,30 +42,38 @@ impl DateText {
         self.len += 1;
     }
 
-    /// `value` as exactly `width` decimal digits (it is below 10**width).
+    /// `value` (below 100) as two digits.
+    #[inline(always)]
+    fn two_digits(&mut self, value: u32) {
+        let at = value as usize * 2;
+        self.bytes[self.len..self.len + 2].copy_from_slice(&DIGIT_PAIRS[at..at + 2]);
+        self.len += 2;
+    }
+
+    /// `value` as exactly `width` decimal digits, `width` even (it is below 10**width).
+    #[inline(always)]
     fn digits(&mut self, value: u32, width: usize) {
-        let mut v = value;
-        for i in (0..width).rev() {
-            self.bytes[self.len + i] = b'0' + (v % 10) as u8;
-            v /= 10;
+        let mut divisor = 10u32.pow(width as u32 - 2);
+        while divisor > 0 {
+            self.two_digits(value / divisor % 100);
+            divisor /= 100;
         }
-        self.len += width;
     }
 
     pub fn date(&mut self, year: i32, month: i32, day: i32) {
         self.digits(year as u32, 4);
         self.push(b'-');
-        self.digits(month as u32, 2);
+        self.two_digits(month as u32);
         self.push(b'-');
-        self.digits(day as u32, 2);
+        self.two_digits(day as u32);
     }
 
     pub fn time(&mut self, hour: i32, minute: i32, second: i32, microsecond: i32, style: Style) {
-        self.digits(hour as u32, 2);
+        self.two_digits(hour as u32);
         self.push(b':');
-        self.digits(minute as u32, 2);
+        self.two_digits(minute as u32);
         self.push(b':');
-        self.digits(second as u32, 2);
+        self.two_digits(second as u32);
         if microsecond != 0 && !style.omit_microseconds {
             self.push(b'.');
             self.digits(microsecond as u32, 6);
@@ -75,9 +91,9 @@ impl DateText {
         }
         self.push(if seconds < 0 { b'-' } else { b'+' });
         let abs = seconds.unsigned_abs();
-        self.digits(abs / 3600, 2);
+        self.two_digits(abs / 3600);
         self.push(b':');
-        self.digits((abs % 3600 + 30) / 60, 2);
+        self.two_digits((abs % 3600 + 30) / 60);
     }
 }
 

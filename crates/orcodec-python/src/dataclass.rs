@@ -6,8 +6,16 @@
 //! frozen, inherited and `field()` fields all behave like Python code sees
 //! them, and attributes added outside the fields never appear.
 //!
-//! The field list is worked out once per dataclass and cached, keyed by the
-//! class's `__dataclass_fields__` dict (held, so its address is not reused).
+//! The field list is worked out once per class and cached, keyed by the
+//! class (held, so its address is not reused) and checked against the
+//! class's `__dataclass_fields__` on every use.
+//!
+//! Fast path: when `getattr` on the class is the generic one and no field
+//! name is shadowed by a data descriptor (a property, a slot), `getattr`
+//! would find each value in the instance `__dict__` first, so the walker
+//! reads the dict directly (falling back to `getattr` for a missing name,
+//! which then finds the class default or raises). Like orjson, this makes
+//! CPython create the instance's `__dict__` if it only had inline values.
 
 use core::cell::UnsafeCell;
 use orcodec_core::emit::Emitter;
@@ -27,6 +35,8 @@ const MAX_CACHED: usize = 1024;
 /// The names of a dataclass's serialized fields (strong references).
 pub struct FieldNames {
     names: Vec<*mut PyObject>,
+    /// Whether the values may be read from the instance `__dict__`.
+    from_dict: bool,
 }
 
 impl Drop for FieldNames {
@@ -38,7 +48,9 @@ impl Drop for FieldNames {
 }
 
 struct Entry {
-    /// The class's `__dataclass_fields__` (strong reference).
+    /// The class (strong reference).
+    ty: *mut PyObject,
+    /// Its `__dataclass_fields__` (strong reference).
     fields: *mut PyObject,
     /// Its size when the names were worked out: a changed dict is looked at again.
     size: Py_ssize_t,
@@ -48,11 +60,33 @@ struct Entry {
 impl Drop for Entry {
     fn drop(&mut self) {
         // SAFETY: as for FieldNames.
-        unsafe { Py_DECREF(self.fields) }
+        unsafe {
+            Py_DECREF(self.fields);
+            Py_DECREF(self.ty);
+        }
     }
 }
 
-struct Cache(UnsafeCell<Option<HashMap<usize, Entry>>>);
+/// Keys are addresses of live objects: distinct, and spread enough by a
+/// multiply that SipHash's defence against chosen keys buys nothing.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl core::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = ((n >> 4) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Map = HashMap<usize, Entry, core::hash::BuildHasherDefault<AddressHasher>>;
+
+struct Cache(UnsafeCell<Option<Map>>);
 
 // SAFETY: only used with the GIL held, never concurrently.
 unsafe impl Sync for Cache {}
@@ -67,32 +101,39 @@ pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
     (!fields.is_null() && PyDict_Check(fields) != 0).then_some(fields)
 }
 
-/// The serialized field names for a `__dataclass_fields__` dict.
-unsafe fn field_names(fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
+/// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
+unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
     // SAFETY: the GIL is held; no reference into the map outlives this call
     // (the Rc is cloned out), and nothing below re-enters this function.
-    let cache = (*CACHE.0.get()).get_or_insert_with(HashMap::new);
+    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
     let size = PyDict_Size(fields);
-    if let Some(entry) = cache.get(&(fields as usize)) {
-        if entry.size == size {
+    if let Some(entry) = cache.get(&(ty as usize)) {
+        if entry.fields == fields && entry.size == size {
             return Ok(entry.names.clone());
         }
     }
-    let names = Rc::new(read_field_names(fields)?);
+    let mut names = read_field_names(fields)?;
+    names.from_dict = (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc))
+        && names.names.iter().all(|&name| {
+            let attr = _PyType_Lookup(ty, name);
+            attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none()
+        });
+    let names = Rc::new(names);
     // Reading the names ran Python code (getattr on Field objects), which
     // cannot reach this cache, but look it up afresh all the same.
-    let cache = (*CACHE.0.get()).get_or_insert_with(HashMap::new);
+    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
     if cache.len() >= MAX_CACHED {
         cache.clear();
     }
     Py_INCREF(fields);
-    cache.insert(fields as usize, Entry { fields, size, names: names.clone() });
+    Py_INCREF(ty as *mut PyObject);
+    cache.insert(ty as usize, Entry { ty: ty as *mut PyObject, fields, size, names: names.clone() });
     Ok(names)
 }
 
 unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
     let marker = dataclass_field_marker();
-    let mut out = FieldNames { names: Vec::new() };
+    let mut out = FieldNames { names: Vec::new(), from_dict: false };
     let (mut pos, mut name, mut field): (Py_ssize_t, *mut PyObject, *mut PyObject) =
         (0, core::ptr::null_mut(), core::ptr::null_mut());
     while PyDict_Next(fields, &mut pos, &mut name, &mut field) != 0 {
@@ -117,17 +158,37 @@ unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeEr
 impl<E: Emitter> Walker<E> {
     /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
     pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
-        let names = field_names(fields)?;
-        let len = names.names.len();
+        let names = field_names(Py_TYPE(obj), fields)?;
+        let dict = if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
+        if dict.is_null() {
+            PyErr_Clear();
+        }
+        let result = self.fields(obj, &names.names, dict);
+        Py_XDECREF(dict);
+        result
+    }
+
+    /// The fields' entries; values from `dict` (the instance's, or NULL) where present.
+    unsafe fn fields(&mut self, obj: *mut PyObject, names: &[*mut PyObject], dict: *mut PyObject) -> Result<(), EncodeError> {
+        let len = names.len();
         self.enter()?;
         self.emitter.begin_map(len);
-        for (i, &name) in names.names.iter().enumerate() {
+        for (i, &name) in names.iter().enumerate() {
             self.emitter.map_key(i);
             self.key(name)?;
             self.emitter.map_value();
-            let value = PyObject_GetAttr(obj, name);
+            let mut value = if dict.is_null() { core::ptr::null_mut() } else { PyDict_GetItemWithError(dict, name) };
             if value.is_null() {
-                return Err(EncodeError::Raised);
+                if !PyErr_Occurred().is_null() {
+                    return Err(EncodeError::Raised);
+                }
+                value = PyObject_GetAttr(obj, name);
+                if value.is_null() {
+                    return Err(EncodeError::Raised);
+                }
+            } else {
+                // Borrowed from the dict, which `default` could change: hold it.
+                Py_INCREF(value);
             }
             let result = self.walk(value);
             Py_DECREF(value);

@@ -14,7 +14,7 @@ use orcodec_core::json_writer::{write_f64, write_i64, write_u64};
 use pyo3_ffi::*;
 
 use crate::datetime::{date_text, datetime_text, time_text};
-use crate::pytypes::{is_enum_type, uuid_type};
+use crate::pytypes::{is_enum_type, is_uuid_type};
 use crate::state::state;
 use crate::uuid::uuid_text;
 use crate::walk::{EncodeError, Walker};
@@ -88,7 +88,7 @@ impl<E: Emitter> Walker<E> {
             || PyTuple_Check(key) != 0
             || PyDate_Check(key) != 0
             || PyTime_Check(key) != 0
-            || ty == uuid_type()
+            || is_uuid_type(ty)
             || is_enum_type(ty);
         if !allowed {
             return Err(EncodeError::DictKeyType(ty));
@@ -161,7 +161,7 @@ impl<E: Emitter> Walker<E> {
             return Ok(ascii(time_text(key, self.opts)?.as_bytes()));
         }
         let ty = Py_TYPE(key);
-        if ty == uuid_type() {
+        if is_uuid_type(ty) {
             return Ok(ascii(&uuid_text(key)?));
         }
         if is_enum_type(ty) {
@@ -169,7 +169,7 @@ impl<E: Emitter> Walker<E> {
             if value.is_null() {
                 return Err(EncodeError::Raised);
             }
-            // A level, so a `value` returning the member itself stops.
+            // A level, so a `_value_` that is the member itself stops.
             let text = self.enter().and_then(|()| {
                 let text = self.key_text(value);
                 self.leave();

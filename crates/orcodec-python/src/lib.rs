@@ -136,7 +136,7 @@ unsafe fn init_module() -> Option<*mut PyObject> {
         kw_ext_hook: args::intern(c"ext_hook"),
         str_utcoffset: args::intern(c"utcoffset"),
         str_int: args::intern(c"int"),
-        str_value: args::intern(c"value"),
+        str_value: args::intern(c"_value_"),
         str_uuid: args::intern(c"uuid"),
         str_enum: args::intern(c"enum"),
         str_dataclasses: args::intern(c"dataclasses"),

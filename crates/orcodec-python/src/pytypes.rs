@@ -48,10 +48,16 @@ unsafe fn lazy(slot: *mut *mut PyObject, module: *mut PyObject, attr: &core::ffi
     *slot
 }
 
-/// `uuid.UUID`, or NULL while `uuid` is not imported.
-pub unsafe fn uuid_type() -> *mut PyTypeObject {
+/// Whether `ty` is `uuid.UUID` (exactly, as the peers have it).
+#[inline]
+pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
+    // The name first: it keeps `sys.modules` out of the way of every other
+    // type while `uuid` is not imported.
+    if core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes() != b"UUID" {
+        return false;
+    }
     let t = TYPES.0.get();
-    lazy(core::ptr::addr_of_mut!((*t).uuid) as *mut *mut PyObject, state().str_uuid, c"UUID") as *mut PyTypeObject
+    ty == lazy(core::ptr::addr_of_mut!((*t).uuid) as *mut *mut PyObject, state().str_uuid, c"UUID") as *mut PyTypeObject
 }
 
 /// Whether `ty` is an enum class (its metaclass is `enum.EnumMeta` or a subclass).

@@ -29,15 +29,12 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
 /// 8-4-4-4-12 lowercase hex groups.
 pub fn format_uuid(bytes: &[u8; 16]) -> [u8; 36] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    // Where each byte's two digits go; the hyphens sit between the groups.
+    const AT: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
     let mut out = [b'-'; 36];
-    let mut at = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
+    for (&b, &at) in bytes.iter().zip(AT.iter()) {
         out[at] = HEX[(b >> 4) as usize];
         out[at + 1] = HEX[(b & 15) as usize];
-        at += 2;
     }
     out
 }

@@ -15,7 +15,7 @@ use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
 use crate::pydantic::is_pydantic_model;
 use crate::pystr::text_of;
-use crate::pytypes::{is_enum_type, uuid_type};
+use crate::pytypes::{is_enum_type, is_uuid_type};
 use crate::state::state;
 use crate::uuid::uuid_text;
 use crate::wrappers::{Ext, Fragment};
@@ -198,7 +198,7 @@ impl<E: Emitter> Walker<E> {
         if E::HAS_BIN && ty == s.ext_type {
             return self.ext(obj);
         }
-        if self.opts & options::PASSTHROUGH_UUID == 0 && ty == uuid_type() {
+        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
             self.emitter.ascii(&uuid_text(obj)?);
             return Ok(());
         }
@@ -218,7 +218,8 @@ impl<E: Emitter> Walker<E> {
         self.call_default(obj)
     }
 
-    /// An enum member: its `value`, walked like any other object (so options
+    /// An enum member: its value (`_value_`, where `Enum.value` reads it from,
+    /// without the property call), walked like any other object (so options
     /// apply to it), or `default`'s with `OPT_PASSTHROUGH_ENUM`.
     #[cold]
     unsafe fn enum_member(&mut self, obj: *mut PyObject) -> Result {
@@ -229,7 +230,7 @@ impl<E: Emitter> Walker<E> {
         if value.is_null() {
             return Err(EncodeError::Raised);
         }
-        // Counted as a level: a `value` that returns the member itself stops
+        // Counted as a level: a `_value_` that is the member itself stops
         // at the depth limit instead of recursing forever.
         let result = self.enter().and_then(|()| self.walk(value));
         Py_DECREF(value);
