@@ -337,6 +337,17 @@ class NestedEnum(enum.Enum):
 
 
 class Weird(enum.Enum):
+    """A member whose value is the member itself (the peers crash on it)."""
+
+    SELF = 1
+
+
+Weird.SELF._value_ = Weird.SELF
+
+
+class ValueProperty(enum.Enum):
+    """``value`` overridden to return the member: orcodec reads ``_value_``."""
+
     SELF = 1
 
     @property
@@ -406,6 +417,8 @@ def test_enum_value_returning_itself_is_a_recursion_error(fmt):
     for option in (orcodec.OPT_NON_STR_KEYS, orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
         with pytest.raises(error, match="Recursion limit reached"):
             encode({Weird.SELF: 1}, option=option)
+    assert encode(ValueProperty.SELF) == encode(1)
+    assert encode({ValueProperty.SELF: 1}, option=orcodec.OPT_NON_STR_KEYS) == encode({1: 1}, option=orcodec.OPT_NON_STR_KEYS)
 
 
 def test_enum_with_unsupported_value_calls_default_with_the_value():
