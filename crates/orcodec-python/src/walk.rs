@@ -164,7 +164,8 @@ impl<E: Emitter> Walker<E> {
                 return self.list(obj);
             }
         }
-        if PyTuple_Check(obj) != 0 && self.opts & options::PASSTHROUGH_TUPLE == 0 {
+        // Here a tuple is a subclass, or OPT_PASSTHROUGH_TUPLE is set.
+        if PyTuple_Check(obj) != 0 && self.opts & (options::PASSTHROUGH_TUPLE | options::PASSTHROUGH_SUBCLASS) == 0 {
             return self.tuple(obj);
         }
         if E::HAS_BIN {
@@ -302,7 +303,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    pub(crate) unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+    unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
         let mut overflow = 0;
         let value = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
