@@ -340,3 +340,29 @@ def test_non_str_keys_round_trip(doc):
     assert packed == ormsgpack.packb(doc, option=ormsgpack.OPT_NON_STR_KEYS)
     assert orcodec.unpackb(packed, option=option) == doc
     assert list(orcodec.unpackb(packed, option=option)) == list(doc)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["OPT_PASSTHROUGH_DATETIME", "OPT_PASSTHROUGH_ENUM", "OPT_PASSTHROUGH_UUID", "OPT_PASSTHROUGH_BIG_INT", "OPT_PASSTHROUGH_SUBCLASS"],
+)
+def test_keys_never_go_to_default(extra):
+    # The passthrough flags are about values; keys are written as keys, in both formats
+    # (as orjson and ormsgpack do), and default is never asked about one.
+    doc = {dt.datetime(2020, 1, 1): 1, dt.date(2020, 1, 2): 2, dt.time(3): 3, Color.RED: 4, Letter.A: 5,
+           uuid.UUID(int=9): 6, MyInt(7): 7, (Color.NAME, dt.date(2020, 1, 3)): 8}
+
+    def default(obj):
+        raise AssertionError(f"default asked about {obj!r}")
+
+    names = NSK + (extra,)
+    packed = orcodec.packb(doc, default=default, option=opts(orcodec, names))
+    assert packed == orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS)
+    if hasattr(ormsgpack, extra):
+        assert packed == ormsgpack.packb(doc, default=default, option=opts(ormsgpack, names))
+    json_doc = {k: v for k, v in doc.items() if not isinstance(k, tuple)}
+    assert orcodec.dumps(json_doc, default=default, option=opts(orcodec, names)) == orcodec.dumps(json_doc, option=orcodec.OPT_NON_STR_KEYS)
+    if hasattr(orjson, extra):
+        assert orcodec.dumps(json_doc, option=opts(orcodec, names)) == orjson.dumps(json_doc, default=default, option=opts(orjson, names))
+    with pytest.raises(orcodec.MsgpackEncodeError, match="64-bit"):
+        orcodec.packb({2**64: 1}, default=str, option=opts(orcodec, names))
