@@ -169,10 +169,13 @@ impl<E: Emitter> Walker<E> {
             return self.tuple(obj);
         }
         if E::HAS_BIN {
-            if PyBytes_Check(obj) != 0 {
+            // Exact bytes never get here; subclasses of bytes and bytearray
+            // go to `default` with OPT_PASSTHROUGH_SUBCLASS, like the others.
+            let subclasses = self.opts & options::PASSTHROUGH_SUBCLASS == 0;
+            if PyBytes_Check(obj) != 0 && subclasses {
                 return self.bin(bytes_data(obj));
             }
-            if PyByteArray_Check(obj) != 0 {
+            if PyByteArray_Check(obj) != 0 && (subclasses || PyByteArray_CheckExact(obj) != 0) {
                 return self.bin(bytearray_data(obj));
             }
             if PyMemoryView_Check(obj) != 0 {
