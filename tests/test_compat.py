@@ -199,6 +199,14 @@ class MyTuple(tuple):
     pass
 
 
+class MyBytes(bytes):
+    pass
+
+
+class MyByteArray(bytearray):
+    pass
+
+
 PointTuple = collections.namedtuple("PointTuple", "x y")
 
 
@@ -240,6 +248,8 @@ CORPUS = {
     "dict_subclass": MyDict(b=1, a=2),
     "list_subclass": MyList([1, MyList([2])]),
     "tuple_subclass": MyTuple((1, 2)),
+    "bytes_subclass": MyBytes(b"sub"),
+    "bytearray_subclass": MyByteArray(b"sub"),
     "namedtuple": PointTuple(1, 2),
     "ordereddict": collections.OrderedDict([("b", 1), ("a", 2)]),
     "defaultdict": collections.defaultdict(int, {"k": 1}),
@@ -390,6 +400,9 @@ DEVIATIONS = [
               unless=("OPT_PASSTHROUGH_SUBCLASS",)),
     Deviation("msgpack", ("tuple_subclass", "namedtuple"), "tuple subclasses are arrays in orcodec; ormsgpack does not serialize them",
               unless=("OPT_PASSTHROUGH_SUBCLASS", "OPT_PASSTHROUGH_TUPLE")),
+    Deviation("msgpack", ("bytes_subclass", "bytearray_subclass"),
+              "bytes and bytearray subclasses are bin in orcodec; ormsgpack does not serialize them",
+              unless=("OPT_PASSTHROUGH_SUBCLASS",)),
     Deviation("json", ("str_subclass_key",), "str subclass keys are keys in orcodec; orjson raises 'Dict key must be str'",
               unless=("OPT_NON_STR_KEYS",)),
     Deviation("msgpack", ("str_subclass_key",),

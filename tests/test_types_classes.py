@@ -668,3 +668,20 @@ def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
         assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == ormsgpack.packb(
             obj, default=lambda o: o._asdict(), option=ormsgpack.OPT_PASSTHROUGH_SUBCLASS
         )
+
+
+def test_passthrough_subclass_sends_bytes_subclasses_to_default():
+    class MyBytes(bytes):
+        pass
+
+    class MyByteArray(bytearray):
+        pass
+
+    for obj in (MyBytes(b"ab"), MyByteArray(b"ab")):
+        assert orcodec.packb(obj) == b"\xc4\x02ab"
+        assert orcodec.packb(obj, default=lambda o: "d", option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == b"\xa1d"
+        with pytest.raises(orcodec.MsgpackEncodeError, match="serializable"):
+            orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
+    # The exact types are not subclasses.
+    for obj in (b"ab", bytearray(b"ab"), memoryview(b"ab")):
+        assert orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == b"\xc4\x02ab"
