@@ -337,3 +337,25 @@ def depth_of(obj) -> int:
             break
         obj = obj[0] if isinstance(obj, list) else next(iter(obj.values()))
     return depth
+
+
+# --------------------------------------------------------------------------------------
+# Flags by name, for comparing with the peers
+# --------------------------------------------------------------------------------------
+
+
+def opts(module, names) -> int:
+    """The bitwise or of ``module.<name>`` for each flag name: orjson's, ormsgpack's and
+    orcodec's OPT_ values differ, so each library is given its own constants."""
+    value = 0
+    for name in names:
+        value |= getattr(module, name)
+    return value
+
+
+def outcome(call, *args, **kwargs):
+    """``("ok", result)`` or ``("raise", exception type)`` of a call, for comparisons."""
+    try:
+        return ("ok", call(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the type is the result
+        return ("raise", type(exc))

@@ -1,7 +1,29 @@
 import json
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Union, final
 
 __version__: str
+
+@final
+class Fragment:
+    """Already-encoded content inserted verbatim: JSON text (bytes or str) for
+    dumps, MessagePack bytes for packb."""
+
+    @property
+    def contents(self) -> Union[bytes, str]: ...
+    def __new__(cls, contents: Union[bytes, str], /) -> "Fragment": ...
+
+@final
+class Ext:
+    """A MessagePack extension value: packb writes it (tag 0 to 127)."""
+
+    @property
+    def tag(self) -> int: ...
+    @property
+    def data(self) -> bytes: ...
+    def __new__(cls, tag: int, data: bytes, /) -> "Ext": ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 def dumps(
     obj: Any,

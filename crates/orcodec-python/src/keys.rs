@@ -78,22 +78,99 @@ impl<E: Emitter> Walker<E> {
         }
     }
 
-    /// MessagePack: the key as a value, for the types that can be keys.
+    /// MessagePack: the key as a value, for the types that can be keys. The
+    /// passthrough flags are for values: a key is always written as a key (as
+    /// in JSON, and as ormsgpack writes it), so `default` is never asked.
     unsafe fn native_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
-        let ty = Py_TYPE(key);
-        let allowed = key == Py_None()
-            || PyLong_Check(key) != 0
-            || PyFloat_Check(key) != 0
-            || PyBytes_Check(key) != 0
-            || PyTuple_Check(key) != 0
-            || PyDate_Check(key) != 0
-            || PyTime_Check(key) != 0
-            || is_uuid_type(ty)
-            || is_enum_type(ty);
-        if !allowed {
-            return Err(EncodeError::DictKeyType(ty));
+        if key == Py_None() || PyBool_Check(key) != 0 || PyBytes_Check(key) != 0 {
+            return self.walk(key);
         }
-        self.walk(key)
+        if PyLong_Check(key) != 0 {
+            return self.int_key(key);
+        }
+        if PyFloat_Check(key) != 0 {
+            self.emitter.f64(PyFloat_AS_DOUBLE(key));
+            return Ok(());
+        }
+        if PyTuple_Check(key) != 0 {
+            return self.tuple_key(key);
+        }
+        if PyDateTime_CheckExact(key) != 0 {
+            return self.datetime(key);
+        }
+        if PyDate_CheckExact(key) != 0 {
+            self.emitter.ascii(date_text(key).as_bytes());
+            return Ok(());
+        }
+        if PyTime_CheckExact(key) != 0 {
+            self.emitter.ascii(time_text(key, self.opts)?.as_bytes());
+            return Ok(());
+        }
+        let ty = Py_TYPE(key);
+        if is_uuid_type(ty) {
+            self.emitter.ascii(&uuid_text(key)?);
+            return Ok(());
+        }
+        if is_enum_type(ty) {
+            let value = PyObject_GetAttr(key, state().str_value);
+            if value.is_null() {
+                return Err(EncodeError::Raised);
+            }
+            // A level, so a value that is the member itself stops.
+            let result = self.enter().and_then(|()| {
+                let result = if PyUnicode_Check(value) != 0 { self.key(value) } else { self.native_key(value) };
+                self.leave();
+                result
+            });
+            Py_DECREF(value);
+            return result;
+        }
+        Err(EncodeError::DictKeyType(ty))
+    }
+
+    /// An int key (a subclass too); beyond 64 bits an error, never `default`.
+    unsafe fn int_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        let mut overflow = 0;
+        let value = PyLong_AsLongLongAndOverflow(key, &mut overflow);
+        if overflow == 0 {
+            if value == -1 && !PyErr_Occurred().is_null() {
+                return Err(EncodeError::Raised);
+            }
+            self.emitter.i64(value);
+            return Ok(());
+        }
+        if overflow > 0 {
+            let value = PyLong_AsUnsignedLongLong(key);
+            if value != u64::MAX || PyErr_Occurred().is_null() {
+                self.emitter.u64(value);
+                return Ok(());
+            }
+            PyErr_Clear();
+        }
+        Err(EncodeError::IntegerRange)
+    }
+
+    /// A tuple key as an array whose items follow the key rules too (as in
+    /// ormsgpack: `(1, frozenset())` is no key, `(1, (2,))` is one).
+    unsafe fn tuple_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        let len = PyTuple_GET_SIZE(key) as usize;
+        self.enter()?;
+        self.emitter.begin_array(len);
+        for i in 0..len {
+            self.emitter.array_item(i);
+            // Borrowed from the tuple, which the dict being walked holds; no
+            // Python code that could drop it runs before the item is written
+            // (utcoffset or an enum's value may run, but cannot change a tuple).
+            let item = PyTuple_GET_ITEM(key, i as Py_ssize_t);
+            if PyUnicode_Check(item) != 0 {
+                self.key(item)?;
+            } else {
+                self.native_key(item)?;
+            }
+        }
+        self.emitter.end_array(len);
+        self.leave();
+        Ok(())
     }
 
     /// JSON: the text a non-str key is written as.

@@ -216,8 +216,10 @@ pub fn f16_to_f32(bits: u16) -> f32 {
             let value = mantissa as f32 * (1.0 / 16_777_216.0);
             return if sign != 0 { -value } else { value };
         }
-        // Infinities and NaNs keep their payload.
-        0x1f => 0x7f80_0000 | (mantissa << 13),
+        // Infinities, and NaNs with their payload, made quiet (the quiet bit
+        // set) as the hardware conversion ormsgpack uses does.
+        0x1f if mantissa == 0 => 0x7f80_0000,
+        0x1f => 0x7fc0_0000 | (mantissa << 13),
         _ => ((exponent + 127 - 15) << 23) | (mantissa << 13),
     };
     f32::from_bits(sign | magnitude)

@@ -160,11 +160,21 @@ impl Builder for PyBuilder {
             let mut pairs = items.drain(start..);
             while let (Some(key), Some(value)) = (pairs.next(), pairs.next()) {
                 if PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) != 0 {
-                    return Err(());
+                    return Err(unhashable_key());
                 }
             }
             Ok(dict)
         }
+    }
+}
+
+/// After `PyDict_SetItem` failed: a key that cannot be hashed (only
+/// MessagePack with `OPT_NON_STR_KEYS` makes non-str keys, e.g. from
+/// `ext_hook`) is the decode error, with the TypeError as its `__cause__`.
+#[cold]
+unsafe fn unhashable_key() {
+    if PyErr_ExceptionMatches(PyExc_TypeError) != 0 {
+        crate::errors::raise_from_current(crate::state::state().msgpack_decode_error, "map key is not hashable");
     }
 }
 

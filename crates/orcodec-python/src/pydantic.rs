@@ -40,9 +40,31 @@ impl<E: Emitter> Walker<E> {
             return self.call_default(obj);
         }
         let extra = dict_attr(obj, s.str_pydantic_extra);
-        let result = self.model_entries(fields, extra);
+        let result = if self.opts & crate::options::SORT_KEYS != 0 {
+            self.sorted_model(fields, extra)
+        } else {
+            self.model_entries(fields, extra)
+        };
         Py_DECREF(fields);
         Py_XDECREF(extra);
+        result
+    }
+
+    /// With `OPT_SORT_KEYS`: fields and extra fields sorted together, as
+    /// ormsgpack does, by walking one merged dict (a new one: the model's own
+    /// dicts are not touched).
+    #[cold]
+    unsafe fn sorted_model(&mut self, fields: *mut PyObject, extra: *mut PyObject) -> Result<(), EncodeError> {
+        let merged = PyDict_Copy(fields);
+        if merged.is_null() {
+            return Err(EncodeError::Raised);
+        }
+        let result = if !extra.is_null() && PyDict_Update(merged, extra) != 0 {
+            Err(EncodeError::Raised)
+        } else {
+            self.dict(merged)
+        };
+        Py_DECREF(merged);
         result
     }
 

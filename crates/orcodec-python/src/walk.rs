@@ -164,14 +164,18 @@ impl<E: Emitter> Walker<E> {
                 return self.list(obj);
             }
         }
-        if PyTuple_Check(obj) != 0 && self.opts & options::PASSTHROUGH_TUPLE == 0 {
+        // Here a tuple is a subclass, or OPT_PASSTHROUGH_TUPLE is set.
+        if PyTuple_Check(obj) != 0 && self.opts & (options::PASSTHROUGH_TUPLE | options::PASSTHROUGH_SUBCLASS) == 0 {
             return self.tuple(obj);
         }
         if E::HAS_BIN {
-            if PyBytes_Check(obj) != 0 {
+            // Exact bytes never get here; subclasses of bytes and bytearray
+            // go to `default` with OPT_PASSTHROUGH_SUBCLASS, like the others.
+            let subclasses = self.opts & options::PASSTHROUGH_SUBCLASS == 0;
+            if PyBytes_Check(obj) != 0 && subclasses {
                 return self.bin(bytes_data(obj));
             }
-            if PyByteArray_Check(obj) != 0 {
+            if PyByteArray_Check(obj) != 0 && (subclasses || PyByteArray_CheckExact(obj) != 0) {
                 return self.bin(bytearray_data(obj));
             }
             if PyMemoryView_Check(obj) != 0 {
@@ -434,7 +438,7 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
-    unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
         let len = dict_len(obj);
         if len > orcodec_core::msgpack_writer::MAX_LEN {
             return Err(EncodeError::TooLong);

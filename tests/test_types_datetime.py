@@ -1,0 +1,532 @@
+"""datetime, date and time in both formats: RFC 3339 text byte for byte against orjson
+(dumps) and ormsgpack (packb), every timezone library, the datetime flags, and the
+MessagePack timestamp extension (OPT_DATETIME_AS_TIMESTAMP_EXT) both ways."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import random
+import struct
+import zoneinfo
+
+import orjson
+import ormsgpack
+import pendulum
+import pytest
+import pytz
+from dateutil import tz as dateutil_tz
+
+import orcodec
+from helpers import opts
+
+UTC = dt.timezone.utc
+DATETIME_FLAGS = ["OPT_NAIVE_UTC", "OPT_UTC_Z", "OPT_OMIT_MICROSECONDS"]
+FLAG_SETS = [c for r in range(len(DATETIME_FLAGS) + 1) for c in itertools.combinations(DATETIME_FLAGS, r)]
+
+
+def _ids(names) -> str:
+    return "|".join(n.removeprefix("OPT_") for n in names) or "none"
+
+
+def fixed(seconds: int, microseconds: int = 0) -> dt.timezone:
+    return dt.timezone(dt.timedelta(seconds=seconds, microseconds=microseconds))
+
+
+def _timezones():
+    zones = {
+        "utc": UTC,
+        "plus0530": fixed(5 * 3600 + 30 * 60),
+        "minus08": fixed(-8 * 3600),
+        "zero_offset": fixed(0),
+        "plus_seconds": fixed(5 * 3600 + 30),
+        "minus_seconds": fixed(-(3 * 3600 + 29)),
+        "minus_sub_minute_29": fixed(-29),
+        "minus_sub_minute_30": fixed(-30),
+        "plus_sub_minute_59": fixed(59),
+        "plus_3599": fixed(3599),
+        "minus_max": fixed(-(23 * 3600 + 59 * 60 + 59)),
+        "plus_max": fixed(23 * 3600 + 59 * 60 + 59),
+        "sub_second": fixed(3600, 999_999),
+        "zoneinfo_berlin": zoneinfo.ZoneInfo("Europe/Berlin"),
+        "zoneinfo_new_york": zoneinfo.ZoneInfo("America/New_York"),
+        "zoneinfo_kolkata": zoneinfo.ZoneInfo("Asia/Kolkata"),
+        "zoneinfo_lord_howe": zoneinfo.ZoneInfo("Australia/Lord_Howe"),
+        "zoneinfo_utc": zoneinfo.ZoneInfo("UTC"),
+        "dateutil_utc": dateutil_tz.tzutc(),
+        "dateutil_offset": dateutil_tz.tzoffset("X", -(2 * 3600 + 15 * 60)),
+        "dateutil_paris": dateutil_tz.gettz("Europe/Paris"),
+        "dateutil_sao_paulo": dateutil_tz.gettz("America/Sao_Paulo"),
+        "pendulum_paris": pendulum.timezone("Europe/Paris"),
+        "pendulum_utc": pendulum.timezone("UTC"),
+        "pendulum_fixed": pendulum.FixedTimezone(-(9 * 3600 + 30 * 60)),
+    }
+    return zones
+
+
+TIMEZONES = _timezones()
+# Wall times that do not exist in the zone (skipped by the clocks going forward).
+PYTZ_GAPS = {("Europe/Amsterdam", dt.datetime(2024, 3, 31, 2, 30))}
+PYTZ_ZONES = ["Europe/Amsterdam", "US/Eastern", "Asia/Kathmandu", "UTC", "Australia/Adelaide"]
+
+WALL_TIMES = [
+    dt.datetime(2020, 1, 2, 3, 4, 5, 6),
+    dt.datetime(2021, 7, 15, 12, 30, 0, 0),
+    dt.datetime(1, 1, 1, 0, 0, 0, 0) + dt.timedelta(days=2),
+    dt.datetime(9999, 12, 30, 23, 59, 59, 999_999),
+    dt.datetime(1970, 1, 1),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 500_000),
+    dt.datetime(2000, 2, 29, 23, 0, 0, 120),
+    dt.datetime(2024, 3, 31, 2, 30),  # in the DST gap in Europe
+    dt.datetime(2024, 10, 27, 2, 30, fold=1),  # in the DST overlap in Europe
+]
+
+
+def aware_datetimes():
+    out = []
+    for name, zone in TIMEZONES.items():
+        for i, wall in enumerate(WALL_TIMES):
+            out.append(pytest.param(wall.replace(tzinfo=zone), id=f"{name}-{i}"))
+    for name in PYTZ_ZONES:
+        zone = pytz.timezone(name)
+        for i, wall in enumerate(WALL_TIMES):
+            if (name, wall) in PYTZ_GAPS:
+                continue  # a deviation: see test_pytz_time_in_dst_gap
+            out.append(pytest.param(zone.localize(wall), id=f"pytz_{name}-{i}"))
+            out.append(pytest.param(wall.replace(tzinfo=pytz.utc).astimezone(zone), id=f"pytz_astimezone_{name}-{i}"))
+    return out
+
+
+AWARE = aware_datetimes()
+NAIVE = [pytest.param(w, id=f"naive-{i}") for i, w in enumerate(WALL_TIMES)]
+
+
+# --------------------------------------------------------------------------------------
+# Text, byte for byte against the peers
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", AWARE + NAIVE)
+def test_datetime_text_equals_peers(value):
+    for names in FLAG_SETS:
+        expected_json = orjson.dumps(value, option=opts(orjson, names))
+        assert orcodec.dumps(value, option=opts(orcodec, names)) == expected_json, names
+        expected_msgpack = ormsgpack.packb(value, option=opts(ormsgpack, names))
+        assert orcodec.packb(value, option=opts(orcodec, names)) == expected_msgpack, names
+
+
+def test_datetime_text_exact_bytes():
+    value = dt.datetime(2020, 1, 2, 3, 4, 5, 60, tzinfo=fixed(-(5 * 3600 + 30 * 60)))
+    assert orcodec.dumps(value) == b'"2020-01-02T03:04:05.000060-05:30"'
+    assert orcodec.packb(value) == b"\xd9\x202020-01-02T03:04:05.000060-05:30"
+    utc = dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert orcodec.dumps(utc) == b'"2020-01-02T03:04:05+00:00"'
+    assert orcodec.dumps(utc, option=orcodec.OPT_UTC_Z) == b'"2020-01-02T03:04:05Z"'
+    naive = dt.datetime(1, 1, 1, 0, 0, 0, 999_999)
+    assert orcodec.dumps(naive) == b'"0001-01-01T00:00:00.999999"'
+    assert orcodec.dumps(naive, option=orcodec.OPT_OMIT_MICROSECONDS) == b'"0001-01-01T00:00:00"'
+    assert orcodec.dumps(naive, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'"0001-01-01T00:00:00.999999Z"'
+    assert orcodec.dumps(naive, option=orcodec.OPT_NAIVE_UTC) == b'"0001-01-01T00:00:00.999999+00:00"'
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (1, "+00:00"), (-1, "-00:00"), (29, "+00:00"), (-29, "-00:00"), (30, "+00:01"), (-30, "-00:01"),
+        (89, "+00:01"), (90, "+00:02"), (3599, "+00:60"), (-3599, "-00:60"), (3630, "+01:01"),
+        (18_030, "+05:01"), (-86_399, "-23:60"),
+    ],
+)
+def test_offset_with_seconds_rounds_like_orjson(seconds, text):
+    # orjson and ormsgpack write whole hours and then the rest rounded to the minute.
+    value = dt.datetime(2020, 1, 1, tzinfo=fixed(seconds))
+    assert orcodec.dumps(value) == f'"2020-01-01T00:00:00{text}"'.encode()
+    assert orcodec.dumps(value) == orjson.dumps(value)
+    assert orcodec.packb(value) == ormsgpack.packb(value)
+    # A non-zero offset is never Z.
+    assert orcodec.dumps(value, option=orcodec.OPT_UTC_Z) == orjson.dumps(value, option=orjson.OPT_UTC_Z)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [dt.date(1, 1, 1), dt.date(2020, 2, 29), dt.date(9999, 12, 31), dt.date(1970, 1, 1)],
+    ids=str,
+)
+def test_date(value):
+    text = value.isoformat()
+    for names in FLAG_SETS + [("OPT_DATETIME_AS_TIMESTAMP_EXT",)]:
+        assert orcodec.dumps(value, option=opts(orcodec, names)) == f'"{text}"'.encode()
+        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(value, option=opts(ormsgpack, names))
+        if "OPT_DATETIME_AS_TIMESTAMP_EXT" not in names:
+            assert orcodec.dumps(value, option=opts(orcodec, names)) == orjson.dumps(value, option=opts(orjson, names))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [dt.time(0, 0), dt.time(23, 59, 59, 999_999), dt.time(12, 0, 0, 1), dt.time(1, 2, 3, 400_000)],
+    ids=str,
+)
+def test_time(value):
+    for names in FLAG_SETS:
+        assert orcodec.dumps(value, option=opts(orcodec, names)) == orjson.dumps(value, option=opts(orjson, names))
+        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(value, option=opts(ormsgpack, names))
+    assert orcodec.dumps(dt.time(1, 2, 3, 4)) == b'"01:02:03.000004"'
+    assert orcodec.dumps(dt.time(1, 2, 3, 4), option=orcodec.OPT_OMIT_MICROSECONDS) == b'"01:02:03"'
+
+
+@pytest.mark.parametrize("zone", [UTC, fixed(3600), zoneinfo.ZoneInfo("Europe/Berlin")], ids=["utc", "fixed", "zoneinfo"])
+def test_time_with_tzinfo_is_an_error(zone):
+    value = dt.time(1, 2, 3, tzinfo=zone)
+    with pytest.raises(orcodec.JSONEncodeError, match="datetime.time must not have tzinfo set"):
+        orcodec.dumps(value)
+    with pytest.raises(orcodec.MsgpackEncodeError, match="datetime.time must not have tzinfo set"):
+        orcodec.packb(value)
+    with pytest.raises(TypeError):
+        orjson.dumps(value)
+    with pytest.raises(TypeError):
+        ormsgpack.packb(value)
+
+
+def test_datetime_inside_containers_with_indent_and_sort_keys():
+    doc = {"b": [dt.datetime(2020, 1, 1, tzinfo=UTC), dt.date(2020, 1, 2)], "a": {"t": dt.time(1, 2)}}
+    for names in [(), ("OPT_INDENT_2",), ("OPT_SORT_KEYS", "OPT_UTC_Z", "OPT_INDENT_2", "OPT_APPEND_NEWLINE")]:
+        assert orcodec.dumps(doc, option=opts(orcodec, names)) == orjson.dumps(doc, option=opts(orjson, names))
+
+
+# --------------------------------------------------------------------------------------
+# Passthrough, subclasses, odd tzinfo objects
+# --------------------------------------------------------------------------------------
+
+
+class MyDateTime(dt.datetime):
+    pass
+
+
+class MyDate(dt.date):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, tzinfo=UTC), dt.date(2020, 1, 1), dt.time(1, 2)],
+    ids=["naive", "aware", "date", "time"],
+)
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+def test_passthrough_datetime(value, fmt):
+    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    seen = []
+
+    def default(obj):
+        seen.append(obj)
+        return "passed"
+
+    option = orcodec.OPT_PASSTHROUGH_DATETIME | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC
+    assert encode([value], default=default, option=option) == encode(["passed"])
+    assert seen == [value] and type(seen[0]) is type(value)
+    with pytest.raises(error, match=f"Type is not (JSON|MessagePack) serializable: {type(value).__module__}.{type(value).__name__}|serializable: {type(value).__name__}"):
+        encode(value, option=orcodec.OPT_PASSTHROUGH_DATETIME)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        MyDateTime(2020, 1, 1, tzinfo=UTC),
+        MyDate(2020, 1, 1),
+        pendulum.datetime(2020, 1, 1, tz="Europe/Paris"),
+        pendulum.date(2020, 1, 1),
+        pendulum.time(1, 2, 3),
+    ],
+    ids=["MyDateTime", "MyDate", "pendulum.DateTime", "pendulum.Date", "pendulum.Time"],
+)
+def test_datetime_subclasses_go_to_default_like_peers(value):
+    assert orcodec.dumps(value, default=lambda o: type(o).__name__) == orjson.dumps(value, default=lambda o: type(o).__name__)
+    assert orcodec.packb(value, default=lambda o: type(o).__name__) == ormsgpack.packb(value, default=lambda o: type(o).__name__)
+    assert orcodec.dumps(value, default=lambda o: type(o).__name__) == f'"{type(value).__name__}"'.encode()
+    with pytest.raises(orcodec.JSONEncodeError, match="Type is not JSON serializable"):
+        orcodec.dumps(value)
+    with pytest.raises(orcodec.MsgpackEncodeError, match="Type is not MessagePack serializable"):
+        orcodec.packb(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+
+
+class NoneOffset(dt.tzinfo):
+    def utcoffset(self, d):
+        return None
+
+    def dst(self, d):
+        return None
+
+    def tzname(self, d):
+        return None
+
+
+class RaisingOffset(dt.tzinfo):
+    fail = True
+
+    def utcoffset(self, d):
+        if self.fail:
+            raise ZeroDivisionError("no offset here")
+        return dt.timedelta(hours=1)
+
+    def dst(self, d):
+        return None
+
+
+class StrOffset(dt.tzinfo):
+    def utcoffset(self, d):
+        return "+01:00"
+
+
+def test_utcoffset_none_is_naive():
+    # Deviation: orjson writes +00:00 and ormsgpack raises; Python itself calls it naive.
+    value = dt.datetime(2020, 1, 1, 1, 2, 3, tzinfo=NoneOffset())
+    assert value.utcoffset() is None
+    assert orcodec.dumps(value) == b'"2020-01-01T01:02:03"'
+    assert orcodec.packb(value) == orcodec.packb("2020-01-01T01:02:03")
+    assert orcodec.dumps(value, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'"2020-01-01T01:02:03Z"'
+    # Naive for the timestamp extension too: text without OPT_NAIVE_UTC.
+    assert orcodec.packb(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT) == orcodec.packb("2020-01-01T01:02:03")
+    stamp = orcodec.packb(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC)
+    assert stamp == orcodec.packb(value.replace(tzinfo=UTC), option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+
+
+@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+def test_utcoffset_raising_is_an_encode_error_with_cause(fmt):
+    # orjson segfaults on this input: it is never given to the peers.
+    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    value = dt.datetime(2020, 1, 1, tzinfo=RaisingOffset())
+    for option in (0, orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT, orcodec.OPT_NON_STR_KEYS):
+        with pytest.raises(error, match=r"utcoffset\(\) raised") as info:
+            encode([value], option=option)
+        assert type(info.value.__cause__) is ZeroDivisionError
+    # As a dict key with OPT_NON_STR_KEYS, also when sorting (hashing the key for the
+    # dict calls utcoffset() too, so it starts raising only after the dict is made).
+    zone = RaisingOffset()
+    zone.fail = False
+    keyed = {dt.datetime(2020, 1, 1, tzinfo=zone): 1, "a": 2}
+    zone.fail = True
+    for option in (orcodec.OPT_NON_STR_KEYS, orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
+        with pytest.raises(error) as info:
+            encode(keyed, option=option)
+        assert type(info.value.__cause__) is ZeroDivisionError
+    # PASSTHROUGH_DATETIME never asks for the offset.
+    assert encode(value, default=lambda o: 1, option=orcodec.OPT_PASSTHROUGH_DATETIME) == encode(1)
+
+
+def test_utcoffset_of_wrong_type_is_an_encode_error():
+    value = dt.datetime(2020, 1, 1, tzinfo=StrOffset())
+    with pytest.raises(orcodec.JSONEncodeError):
+        orcodec.dumps(value)
+    with pytest.raises(orcodec.MsgpackEncodeError):
+        orcodec.packb(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+
+
+def test_pytz_time_in_dst_gap():
+    # Deviation: for a wall time in a DST gap, pytz's localize() gives the offset before
+    # the change (+01:00 here) and Python agrees; orjson and ormsgpack normalize() it and
+    # write the original wall time with the offset after the change (+02:00), another
+    # instant. orcodec writes what value.utcoffset() says.
+    value = pytz.timezone("Europe/Amsterdam").localize(dt.datetime(2024, 3, 31, 2, 30))
+    assert value.utcoffset() == dt.timedelta(hours=1)
+    assert orcodec.dumps(value) == b'"2024-03-31T02:30:00+01:00"'
+    assert orjson.dumps(value) == b'"2024-03-31T02:30:00+02:00"'
+    assert orcodec.packb(value) == orcodec.packb("2024-03-31T02:30:00+01:00")
+    assert ormsgpack.packb(value) == orcodec.packb("2024-03-31T02:30:00+02:00")
+    stamp = orcodec.packb(value, option=TS)
+    assert orcodec.unpackb(stamp, option=TS) == value
+
+
+def test_pytz_without_localize_uses_pythons_offset():
+    # Deviation: a pytz zone attached with replace()/the constructor has the LMT offset;
+    # orcodec writes what dt.utcoffset() says, orjson and ormsgpack the standard offset.
+    value = dt.datetime(2020, 1, 1, tzinfo=pytz.timezone("Europe/Amsterdam"))
+    assert value.utcoffset() == dt.timedelta(minutes=18)
+    assert orcodec.dumps(value) == b'"2020-01-01T00:00:00+00:18"'
+    assert orjson.dumps(value) == b'"2020-01-01T00:00:00+01:00"'
+    assert orcodec.packb(value) == orcodec.packb("2020-01-01T00:00:00+00:18")
+    stamp = orcodec.packb(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    back = orcodec.unpackb(stamp, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    assert back == value and back.tzinfo is UTC
+
+
+# --------------------------------------------------------------------------------------
+# The timestamp extension (MessagePack, type -1)
+# --------------------------------------------------------------------------------------
+
+TS = orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
+
+
+def ormsgpack_loses_fraction(value: dt.datetime) -> bool:
+    """Whether ormsgpack 1.13 writes ``value`` wrongly as a timestamp: with nanoseconds
+    of 2**29 or more (microsecond >= 536871) and seconds in 0..2**34-1 (the 64-bit form)
+    it writes the 32-bit form, dropping the fraction (and wrapping seconds past 2**32).
+    orcodec writes the 64-bit form the spec asks for."""
+    seconds = int((value - dt.datetime(1970, 1, 1, tzinfo=UTC)).total_seconds() // 1)
+    return 0 <= seconds < 2**34 and value.microsecond * 1000 >= 2**29
+
+
+def test_ormsgpack_timestamp_bug_is_a_deviation():
+    value = dt.datetime(1976, 1, 19, 22, 10, 10, 607_673, tzinfo=UTC)
+    assert ormsgpack_loses_fraction(value)
+    expected = b"\xd7\xff" + struct.pack(">Q", (607_673_000 << 34) | 190937410)
+    assert orcodec.packb(value, option=TS) == expected
+    assert ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == b"\xd6\xff" + struct.pack(">I", 190937410)
+    assert orcodec.unpackb(expected, option=TS) == value
+    assert ormsgpack.unpackb(expected, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == value
+
+
+def _stamp_forms():
+    return [
+        # 32-bit: seconds in 0..2**32-1, no nanoseconds.
+        (dt.datetime(1970, 1, 1, tzinfo=UTC), b"\xd6\xff\x00\x00\x00\x00"),
+        (dt.datetime(2020, 1, 1, tzinfo=UTC), b"\xd6\xff" + struct.pack(">I", 1577836800)),
+        (dt.datetime(2106, 2, 7, 6, 28, 15, tzinfo=UTC), b"\xd6\xff\xff\xff\xff\xff"),
+        # 64-bit: nanoseconds, or seconds in 2**32..2**34-1.
+        (dt.datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", 1000 << 34)),
+        (dt.datetime(2106, 2, 7, 6, 28, 16, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", 2**32)),
+        (dt.datetime(2514, 5, 30, 1, 53, 3, 999_999, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", (999_999_000 << 34) | (2**34 - 1))),
+        # 96-bit: negative seconds or beyond 2**34-1.
+        (dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, -1)),
+        (dt.datetime(1, 1, 1, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, -62135596800)),
+        (dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 999_999_000, 253402300799)),
+        (dt.datetime(2514, 5, 30, 1, 53, 4, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, 2**34)),
+    ]
+
+
+@pytest.mark.parametrize("value, expected", _stamp_forms(), ids=lambda v: str(v)[:26] if isinstance(v, dt.datetime) else None)
+def test_timestamp_forms_exact(value, expected):
+    assert orcodec.packb(value, option=TS) == expected
+    if not ormsgpack_loses_fraction(value):
+        assert ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == expected
+    back = orcodec.unpackb(expected, option=TS)
+    assert back == value and back.tzinfo is UTC and type(back) is dt.datetime
+    assert ormsgpack.unpackb(expected, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == back
+
+
+@pytest.mark.parametrize("value", AWARE)
+def test_timestamp_aware_equals_ormsgpack(value):
+    for names in FLAG_SETS:
+        names = names + ("OPT_DATETIME_AS_TIMESTAMP_EXT",)
+        ours = orcodec.packb(value, option=opts(orcodec, names))
+        if not ormsgpack_loses_fraction(value):
+            assert ours == ormsgpack.packb(value, option=opts(ormsgpack, names)), names
+    back = orcodec.unpackb(ours, option=TS)
+    # Offsets are whole seconds: sub-second parts are dropped, as by the peers.
+    offset = value.utcoffset()
+    whole = dt.timedelta(days=offset.days, seconds=offset.seconds)
+    assert back.tzinfo is UTC
+    assert back == (value.replace(tzinfo=None) - whole).replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value", NAIVE)
+def test_timestamp_naive(value):
+    # Naive: text, unless OPT_NAIVE_UTC makes it UTC.
+    assert orcodec.packb(value, option=TS) == orcodec.packb(value.isoformat())
+    assert orcodec.packb(value, option=TS) == ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    option = TS | orcodec.OPT_NAIVE_UTC
+    ours = orcodec.packb(value, option=option)
+    assert ours == ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT | ormsgpack.OPT_NAIVE_UTC)
+    assert orcodec.unpackb(ours, option=TS) == value.replace(tzinfo=UTC)
+
+
+def test_timestamp_flag_is_ignored_by_dumps():
+    value = dt.datetime(2020, 1, 1, tzinfo=UTC)
+    assert orcodec.dumps(value, option=TS) == orjson.dumps(value)
+
+
+def test_timestamp_random_round_trips():
+    rng = random.Random(3)
+    lo = dt.datetime(1, 1, 1, tzinfo=UTC)
+    span_us = int((dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC) - lo) / dt.timedelta(microseconds=1))
+    values = [lo + dt.timedelta(microseconds=rng.randrange(span_us + 1)) for _ in range(3000)]
+    values += [v.replace(microsecond=0) for v in values[:500]]
+    values += [dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(seconds=rng.randrange(-10**6, 2**34 + 10**6)) for _ in range(500)]
+    packed = orcodec.packb(values, option=TS)
+    back = orcodec.unpackb(packed, option=TS)
+    assert back == values
+    assert all(v.tzinfo is UTC for v in back)
+    assert back == ormsgpack.unpackb(packed, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    same = [v for v in values if not ormsgpack_loses_fraction(v)]
+    assert len(same) > 3000
+    assert orcodec.packb(same, option=TS) == ormsgpack.packb(same, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    for v in same[:1000]:
+        assert orcodec.packb(v, option=TS) == ormsgpack.packb(v, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+
+
+def test_timestamp_nanoseconds_are_truncated_to_microseconds():
+    payload = struct.pack(">Q", (999_999_999 << 34) | 5)
+    assert orcodec.unpackb(b"\xd7\xff" + payload, option=TS) == dt.datetime(1970, 1, 1, 0, 0, 5, 999_999, tzinfo=UTC)
+    payload = struct.pack(">Iq", 1_999, -1)
+    assert orcodec.unpackb(b"\xc7\x0c\xff" + payload, option=TS) == dt.datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xd4\xff\x00",  # fixext 1
+        b"\xd5\xff\x00\x00",  # fixext 2
+        b"\xd8\xff" + bytes(16),  # fixext 16
+        b"\xc7\x00\xff",  # ext 8, empty
+        b"\xc7\x05\xff" + bytes(5),
+        b"\xc7\x0b\xff" + bytes(11),
+        b"\xc8\x00\x0c\xff" + bytes(11),  # ext 16 claiming 12 with 11 bytes
+        b"\xd7\xff" + struct.pack(">Q", 1_000_000_000 << 34),  # 64-bit, nanoseconds >= 1e9
+        b"\xd7\xff" + struct.pack(">Q", (2**30 - 1) << 34),
+        b"\xc7\x0c\xff" + struct.pack(">Iq", 1_000_000_000, 0),  # 96-bit, nanoseconds >= 1e9
+        b"\xc7\x0c\xff" + struct.pack(">Iq", 2**32 - 1, 0),
+    ],
+    ids=lambda d: d.hex()[:16],
+)
+def test_timestamp_invalid_payload_is_a_decode_error(data):
+    with pytest.raises(orcodec.MsgpackDecodeError):
+        orcodec.unpackb(data, option=TS)
+    with pytest.raises(orcodec.MsgpackDecodeError):
+        orcodec.unpackb(b"\x91" + data, option=TS)
+
+
+@pytest.mark.parametrize(
+    "seconds",
+    [-62135596801, 253402300800, 2**63 - 1, -(2**63), 10**15, -(10**15)],
+)
+def test_timestamp_out_of_range_is_a_decode_error(seconds):
+    data = b"\xc7\x0c\xff" + struct.pack(">Iq", 0, seconds)
+    with pytest.raises(orcodec.MsgpackDecodeError, match="outside the range"):
+        orcodec.unpackb(data, option=TS)
+    with pytest.raises(orcodec.MsgpackDecodeError):
+        orcodec.unpackb(b"\x81\xa1k" + data, option=TS)
+
+
+def test_timestamp_without_flag_goes_to_ext_hook_or_fails():
+    value = dt.datetime(2020, 1, 1, 0, 0, 0, 5, tzinfo=UTC)
+    data = orcodec.packb(value, option=TS)
+    calls = []
+
+    def hook(tag, payload):
+        calls.append((tag, payload))
+        return "hooked"
+
+    assert orcodec.unpackb(data, ext_hook=hook) == "hooked"
+    assert calls == [(-1, data[2:])]
+    assert ormsgpack.unpackb(data, ext_hook=lambda t, b: (t, b)) == (-1, data[2:])
+    with pytest.raises(orcodec.MsgpackDecodeError):
+        orcodec.unpackb(data)
+    # With the flag the hook is not asked.
+    assert orcodec.unpackb(data, ext_hook=hook, option=TS) == value
+    assert len(calls) == 1
+    # Other extension types still go to the hook with the flag set.
+    assert orcodec.unpackb(b"\xd4\x05\x01", ext_hook=hook, option=TS) == "hooked"
+    assert calls[-1] == (5, b"\x01")
+
+
+def test_timestamp_as_key_and_in_containers():
+    stamp = dt.datetime(2020, 1, 1, tzinfo=UTC)
+    doc = {"when": [stamp, {"nested": stamp}], "date": dt.date(2020, 1, 1)}
+    packed = orcodec.packb(doc, option=TS)
+    assert packed == ormsgpack.packb(doc, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    assert orcodec.unpackb(packed, option=TS) == {"when": [stamp, {"nested": stamp}], "date": "2020-01-01"}
+    keyed = {stamp: 1}
+    option = TS | orcodec.OPT_NON_STR_KEYS
+    packed = orcodec.packb(keyed, option=option)
+    assert packed == ormsgpack.packb(keyed, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT | ormsgpack.OPT_NON_STR_KEYS)
+    assert orcodec.unpackb(packed, option=option) == keyed
+    with pytest.raises(orcodec.MsgpackDecodeError):
+        orcodec.unpackb(packed, option=TS)

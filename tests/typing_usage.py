@@ -1,0 +1,179 @@
+"""Every public name of orcodec used the way the stubs (python/orcodec/__init__.pyi)
+promise. Checked with ``mypy --strict`` by test_typing.py, and run there too, so the
+stubs and the runtime are checked against each other.
+
+Lines marked ``# type: ignore[...]`` must be rejected by the stubs: with --strict
+(warn_unused_ignores) an ignore that is not needed is itself an error, so a stub that
+became too permissive fails the check.
+
+Not a test module (pytest collects test_*.py only).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional, Union, assert_type
+
+import orcodec
+from orcodec import (
+    OPT_APPEND_NEWLINE,
+    OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_INDENT_2,
+    OPT_NAIVE_UTC,
+    OPT_NON_STR_KEYS,
+    OPT_OMIT_MICROSECONDS,
+    OPT_PASSTHROUGH_BIG_INT,
+    OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME,
+    OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS,
+    OPT_PASSTHROUGH_TUPLE,
+    OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES,
+    OPT_SERIALIZE_DATACLASS,
+    OPT_SERIALIZE_NUMPY,
+    OPT_SERIALIZE_PYDANTIC,
+    OPT_SERIALIZE_UUID,
+    OPT_SORT_KEYS,
+    OPT_STRICT_INTEGER,
+    OPT_UTC_Z,
+    Ext,
+    Fragment,
+    JSONDecodeError,
+    JSONEncodeError,
+    MsgpackDecodeError,
+    MsgpackEncodeError,
+)
+
+ALL_FLAGS: list[int] = [
+    OPT_APPEND_NEWLINE, OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_INDENT_2, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
+    OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
+    OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES, OPT_SERIALIZE_DATACLASS, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+    OPT_SERIALIZE_UUID, OPT_SORT_KEYS, OPT_STRICT_INTEGER, OPT_UTC_Z,
+]
+
+
+def default(obj: Any) -> Any:
+    if isinstance(obj, set):
+        return sorted(obj)
+    raise TypeError
+
+
+def ext_hook(tag: int, data: bytes) -> Union[Ext, tuple[int, bytes]]:
+    return Ext(tag, data) if tag else (tag, data)
+
+
+def bad_hook(tag: str, data: bytes) -> None:
+    return None
+
+
+def rejected(call: Callable[[], object], *errors: type[BaseException]) -> None:
+    """Runs a call the stubs reject; at run time it raises one of ``errors`` (or, with
+    no ``errors`` given, it is one the runtime happens to accept)."""
+    try:
+        call()
+    except errors:
+        return
+    assert not errors, "expected an exception"
+
+
+def use_json() -> None:
+    option: int = OPT_INDENT_2 | OPT_SORT_KEYS | OPT_APPEND_NEWLINE | OPT_NAIVE_UTC | OPT_UTC_Z
+    out = orcodec.dumps({"a": {1, 2}}, default, option)
+    assert_type(out, bytes)
+    assert_type(orcodec.dumps([1], default=default, option=option), bytes)
+    assert_type(orcodec.dumps(None, default=None, option=None), bytes)
+    assert_type(orcodec.dumps(1.5), bytes)
+    value = orcodec.loads(out)
+    assert_type(value, Any)
+    orcodec.loads(bytearray(out))
+    orcodec.loads(memoryview(out))
+    orcodec.loads(out.decode())
+    orcodec.dumps([Fragment(b"[1]"), Fragment("{}")])
+    rejected(lambda: orcodec.loads(1), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.dumps(1, option="x"), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.dumps(1, default=1))  # type: ignore[arg-type]
+    rejected(lambda: orcodec.dumps(obj=1), TypeError, ValueError)  # type: ignore[call-arg]
+    try:
+        orcodec.loads(b"[")
+    except JSONDecodeError as exc:
+        assert_type(exc.msg, str)
+        assert_type(exc.pos, int)
+        assert isinstance(exc, json.JSONDecodeError) and isinstance(exc, ValueError)
+    try:
+        orcodec.dumps(object())
+    except JSONEncodeError as exc:
+        assert isinstance(exc, TypeError)
+
+
+def use_msgpack() -> None:
+    option: int = OPT_DATETIME_AS_TIMESTAMP_EXT | OPT_NON_STR_KEYS | OPT_PASSTHROUGH_BIG_INT
+    packed = orcodec.packb({1: [Ext(1, b"x"), Fragment(b"\xc0")]}, default, option)
+    assert_type(packed, bytes)
+    assert_type(orcodec.packb(b"x", default=default, option=option), bytes)
+    assert_type(orcodec.packb(None, default=None, option=None), bytes)
+    value = orcodec.unpackb(packed, ext_hook=ext_hook, option=OPT_NON_STR_KEYS)
+    assert_type(value, Any)
+    hook: Optional[Callable[[int, bytes], Any]] = Ext
+    orcodec.unpackb(packed, ext_hook=hook, option=option)
+    simple = orcodec.packb({"k": Ext(3, b"")})
+    orcodec.unpackb(bytearray(orcodec.packb([1])), ext_hook=None, option=None)
+    orcodec.unpackb(memoryview(simple), ext_hook=lambda tag, data: (tag + 1, data.hex()))
+    rejected(lambda: orcodec.unpackb(packed, ext_hook=bad_hook), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-arg, arg-type]
+    rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.packb(1, option=1.5), TypeError, ValueError)  # type: ignore[arg-type]
+    try:
+        orcodec.unpackb(b"\xc1")
+    except MsgpackDecodeError as exc:
+        assert isinstance(exc, ValueError)
+    try:
+        orcodec.packb(object())
+    except MsgpackEncodeError as exc:
+        assert isinstance(exc, TypeError)
+
+
+def use_fragment_and_ext() -> None:
+    frag = Fragment(b"[]")
+    assert_type(frag.contents, Union[bytes, str])
+    assert_type(Fragment("x"), Fragment)
+    rejected(lambda: Fragment(1), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: Fragment(bytearray(b"")), TypeError, ValueError)  # type: ignore[arg-type]
+    try:
+        frag.contents = b""  # type: ignore[misc]
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("Fragment.contents is writable")
+    ext = Ext(5, b"data")
+    assert_type(ext.tag, int)
+    assert_type(ext.data, bytes)
+    assert_type(ext == Ext(5, b"data"), bool)
+    assert_type(hash(ext), int)
+    rejected(lambda: Ext("5", b""), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: Ext(5, "data"), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: Ext(tag=5, data=b""), TypeError, ValueError)  # type: ignore[call-arg]
+    try:
+        ext.tag = 1  # type: ignore[misc]
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("Ext.tag is writable")
+    try:
+        ext.data = b""  # type: ignore[misc]
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("Ext.data is writable")
+    assert_type(orcodec.__version__, str)
+
+
+def main() -> None:
+    use_json()
+    use_msgpack()
+    use_fragment_and_ext()
+
+
+if __name__ == "__main__":
+    main()
