@@ -117,3 +117,88 @@ def test_non_contiguous_memoryview_is_an_encode_error():
 
 def test_memoryview_slices_and_bytearray_are_bin():
     assert orcodec.packb([memoryview(b"abcdef")[1:3], bytearray(b"xy")]) == b"\x92\xc4\x02bc\xc4\x02xy"
+
+
+# Python code that runs during a walk without any `default`: a tzinfo's
+# utcoffset(), a dataclass field's property. It may drop the last reference to
+# the containers being walked; the walker holds what it walks, so the result is
+# a clean error (or output), never a use-after-free. Run under `python -X dev`
+# the freed memory is poisoned, so a regression crashes these tests.
+
+import dataclasses
+import datetime as dt
+import gc
+
+
+def _tz_that_runs(action):
+    class Meddling(dt.tzinfo):
+        def utcoffset(self, d):
+            action()
+            gc.collect()
+            return dt.timedelta(hours=1)
+
+    return Meddling()
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_utcoffset_emptying_the_outer_list(encode, error):
+    outer = []
+    tz = _tz_that_runs(outer.clear)
+    outer.extend([{"at": dt.datetime(2020, 1, 1, tzinfo=tz), "items": [str(i) * 20 for i in range(200)]}] * 2)
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(outer)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_utcoffset_of_a_key_emptying_the_dict(encode, error):
+    doc = {}
+    tz = _tz_that_runs(doc.clear)
+    doc[dt.datetime(2020, 1, 1, tzinfo=tz)] = [str(i) * 20 for i in range(200)]
+    doc["other"] = [1, 2, 3]
+    with pytest.raises(error, match="dict changed size during serialization"):
+        encode(doc, option=orcodec.OPT_NON_STR_KEYS)
+
+
+@pytest.mark.parametrize("encode, error", FORMATS)
+def test_dataclass_property_dropping_the_instance(encode, error):
+    holder = []
+
+    @dataclasses.dataclass
+    class Record:
+        a: list
+        b: list
+
+    class Meddling(Record):
+        @property
+        def b(self):
+            holder.clear()
+            gc.collect()
+            return [str(i) * 20 for i in range(50)]
+
+        @b.setter
+        def b(self, value):
+            pass
+
+    holder.append(Meddling([1], None))
+    # The instance lives on while its fields are read; the list it sat in shrank.
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(holder)
+
+
+def test_the_meddling_cases_under_python_dev_mode():
+    # In-process, freed memory may still look valid; `-X dev` poisons it, so
+    # a walker that lost its hold would crash this child process.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve()
+    result = subprocess.run(
+        [sys.executable, "-X", "dev", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here), "-k", "utcoffset or property"],
+        capture_output=True,
+        text=True,
+        cwd=here.parent,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "6 passed" in result.stdout

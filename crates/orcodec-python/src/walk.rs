@@ -115,10 +115,10 @@ impl<E: Emitter> Walker<E> {
             return Ok(());
         }
         if is_type(obj, addr_of_mut!(PyDict_Type)) {
-            return self.dict(obj);
+            return self.held(obj, Self::dict);
         }
         if is_type(obj, addr_of_mut!(PyList_Type)) {
-            return self.list(obj);
+            return self.held(obj, Self::list);
         }
         if is_type(obj, addr_of_mut!(PyBool_Type)) {
             self.emitter.bool(obj == Py_True());
@@ -129,12 +129,25 @@ impl<E: Emitter> Walker<E> {
             return Ok(());
         }
         if is_type(obj, addr_of_mut!(PyTuple_Type)) && self.opts & options::PASSTHROUGH_TUPLE == 0 {
-            return self.tuple(obj);
+            return self.held(obj, Self::tuple);
         }
         if E::HAS_BIN && is_type(obj, addr_of_mut!(PyBytes_Type)) {
             return self.bin(bytes_data(obj));
         }
-        self.walk_other(obj)
+        self.held(obj, Self::walk_other)
+    }
+
+    /// Runs `walk` on `obj` while holding a reference to it. Python code can
+    /// run during a walk (`default`, `utcoffset()`, properties of dataclass
+    /// fields) and drop the last other reference to anything being walked;
+    /// containers and non-builtin objects are held so they outlive their walk.
+    /// Exact str/int/float/bool/None run no code and need no hold.
+    #[inline(always)]
+    unsafe fn held(&mut self, obj: *mut PyObject, walk: unsafe fn(&mut Self, *mut PyObject) -> Result) -> Result {
+        Py_INCREF(obj);
+        let result = walk(self, obj);
+        Py_DECREF(obj);
+        result
     }
 
     /// Subclasses and everything that is not an exact builtin type.
@@ -385,20 +398,6 @@ impl<E: Emitter> Walker<E> {
         self.depth -= 1;
     }
 
-    /// Walks a borrowed item of a container. When a `default` hook exists it can
-    /// run arbitrary code that drops the container's last reference to the
-    /// item, so the item is held for the duration.
-    #[inline(always)]
-    unsafe fn walk_item(&mut self, item: *mut PyObject) -> Result {
-        if self.default.is_null() {
-            return self.walk(item);
-        }
-        Py_INCREF(item);
-        let result = self.walk(item);
-        Py_DECREF(item);
-        result
-    }
-
     unsafe fn list(&mut self, obj: *mut PyObject) -> Result {
         let len = PyList_GET_SIZE(obj) as usize;
         self.sequence(obj, len, |obj, i| {
@@ -431,7 +430,7 @@ impl<E: Emitter> Walker<E> {
         for i in 0..len {
             let item = get(obj, i).ok_or(EncodeError::ChangedSize("list"))?;
             self.emitter.array_item(i);
-            self.walk_item(item)?;
+            self.walk(item)?;
         }
         self.emitter.end_array(len);
         self.leave();
@@ -483,9 +482,28 @@ impl<E: Emitter> Walker<E> {
     #[inline(always)]
     pub(crate) unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
         self.emitter.map_key(index);
+        if !is_type(key, addr_of_mut!(PyUnicode_Type)) {
+            return self.held_entry(key, value);
+        }
         self.key(key)?;
         self.emitter.map_value();
-        self.walk_item(value)
+        self.walk(value)
+    }
+
+    /// The rest of an entry whose key is not an exact str: writing the key may
+    /// run Python code (`utcoffset()` of a datetime key, say) that changes
+    /// the dict, so key and value are held until both are written.
+    #[cold]
+    unsafe fn held_entry(&mut self, key: *mut PyObject, value: *mut PyObject) -> Result {
+        Py_INCREF(key);
+        Py_INCREF(value);
+        let result = self.key(key).and_then(|()| {
+            self.emitter.map_value();
+            self.walk(value)
+        });
+        Py_DECREF(value);
+        Py_DECREF(key);
+        result
     }
 
     /// The entries of a dict of `len` entries in key order (`OPT_SORT_KEYS`).
