@@ -13,9 +13,11 @@
 //! Fast path: when `getattr` on the class is the generic one and no field
 //! name is shadowed by a data descriptor (a property, a slot), `getattr`
 //! would find each value in the instance `__dict__` first, so the walker
-//! reads the dict directly (falling back to `getattr` for a missing name,
-//! which then finds the class default or raises). Like orjson, this makes
-//! CPython create the instance's `__dict__` if it only had inline values.
+//! reads the dict directly: in one pass when its keys are the fields in
+//! order (the usual case), else by lookups, falling back to `getattr` for a
+//! missing name (which then finds the class default or raises). Like orjson,
+//! this makes CPython create the instance's `__dict__` if it only had inline
+//! values.
 
 use core::cell::UnsafeCell;
 use orcodec_core::emit::Emitter;
@@ -35,6 +37,8 @@ const MAX_CACHED: usize = 1024;
 /// The names of a dataclass's serialized fields (strong references).
 pub struct FieldNames {
     names: Vec<*mut PyObject>,
+    /// Fields left out for their leading `_` (strong references).
+    private: Vec<*mut PyObject>,
     /// Whether the values may be read from the instance `__dict__`.
     from_dict: bool,
 }
@@ -43,9 +47,12 @@ impl Drop for FieldNames {
     fn drop(&mut self) {
         // SAFETY: each name was increfed when stored; the GIL is held
         // whenever the cache (and so a FieldNames) is dropped.
-        unsafe { self.names.iter().for_each(|&name| Py_DECREF(name)) }
+        unsafe { self.names.iter().chain(self.private.iter()).for_each(|&name| Py_DECREF(name)) }
     }
 }
+
+/// Most fields read in one pass over the instance dict (more take lookups).
+const MAX_SCANNED: usize = 16;
 
 struct Entry {
     /// The class (strong reference).
@@ -133,13 +140,11 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
 
 unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
     let marker = dataclass_field_marker();
-    let mut out = FieldNames { names: Vec::new(), from_dict: false };
+    let mut out = FieldNames { names: Vec::new(), private: Vec::new(), from_dict: false };
     let (mut pos, mut name, mut field): (Py_ssize_t, *mut PyObject, *mut PyObject) =
         (0, core::ptr::null_mut(), core::ptr::null_mut());
     while PyDict_Next(fields, &mut pos, &mut name, &mut field) != 0 {
-        if PyUnicode_Check(name) == 0
-            || (PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4)
-        {
+        if PyUnicode_Check(name) == 0 {
             continue;
         }
         let kind = PyObject_GetAttr(field, state().str_field_type);
@@ -149,10 +154,46 @@ unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeEr
         Py_DECREF(kind);
         if kind == marker {
             Py_INCREF(name);
-            out.names.push(name);
+            if PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4 {
+                out.private.push(name);
+            } else {
+                out.names.push(name);
+            }
         }
     }
     Ok(out)
+}
+
+/// One pass over an instance dict whose keys are the fields in definition
+/// order (what the generated `__init__` makes), matched by identity: fills
+/// `values` with new references to the serialized fields' values and
+/// returns true. Private fields are passed over, and attributes after the
+/// last field are ignored. Anything else (a field missing, moved, or more
+/// than `MAX_SCANNED`) returns false with nothing taken: the caller then
+/// looks each field up. No Python code runs during the scan.
+unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> bool {
+    let wanted = &names.names;
+    if wanted.len() > MAX_SCANNED {
+        return false;
+    }
+    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+        (0, core::ptr::null_mut(), core::ptr::null_mut());
+    let mut found = 0;
+    while found < wanted.len() && PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+        if key == wanted[found] {
+            values[found] = value;
+            found += 1;
+        } else if !names.private.contains(&key) {
+            return false;
+        }
+    }
+    if found < wanted.len() {
+        return false;
+    }
+    // Held before any of them is walked: walking one may run code that
+    // changes the dict.
+    values[..found].iter().for_each(|&value| Py_INCREF(value));
+    true
 }
 
 impl<E: Emitter> Walker<E> {
@@ -163,8 +204,33 @@ impl<E: Emitter> Walker<E> {
         if dict.is_null() {
             PyErr_Clear();
         }
-        let result = self.fields(obj, &names.names, dict);
+        let mut values = [core::ptr::null_mut(); MAX_SCANNED];
+        let result = if !dict.is_null() && scan_in_order(dict, &names, &mut values) {
+            self.scanned_fields(&names.names, &mut values[..names.names.len()])
+        } else {
+            self.fields(obj, &names.names, dict)
+        };
         Py_XDECREF(dict);
+        result
+    }
+
+    /// The fields' entries from `values`, references the caller took; all
+    /// are released, whatever happens.
+    unsafe fn scanned_fields(&mut self, names: &[*mut PyObject], values: &mut [*mut PyObject]) -> Result<(), EncodeError> {
+        let len = names.len();
+        let result = self.enter().and_then(|()| {
+            self.emitter.begin_map(len);
+            for (i, (&name, &value)) in names.iter().zip(values.iter()).enumerate() {
+                self.emitter.map_key(i);
+                self.key(name)?;
+                self.emitter.map_value();
+                self.walk(value)?;
+            }
+            self.emitter.end_map(len);
+            self.leave();
+            Ok(())
+        });
+        values.iter().for_each(|&value| Py_DECREF(value));
         result
     }
 
