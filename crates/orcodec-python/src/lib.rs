@@ -6,6 +6,7 @@
 
 mod args;
 mod decode;
+mod dictiter;
 mod encode;
 mod errors;
 mod ffi;

@@ -335,7 +335,7 @@ impl<E: Emitter> Walker<E> {
         let mut key: *mut PyObject = core::ptr::null_mut();
         let mut value: *mut PyObject = core::ptr::null_mut();
         let mut i = 0;
-        while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+        while crate::dictiter::next(obj, &mut pos, &mut key, &mut value) {
             if i == len {
                 return Err(EncodeError::ChangedSize("dict"));
             }
