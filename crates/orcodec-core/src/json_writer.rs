@@ -389,6 +389,89 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
     out.extend(itoa::Buffer::new().format(value).as_bytes());
 }
 
+/// The fast path of [`write_f64`] for the common floats with few digits
+/// (prices, scores, `98.5`, `3.0`): finds the integer `m` and the fewest
+/// decimals `d <= 8` with `m / 10**d == |value|` exactly as doubles, and
+/// writes that in ryu's fixed notation. Returns false, writing nothing, for
+/// anything else (ryu then does the work).
+///
+/// Why the text is exactly ryu's: `m / 10**d` is computed with one correctly
+/// rounded division (`m < 2**53` and `10**d` are exact), so the decimal
+/// `m * 10**-d` parses back to `value`. It has at most 15 significant digits
+/// (`m < 10**15`), and distinct decimals of at most 15 digits parse to
+/// distinct doubles (DBL_DIG), so no other decimal as short or shorter parses
+/// to `value`: it is the shortest, which ryu prints. Trailing zeros after the
+/// point are dropped; an integral value gets ryu's `.0`. Magnitudes in
+/// [1e-3, 1e15) are the ones ryu writes without an exponent.
+///
+/// One multiplication and one division decide it: if `value` has a form with
+/// `d' <= 8` decimals, then `m' * 10**(8-d')` is the integer nearest to
+/// `|value| * 1e8` (the product is below 1e15, so its rounding errors stay
+/// far below 0.5), and it passes the same check.
+#[inline(always)]
+fn write_short_f64<S: Sink>(out: &mut S, value: f64) -> bool {
+    let a = value.abs();
+    // With 8 decimals below 1e7, or none up to 1e15: m stays below 1e15.
+    let (p, d) = if (1e-3..1e7).contains(&a) {
+        (1e8, 8)
+    } else if (1e7..1e15).contains(&a) {
+        (1.0, 0)
+    } else {
+        return false;
+    };
+    // The nearest integer is the only candidate; the division checks it.
+    // `a * p < 1e15`, so the conversion cannot saturate.
+    let m = (a * p + 0.5) as i64;
+    if (m as f64) / p != a {
+        return false;
+    }
+    {
+        // Drop trailing zeros after the point: 8, 4, 2, 1 at a time covers 0..=8.
+        let (mut m, mut d) = (m as u64, d);
+        for (k, pow) in [(8, 100_000_000), (4, 10_000), (2, 100), (1, 10)] {
+            if d >= k && m % pow == 0 {
+                m /= pow;
+                d -= k;
+            }
+        }
+        let mut digits = itoa::Buffer::new();
+        let text = digits.format(m).as_bytes();
+        // sign + "0." + leading zeros + digits (or digits + ".0") fit in 32.
+        out.reserve(32);
+        // SAFETY: 32 bytes reserved just above; at most 1 + 2 + 8 + 15 are written.
+        unsafe {
+            let start = out.tail();
+            let mut at = start;
+            if value < 0.0 {
+                *at = b'-';
+                at = at.add(1);
+            }
+            if d == 0 {
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at, text.len());
+                at = at.add(text.len());
+                *at = b'.';
+                *at.add(1) = b'0';
+                at = at.add(2);
+            } else if text.len() > d {
+                let int_len = text.len() - d;
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at, int_len);
+                *at.add(int_len) = b'.';
+                core::ptr::copy_nonoverlapping(text.as_ptr().add(int_len), at.add(int_len + 1), d);
+                at = at.add(text.len() + 1);
+            } else {
+                *at = b'0';
+                *at.add(1) = b'.';
+                let zeros = d - text.len();
+                core::ptr::write_bytes(at.add(2), b'0', zeros);
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(2 + zeros), text.len());
+                at = at.add(2 + d);
+            }
+            out.advance(at.offset_from(start) as usize);
+        }
+    }
+    true
+}
+
 /// Shortest text that parses back to `value`; NaN and infinities become `null`
 /// (JSON has no spelling for them, and orjson writes null). Positive exponents
 /// carry a `+` (`1e+16`), as orjson writes them.
@@ -396,6 +479,9 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
 pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     if !value.is_finite() {
         out.extend(b"null");
+        return;
+    }
+    if write_short_f64(out, value) {
         return;
     }
     let mut buf = ryu::Buffer::new();
@@ -685,6 +771,44 @@ mod tests {
         assert_eq!(float(f64::MAX), "1.7976931348623157e+308");
         assert_eq!(float(f64::NAN), "null");
         assert_eq!(float(f64::NEG_INFINITY), "null");
+    }
+
+    /// ryu's text with orjson's exponent form: what write_f64 wrote before the fast path.
+    fn ryu_reference(x: f64) -> String {
+        let text = ryu::Buffer::new().format_finite(x).to_string();
+        match text.find('e') {
+            Some(e) if !text[e + 1..].starts_with('-') => format!("{}e+{}", &text[..e], &text[e + 1..]),
+            _ => text,
+        }
+    }
+
+    #[test]
+    fn short_float_fast_path_matches_ryu() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
+        for x in [0.001, 0.00123, 0.0009999, 1e-3, 999999999999999.0, 1e15, 123456789012345.6, 0.1, 0.3, 2.675, 98.5, -98.5, 3.0, -0.5] {
+            check(x);
+        }
+        for _ in 0..300_000 {
+            let r = next();
+            // Short decimals of every scale: m / 10**d for small m.
+            let m = (r >> 11) % [10, 1000, 100_000, 10_000_000, 1_000_000_000_000_000][(r % 5) as usize];
+            let d = ((r >> 5) % 12) as i32;
+            let x = m as f64 / 10f64.powi(d);
+            check(x);
+            check(-x);
+            // Neighbours, which must fall through to ryu.
+            check(f64::from_bits(x.to_bits().wrapping_add(1)));
+            // Arbitrary doubles.
+            check(f64::from_bits(next()).abs().min(1e300));
+            check(f64::from_bits((next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x3F00_0000_0000_0000));
+        }
     }
 
     #[test]
