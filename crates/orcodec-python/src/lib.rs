@@ -13,6 +13,7 @@ mod ffi;
 mod keycache;
 mod objects;
 mod options;
+mod pyint;
 mod output;
 mod pystr;
 mod state;

@@ -182,6 +182,10 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(value) = crate::pyint::small_value(obj) {
+            self.emitter.i64(value);
+            return Ok(());
+        }
         let mut overflow = 0;
         let value = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
