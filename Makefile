@@ -2,12 +2,15 @@
 # Python; the extension is built in release mode into it.
 #
 #   make test    set up, build, run cargo test and pytest
-#   make bench   set up, build, run the side-by-side benchmark (the main job)
+#   make bench   set up, build, run the side-by-side benchmark (the main job),
+#                the memory benchmark, and draw doc/benchmark.png
+#   make bench-quick   the same as a smoke run of about a minute
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-installed
+BENCH_DEPS := $(VENV)/.bench-deps-installed
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(HOME)/.cargo/bin:$(PATH)
 
@@ -19,6 +22,10 @@ $(DEPS): requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+$(BENCH_DEPS): bench/requirements.txt $(DEPS)
+	$(PY) -m pip install --quiet -r bench/requirements.txt
 	touch $@
 
 setup: $(DEPS)
@@ -35,11 +42,15 @@ pytest: build
 test: build cargo-test
 	$(PY) -m pytest
 
-bench: build
+bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py
+	$(PY) bench/memory.py
+	$(PY) bench/chart.py
 
-bench-quick: build
-	$(PY) bench/compare.py --quick
+bench-quick: build $(BENCH_DEPS)
+	$(PY) bench/compare.py --quick --json bench/results/quick.json
+	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
+	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 
 clean:
 	rm -rf $(VENV) target

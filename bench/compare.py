@@ -15,11 +15,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import fnmatch
+import functools
 import gc
 import importlib
 import importlib.metadata
 import itertools
 import json
+import marshal
 import os
 import platform
 import random
@@ -30,33 +32,45 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
-GENERATED_FIXTURES = REPO_ROOT / "fixtures" / "generated"
-DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "latest.json"
-FIXTURES_ENV = "ORCODEC_FIXTURES"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-DOCUMENTS = ("twitter", "github", "citm_catalog", "canada", "small")  # small is built in
+from documents import (  # noqa: E402
+    DOCUMENTS,
+    GENERATED_FIXTURES,
+    FIXTURES_ENV,
+    REPO_ROOT,
+    Document,
+    fixtures_dir,
+    load_document,
+)
+
+DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "latest.json"
+
 OPERATIONS = ("dumps", "loads", "packb", "unpackb")
 FAMILY = {"dumps": "JSON", "loads": "JSON", "packb": "MessagePack", "unpackb": "MessagePack"}
 PEERS = {
     "JSON": ("orjson", "msgspec", "ujson", "rapidjson", "json"),
     "MessagePack": ("ormsgpack", "msgspec", "msgpack"),
 }
+# Unranked reference columns: the floor of what (de)serializing the object graph costs.
+FLOORS = ("marshal",)
 # Distribution names for version lookup, where they differ from the module.
 DISTRIBUTIONS = {"rapidjson": "python-rapidjson"}
 
 # Flag a ratio when orcodec's or the best peer's interquartile range exceeds this fraction of its median.
 NOISY_SPREAD = 0.20
 
-SMALL = {"id": 12345, "name": "Ada Lovelace", "active": True, "score": 98.5, "tags": ["a", "b"], "email": "ada@example.com"}
-
 NOTES = [
     "str-returning encoders (ujson, rapidjson, json) are timed with .encode() so every dumps yields UTF-8 bytes,",
     "  with ensure_ascii=False (and ujson escape_forward_slashes=False) so all produce the same bytes as orjson;",
     "  json = stdlib json with one reused JSONEncoder(separators=(',', ':')).",
     "msgspec reuses one Encoder/Decoder instance per format; msgpack is packb/unpackb with use_bin_type=True/raw=False.",
-    "loads/unpackb inputs are bytes: the fixture file's text, and msgpack.packb of the parsed document.",
+    "loads/unpackb inputs are bytes: the document as compact JSON (the fixture file as is), and msgpack.packb of it.",
+    "marshal (unranked floor): marshal.dumps of the same object graph for dumps/packb, marshal.loads of it for",
+    "  loads/unpackb; plain documents only.",
+    "typed rows (dataclasses, typed_values) and numpy rows: each library's native support (orjson/ormsgpack with",
+    "  OPT_SERIALIZE_NUMPY for numpy, orcodec likewise); n/a = the library cannot do the row (or raised: see below).",
+    "a time marked ≠ was measured but the output decodes to a different value (listed below); it is not ranked.",
 ]
 
 
@@ -68,34 +82,30 @@ class Settings:
     max_rounds: int
 
 
-FULL = Settings(target_sample_s=0.010, row_budget_s=8.0, min_rounds=15, max_rounds=151)
-QUICK = Settings(target_sample_s=0.005, row_budget_s=1.0, min_rounds=5, max_rounds=21)
+FULL = Settings(target_sample_s=0.010, row_budget_s=6.0, min_rounds=15, max_rounds=151)
+QUICK = Settings(target_sample_s=0.004, row_budget_s=0.4, min_rounds=5, max_rounds=15)
 
-
-@dataclass
-class Document:
-    name: str
-    value: Any
-    json_bytes: bytes
-    msgpack_bytes: bytes
-    source: str
-    generated: bool
-
-    def input_for(self, op: str) -> Any:
-        return {"dumps": self.value, "packb": self.value, "loads": self.json_bytes, "unpackb": self.msgpack_bytes}[op]
+MISSING, NA, RAISED, DIFFERS = "missing", "n/a", "raised", "differs"
 
 
 @dataclass
 class Cell:
     """One library on one row."""
 
-    error: str | None = None
+    fn: Callable[[Any], Any] | None = None
+    arg: Any = None
+    status: str | None = None  # None (fine), MISSING, NA, RAISED or DIFFERS
+    reason: str | None = None
     iterations: int = 0
     per_call_s: list[float] = field(default_factory=list)
 
     @property
+    def timed(self) -> bool:
+        return self.fn is not None and self.status in (None, DIFFERS)
+
+    @property
     def median_s(self) -> float | None:
-        return statistics.median(self.per_call_s) if self.per_call_s and not self.error else None
+        return statistics.median(self.per_call_s) if self.per_call_s and self.timed else None
 
     @property
     def spread(self) -> float | None:
@@ -121,7 +131,8 @@ class Row:
         return PEERS[FAMILY[self.op]]
 
     def best_peer(self) -> tuple[str | None, float | None]:
-        timed = [(self.cells[p].median_s, p) for p in self.peers if self.cells[p].median_s is not None]
+        timed = [(self.cells[p].median_s, p) for p in self.peers
+                 if self.cells[p].median_s is not None and self.cells[p].status is None]
         if not timed:
             return None, None
         best_time, best = min(timed)
@@ -137,8 +148,17 @@ class Row:
         _, best_time = self.best_peer()
         return None if ours is None or best_time is None else ours / best_time
 
+    def failed(self) -> bool:
+        """orcodec raised on a plain document, or produced output that decodes to something else."""
+        cell = self.cells["orcodec"]
+        return cell.status == DIFFERS or (cell.status == RAISED and self.doc.kind == "plain")
+
 
 # --- libraries -----------------------------------------------------------------
+
+
+class NotApplicable(Exception):
+    """The library has no way to do this row."""
 
 
 def import_orcodec():
@@ -154,7 +174,7 @@ def import_orcodec():
 
 def import_peers() -> tuple[dict[str, Any], dict[str, str]]:
     """Import every peer that is installed; return (modules, {name: why missing})."""
-    modules, missing = {}, {}
+    modules, missing = {"marshal": marshal}, {}
     for name in sorted(set(itertools.chain(*PEERS.values()))):
         try:
             modules[name] = importlib.import_module(name)
@@ -166,60 +186,93 @@ def import_peers() -> tuple[dict[str, Any], dict[str, str]]:
     return modules, missing
 
 
-def codec_functions(orcodec: Any, peers: dict[str, Any]) -> dict[str, dict[str, Callable[[Any], Any]]]:
-    """Map library -> operation -> one-argument callable, as the benchmark calls it.
+class Libraries:
+    """How each library does each operation on each kind of document.
 
     Callables are the library functions themselves wherever possible, so the
     timing loop adds the same per-call overhead to every library.
     """
-    funcs: dict[str, dict[str, Callable]] = {
-        "orcodec": {op: getattr(orcodec, op) for op in OPERATIONS if hasattr(orcodec, op)}
-    }
-    if "orjson" in peers:
-        funcs["orjson"] = {"dumps": peers["orjson"].dumps, "loads": peers["orjson"].loads}
-    if "ormsgpack" in peers:
-        funcs["ormsgpack"] = {"packb": peers["ormsgpack"].packb, "unpackb": peers["ormsgpack"].unpackb}
-    if "msgspec" in peers:
-        msgspec = peers["msgspec"]
-        funcs["msgspec"] = {
-            "dumps": msgspec.json.Encoder().encode,
-            "loads": msgspec.json.Decoder().decode,
-            "packb": msgspec.msgpack.Encoder().encode,
-            "unpackb": msgspec.msgpack.Decoder().decode,
-        }
-    if "ujson" in peers:
-        ujson = peers["ujson"]
-        funcs["ujson"] = {
-            "dumps": lambda obj: ujson.dumps(obj, ensure_ascii=False, escape_forward_slashes=False).encode(),
-            "loads": ujson.loads,
-        }
-    if "rapidjson" in peers:
-        rapidjson = peers["rapidjson"]
-        funcs["rapidjson"] = {
-            "dumps": lambda obj: rapidjson.dumps(obj, ensure_ascii=False).encode(),
-            "loads": rapidjson.loads,
-        }
-    if "json" in peers:
-        encode = peers["json"].JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-        funcs["json"] = {"dumps": lambda obj: encode(obj).encode(), "loads": peers["json"].loads}
-    msgpack = peers["msgpack"]
-    if int(msgpack.version[0]) >= 1:
-        # Since msgpack 1.0 use_bin_type=True and raw=False are the defaults;
-        # calling the functions directly avoids a keyword-argument wrapper.
-        funcs["msgpack"] = {"packb": msgpack.packb, "unpackb": msgpack.unpackb}
-    else:
-        funcs["msgpack"] = {
-            "packb": lambda obj: msgpack.packb(obj, use_bin_type=True),
-            "unpackb": lambda data: msgpack.unpackb(data, raw=False),
-        }
-    return funcs
+
+    def __init__(self, orcodec: Any, peers: dict[str, Any]):
+        self.orcodec = orcodec
+        self.peers = peers
+        if "msgspec" in peers:
+            msgspec = peers["msgspec"]
+            self.msgspec = {
+                "dumps": msgspec.json.Encoder().encode,
+                "loads": msgspec.json.Decoder().decode,
+                "packb": msgspec.msgpack.Encoder().encode,
+                "unpackb": msgspec.msgpack.Decoder().decode,
+            }
+        if "json" in peers:
+            self.json_encode = peers["json"].JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    def function(self, lib: str, op: str, doc: Document) -> tuple[Callable[[Any], Any], Any]:
+        """(callable, argument) for lib on the row, or NotApplicable."""
+        arg = doc.input_for(op)
+        kind = doc.kind
+        m = self.peers.get(lib)
+        if lib == "orcodec":
+            fn = getattr(self.orcodec, op, None)
+            if fn is None:
+                raise NotApplicable(f"orcodec has no {op}()")
+            if kind == "numpy":
+                fn = functools.partial(fn, option=getattr(self.orcodec, "OPT_SERIALIZE_NUMPY", 16))
+            return fn, arg
+        if lib == "marshal":
+            if kind != "plain":
+                raise NotApplicable("marshal handles builtin types only")
+            if op in ("loads", "unpackb"):
+                return marshal.loads, marshal.dumps(doc.value)
+            return marshal.dumps, arg
+        if lib == "orjson":
+            if op == "loads":
+                return m.loads, arg
+            if kind == "numpy":
+                return functools.partial(m.dumps, option=m.OPT_SERIALIZE_NUMPY), arg
+            return m.dumps, arg
+        if lib == "ormsgpack":
+            if op == "unpackb":
+                return m.unpackb, arg
+            if kind == "numpy":
+                return functools.partial(m.packb, option=m.OPT_SERIALIZE_NUMPY), arg
+            return m.packb, arg
+        if lib == "msgspec":
+            if kind == "numpy":
+                raise NotApplicable("msgspec does not serialize numpy arrays")
+            return self.msgspec[op], arg
+        if kind != "plain":
+            raise NotApplicable(f"{lib} has no native support for these types")
+        if lib == "ujson":
+            if op == "dumps":
+                return lambda obj: m.dumps(obj, ensure_ascii=False, escape_forward_slashes=False).encode(), arg
+            return m.loads, arg
+        if lib == "rapidjson":
+            if op == "dumps":
+                return lambda obj: m.dumps(obj, ensure_ascii=False).encode(), arg
+            return m.loads, arg
+        if lib == "json":
+            if op == "dumps":
+                encode = self.json_encode
+                return lambda obj: encode(obj).encode(), arg
+            return m.loads, arg
+        if lib == "msgpack":
+            if int(m.version[0]) >= 1:
+                # Since msgpack 1.0 use_bin_type=True and raw=False are the defaults;
+                # calling the functions directly avoids a keyword-argument wrapper.
+                return (m.packb if op == "packb" else m.unpackb), arg
+            if op == "packb":
+                return lambda obj: m.packb(obj, use_bin_type=True), arg
+            return lambda data: m.unpackb(data, raw=False), arg
+        raise NotApplicable(f"unknown library {lib}")
 
 
 def library_versions(orcodec: Any, peers: dict[str, Any]) -> dict[str, str]:
     versions = {}
     for name, module in [("orcodec", orcodec), *sorted(peers.items())]:
-        if name == "json":
-            versions[name] = f"stdlib {module.__version__}"
+        if name in ("json", "marshal"):
+            version = getattr(module, "__version__", getattr(module, "version", ""))
+            versions[name] = f"stdlib {version}".strip()
             continue
         try:
             versions[name] = importlib.metadata.version(DISTRIBUTIONS.get(name, name))
@@ -231,36 +284,24 @@ def library_versions(orcodec: Any, peers: dict[str, Any]) -> dict[str, str]:
 # --- documents -----------------------------------------------------------------
 
 
-def fixtures_dir() -> Path:
-    return Path(os.environ.get(FIXTURES_ENV) or DEFAULT_FIXTURES)
-
-
-def load_documents(names: list[str], msgpack: Any) -> list[Document]:
-    shared = fixtures_dir()
-    docs, fell_back = [], []
+def load_documents(names: list[str], msgpack: Any) -> tuple[list[Document], dict[str, str]]:
+    """The documents that can be built, and {name: why not} for the others."""
+    docs, unavailable = [], {}
     for name in names:
-        if name == "small":
-            raw, source, generated = json.dumps(SMALL, separators=(",", ":")).encode(), "built-in", False
-        else:
-            path = shared / f"{name}.json"
-            generated = not path.is_file()
-            if generated:
-                fell_back.append(str(path))
-                path = GENERATED_FIXTURES / f"{name}.json"
-                if not path.is_file():
-                    sys.exit(f"compare.py: FATAL: {path} is missing too; run bench/generate_fixtures.py")
-            raw, source = path.read_bytes(), str(path)
-        value = json.loads(raw)
-        docs.append(Document(name, value, raw, msgpack.packb(value, use_bin_type=True), source, generated))
+        try:
+            docs.append(load_document(name, msgpack))
+        except ImportError as exc:
+            unavailable[name] = str(exc)
+    fell_back = [d.source for d in docs if d.generated]
     if fell_back:
+        shared = fixtures_dir()
         how = f"${FIXTURES_ENV}" if os.environ.get(FIXTURES_ENV) else f"default; set ${FIXTURES_ENV} to override"
         print(
-            f"NOTE: shared fixtures not found in {shared} ({how}); missing: {', '.join(fell_back)}.\n"
-            f"      Using generated stand-ins from {GENERATED_FIXTURES} instead (marked * in the table);\n"
-            "      their timings are not comparable with runs on the real documents.\n",
+            f"NOTE: shared fixtures not found in {shared} ({how}); using {', '.join(fell_back)}\n"
+            "      instead (marked * in the table); their timings are not comparable with runs on the real documents.\n",
             file=sys.stderr,
         )
-    return docs
+    return docs, unavailable
 
 
 # --- correctness check ------------------------------------------------------------
@@ -289,19 +330,27 @@ def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
     return None if got == want else f"{path}: {got!r:.60} != {want!r:.60}"
 
 
-def check(op: str, fn: Callable, doc: Document, msgpack: Any) -> str | None:
-    """Run fn once on the row's input and return why its result is wrong, or None."""
+def check(lib: str, op: str, fn: Callable, arg: Any, doc: Document, msgpack: Any) -> tuple[str | None, str | None]:
+    """Run fn once on the row's input: (status, reason), status None when its result is right."""
     try:
-        out = fn(doc.input_for(op))
-        if op in ("dumps", "packb"):
-            if not isinstance(out, bytes):
-                return f"returned {type(out).__name__}, expected bytes"
-            # Decode with the reference implementations, independent of the library under test.
-            out = json.loads(out) if op == "dumps" else msgpack.unpackb(out, raw=False)
+        out = fn(arg)
     except Exception as exc:  # any failure of the library is a result to report
-        return f"{type(exc).__name__}: {exc}"
-    diff = first_difference(out, doc.value)
-    return None if diff is None else f"round trip differs from the document at {diff}"
+        return RAISED, f"{type(exc).__name__}: {exc}"
+    if op in ("dumps", "packb"):
+        if not isinstance(out, bytes):
+            return DIFFERS, f"returned {type(out).__name__}, expected bytes"
+        # Decode with the reference implementations, independent of the library under test.
+        try:
+            if lib == "marshal":
+                out = marshal.loads(out)
+            elif op == "dumps":
+                out = json.loads(out)
+            else:
+                out = msgpack.unpackb(out, raw=False, strict_map_key=False)
+        except Exception as exc:
+            return DIFFERS, f"output does not decode: {type(exc).__name__}: {exc}"
+    diff = first_difference(out, doc.expected)
+    return (None, None) if diff is None else (DIFFERS, f"decodes to a different value at {diff}")
 
 
 # --- timing ------------------------------------------------------------------------
@@ -332,14 +381,14 @@ def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
         n *= 10
 
 
-def measure(row: Row, funcs: dict[str, dict[str, Callable]], settings: Settings) -> None:
-    """Fill the per-call times of every healthy cell of the row, round-robin."""
-    arg = row.doc.input_for(row.op)
-    libs = [lib for lib, cell in row.cells.items() if not cell.error]
+def measure(row: Row, settings: Settings) -> None:
+    """Fill the per-call times of every timed cell of the row, round-robin."""
+    libs = [lib for lib, cell in row.cells.items() if cell.timed]
     if not libs:
         return
     for lib in libs:
-        row.cells[lib].iterations = calibrate(funcs[lib][row.op], arg, settings.target_sample_s)
+        cell = row.cells[lib]
+        cell.iterations = calibrate(cell.fn, cell.arg, settings.target_sample_s)
     # A fresh order each round, so no library always runs first or right after
     # the same neighbour (whose heap and cache leftovers it would inherit).
     order = random.Random(row.name)
@@ -350,15 +399,22 @@ def measure(row: Row, funcs: dict[str, dict[str, Callable]], settings: Settings)
         order.shuffle(libs)
         for lib in libs:
             cell = row.cells[lib]
-            cell.per_call_s.append(sample(funcs[lib][row.op], arg, cell.iterations) / cell.iterations)
+            cell.per_call_s.append(sample(cell.fn, cell.arg, cell.iterations) / cell.iterations)
 
 
 # --- row selection ---------------------------------------------------------------------
 
 
+def all_rows() -> list[tuple[str, str]]:
+    from documents import NUMPY_DOCUMENTS, TYPED_DOCUMENTS
+
+    return [(doc, op) for doc in DOCUMENTS for op in OPERATIONS
+            if op in ("dumps", "packb") or (doc not in TYPED_DOCUMENTS and doc not in NUMPY_DOCUMENTS)]
+
+
 def select_rows(tokens: list[str] | None) -> list[tuple[str, str]]:
     """Rows matching any token: a document, an operation, or a DOC.OP glob such as 'twitter.*'."""
-    every = [(doc, op) for doc in DOCUMENTS for op in OPERATIONS]
+    every = all_rows()
     if not tokens:
         return every
     chosen = set()
@@ -410,9 +466,23 @@ def fmt_us(seconds: float | None) -> str:
 
 def cell_text(row: Row, lib: str) -> str:
     cell = row.cells[lib]
-    if cell.error:
-        return "missing" if cell.error.startswith("not installed") else "error"
-    return fmt_us(cell.median_s)
+    if cell.status == MISSING:
+        return "missing"
+    if cell.status in (NA, RAISED):
+        return "n/a"
+    return fmt_us(cell.median_s) + ("≠" if cell.status == DIFFERS else "")
+
+
+def ratio_text(row: Row) -> str:
+    ratio = row.ratio()
+    if ratio is None:
+        return "n/a"
+    text = f"{ratio:.2f}"
+    if row.cells["orcodec"].status == DIFFERS:
+        text += "≠"
+    if row.noisy():
+        text += "~"
+    return text
 
 
 def print_header(info: dict[str, Any]) -> None:
@@ -425,25 +495,22 @@ def print_header(info: dict[str, Any]) -> None:
 
 
 def print_table(family: str, rows: list[Row]) -> None:
-    libs = ("orcodec",) + PEERS[family]
+    libs = ("orcodec",) + PEERS[family] + FLOORS
     head = ["row", *libs, "ratio", "best peer"]
     body = []
     for row in rows:
-        ratio = row.ratio()
         best, _ = row.best_peer()
         label = f"{row.doc.name}{'*' if row.doc.generated else ''}.{row.op}"
-        ratio_text = "ERROR" if row.cells["orcodec"].error else ("-" if ratio is None else f"{ratio:.2f}")
-        if ratio is not None and row.noisy():
-            ratio_text += "~"
-        body.append([label, *(cell_text(row, lib) for lib in libs), ratio_text, best or "-"])
+        body.append([label, *(cell_text(row, lib) for lib in libs), ratio_text(row), best or "-"])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    print(f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster)")
+    print(f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster; "
+          f"{', '.join(FLOORS)} is an unranked floor)")
     for line in [head, *body]:
         cols = [line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:-1], widths[1:-1])), line[-1]]
         print("  ".join(cols))
 
 
-def print_report(info: dict[str, Any], rows: list[Row]) -> None:
+def print_report(info: dict[str, Any], rows: list[Row], unavailable: dict[str, str]) -> None:
     print_header(info)
     for family in PEERS:
         family_rows = [r for r in rows if FAMILY[r.op] == family]
@@ -456,12 +523,14 @@ def print_report(info: dict[str, Any], rows: list[Row]) -> None:
         print(f"~ noisy: the interquartile range of orcodec or the best peer exceeds {NOISY_SPREAD:.0%} of its median; rerun on a quieter machine.")
     for note in NOTES:
         print(note)
-    errors = [(r.name, lib, c.error) for r in rows for lib, c in r.cells.items()
-              if c.error and not c.error.startswith("not installed")]
-    if errors:
-        print("\nerrors:")
-        for name, lib, error in errors:
-            print(f"  {name} {lib}: {error}")
+    for name, why in unavailable.items():
+        print(f"document {name} skipped: {why}")
+    problems = [(r.name, lib, c.status, c.reason) for r in rows for lib, c in r.cells.items()
+                if c.status in (RAISED, DIFFERS)]
+    if problems:
+        print("\nn/a and ≠ cells:")
+        for name, lib, status, reason in problems:
+            print(f"  {name} {lib}: {'raised ' if status == RAISED else ''}{reason}"[:200])
 
 
 def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
@@ -471,15 +540,16 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
         ns = lambda s: None if s is None else round(s * 1e9, 2)  # noqa: E731
         return {"median_ns": ns(cell.median_s), "q1_ns": ns(quartiles[0]), "q3_ns": ns(quartiles[2]),
                 "min_ns": ns(times[0] if times else None), "spread": cell.spread, "rounds": len(times),
-                "iterations_per_sample": cell.iterations, "error": cell.error}
+                "iterations_per_sample": cell.iterations, "status": cell.status, "error": cell.reason}
 
     out_rows = []
     for row in rows:
         best, _ = row.best_peer()
+        arg = row.doc.input_for(row.op)
         out_rows.append({
             "row": row.name, "document": row.doc.name, "operation": row.op, "family": FAMILY[row.op],
-            "generated": row.doc.generated, "source": row.doc.source,
-            "input_bytes": len(row.doc.input_for(row.op)) if row.op in ("loads", "unpackb") else None,
+            "kind": row.doc.kind, "generated": row.doc.generated, "source": row.doc.source,
+            "input_bytes": len(arg) if isinstance(arg, bytes) else None,
             "results": {lib: cell_json(cell) for lib, cell in row.cells.items()},
             "ratio": row.ratio(), "best_peer": best, "noisy": row.noisy(),
         })
@@ -489,21 +559,25 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
 # --- main --------------------------------------------------------------------------------------
 
 
-def build_row(doc: Document, op: str, funcs: dict, missing: dict[str, str], msgpack: Any) -> Row:
+def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, str], msgpack: Any) -> Row:
     cells = {}
-    for lib in ("orcodec",) + PEERS[FAMILY[op]]:
+    for lib in ("orcodec",) + PEERS[FAMILY[op]] + FLOORS:
         if lib in missing:
-            cells[lib] = Cell(error=missing[lib])
-        elif op not in funcs.get(lib, {}):
-            cells[lib] = Cell(error=f"{lib} has no {op}()")
-        else:
-            cells[lib] = Cell(error=check(op, funcs[lib][op], doc, msgpack))
+            cells[lib] = Cell(status=MISSING, reason=missing[lib])
+            continue
+        try:
+            fn, arg = libraries.function(lib, op, doc)
+        except NotApplicable as exc:
+            cells[lib] = Cell(status=NA, reason=str(exc))
+            continue
+        status, reason = check(lib, op, fn, arg, doc, msgpack)
+        cells[lib] = Cell(fn=fn, arg=arg, status=status, reason=reason)
     return Row(doc, op, cells)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Benchmark orcodec against orjson, ormsgpack, msgspec and friends.")
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (well under a minute)")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (a smoke run of about a minute)")
     parser.add_argument("--rows", nargs="+", metavar="ROW",
                         help="documents, operations or DOC.OP globs to run, e.g. twitter canada.loads '*.packb'")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH",
@@ -521,27 +595,30 @@ def main(argv: list[str] | None = None) -> int:
     settings = QUICK if args.quick else FULL
     orcodec = import_orcodec()
     peers, missing = import_peers()
-    funcs = codec_functions(orcodec, peers)
+    libraries = Libraries(orcodec, peers)
     info = machine_info(library_versions(orcodec, peers), settings, args.quick)
 
     names = [d for d in DOCUMENTS if any(d == doc for doc, _ in args.selected)]
-    docs = {doc.name: doc for doc in load_documents(names, peers["msgpack"])}
+    loaded, unavailable = load_documents(names, peers["msgpack"])
+    docs = {doc.name: doc for doc in loaded}
 
     rows = []
-    for i, (name, op) in enumerate(args.selected, 1):
-        row = build_row(docs[name], op, funcs, missing, peers["msgpack"])
-        print(f"[{i}/{len(args.selected)}] {row.name}", file=sys.stderr, flush=True)
-        if row.cells["orcodec"].error:
-            print(f"!!! orcodec FAILED {row.name}: {row.cells['orcodec'].error}", file=sys.stderr, flush=True)
-        measure(row, funcs, settings)
+    selected = [(name, op) for name, op in args.selected if name in docs]
+    for i, (name, op) in enumerate(selected, 1):
+        row = build_row(docs[name], op, libraries, missing, peers["msgpack"])
+        print(f"[{i}/{len(selected)}] {row.name}", file=sys.stderr, flush=True)
+        cell = row.cells["orcodec"]
+        if cell.status in (RAISED, DIFFERS):
+            print(f"    orcodec {'FAILED' if row.failed() else 'n/a'} on {row.name}: {cell.reason}"[:300], file=sys.stderr, flush=True)
+        measure(row, settings)
         rows.append(row)
 
-    print_report(info, rows)
+    print_report(info, rows, unavailable)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results_json(info, rows), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nresults written to {args.json}")
 
-    failed = [r.name for r in rows if r.cells["orcodec"].error]
+    failed = [r.name for r in rows if r.failed()]
     if failed:
         print(f"\n!!! orcodec FAILED {len(failed)} row(s): {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -66,100 +66,202 @@ pub(crate) fn special_bytes(word: u64, stop_at_non_ascii: bool) -> u64 {
     mask & HIGHS
 }
 
+/// Bytes past the escaped text that the escapers may scribble on: they store
+/// whole 8- and 16-byte words and then advance by the bytes that count.
+const SLACK: usize = 8;
+
+/// Space, which never needs escaping: what the lanes past the end of a
+/// partial word are filled with.
+const PAD: u64 = ONES * b' ' as u64;
+
+/// Loads the `r < 8` bytes at `p` into the low lanes of a word, the other
+/// lanes set to [`PAD`]. Reads only those `r` bytes (with overlapping 2- and
+/// 4-byte loads, so no per-byte loop and no call to memcpy).
+///
+/// # Safety
+/// `p` must be valid for reading `r` bytes.
+#[inline(always)]
+unsafe fn load_partial(p: *const u8, r: usize) -> u64 {
+    debug_assert!(r < 8);
+    let word = if r >= 4 {
+        let lo = (p as *const u32).read_unaligned() as u64;
+        let hi = (p.add(r - 4) as *const u32).read_unaligned() as u64;
+        lo | (hi << ((r - 4) * 8))
+    } else if r >= 2 {
+        let lo = (p as *const u16).read_unaligned() as u64;
+        let hi = (p.add(r - 2) as *const u16).read_unaligned() as u64;
+        lo | (hi << ((r - 2) * 8))
+    } else if r == 1 {
+        *p as u64
+    } else {
+        0
+    };
+    // Lanes r.. are zero in `word` (the loads cover exactly lanes 0..r).
+    word | (PAD & (!0u64).checked_shl(r as u32 * 8).unwrap_or(0))
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    //! 16 bytes at a time. SSE2 is part of x86_64, so no detection is needed.
+    use core::arch::x86_64::*;
+
+    /// A bit per byte of `v` that needs escaping (< 0x20, `"`, `\`) or, with
+    /// `STOP_AT_NON_ASCII`, is >= 0x80. Exact in every lane.
+    #[inline(always)]
+    pub unsafe fn special<const STOP_AT_NON_ASCII: bool>(v: __m128i) -> u32 {
+        let below_space = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let mut mask = _mm_or_si128(_mm_or_si128(below_space, quote), backslash);
+        if STOP_AT_NON_ASCII {
+            mask = _mm_or_si128(mask, v);
+        }
+        _mm_movemask_epi8(mask) as u32
+    }
+
+    /// Copies the clean 16-byte blocks of `p[i..n]` to `out`; stops at the
+    /// block holding the first special byte and returns its position.
+    ///
+    /// # Safety
+    /// `p[..n]` readable; `out` has room for `n - i` bytes rounded up to 16.
+    #[inline(always)]
+    pub unsafe fn skip<const STOP_AT_NON_ASCII: bool>(
+        p: *const u8,
+        mut i: usize,
+        n: usize,
+        mut out: *mut u8,
+    ) -> (usize, *mut u8, bool) {
+        while n - i >= 16 {
+            let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+            _mm_storeu_si128(out as *mut __m128i, v);
+            let mask = special::<STOP_AT_NON_ASCII>(v);
+            if mask != 0 {
+                let k = mask.trailing_zeros() as usize;
+                return (i + k, out.add(k), true);
+            }
+            i += 16;
+            out = out.add(16);
+        }
+        (i, out, false)
+    }
+}
+
+/// Copies bytes from `p[i..n]` to `out` up to the first one that needs
+/// escaping (or, with `STOP_AT_NON_ASCII`, is >= 0x80); returns its position
+/// (`n` if there is none) and the matching output position.
+///
+/// # Safety
+/// `p[..n]` readable, `i <= n`; `out` has room for `n - i + SLACK` bytes
+/// (whole words are stored, the output only advances by the clean bytes).
+#[inline(always)]
+unsafe fn skip_clean<const STOP_AT_NON_ASCII: bool>(
+    p: *const u8,
+    mut i: usize,
+    n: usize,
+    mut out: *mut u8,
+) -> (usize, *mut u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (at, o, found) = sse2::skip::<STOP_AT_NON_ASCII>(p, i, n, out);
+        if found {
+            return (at, o);
+        }
+        i = at;
+        out = o;
+    }
+    while n - i >= 8 {
+        let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+        (out as *mut [u8; 8]).write_unaligned(word.to_le_bytes());
+        let mask = special_bytes(word, STOP_AT_NON_ASCII);
+        if mask != 0 {
+            let k = (mask.trailing_zeros() / 8) as usize;
+            return (i + k, out.add(k));
+        }
+        i += 8;
+        out = out.add(8);
+    }
+    let r = n - i;
+    let word = load_partial(p.add(i), r);
+    (out as *mut [u8; 8]).write_unaligned(word.to_le_bytes());
+    let mask = special_bytes(word, STOP_AT_NON_ASCII);
+    // The padding lanes are never special, so a set lane is below `r`.
+    let k = if mask != 0 { (mask.trailing_zeros() / 8) as usize } else { r };
+    (i + k, out.add(k))
+}
+
 /// Escapes UTF-8 (or ASCII) text. Returns the new end.
 ///
 /// # Safety
-/// `out` must have room for `6 * src.len()` bytes.
+/// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline]
 unsafe fn escape_utf8(src: &[u8], mut out: *mut u8) -> *mut u8 {
-    let mut i = 0;
     let n = src.len();
     let p = src.as_ptr();
-    while i < n {
-        // Eight bytes at a time while none of them needs escaping.
-        while i + 8 <= n {
-            let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
-            core::ptr::copy_nonoverlapping(p.add(i), out, 8);
-            let mask = special_bytes(word, false);
-            if mask == 0 {
-                i += 8;
-                out = out.add(8);
-            } else {
-                let clean = (mask.trailing_zeros() / 8) as usize;
-                i += clean;
-                out = out.add(clean);
-                break;
-            }
-        }
+    let mut i = 0;
+    loop {
+        (i, out) = skip_clean::<false>(p, i, n, out);
         if i >= n {
-            break;
+            return out;
         }
-        let c = *p.add(i);
-        if c < 0x80 && ESCAPE[c as usize] != 0 {
-            out = put_escape(out, c);
-        } else {
-            *out = c;
-            out = out.add(1);
-        }
+        // The first special byte found is exact: an ASCII byte to escape.
+        out = put_escape(out, *p.add(i));
         i += 1;
     }
-    out
 }
 
 /// Escapes Latin-1 text (at least one byte >= 0x80) into UTF-8.
 ///
 /// # Safety
-/// `out` must have room for `6 * src.len()` bytes.
+/// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline]
 unsafe fn escape_ucs1(src: &[u8], mut out: *mut u8) -> *mut u8 {
-    let mut i = 0;
     let n = src.len();
     let p = src.as_ptr();
-    while i < n {
-        while i + 8 <= n {
-            let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
-            core::ptr::copy_nonoverlapping(p.add(i), out, 8);
-            let mask = special_bytes(word, true);
-            if mask == 0 {
-                i += 8;
-                out = out.add(8);
-            } else {
-                let clean = (mask.trailing_zeros() / 8) as usize;
-                i += clean;
-                out = out.add(clean);
-                break;
-            }
-        }
+    let mut i = 0;
+    loop {
+        (i, out) = skip_clean::<true>(p, i, n, out);
         if i >= n {
-            break;
+            return out;
         }
         let c = *p.add(i);
         if c >= 0x80 {
             *out = 0xC0 | (c >> 6);
             *out.add(1) = 0x80 | (c & 0x3F);
             out = out.add(2);
-        } else if ESCAPE[c as usize] != 0 {
-            out = put_escape(out, c);
         } else {
-            *out = c;
-            out = out.add(1);
+            out = put_escape(out, c);
         }
         i += 1;
     }
-    out
 }
 
 /// Escapes UCS2 or UCS4 code units into UTF-8.
 ///
 /// # Safety
-/// `out` must have room for `6 * src.len()` bytes.
+/// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline]
-unsafe fn escape_wide<T: Copy + Into<u32>>(
-    src: &[T],
-    mut out: *mut u8,
-) -> Result<*mut u8, SurrogateError> {
-    for &unit in src {
-        let c: u32 = unit.into();
+unsafe fn escape_wide<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    let n = src.len();
+    let mut i = 0;
+    while i < n {
+        // Eight code units at a time while they are clean ASCII.
+        while n - i >= 8 {
+            match T::clean_ascii8(src.as_ptr().add(i), out) {
+                8 => {
+                    i += 8;
+                    out = out.add(8);
+                }
+                k => {
+                    i += k;
+                    out = out.add(k);
+                    break;
+                }
+            }
+        }
+        if i >= n {
+            break;
+        }
+        let c: u32 = src.get_unchecked(i).to_u32();
         if c < 0x80 {
             let b = c as u8;
             if ESCAPE[b as usize] != 0 {
@@ -173,16 +275,94 @@ unsafe fn escape_wide<T: Copy + Into<u32>>(
         } else {
             out = put_code_point(out, c);
         }
+        i += 1;
     }
     Ok(out)
+}
+
+/// A UCS2 or UCS4 code unit.
+trait WideUnit: Copy {
+    fn to_u32(self) -> u32;
+    /// Writes the eight units at `p` to `out` as bytes (all eight bytes are
+    /// written) and returns how many leading ones are ASCII needing no escape.
+    ///
+    /// # Safety
+    /// `p` readable for eight units, `out` writable for eight bytes.
+    unsafe fn clean_ascii8(p: *const Self, out: *mut u8) -> usize;
+}
+
+impl WideUnit for u16 {
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    unsafe fn clean_ascii8(p: *const u16, out: *mut u8) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            let v = _mm_loadu_si128(p as *const __m128i);
+            // Saturating pack: units >= 0x100 become 0xFF, so every non-ASCII
+            // unit still has its top bit set in its byte.
+            let bytes = _mm_packus_epi16(v, v);
+            _mm_storel_epi64(out as *mut __m128i, bytes);
+            let mask = sse2::special::<true>(bytes) & 0xFF;
+            if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            clean_ascii8_scalar(p, out)
+        }
+    }
+}
+
+impl WideUnit for u32 {
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    unsafe fn clean_ascii8(p: *const u32, out: *mut u8) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            let a = _mm_loadu_si128(p as *const __m128i);
+            let b = _mm_loadu_si128(p.add(4) as *const __m128i);
+            // Code points are below 2**31, so the signed pack saturates
+            // large ones to 0x7FFF, and the unsigned one then to 0xFF.
+            let halves = _mm_packs_epi32(a, b);
+            let bytes = _mm_packus_epi16(halves, halves);
+            _mm_storel_epi64(out as *mut __m128i, bytes);
+            let mask = sse2::special::<true>(bytes) & 0xFF;
+            if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            clean_ascii8_scalar(p, out)
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn clean_ascii8_scalar<T: WideUnit>(p: *const T, out: *mut u8) -> usize {
+    for k in 0..8 {
+        let c = (*p.add(k)).to_u32();
+        if c >= 0x80 || ESCAPE[c as usize] != 0 {
+            return k;
+        }
+        *out.add(k) = c as u8;
+    }
+    8
 }
 
 /// Writes `text` as a quoted, escaped JSON string.
 #[inline]
 pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
-    out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2);
-    // SAFETY: room for the worst case (every unit escaped, plus quotes) was
-    // reserved above; each escape function writes at most 6 bytes per unit.
+    out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2 + SLACK);
+    // SAFETY: room for the worst case (every unit escaped, plus quotes) and
+    // the escapers' whole-word slack was reserved above; each escape function
+    // writes at most 6 bytes per unit, plus up to SLACK past its end.
     unsafe {
         let start = out.tail();
         *start = b'"';
@@ -224,6 +404,89 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
     out.extend(itoa::Buffer::new().format(value).as_bytes());
 }
 
+/// The fast path of [`write_f64`] for the common floats with few digits
+/// (prices, scores, `98.5`, `3.0`): finds the integer `m` and the fewest
+/// decimals `d <= 8` with `m / 10**d == |value|` exactly as doubles, and
+/// writes that in ryu's fixed notation. Returns false, writing nothing, for
+/// anything else (ryu then does the work).
+///
+/// Why the text is exactly ryu's: `m / 10**d` is computed with one correctly
+/// rounded division (`m < 2**53` and `10**d` are exact), so the decimal
+/// `m * 10**-d` parses back to `value`. It has at most 15 significant digits
+/// (`m < 10**15`), and distinct decimals of at most 15 digits parse to
+/// distinct doubles (DBL_DIG), so no other decimal as short or shorter parses
+/// to `value`: it is the shortest, which ryu prints. Trailing zeros after the
+/// point are dropped; an integral value gets ryu's `.0`. Magnitudes in
+/// [1e-3, 1e15) are the ones ryu writes without an exponent.
+///
+/// One multiplication and one division decide it: if `value` has a form with
+/// `d' <= 8` decimals, then `m' * 10**(8-d')` is the integer nearest to
+/// `|value| * 1e8` (the product is below 1e15, so its rounding errors stay
+/// far below 0.5), and it passes the same check.
+#[inline(always)]
+fn write_short_f64<S: Sink>(out: &mut S, value: f64) -> bool {
+    let a = value.abs();
+    // With 8 decimals below 1e7, or none up to 1e15: m stays below 1e15.
+    let (p, d) = if (1e-3..1e7).contains(&a) {
+        (1e8, 8)
+    } else if (1e7..1e15).contains(&a) {
+        (1.0, 0)
+    } else {
+        return false;
+    };
+    // The nearest integer is the only candidate; the division checks it.
+    // `a * p < 1e15`, so the conversion cannot saturate.
+    let m = (a * p + 0.5) as i64;
+    if (m as f64) / p != a {
+        return false;
+    }
+    {
+        // Drop trailing zeros after the point: 8, 4, 2, 1 at a time covers 0..=8.
+        let (mut m, mut d) = (m as u64, d);
+        for (k, pow) in [(8, 100_000_000), (4, 10_000), (2, 100), (1, 10)] {
+            if d >= k && m % pow == 0 {
+                m /= pow;
+                d -= k;
+            }
+        }
+        let mut digits = itoa::Buffer::new();
+        let text = digits.format(m).as_bytes();
+        // sign + "0." + leading zeros + digits (or digits + ".0") fit in 32.
+        out.reserve(32);
+        // SAFETY: 32 bytes reserved just above; at most 1 + 2 + 8 + 15 are written.
+        unsafe {
+            let start = out.tail();
+            let mut at = start;
+            if value < 0.0 {
+                *at = b'-';
+                at = at.add(1);
+            }
+            if d == 0 {
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at, text.len());
+                at = at.add(text.len());
+                *at = b'.';
+                *at.add(1) = b'0';
+                at = at.add(2);
+            } else if text.len() > d {
+                let int_len = text.len() - d;
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at, int_len);
+                *at.add(int_len) = b'.';
+                core::ptr::copy_nonoverlapping(text.as_ptr().add(int_len), at.add(int_len + 1), d);
+                at = at.add(text.len() + 1);
+            } else {
+                *at = b'0';
+                *at.add(1) = b'.';
+                let zeros = d - text.len();
+                core::ptr::write_bytes(at.add(2), b'0', zeros);
+                core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(2 + zeros), text.len());
+                at = at.add(2 + d);
+            }
+            out.advance(at.offset_from(start) as usize);
+        }
+    }
+    true
+}
+
 /// Shortest text that parses back to `value`; NaN and infinities become `null`
 /// (JSON has no spelling for them, and orjson writes null). Positive exponents
 /// carry a `+` (`1e+16`), as orjson writes them.
@@ -231,6 +494,9 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
 pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     if !value.is_finite() {
         out.extend(b"null");
+        return;
+    }
+    if write_short_f64(out, value) {
         return;
     }
     let mut buf = ryu::Buffer::new();
@@ -472,6 +738,68 @@ mod tests {
         assert_eq!(json_str(Text::Ucs2(&ucs2)), "\"中文\\t\"");
     }
 
+    /// What orjson writes for `s`, spelled out one char at a time.
+    fn reference(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{8}' => out.push_str("\\b"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\u{c}' => out.push_str("\\f"),
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn every_length_width_and_position() {
+        // Strings of every length up to 70 (all block and tail sizes), with one
+        // special or non-ASCII char at each position, in every storage width.
+        let fillers = ['x', 'é', '中', '😀'];
+        let specials = ['"', '\\', '\n', '\u{1}', '\u{1f}', ' ', '\u{7f}', 'é', '\u{ff}', '中', '\u{ffff}', '😀'];
+        for len in 0..70 {
+            for &filler in &fillers {
+                for pos in 0..len.max(1) {
+                    for &special in &specials {
+                        let s: String = (0..len).map(|k| if k == pos { special } else if k % 3 == 0 { filler } else { 'a' }).collect();
+                        let expected = reference(&s);
+                        assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected, "utf8 {s:?}");
+                        let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+                        assert_eq!(json_str(Text::Ucs4(&ucs4)), expected, "ucs4 {s:?}");
+                        if s.chars().all(|c| (c as u32) < 0x10000) {
+                            let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
+                            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected, "ucs2 {s:?}");
+                        }
+                        if s.chars().all(|c| (c as u32) < 0x100) {
+                            let ucs1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+                            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected, "ucs1 {s:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn output_fits_the_reservation_exactly() {
+        // Escape-heavy text fills the worst case; the slack keeps whole-word
+        // stores inside the buffer (a Vec checks nothing, so compare capacity).
+        for len in 0..40 {
+            let s = "\u{1}".repeat(len);
+            let mut v: Vec<u8> = Vec::new();
+            write_str(&mut v, Text::Utf8(s.as_bytes())).unwrap();
+            assert_eq!(v.len(), 6 * len + 2);
+            assert!(v.capacity() >= v.len());
+        }
+    }
+
     #[test]
     fn surrogates_are_errors() {
         let mut v = Vec::new();
@@ -495,6 +823,44 @@ mod tests {
         assert_eq!(float(f64::MAX), "1.7976931348623157e+308");
         assert_eq!(float(f64::NAN), "null");
         assert_eq!(float(f64::NEG_INFINITY), "null");
+    }
+
+    /// ryu's text with orjson's exponent form: what write_f64 wrote before the fast path.
+    fn ryu_reference(x: f64) -> String {
+        let text = ryu::Buffer::new().format_finite(x).to_string();
+        match text.find('e') {
+            Some(e) if !text[e + 1..].starts_with('-') => format!("{}e+{}", &text[..e], &text[e + 1..]),
+            _ => text,
+        }
+    }
+
+    #[test]
+    fn short_float_fast_path_matches_ryu() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
+        for x in [0.001, 0.00123, 0.0009999, 1e-3, 999999999999999.0, 1e15, 123456789012345.6, 0.1, 0.3, 2.675, 98.5, -98.5, 3.0, -0.5] {
+            check(x);
+        }
+        for _ in 0..300_000 {
+            let r = next();
+            // Short decimals of every scale: m / 10**d for small m.
+            let m = (r >> 11) % [10, 1000, 100_000, 10_000_000, 1_000_000_000_000_000][(r % 5) as usize];
+            let d = ((r >> 5) % 12) as i32;
+            let x = m as f64 / 10f64.powi(d);
+            check(x);
+            check(-x);
+            // Neighbours, which must fall through to ryu.
+            check(f64::from_bits(x.to_bits().wrapping_add(1)));
+            // Arbitrary doubles.
+            check(f64::from_bits(next()).abs().min(1e300));
+            check(f64::from_bits((next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x3F00_0000_0000_0000));
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl<'a> Text<'a> {
     pub unsafe fn write_utf8(&self, dst: *mut u8) -> Result<usize, SurrogateError> {
         match *self {
             Text::Utf8(s) => {
-                core::ptr::copy_nonoverlapping(s.as_ptr(), dst, s.len());
+                copy_bytes(s, dst);
                 Ok(s.len())
             }
             Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
@@ -75,19 +75,78 @@ impl<'a> Text<'a> {
     }
 }
 
+/// Copies `src` to `dst` (not overlapping, room for `src.len()` bytes).
+/// Most strings are short, and a call to memcpy costs more than copying
+/// them: up to 32 bytes are copied with two overlapping loads and stores of
+/// the largest width that fits, reading and writing only within both areas.
+///
+/// # Safety
+/// `dst` must be valid for writing `src.len()` bytes and not overlap `src`.
+#[inline(always)]
+pub unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    let p = src.as_ptr();
+    unsafe fn two<T: Copy>(p: *const u8, dst: *mut u8, n: usize) {
+        let w = core::mem::size_of::<T>();
+        let head = (p as *const T).read_unaligned();
+        let tail = (p.add(n - w) as *const T).read_unaligned();
+        (dst as *mut T).write_unaligned(head);
+        (dst.add(n - w) as *mut T).write_unaligned(tail);
+    }
+    if n >= 16 {
+        if n <= 32 {
+            two::<u128>(p, dst, n);
+        } else {
+            core::ptr::copy_nonoverlapping(p, dst, n);
+        }
+    } else if n >= 8 {
+        two::<u64>(p, dst, n);
+    } else if n >= 4 {
+        two::<u32>(p, dst, n);
+    } else if n >= 2 {
+        two::<u16>(p, dst, n);
+    } else if n == 1 {
+        *dst = *p;
+    }
+}
+
 /// # Safety
 /// `dst` must have room for `2 * src.len()` bytes.
 #[inline]
 unsafe fn ucs1_to_utf8(src: &[u8], dst: *mut u8) -> usize {
     let mut out = dst;
-    for &c in src {
-        if c < 0x80 {
-            *out = c;
-            out = out.add(1);
-        } else {
-            *out = 0xC0 | (c >> 6);
-            *out.add(1) = 0x80 | (c & 0x3F);
-            out = out.add(2);
+    let n = src.len();
+    let p = src.as_ptr();
+    let mut i = 0;
+    while i < n {
+        // Sixteen ASCII bytes at a time are copied as they are (room: 2 bytes
+        // per unit, so at least 32 are left); a block with a Latin-1 byte is
+        // done one byte at a time.
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            while n - i >= 16 {
+                let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+                if _mm_movemask_epi8(v) != 0 {
+                    break;
+                }
+                _mm_storeu_si128(out as *mut __m128i, v);
+                i += 16;
+                out = out.add(16);
+            }
+        }
+        let end = n.min(i + 16);
+        while i < end {
+            let c = *p.add(i);
+            if c < 0x80 {
+                *out = c;
+                out = out.add(1);
+            } else {
+                *out = 0xC0 | (c >> 6);
+                *out.add(1) = 0x80 | (c & 0x3F);
+                out = out.add(2);
+            }
+            i += 1;
         }
     }
     out.offset_from(dst) as usize
@@ -130,12 +189,36 @@ pub fn is_surrogate(c: u32) -> bool {
 #[inline]
 unsafe fn ucs2_to_utf8(src: &[u16], dst: *mut u8) -> Result<usize, SurrogateError> {
     let mut out = dst;
-    for &c in src {
-        let c = c as u32;
-        if is_surrogate(c) {
-            return Err(SurrogateError);
+    let n = src.len();
+    let p = src.as_ptr();
+    let mut i = 0;
+    while i < n {
+        // Eight ASCII units at a time are narrowed to bytes (room: 3 bytes per
+        // unit, so at least 24 are left); a block with any other unit is done
+        // one unit at a time, so CJK runs pay one failed check per 8 units.
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            while n - i >= 8 {
+                let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+                let high = _mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16));
+                if _mm_movemask_epi8(_mm_cmpeq_epi16(high, _mm_setzero_si128())) != 0xFFFF {
+                    break;
+                }
+                _mm_storel_epi64(out as *mut __m128i, _mm_packus_epi16(v, v));
+                i += 8;
+                out = out.add(8);
+            }
         }
-        out = put_code_point(out, c);
+        let end = n.min(i + 8);
+        while i < end {
+            let c = *p.add(i) as u32;
+            if is_surrogate(c) {
+                return Err(SurrogateError);
+            }
+            out = put_code_point(out, c);
+            i += 1;
+        }
     }
     Ok(out.offset_from(dst) as usize)
 }
@@ -176,6 +259,39 @@ mod tests {
         let latin: Vec<u8> = (0u32..256).map(|c| c as u8).collect();
         let expected: String = (0u32..256).map(|c| char::from_u32(c).unwrap()).collect();
         assert_eq!(utf8(Text::Ucs1(&latin)).unwrap(), expected.as_bytes());
+    }
+
+    #[test]
+    fn copy_bytes_every_length() {
+        for n in 0..80 {
+            let src: Vec<u8> = (0..n as u8).map(|b| b.wrapping_mul(7).wrapping_add(1)).collect();
+            let mut dst = vec![0xAAu8; n + 8];
+            unsafe { copy_bytes(&src, dst.as_mut_ptr()) };
+            assert_eq!(&dst[..n], &src[..]);
+            assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");
+        }
+    }
+
+    #[test]
+    fn narrow_and_wide_runs_at_every_offset() {
+        for len in 0..50 {
+            for pos in 0..len {
+                for special in ['é', '\u{ff}', '中', '\u{7ff}', '\u{800}', '\u{ffff}'] {
+                    let s: String = (0..len).map(|k| if k == pos || (k > pos + 9 && k % 2 == 0) { special } else { 'a' }).collect();
+                    let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
+                    assert_eq!(utf8(Text::Ucs2(&ucs2)).unwrap(), s.as_bytes(), "{s:?}");
+                    if (special as u32) < 0x100 {
+                        let ucs1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+                        assert_eq!(utf8(Text::Ucs1(&ucs1)).unwrap(), s.as_bytes(), "{s:?}");
+                    }
+                }
+            }
+            let mut ucs2: Vec<u16> = "a".repeat(len).encode_utf16().collect();
+            if len > 0 {
+                ucs2[len - 1] = 0xD800;
+                assert_eq!(utf8(Text::Ucs2(&ucs2)), Err(SurrogateError));
+            }
+        }
     }
 
     #[test]

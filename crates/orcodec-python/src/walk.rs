@@ -320,6 +320,10 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(value) = crate::pyint::small_value(obj) {
+            self.emitter.i64(value);
+            return Ok(());
+        }
         let mut overflow = 0;
         let value = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
@@ -466,7 +470,7 @@ impl<E: Emitter> Walker<E> {
         let mut key: *mut PyObject = core::ptr::null_mut();
         let mut value: *mut PyObject = core::ptr::null_mut();
         let mut i = 0;
-        while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+        while crate::dictiter::next(obj, &mut pos, &mut key, &mut value) {
             if i == len {
                 return Err(EncodeError::ChangedSize("dict"));
             }

@@ -1,0 +1,249 @@
+"""The benchmark's documents, shared by compare.py, memory.py and test_bench.py.
+
+Three kinds of document:
+
+* ``plain``: JSON-native data (the shared fixtures, a 6-key dict, and the
+  string-shaped documents of the CPython proposal on faster string escaping).
+  Every operation applies: dumps, loads, packb, unpackb.
+* ``typed``: dataclasses, UUID, datetime, date and enum members.  Only the
+  encoders apply; each library uses its own native support for the types.
+* ``numpy``: 1000x100 arrays.  Only the encoders apply, with
+  ``OPT_SERIALIZE_NUMPY`` where the library needs it.
+
+Each document also carries ``expected``: the plain value its encoded form must
+decode to (for typed/numpy documents, the types spelled the way orjson and
+ormsgpack spell them), which is what the outputs are checked against.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import json
+import os
+import string
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
+GENERATED_FIXTURES = REPO_ROOT / "fixtures" / "generated"
+FIXTURES_ENV = "ORCODEC_FIXTURES"
+
+ENCODE_OPS = ("dumps", "packb")
+ALL_OPS = ("dumps", "loads", "packb", "unpackb")
+
+FIXTURE_DOCUMENTS = ("twitter", "github", "citm_catalog", "canada")
+
+SMALL = {"id": 12345, "name": "Ada Lovelace", "active": True, "score": 98.5, "tags": ["a", "b"], "email": "ada@example.com"}
+
+
+# --- the string-shaped documents ---------------------------------------------------
+
+
+def strings_ascii() -> list[str]:
+    """200 strings of 200 ASCII characters, nothing to escape."""
+    alphabet = string.ascii_letters + string.digits + " .,-"
+    return [(alphabet[i % len(alphabet):] + alphabet * 4)[:200] for i in range(200)]
+
+
+def text_11kb() -> dict[str, str]:
+    """One text field of 11 KB without anything to escape."""
+    sentence = "The quick brown fox jumps over the lazy dog while the codec writes bytes. "
+    text = (sentence * (11 * 1024 // len(sentence) + 1))[: 11 * 1024]
+    return {"id": 1, "text": text}
+
+
+def strings_escapes() -> list[str]:
+    """200 escape-heavy strings: a quote, a backslash and a newline every 6 characters."""
+    return ['a"b\\c\n' * 30 for _ in range(200)]
+
+
+def dict_2000_keys() -> dict[str, int]:
+    """A dict of 2000 short keys."""
+    return {f"k{i}": i for i in range(2000)}
+
+
+def records_300() -> list[dict[str, Any]]:
+    """300 realistic records with short and medium strings."""
+    cities = ["Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Lima"]
+    return [
+        {
+            "id": i,
+            "name": f"user_{i}",
+            "email": f"user{i}@example.com",
+            "active": i % 3 != 0,
+            "city": cities[i % len(cities)],
+            "bio": f"Engineer #{i} who likes distributed systems, coffee and long walks by the river.",
+            "score": round(i * 1.37, 2),
+            "tags": ["alpha", "beta", f"group-{i % 7}"],
+        }
+        for i in range(300)
+    ]
+
+
+def strings_non_ascii() -> list[str]:
+    """200 non-ASCII strings (Latin-1, astral emoji and CJK in each)."""
+    return ["café 😀 中文 " * 20 for _ in range(200)]
+
+
+STRING_DOCUMENTS = {
+    "strings_ascii": strings_ascii,
+    "text_11kb": text_11kb,
+    "strings_escapes": strings_escapes,
+    "dict_2000_keys": dict_2000_keys,
+    "records_300": records_300,
+    "strings_non_ascii": strings_non_ascii,
+}
+
+
+# --- typed documents ------------------------------------------------------------------
+
+
+@dataclass
+class Address:
+    street: str
+    city: str
+    zip: str
+
+
+@dataclass
+class Person:
+    id: int
+    name: str
+    email: str
+    active: bool
+    addresses: list[Address]
+
+
+class Status(enum.Enum):
+    ACTIVE = "active"
+    SUSPENDED = "suspended"
+
+
+def dataclasses_1000() -> list[Person]:
+    """1000 Person dataclasses, each with a list of two Address dataclasses."""
+    return [
+        Person(i, f"Person {i}", f"p{i}@example.com", i % 2 == 0,
+               [Address(f"{i} Main Street", "Springfield", f"{10000 + i}"),
+                Address(f"{i} Side Road", "Shelbyville", f"{20000 + i}")])
+        for i in range(1000)
+    ]
+
+
+def typed_values_2000() -> list[dict[str, Any]]:
+    """2000 dicts holding a UUID, an aware datetime, a date and an enum member.
+
+    The offset is +02:00 rather than UTC because msgspec writes UTC as `Z`
+    where orjson writes `+00:00`; with any other offset all libraries agree.
+    """
+    tz = datetime.timezone(datetime.timedelta(hours=2))
+    base = datetime.datetime(2024, 3, 1, 12, 30, 15, 123456, tzinfo=tz)
+    return [
+        {
+            "id": uuid.UUID(int=(i * 0x9E3779B97F4A7C15) % (1 << 128)),
+            "created": base + datetime.timedelta(seconds=37 * i),
+            "day": datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 365),
+            "status": Status.ACTIVE if i % 5 else Status.SUSPENDED,
+        }
+        for i in range(2000)
+    ]
+
+
+def plain_of(value: Any) -> Any:
+    """What orjson/ormsgpack output of `value` decodes to."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain_of(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: plain_of(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_of(v) for v in value]
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return plain_of(value.value)
+    return value
+
+
+TYPED_DOCUMENTS = {"dataclasses": dataclasses_1000, "typed_values": typed_values_2000}
+NUMPY_DOCUMENTS = {f"numpy_{dtype}": dtype for dtype in ("float64", "int32", "int8", "bool")}
+
+
+def numpy_array(dtype: str) -> Any:
+    import numpy
+
+    rng = numpy.random.default_rng(42)
+    if dtype == "float64":
+        return rng.standard_normal((1000, 100))
+    if dtype == "bool":
+        return rng.integers(0, 2, (1000, 100)).astype(numpy.bool_)
+    info = numpy.iinfo(dtype)
+    return rng.integers(info.min, info.max, (1000, 100), endpoint=True).astype(dtype)
+
+
+DOCUMENTS = (*FIXTURE_DOCUMENTS, "small", *STRING_DOCUMENTS, *TYPED_DOCUMENTS, *NUMPY_DOCUMENTS)
+
+
+@dataclass
+class Document:
+    name: str
+    kind: str  # "plain", "typed" or "numpy"
+    value: Any  # what the encoders get
+    expected: Any  # the plain value every output must decode to
+    json_bytes: bytes | None  # what loads gets (plain documents only)
+    msgpack_bytes: bytes | None  # what unpackb gets (plain documents only)
+    source: str
+    generated: bool = False
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        return ALL_OPS if self.kind == "plain" else ENCODE_OPS
+
+    def input_for(self, op: str) -> Any:
+        return {"dumps": self.value, "packb": self.value, "loads": self.json_bytes, "unpackb": self.msgpack_bytes}[op]
+
+
+def fixtures_dir() -> Path:
+    return Path(os.environ.get(FIXTURES_ENV) or DEFAULT_FIXTURES)
+
+
+def fixture_path(name: str) -> tuple[Path, bool]:
+    """Where fixture `name` is read from, and whether that is the generated stand-in."""
+    path = fixtures_dir() / f"{name}.json"
+    if path.is_file():
+        return path, False
+    fallback = GENERATED_FIXTURES / f"{name}.json"
+    if not fallback.is_file():
+        sys.exit(f"bench: FATAL: neither {path} nor {fallback} exists; run bench/generate_fixtures.py")
+    return fallback, True
+
+
+def plain_document(name: str, value: Any, raw: bytes | None, source: str, msgpack: Any, generated: bool = False) -> Document:
+    if raw is None:
+        raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return Document(name, "plain", value, value, raw, msgpack.packb(value, use_bin_type=True), source, generated)
+
+
+def load_document(name: str, msgpack: Any) -> Document:
+    """Builds document `name`; raises ImportError for a numpy document without numpy."""
+    if name in FIXTURE_DOCUMENTS:
+        path, generated = fixture_path(name)
+        raw = path.read_bytes()
+        return plain_document(name, json.loads(raw), raw, str(path), msgpack, generated)
+    if name == "small":
+        return plain_document(name, SMALL, None, "built-in", msgpack)
+    if name in STRING_DOCUMENTS:
+        return plain_document(name, STRING_DOCUMENTS[name](), None, "built-in", msgpack)
+    if name in TYPED_DOCUMENTS:
+        value = TYPED_DOCUMENTS[name]()
+        return Document(name, "typed", value, plain_of(value), None, None, "built-in")
+    if name in NUMPY_DOCUMENTS:
+        value = numpy_array(NUMPY_DOCUMENTS[name])
+        return Document(name, "numpy", value, value.tolist(), None, None, "built-in")
+    raise KeyError(name)
