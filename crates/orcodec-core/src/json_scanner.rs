@@ -221,32 +221,8 @@ impl<'a, V> Scanner<'a, V> {
 
     /// Index of the next `"`, `\` or control byte at or after `i`, if any.
     #[inline(always)]
-    fn next_special(&self, mut i: usize) -> Option<usize> {
-        let input = self.input;
-        loop {
-            while i + 8 <= input.len() {
-                let word = u64::from_le_bytes([
-                    input[i],
-                    input[i + 1],
-                    input[i + 2],
-                    input[i + 3],
-                    input[i + 4],
-                    input[i + 5],
-                    input[i + 6],
-                    input[i + 7],
-                ]);
-                let mask = special_bytes(word, false);
-                if mask != 0 {
-                    return Some(i + (mask.trailing_zeros() / 8) as usize);
-                }
-                i += 8;
-            }
-            let c = *input.get(i)?;
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                return Some(i);
-            }
-            i += 1;
-        }
+    fn next_special(&self, i: usize) -> Option<usize> {
+        find_special(self.input, i)
     }
 
     /// Reads a string body; `pos` is just past the opening quote.
@@ -422,6 +398,54 @@ impl<'a, V> Scanner<'a, V> {
     }
 }
 
+/// Index of the next `"`, `\\` or control byte (< 0x20) in `input` at or
+/// after `i`, if any: 16 bytes per step with SSE2 (always present on x86-64),
+/// 8 with a word-at-a-time test elsewhere, and byte by byte for the last few.
+#[inline(always)]
+fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; every load reads the 16
+        // bytes at `i..i + 16`, which the loop condition keeps inside `input`.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            let below_space = _mm_set1_epi8(0x1f);
+            while i + 16 <= input.len() {
+                let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
+                // A byte is a control byte when min(byte, 0x1f) == byte (unsigned).
+                let control = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
+                let hit = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    control,
+                );
+                let mask = _mm_movemask_epi8(hit) as u32;
+                if mask != 0 {
+                    return Some(i + mask.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
+    }
+    while i + 8 <= input.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&input[i..i + 8]);
+        let mask = special_bytes(u64::from_le_bytes(word), false);
+        if mask != 0 {
+            return Some(i + (mask.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while let Some(&c) = input.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Decimal digits to u64, or None when they overflow it.
 #[inline(always)]
 fn parse_u64(digits: &[u8]) -> Option<u64> {
@@ -534,6 +558,25 @@ pub(crate) mod tests {
         assert_eq!(fail(b"\"abc"), (Kind::UnexpectedEnd, 4));
         assert_eq!(fail(b"[\"\xff\"]"), (Kind::InvalidUtf8, 2));
         assert_eq!(fail(b"NaN").0, Kind::UnexpectedByte { found: b'N', expected: "a JSON value" });
+    }
+
+    #[test]
+    fn find_special_matches_a_plain_loop() {
+        let naive = |input: &[u8], i: usize| (i..input.len()).find(|&j| matches!(input[j], b'"' | b'\\' | 0..=0x1f));
+        for len in 0..70 {
+            for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                for at in 0..=len {
+                    // Non-special bytes around it, including 0x20, 0x7f and non-ASCII.
+                    let mut input: Vec<u8> = (0..len).map(|k| [b'a', 0x20, 0x7f, 0xe9, b'!', 0xff][k % 6]).collect();
+                    if at < len {
+                        input[at] = special;
+                    }
+                    for start in [0, 1, 7, 15, 16, 17].into_iter().filter(|&s| s <= len) {
+                        assert_eq!(find_special(&input, start), naive(&input, start), "{input:?} from {start}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
