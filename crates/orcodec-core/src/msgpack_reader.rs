@@ -74,8 +74,9 @@ enum Item<V> {
 /// Decodes one MessagePack value from `input`; bytes after it are an error.
 pub fn read<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::Error>> {
     let mut r = Reader { input, pos: 0 };
-    let mut stack: Vec<B::Value> = Vec::new();
-    let mut frames: Vec<Frame> = Vec::new();
+    // Sized up front (items are reserved per container as they open).
+    let mut stack: Vec<B::Value> = Vec::with_capacity(16);
+    let mut frames: Vec<Frame> = Vec::with_capacity(16);
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
     }
