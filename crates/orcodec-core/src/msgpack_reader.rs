@@ -160,10 +160,17 @@ fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Resul
                 _ => (marker & 0x1f) as usize,
             };
             let bytes = r.body(len, "str", at)?;
-            let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
-                return err(Kind::InvalidUtf8, at);
-            };
-            if want_key { b.key(text) } else { b.str(text) }
+            if bytes.is_ascii() {
+                // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
+                // testing for ASCII again when the str is built.
+                let text = unsafe { core::str::from_utf8_unchecked(bytes) };
+                if want_key { b.key(text) } else { b.ascii_str(text) }
+            } else {
+                let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+                    return err(Kind::InvalidUtf8, at);
+                };
+                if want_key { b.key(text) } else { b.str(text) }
+            }
         }
         0xc0 => b.null(),
         0xc1 => return err(Kind::ReservedType(marker), at),

@@ -46,15 +46,23 @@ impl Drop for Owned {
 pub unsafe fn new_str(text: &str) -> *mut PyObject {
     let bytes = text.as_bytes();
     if bytes.is_ascii() {
-        // ASCII: allocate the compact object and copy, no decoding needed.
-        let obj = PyUnicode_New(bytes.len() as Py_ssize_t, 127);
-        if !obj.is_null() {
-            core::ptr::copy_nonoverlapping(bytes.as_ptr(), PyUnicode_DATA(obj) as *mut u8, bytes.len());
-        }
-        obj
+        new_ascii_str(bytes)
     } else {
         new_non_ascii_str(bytes)
     }
+}
+
+/// A new `str` from ASCII bytes: allocate the compact object and copy.
+///
+/// # Safety
+/// `bytes` must be all ASCII (an ASCII-kind str holding other bytes is corrupt).
+#[inline(always)]
+pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
+    let obj = PyUnicode_New(bytes.len() as Py_ssize_t, 127);
+    if !obj.is_null() {
+        core::ptr::copy_nonoverlapping(bytes.as_ptr(), PyUnicode_DATA(obj) as *mut u8, bytes.len());
+    }
+    obj
 }
 
 /// A code unit of one of CPython's compact str kinds (PEP 393).
@@ -237,6 +245,12 @@ impl Builder for PyBuilder {
     #[inline(always)]
     fn str(&mut self, value: &str) -> Result<Owned, ()> {
         unsafe { Owned::new(new_str(value)) }
+    }
+    #[inline(always)]
+    fn ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
+        debug_assert!(value.is_ascii());
+        // SAFETY: the decoder calls this only for text it checked is ASCII.
+        unsafe { Owned::new(new_ascii_str(value.as_bytes())) }
     }
     #[inline(always)]
     fn key(&mut self, value: &str) -> Result<Owned, ()> {
