@@ -160,7 +160,7 @@ fn read_item<B: Builder>(r: &mut Reader<'_>, b: &mut B, want_key: bool) -> Resul
                 _ => (marker & 0x1f) as usize,
             };
             let bytes = r.body(len, "str", at)?;
-            if bytes.is_ascii() {
+            if crate::ascii::is_ascii(bytes) {
                 // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
                 // testing for ASCII again when the str is built.
                 let text = unsafe { core::str::from_utf8_unchecked(bytes) };

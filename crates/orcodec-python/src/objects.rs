@@ -45,7 +45,7 @@ impl Drop for Owned {
 #[inline(always)]
 pub unsafe fn new_str(text: &str) -> *mut PyObject {
     let bytes = text.as_bytes();
-    if bytes.is_ascii() {
+    if orcodec_core::ascii::is_ascii(bytes) {
         new_ascii_str(bytes)
     } else {
         new_non_ascii_str(bytes)
