@@ -70,8 +70,14 @@ impl<'a, V> Scanner<'a, V> {
 
     #[inline(always)]
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
+        // Most values follow no whitespace or one space; indentation runs go
+        // to the block scan.
+        if !matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            return;
+        }
+        self.pos += 1;
+        if matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.pos = skip_whitespace_run(self.input, self.pos + 1);
         }
     }
 
@@ -524,6 +530,36 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Index of the first non-whitespace byte of `input` at or after `i` (or the
+/// end), 16 bytes per step with SSE2.
+#[inline(never)]
+fn skip_whitespace_run(input: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads
+        // `i..i + 16`, inside `input` by the loop condition.
+        unsafe {
+            while i + 16 <= input.len() {
+                let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
+                let space = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))),
+                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
+                );
+                let other = !(_mm_movemask_epi8(space) as u32) & 0xffff;
+                if other != 0 {
+                    return i + other.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+    }
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = input.get(i) {
+        i += 1;
+    }
+    i
+}
+
 /// Decimal digits to u64, or None when they overflow it.
 #[inline(always)]
 fn parse_u64(digits: &[u8]) -> Option<u64> {
@@ -670,6 +706,18 @@ pub(crate) mod tests {
             let want: f64 = t.parse().unwrap();
             assert_eq!(ok(t), format!("f{want:?}"), "{t}");
             assert_eq!(ok(&format!("-{t}")), format!("f{:?}", -want), "-{t}");
+        }
+    }
+
+    #[test]
+    fn whitespace_runs_of_every_length() {
+        for n in 0..70 {
+            for ws in [" ", "\n", "\r", "\t", "\n  "] {
+                let pad = ws.repeat(n);
+                assert_eq!(ok(&format!("{pad}[{pad}1{pad},{pad}2{pad}]{pad}")), "[u1,u2]");
+                assert_eq!(ok(&format!("{pad}{{{pad}\"a\"{pad}:{pad}1{pad}}}{pad}")), "{k\"a\":u1}");
+            }
+            assert_eq!(fail(format!("[1{}x]", " ".repeat(n)).as_bytes()).1, n + 2);
         }
     }
 
