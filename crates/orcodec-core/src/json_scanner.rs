@@ -380,10 +380,7 @@ impl<'a, V> Scanner<'a, V> {
         match input.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                while let Some(&d @ b'0'..=b'9') = input.get(i) {
-                    mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
-                    i += 1;
-                }
+                (mantissa, i) = digits(input, i, 0);
             }
             _ => return err(Kind::InvalidNumber, start),
         }
@@ -394,10 +391,7 @@ impl<'a, V> Scanner<'a, V> {
         if input.get(i) == Some(&b'.') {
             i += 1;
             let fraction_start = i;
-            while let Some(&d @ b'0'..=b'9') = input.get(i) {
-                mantissa = mantissa.wrapping_mul(10).wrapping_add((d - b'0') as u64);
-                i += 1;
-            }
+            (mantissa, i) = digits(input, i, mantissa);
             if i == fraction_start {
                 return err(Kind::InvalidNumber, start);
             }
@@ -475,6 +469,53 @@ static ESCAPES: [u8; 256] = {
     t[b'u' as usize] = 1;
     t
 };
+
+/// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
+/// callers use the value only when they know it did not). Returns the new
+/// value and the index after the digits. Eight digits per step where the
+/// input has them, which also breaks the multiply-add chain of long fractions.
+#[inline(always)]
+fn digits(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
+    while i + 8 <= input.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&input[i..i + 8]);
+        let w = u64::from_le_bytes(w);
+        if !eight_digits(w) {
+            break;
+        }
+        acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
+        i += 8;
+    }
+    while let Some(&d @ b'0'..=b'9') = input.get(i) {
+        acc = acc.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+        i += 1;
+    }
+    (acc, i)
+}
+
+/// Whether all eight bytes of little-endian `w` are ASCII digits: each has
+/// high nibble 3, and still has after adding 6 (which moves 0x3A-0x3F out and
+/// cannot carry into the next byte).
+#[inline(always)]
+fn eight_digits(w: u64) -> bool {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    (w & HIGH) == THREES && (w.wrapping_add(0x0606_0606_0606_0606) & HIGH) == THREES
+}
+
+/// The value of eight ASCII digits read little-endian (first digit in the
+/// lowest byte), by merging neighbours: digit pairs, then 4-digit groups, then
+/// the whole, each step one multiply on all lanes at once.
+#[inline(always)]
+fn parse_eight_digits(w: u64) -> u64 {
+    let v = w - 0x3030_3030_3030_3030;
+    // Even bytes: 10 * digit + next digit (0..99; no carries between bytes).
+    let pairs = (v.wrapping_mul(10) + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    // Even 16-bit lanes shifted down: 100 * pair + next pair (0..9999).
+    let quads = (pairs.wrapping_mul(1 + (100 << 16)) >> 16) & 0x0000_ffff_0000_ffff;
+    // High 32 bits: 10000 * first group + second group.
+    quads.wrapping_mul(1 + (10_000 << 32)) >> 32
+}
 
 /// Powers of ten that doubles hold exactly.
 const POW10: [f64; 23] = [
@@ -719,6 +760,26 @@ pub(crate) mod tests {
             }
             assert_eq!(fail(format!("[1{}x]", " ".repeat(n)).as_bytes()).1, n + 2);
         }
+    }
+
+    #[test]
+    fn eight_digit_words() {
+        let mut x: u64 = 12345;
+        for k in 0..100_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = if k < 10 { [0, 99_999_999, 10_000_000, 1, 12_345_678, 87_654_321, 9, 90, 900, 9_000][k as usize] } else { (x >> 20) % 100_000_000 };
+            let text = format!("{n:08}");
+            let w = u64::from_le_bytes(text.as_bytes().try_into().unwrap());
+            assert!(eight_digits(w), "{text}");
+            assert_eq!(parse_eight_digits(w), n, "{text}");
+            // One non-digit byte anywhere is refused.
+            let mut bytes: [u8; 8] = text.as_bytes().try_into().unwrap();
+            bytes[(x % 8) as usize] = [b'/', b':', b'.', b'e', b' ', 0x06, 0xb0, b'?'][((x >> 8) % 8) as usize];
+            assert!(!eight_digits(u64::from_le_bytes(bytes)), "{bytes:?}");
+        }
+        assert_eq!(ok("12345678901234567890"), "u12345678901234567890");
+        assert_eq!(ok("123456789012345678901"), "f1.2345678901234568e20");
+        assert_eq!(ok("0.12345678"), "f0.12345678");
     }
 
     #[test]
