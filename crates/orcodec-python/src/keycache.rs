@@ -10,25 +10,19 @@ use crate::objects::new_str;
 /// Keys longer than this are not cached (rarely repeated, costly to compare).
 const MAX_CACHED_LEN: usize = 64;
 /// Direct-mapped: one slot per hash bucket, a collision replaces the slot.
-const SLOTS: usize = 2048;
+const SLOTS: usize = 4096;
 
-#[derive(Clone, Copy)]
-struct Slot {
-    len: u8,
-    text: [u8; MAX_CACHED_LEN],
-    /// A strong reference, or NULL for an empty slot.
-    obj: *mut PyObject,
-}
-
-struct Cache(UnsafeCell<[Slot; SLOTS]>);
+/// Each slot is a strong reference to an ASCII `str`, or NULL. The key text
+/// is compared with the str's own characters (for an ASCII str those are its
+/// UTF-8 bytes), so the table is only pointers: 32 KiB that stay in L1/L2,
+/// where slots that carried a copy of the text missed the cache on most keys.
+struct Cache(UnsafeCell<[*mut PyObject; SLOTS]>);
 
 // SAFETY: only touched with the GIL held, and only inside `key`, which calls no
 // Python code that could re-enter it while a slot is being read or replaced.
 unsafe impl Sync for Cache {}
 
-static CACHE: Cache = Cache(UnsafeCell::new(
-    [Slot { len: 0, text: [0; MAX_CACHED_LEN], obj: core::ptr::null_mut() }; SLOTS],
-));
+static CACHE: Cache = Cache(UnsafeCell::new([core::ptr::null_mut(); SLOTS]));
 
 /// Little-endian 8-byte word at `at`; the caller keeps `at + 8 <= bytes.len()`.
 #[inline(always)]
@@ -102,20 +96,25 @@ pub unsafe fn key(text: &str) -> *mut PyObject {
         return hashed(new_str(text));
     }
     let slot = &mut (*CACHE.0.get())[bucket(bytes)];
-    if !slot.obj.is_null() && slot.len as usize == bytes.len() && same(&slot.text[..bytes.len()], bytes) {
-        Py_INCREF(slot.obj);
-        return slot.obj;
+    let cached = *slot;
+    // SAFETY: a non-NULL slot holds a live ASCII str we own a reference to;
+    // its length is its byte length and its data that many bytes.
+    if !cached.is_null() && PyUnicode_GET_LENGTH(cached) as usize == bytes.len() {
+        let chars = core::slice::from_raw_parts(PyUnicode_DATA(cached) as *const u8, bytes.len());
+        if same(chars, bytes) {
+            Py_INCREF(cached);
+            return cached;
+        }
     }
     let obj = hashed(new_str(text));
-    if obj.is_null() {
+    if obj.is_null() || PyUnicode_IS_ASCII(obj) == 0 {
+        // Non-ASCII keys are not cached: their characters are not their UTF-8 bytes.
         return obj;
     }
-    let old = core::mem::replace(&mut slot.obj, obj);
-    slot.len = bytes.len() as u8;
-    slot.text[..bytes.len()].copy_from_slice(bytes);
+    *slot = obj;
     Py_INCREF(obj);
     // Released last: freeing a str runs no Python code, but keep the slot consistent first.
-    Py_XDECREF(old);
+    Py_XDECREF(cached);
     obj
 }
 
