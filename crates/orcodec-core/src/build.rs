@@ -20,6 +20,11 @@ pub trait Builder {
     fn f64(&mut self, value: f64) -> Result<Self::Value, Self::Error>;
     /// A string value.
     fn str(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
+    /// A string value the decoder already knows is all ASCII.
+    #[inline(always)]
+    fn ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
+        self.str(value)
+    }
     /// A map key: the same text may come back many times, so builders cache.
     fn key(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
     /// Binary data (MessagePack bin).

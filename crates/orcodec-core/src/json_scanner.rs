@@ -29,6 +29,10 @@ struct Scanner<'a, V> {
     scratch: Vec<u8>,
 }
 
+/// Starting capacities of the value and frame stacks.
+const INITIAL_STACK: usize = 32;
+const INITIAL_FRAMES: usize = 16;
+
 fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
     Err(Failure::Syntax(DecodeError::new(kind, offset)))
 }
@@ -45,8 +49,10 @@ pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Fail
     let mut s = Scanner {
         input,
         pos: 0,
-        stack: Vec::new(),
-        frames: Vec::new(),
+        // One allocation each up front instead of regrowing from nothing:
+        // most documents fit, and the cost is paid once per call.
+        stack: Vec::with_capacity(INITIAL_STACK),
+        frames: Vec::with_capacity(INITIAL_FRAMES),
         scratch: Vec::new(),
     };
     s.skip_whitespace();
@@ -64,8 +70,14 @@ impl<'a, V> Scanner<'a, V> {
 
     #[inline(always)]
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
+        // Most values follow no whitespace or one space; indentation runs go
+        // to the block scan.
+        if !matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            return;
+        }
+        self.pos += 1;
+        if matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.pos = skip_whitespace_run(self.input, self.pos + 1);
         }
     }
 
@@ -221,32 +233,8 @@ impl<'a, V> Scanner<'a, V> {
 
     /// Index of the next `"`, `\` or control byte at or after `i`, if any.
     #[inline(always)]
-    fn next_special(&self, mut i: usize) -> Option<usize> {
-        let input = self.input;
-        loop {
-            while i + 8 <= input.len() {
-                let word = u64::from_le_bytes([
-                    input[i],
-                    input[i + 1],
-                    input[i + 2],
-                    input[i + 3],
-                    input[i + 4],
-                    input[i + 5],
-                    input[i + 6],
-                    input[i + 7],
-                ]);
-                let mask = special_bytes(word, false);
-                if mask != 0 {
-                    return Some(i + (mask.trailing_zeros() / 8) as usize);
-                }
-                i += 8;
-            }
-            let c = *input.get(i)?;
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                return Some(i);
-            }
-            i += 1;
-        }
+    fn next_special(&self, i: usize) -> Option<usize> {
+        find_special(self.input, i)
     }
 
     /// Reads a string body; `pos` is just past the opening quote.
@@ -271,9 +259,10 @@ impl<'a, V> Scanner<'a, V> {
 
     /// Continues a string with escapes into `scratch`; `i` is at a backslash.
     fn escaped_string<E>(&mut self, mut i: usize) -> Result<Span, Failure<E>> {
+        let input = self.input;
         loop {
             // `i` is at a special byte.
-            match self.input[i] {
+            match input[i] {
                 b'"' => {
                     self.pos = i + 1;
                     return Ok(Span::Scratch);
@@ -281,31 +270,43 @@ impl<'a, V> Scanner<'a, V> {
                 b'\\' => i = self.escape(i)?,
                 _ => return err(Kind::ControlCharacterInString, i),
             }
-            let Some(next) = self.next_special(i) else {
-                return err(Kind::UnexpectedEnd, self.input.len());
+            let Some(next) = find_special(input, i) else {
+                return err(Kind::UnexpectedEnd, input.len());
             };
-            self.scratch.extend_from_slice(&self.input[i..next]);
+            let run = next - i;
+            let len = self.scratch.len();
+            if run <= 16 && i + 16 <= input.len() {
+                // Short runs between escapes (the common case) are copied as
+                // one 16-byte block, of which only `run` bytes are kept.
+                self.scratch.reserve(16);
+                // SAFETY: 16 bytes reserved past `len`, 16 readable at `i`;
+                // the kept bytes are input bytes cut at ASCII specials.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(input.as_ptr().add(i), self.scratch.as_mut_ptr().add(len), 16);
+                    self.scratch.set_len(len + run);
+                }
+            } else {
+                self.scratch.extend_from_slice(&input[i..next]);
+            }
             i = next;
         }
     }
 
     /// Decodes the escape at `i` (a backslash) into `scratch`; returns the index after it.
+    #[inline(always)]
     fn escape<E>(&mut self, i: usize) -> Result<usize, Failure<E>> {
         let Some(&c) = self.input.get(i + 1) else {
             return err(Kind::UnexpectedEnd, self.input.len());
         };
-        let simple = match c {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => return self.unicode_escape(i),
-            _ => return err(Kind::InvalidEscape, i),
-        };
+        // A table instead of a match: the escapes of a string vary from one to
+        // the next, and one predictable branch beats an indirect jump.
+        let simple = ESCAPES[c as usize];
+        if simple <= 1 {
+            if simple == 1 {
+                return self.unicode_escape(i);
+            }
+            return err(Kind::InvalidEscape, i);
+        }
         self.scratch.push(simple);
         Ok(i + 2)
     }
@@ -357,6 +358,14 @@ impl<'a, V> Scanner<'a, V> {
 
     /// A number: an int when it has no fraction or exponent and fits 64 bits,
     /// otherwise a float (so integers beyond 64 bits become floats, as in orjson).
+    ///
+    /// Digits are accumulated while the grammar is checked, so an int needs no
+    /// second pass, and a float with few significant digits and a small
+    /// decimal exponent is computed exactly here (Clinger's fast path: both the
+    /// digits and the power of ten are exact doubles, so one correctly rounded
+    /// multiply or divide gives the correctly rounded result). Every other float
+    /// goes to the standard library's correctly rounded parser.
+    #[inline(always)]
     fn number<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         let input = self.input;
         let start = self.pos;
@@ -366,43 +375,58 @@ impl<'a, V> Scanner<'a, V> {
             i += 1;
         }
         let digits_start = i;
+        // Wraps past 19 digits; only used when the digit count says it did not.
+        let mut mantissa: u64 = 0;
         match input.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                while let Some(b'0'..=b'9') = input.get(i) {
-                    i += 1;
-                }
+                (mantissa, i) = digits(input, i, 0);
             }
             _ => return err(Kind::InvalidNumber, start),
         }
         let digits_end = i;
+        let mut fraction_digits = 0usize;
+        let mut exponent: i64 = 0;
         let mut is_float = false;
         if input.get(i) == Some(&b'.') {
             i += 1;
-            if !matches!(input.get(i), Some(b'0'..=b'9')) {
+            let fraction_start = i;
+            (mantissa, i) = digits(input, i, mantissa);
+            if i == fraction_start {
                 return err(Kind::InvalidNumber, start);
             }
-            while let Some(b'0'..=b'9') = input.get(i) {
-                i += 1;
-            }
+            fraction_digits = i - fraction_start;
             is_float = true;
         }
         if let Some(b'e' | b'E') = input.get(i) {
             i += 1;
+            let exponent_negative = input.get(i) == Some(&b'-');
             if let Some(b'+' | b'-') = input.get(i) {
                 i += 1;
             }
-            if !matches!(input.get(i), Some(b'0'..=b'9')) {
+            let exponent_start = i;
+            while let Some(&d @ b'0'..=b'9') = input.get(i) {
+                // Capped: an exponent this large goes to the slow path anyway.
+                if exponent < 1_000_000 {
+                    exponent = exponent * 10 + (d - b'0') as i64;
+                }
+                i += 1;
+            }
+            if i == exponent_start {
                 return err(Kind::InvalidNumber, start);
             }
-            while let Some(b'0'..=b'9') = input.get(i) {
-                i += 1;
+            if exponent_negative {
+                exponent = -exponent;
             }
             is_float = true;
         }
         self.pos = i;
+        let int_digits = digits_end - digits_start;
         if !is_float {
-            if let Some(magnitude) = parse_u64(&input[digits_start..digits_end]) {
+            // 19 digits never overflow u64; longer ones are checked.
+            let magnitude =
+                if int_digits <= 19 { Some(mantissa) } else { parse_u64(&input[digits_start..digits_end]) };
+            if let Some(magnitude) = magnitude {
                 return if !negative {
                     b.u64(magnitude)
                 } else if magnitude <= 1 << 63 {
@@ -412,6 +436,14 @@ impl<'a, V> Scanner<'a, V> {
                 }
                 .map_err(Failure::Build);
             }
+        } else if int_digits + fraction_digits <= 19 && mantissa <= 1 << 53 {
+            // Leading zeros count as digits above, which only makes the test stricter.
+            let e = exponent - fraction_digits as i64;
+            if (-22..=22).contains(&e) {
+                let m = mantissa as f64;
+                let v = if e >= 0 { m * POW10[e as usize] } else { m / POW10[(-e) as usize] };
+                return b.f64(if negative { -v } else { v }).map_err(Failure::Build);
+            }
         }
         // SAFETY: the bytes matched the ASCII number grammar above.
         let text = unsafe { core::str::from_utf8_unchecked(&input[start..i]) };
@@ -420,6 +452,153 @@ impl<'a, V> Scanner<'a, V> {
             Err(_) => err(Kind::InvalidNumber, start),
         }
     }
+}
+
+/// What `\\c` stands for, by `c`: the byte, 1 for `u` (four hex digits
+/// follow), 0 for no escape at all.
+static ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0c;
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t[b'u' as usize] = 1;
+    t
+};
+
+/// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
+/// callers use the value only when they know it did not). Returns the new
+/// value and the index after the digits. Eight digits per step where the
+/// input has them, which also breaks the multiply-add chain of long fractions.
+#[inline(always)]
+fn digits(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
+    while i + 8 <= input.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&input[i..i + 8]);
+        let w = u64::from_le_bytes(w);
+        if !eight_digits(w) {
+            break;
+        }
+        acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
+        i += 8;
+    }
+    while let Some(&d @ b'0'..=b'9') = input.get(i) {
+        acc = acc.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+        i += 1;
+    }
+    (acc, i)
+}
+
+/// Whether all eight bytes of little-endian `w` are ASCII digits: each has
+/// high nibble 3, and still has after adding 6 (which moves 0x3A-0x3F out and
+/// cannot carry into the next byte).
+#[inline(always)]
+fn eight_digits(w: u64) -> bool {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    (w & HIGH) == THREES && (w.wrapping_add(0x0606_0606_0606_0606) & HIGH) == THREES
+}
+
+/// The value of eight ASCII digits read little-endian (first digit in the
+/// lowest byte), by merging neighbours: digit pairs, then 4-digit groups, then
+/// the whole, each step one multiply on all lanes at once.
+#[inline(always)]
+fn parse_eight_digits(w: u64) -> u64 {
+    let v = w - 0x3030_3030_3030_3030;
+    // Even bytes: 10 * digit + next digit (0..99; no carries between bytes).
+    let pairs = (v.wrapping_mul(10) + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    // Even 16-bit lanes shifted down: 100 * pair + next pair (0..9999).
+    let quads = (pairs.wrapping_mul(1 + (100 << 16)) >> 16) & 0x0000_ffff_0000_ffff;
+    // High 32 bits: 10000 * first group + second group.
+    quads.wrapping_mul(1 + (10_000 << 32)) >> 32
+}
+
+/// Powers of ten that doubles hold exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22,
+];
+
+/// Index of the next `"`, `\\` or control byte (< 0x20) in `input` at or
+/// after `i`, if any: 16 bytes per step with SSE2 (always present on x86-64),
+/// 8 with a word-at-a-time test elsewhere, and byte by byte for the last few.
+#[inline(always)]
+fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; every load reads the 16
+        // bytes at `i..i + 16`, which the loop condition keeps inside `input`.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            let below_space = _mm_set1_epi8(0x1f);
+            while i + 16 <= input.len() {
+                let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
+                // A byte is a control byte when min(byte, 0x1f) == byte (unsigned).
+                let control = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
+                let hit = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    control,
+                );
+                let mask = _mm_movemask_epi8(hit) as u32;
+                if mask != 0 {
+                    return Some(i + mask.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
+    }
+    while i + 8 <= input.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&input[i..i + 8]);
+        let mask = special_bytes(u64::from_le_bytes(word), false);
+        if mask != 0 {
+            return Some(i + (mask.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while let Some(&c) = input.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Index of the first non-whitespace byte of `input` at or after `i` (or the
+/// end), 16 bytes per step with SSE2.
+#[inline(never)]
+fn skip_whitespace_run(input: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads
+        // `i..i + 16`, inside `input` by the loop condition.
+        unsafe {
+            while i + 16 <= input.len() {
+                let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
+                let space = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))),
+                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
+                );
+                let other = !(_mm_movemask_epi8(space) as u32) & 0xffff;
+                if other != 0 {
+                    return i + other.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+    }
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = input.get(i) {
+        i += 1;
+    }
+    i
 }
 
 /// Decimal digits to u64, or None when they overflow it.
@@ -544,6 +723,92 @@ pub(crate) mod tests {
         assert_eq!(fail(b"\"abc"), (Kind::UnexpectedEnd, 4));
         assert_eq!(fail(b"[\"\xff\"]"), (Kind::InvalidUtf8, 2));
         assert_eq!(fail(b"NaN").0, Kind::UnexpectedByte { found: b'N', expected: "a JSON value" });
+    }
+
+    #[test]
+    fn floats_match_the_standard_parser() {
+        let mut texts: Vec<String> = [
+            "0.1", "0.0", "1e22", "1e23", "9007199254740993.0", "9007199254740992e-22", "123456789012345678.5",
+            "0.000000000000000000001", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1E-22",
+            "43.474709000000132", "65.613616999999977", "1e0000000000000000000001", "1e-400", "2e308",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 18) as u32 + 1;
+            let mut t = (x % 10u64.pow(digits)).to_string();
+            let frac = ((x >> 20) % (t.len() as u64 + 1)) as usize;
+            if frac > 0 && frac < t.len() {
+                t.insert(t.len() - frac, '.');
+            } else {
+                t.push_str(".5");
+            }
+            if x & 2 == 0 {
+                t = format!("{t}e{}", ((x >> 40) % 60) as i64 - 30);
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            let want: f64 = t.parse().unwrap();
+            assert_eq!(ok(t), format!("f{want:?}"), "{t}");
+            assert_eq!(ok(&format!("-{t}")), format!("f{:?}", -want), "-{t}");
+        }
+    }
+
+    #[test]
+    fn whitespace_runs_of_every_length() {
+        for n in 0..70 {
+            for ws in [" ", "\n", "\r", "\t", "\n  "] {
+                let pad = ws.repeat(n);
+                assert_eq!(ok(&format!("{pad}[{pad}1{pad},{pad}2{pad}]{pad}")), "[u1,u2]");
+                assert_eq!(ok(&format!("{pad}{{{pad}\"a\"{pad}:{pad}1{pad}}}{pad}")), "{k\"a\":u1}");
+            }
+            assert_eq!(fail(format!("[1{}x]", " ".repeat(n)).as_bytes()).1, n + 2);
+        }
+    }
+
+    #[test]
+    fn eight_digit_words() {
+        let mut x: u64 = 12345;
+        for k in 0..100_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = if k < 10 { [0, 99_999_999, 10_000_000, 1, 12_345_678, 87_654_321, 9, 90, 900, 9_000][k as usize] } else { (x >> 20) % 100_000_000 };
+            let text = format!("{n:08}");
+            let w = u64::from_le_bytes(text.as_bytes().try_into().unwrap());
+            assert!(eight_digits(w), "{text}");
+            assert_eq!(parse_eight_digits(w), n, "{text}");
+            // One non-digit byte anywhere is refused.
+            let mut bytes: [u8; 8] = text.as_bytes().try_into().unwrap();
+            bytes[(x % 8) as usize] = [b'/', b':', b'.', b'e', b' ', 0x06, 0xb0, b'?'][((x >> 8) % 8) as usize];
+            assert!(!eight_digits(u64::from_le_bytes(bytes)), "{bytes:?}");
+        }
+        assert_eq!(ok("12345678901234567890"), "u12345678901234567890");
+        assert_eq!(ok("123456789012345678901"), "f1.2345678901234568e20");
+        assert_eq!(ok("0.12345678"), "f0.12345678");
+    }
+
+    #[test]
+    fn find_special_matches_a_plain_loop() {
+        let naive = |input: &[u8], i: usize| (i..input.len()).find(|&j| matches!(input[j], b'"' | b'\\' | 0..=0x1f));
+        for len in 0..70 {
+            for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                for at in 0..=len {
+                    // Non-special bytes around it, including 0x20, 0x7f and non-ASCII.
+                    let mut input: Vec<u8> = (0..len).map(|k| [b'a', 0x20, 0x7f, 0xe9, b'!', 0xff][k % 6]).collect();
+                    if at < len {
+                        input[at] = special;
+                    }
+                    for start in [0, 1, 7, 15, 16, 17].into_iter().filter(|&s| s <= len) {
+                        assert_eq!(find_special(&input, start), naive(&input, start), "{input:?} from {start}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

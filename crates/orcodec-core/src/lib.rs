@@ -9,6 +9,7 @@
 //!   one [`build::Builder`], which the extension implements with Python objects.
 //! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to UTF-8.
 
+pub mod ascii;
 pub mod build;
 pub mod datetime;
 pub mod emit;

@@ -113,8 +113,9 @@ enum Item<V> {
 /// Decodes one MessagePack value from `input`; bytes after it are an error.
 pub fn read<B: Builder>(input: &[u8], b: &mut B, opts: ReadOptions) -> Result<B::Value, Failure<B::Error>> {
     let mut r = Reader { input, pos: 0 };
-    let mut stack: Vec<B::Value> = Vec::new();
-    let mut frames: Vec<Frame> = Vec::new();
+    // Sized up front (items are reserved per container as they open).
+    let mut stack: Vec<B::Value> = Vec::with_capacity(16);
+    let mut frames: Vec<Frame> = Vec::with_capacity(16);
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
     }
@@ -228,10 +229,17 @@ fn read_item<B: Builder>(
                 _ => (marker & 0x1f) as usize,
             };
             let bytes = r.body(len, "str", at)?;
-            let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
-                return err(Kind::InvalidUtf8, at);
-            };
-            if slot == Slot::Key { b.key(text) } else { b.str(text) }
+            if crate::ascii::is_ascii(bytes) {
+                // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
+                // testing for ASCII again when the str is built.
+                let text = unsafe { core::str::from_utf8_unchecked(bytes) };
+                if slot == Slot::Key { b.key(text) } else { b.ascii_str(text) }
+            } else {
+                let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+                    return err(Kind::InvalidUtf8, at);
+                };
+                if slot == Slot::Key { b.key(text) } else { b.str(text) }
+            }
         }
         0xc0 => b.null(),
         0xc1 => return err(Kind::ReservedType(marker), at),

@@ -72,6 +72,44 @@ unsafe fn borrow_input(obj: *mut PyObject, allow_str: bool) -> Result<Option<Inp
     Ok(None)
 }
 
+/// Inputs at least this long decode with the cyclic garbage collector paused.
+const PAUSE_GC_FROM: usize = 16 * 1024;
+
+/// Pauses automatic garbage collection for one large decode.
+///
+/// A decode allocates containers by the thousand, and each 700 of them would
+/// start a collection that traverses the (growing, still young) result over
+/// and over, finding nothing: a freshly decoded tree holds no reference
+/// cycles, and the decode runs no Python code (no hook, no finalizer) that
+/// could create one or observe the pause. Objects stay tracked, so once
+/// collection resumes the tree is handled as usual. Restored on drop, so an
+/// error path resumes it too; never re-enables a collector that was off.
+struct GcPause(bool);
+
+impl GcPause {
+    #[inline(always)]
+    unsafe fn new(input_len: usize) -> GcPause {
+        #[cfg(Py_3_10)]
+        if input_len >= PAUSE_GC_FROM {
+            // Returns whether it was enabled before.
+            return GcPause(PyGC_Disable() == 1);
+        }
+        let _ = input_len;
+        GcPause(false)
+    }
+}
+
+impl Drop for GcPause {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(Py_3_10)]
+        if self.0 {
+            // SAFETY: the GIL is held for the whole decode.
+            unsafe { PyGC_Enable() };
+        }
+    }
+}
+
 /// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
 fn char_count(prefix: &[u8]) -> usize {
     prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
@@ -164,7 +202,9 @@ pub unsafe extern "C" fn loads(
         }
     };
     let bytes = input.bytes();
+    let pause = GcPause::new(bytes.len());
     let result = orcodec_core::json_scanner::parse(bytes, &mut PyBuilder::new());
+    drop(pause);
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
 }
 
@@ -200,6 +240,8 @@ pub unsafe extern "C" fn unpackb(
         }
         Err(Raised) => return core::ptr::null_mut(),
     };
+    let pause = GcPause::new(input.len);
     let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder { ext_hook }, read_opts);
+    drop(pause);
     finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
 }
