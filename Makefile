@@ -3,6 +3,9 @@
 #
 #   make test    set up, build, run cargo test and pytest
 #   make bench   set up, build, run the side-by-side benchmark (the main job)
+#   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
+#                nightly; installs cargo-fuzz if missing). `make test` ends
+#                with the same run for FUZZ_SHORT_TIME seconds per target.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +14,10 @@ DEPS   := $(VENV)/.deps-installed
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all setup build test cargo-test pytest bench bench-quick clean
+FUZZ_TIME       ?= 300
+FUZZ_SHORT_TIME ?= 10
+
+.PHONY: all setup build test cargo-test pytest bench bench-quick fuzz fuzz-short clean
 
 all: test
 
@@ -34,6 +40,13 @@ pytest: build
 
 test: build cargo-test
 	$(PY) -m pytest
+	fuzz/run.sh $(FUZZ_SHORT_TIME)
+
+fuzz: build
+	fuzz/run.sh $(FUZZ_TIME)
+
+fuzz-short: build
+	fuzz/run.sh $(FUZZ_SHORT_TIME)
 
 bench: build
 	$(PY) bench/compare.py
@@ -42,4 +55,4 @@ bench-quick: build
 	$(PY) bench/compare.py --quick
 
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) target fuzz/target
