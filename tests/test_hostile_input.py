@@ -392,3 +392,45 @@ def test_naughty_strings_as_keys_and_values_round_trip():
     assert orcodec.loads(orcodec.dumps(doc)) == doc
     assert orcodec.unpackb(orcodec.packb(doc)) == doc
     assert orcodec.dumps(doc) == orjson.dumps(doc)
+
+
+# --------------------------------------------------------------------------------------
+# Inputs that cannot be read: the format's decode error, the reason as its cause
+# --------------------------------------------------------------------------------------
+
+
+def _released_view() -> memoryview:
+    view = memoryview(b"[1]")
+    view.release()
+    return view
+
+
+@pytest.mark.parametrize(
+    "make_view, cause",
+    [(lambda: memoryview(b"[1, 2]")[::2], BufferError), (_released_view, ValueError)],
+    ids=["non-contiguous", "released"],
+)
+@pytest.mark.parametrize("decode, error", [(orcodec.loads, orcodec.JSONDecodeError), (orcodec.unpackb, orcodec.MsgpackDecodeError)])
+def test_unreadable_memoryview_is_the_decode_error(make_view, cause, decode, error):
+    with pytest.raises(error) as info:
+        decode(make_view())
+    assert type(info.value.__cause__) is cause
+    expected = "Input memoryview cannot be read: it must be C-contiguous and not released"
+    assert (info.value.msg if error is orcodec.JSONDecodeError else str(info.value)) == expected
+
+
+def test_bytearray_input_cannot_be_resized_by_a_hook():
+    # The input is exported for the length of the decode, so an ext_hook that
+    # resizes it (today the hook is not called) gets a BufferError instead of
+    # freeing the memory being read.
+    data = bytearray(b"\x92\xd4\x05\x00" + b"\xa1x")
+
+    def hook(tag, payload):
+        data.extend(b"\x00" * 4096)
+        return payload
+
+    with pytest.raises((orcodec.MsgpackDecodeError, BufferError)):
+        orcodec.unpackb(data, ext_hook=hook)
+    assert len(data) == 6
+    data.extend(b"ok")  # and the export is released afterwards
+    assert len(data) == 8
