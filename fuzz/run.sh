@@ -40,8 +40,9 @@ logs=$(mktemp -d)
 cargo +nightly fuzz build --fuzz-dir fuzz
 for spec in json_scanner:json msgpack_reader:msgpack number_format:number string_format:string writer_roundtrip:; do
     target="${spec%%:*}" seed="${spec#*:}"
+    # cargo-fuzz itself puts crashes in fuzz/artifacts/<target>/.
     run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
-        "fuzz/corpus/$target" ${seed:+"$seeds/$seed"} -- "${flags[@]}" -artifact_prefix="fuzz/artifacts/$target/"
+        "fuzz/corpus/$target" ${seed:+"$seeds/$seed"} -- "${flags[@]}"
 done
 for spec in loads_bytes:json unpackb_bytes:msgpack structured:json,msgpack roundtrip:; do
     target="${spec%%:*}" seed="${spec#*:}" dirs=()
