@@ -282,7 +282,7 @@ def _valid_utf8(raw: bytes) -> bool:
 def test_invalid_utf8_every_kind_in_json_strings_and_keys():
     checked = 0
     for raw in _utf8_candidates():
-        if b"\x00" <= raw[-1:] < b"\x20" or any(b < 0x20 for b in raw):
+        if any(b < 0x20 for b in raw):
             continue  # control characters are errors of their own
         value = b'"' + raw + b'"'
         document = b'{"k' + raw + b'":[' + value + b"]}"
