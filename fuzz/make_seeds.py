@@ -2,6 +2,9 @@
 
 Small documents covering every construct of each format, so the fuzzers
 start from valid inputs instead of discovering the grammar byte by byte.
+Files not named seed-* are inputs that once failed a target, kept so every
+run replays them (msgpack/deep-1024: a valid 1024-deep document that overflowed
+the harness's recursive comparison).
 """
 
 import struct
