@@ -5,6 +5,9 @@
 #   make bench   set up, build, run the side-by-side benchmark (the main job),
 #                the memory benchmark, and draw doc/benchmark.png
 #   make bench-quick   the same as a smoke run of about a minute
+#   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
+#                nightly; installs cargo-fuzz if missing). `make test` ends
+#                with the same run for FUZZ_SHORT_TIME seconds per target.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -14,7 +17,10 @@ BENCH_DEPS := $(VENV)/.bench-deps-installed
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all setup build test cargo-test pytest bench bench-quick clean
+FUZZ_TIME       ?= 300
+FUZZ_SHORT_TIME ?= 10
+
+.PHONY: all setup build test cargo-test pytest bench bench-quick fuzz fuzz-short clean
 
 all: test
 
@@ -41,6 +47,13 @@ pytest: build
 
 test: build cargo-test
 	$(PY) -m pytest
+	fuzz/run.sh $(FUZZ_SHORT_TIME)
+
+fuzz: build
+	fuzz/run.sh $(FUZZ_TIME)
+
+fuzz-short: build
+	fuzz/run.sh $(FUZZ_SHORT_TIME)
 
 bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py
@@ -53,4 +66,4 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) target fuzz/target

@@ -7,10 +7,10 @@ use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
 
 use crate::args::{none_to_null, parse_opts, Call};
+use crate::errors::{raise, take_exception, Raised};
+use crate::ffi::bytes_data;
 use crate::options;
 use orcodec_core::msgpack_reader::ReadOptions;
-use crate::errors::{raise, Raised};
-use crate::ffi::{bytearray_data, bytes_data};
 use crate::objects::{Owned, PyBuilder};
 use crate::state::state;
 
@@ -39,7 +39,7 @@ impl Drop for Input {
     }
 }
 
-/// bytes, bytearray, or anything exporting a contiguous buffer (memoryview);
+/// bytes, bytearray, or a memoryview of a contiguous buffer;
 /// `str` only when `allow_str` (JSON text). None with nothing raised means
 /// "not a supported type".
 unsafe fn borrow_input(obj: *mut PyObject, allow_str: bool) -> Result<Option<Input>, Raised> {
@@ -57,11 +57,10 @@ unsafe fn borrow_input(obj: *mut PyObject, allow_str: bool) -> Result<Option<Inp
         }
         return Ok(Some(Input { data, len: len as usize, view: None }));
     }
-    if PyByteArray_Check(obj) != 0 {
-        let data = bytearray_data(obj);
-        return Ok(Some(Input { data: data.as_ptr(), len: data.len(), view: None }));
-    }
-    if PyMemoryView_Check(obj) != 0 {
+    // A bytearray is borrowed through a buffer export too: while exported it
+    // cannot be resized, so a hook run during the decode (ext_hook) cannot
+    // free the memory being read.
+    if PyByteArray_Check(obj) != 0 || PyMemoryView_Check(obj) != 0 {
         let mut view: Py_buffer = core::mem::zeroed();
         if PyObject_GetBuffer(obj, &mut view, PyBUF_CONTIG_RO) != 0 {
             return Err(Raised);
@@ -159,6 +158,29 @@ unsafe fn raise_json_error_without_doc(msg: &str) {
     }
 }
 
+/// What a memoryview that cannot be read (not C-contiguous, released) is told.
+const UNREADABLE_BUFFER: &str = "Input memoryview cannot be read: it must be C-contiguous and not released";
+
+/// Replaces the exception a failed buffer export set (BufferError,
+/// ValueError) with the format's decode error raised by `raise_new`,
+/// keeping the original as its `__cause__`.
+#[cold]
+unsafe fn decode_error_from_current(raise_new: impl FnOnce()) {
+    let cause = take_exception();
+    raise_new();
+    let exc = take_exception();
+    if exc.is_null() {
+        Py_XDECREF(cause);
+        return;
+    }
+    if !cause.is_null() {
+        // Steals the reference to `cause`.
+        PyException_SetCause(exc, cause);
+    }
+    PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
+    Py_DECREF(exc);
+}
+
 /// Turns a failed decode into the format's exception (builder failures have
 /// one set already).
 #[inline(always)]
@@ -197,6 +219,8 @@ pub unsafe extern "C" fn loads(
             if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
                 PyErr_Clear();
                 raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
+            } else {
+                decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
             }
             return core::ptr::null_mut();
         }
@@ -238,7 +262,12 @@ pub unsafe extern "C" fn unpackb(
             raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
             return core::ptr::null_mut();
         }
-        Err(Raised) => return core::ptr::null_mut(),
+        Err(Raised) => {
+            decode_error_from_current(|| {
+                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+            });
+            return core::ptr::null_mut();
+        }
     };
     let pause = GcPause::new(input.len);
     let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder { ext_hook }, read_opts);

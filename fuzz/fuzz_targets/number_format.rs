@@ -1,0 +1,69 @@
+//! Number formatting against references: every f64 bit pattern, i64 and u64
+//! through both writers. JSON text must be what std prints for integers, the
+//! shortest round-trip digits for floats (as many significant digits as std's
+//! `{:e}`, which is shortest by contract), and read back to the same value and
+//! type; MessagePack must read back bit for bit in the smallest family.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
+use orcodec_fuzz::{Tree, Value};
+
+fuzz_target!(|data: &[u8]| {
+    let mut word = [0u8; 8];
+    let n = data.len().min(8);
+    word[..n].copy_from_slice(&data[..n]);
+    let bits = u64::from_le_bytes(word);
+    check_f64(f64::from_bits(bits));
+    check_int(bits as i128, |out| json_writer::write_u64(out, bits), |out| msgpack_writer::write_u64(out, bits));
+    let signed = bits as i64;
+    check_int(signed as i128, |out| json_writer::write_i64(out, signed), |out| msgpack_writer::write_i64(out, signed));
+});
+
+/// How many significant digits a decimal float text has (mantissa without
+/// sign, point, leading or trailing zeros). The digits themselves may differ
+/// from std's in the last place: at an exact tie ryu rounds half to even.
+fn significant_digits(text: &str) -> usize {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    digits.trim_start_matches('0').trim_end_matches('0').len()
+}
+
+fn check_f64(v: f64) {
+    let mut out = Vec::new();
+    json_writer::write_f64(&mut out, v);
+    let text = std::str::from_utf8(&out).expect("ASCII");
+    if !v.is_finite() {
+        assert_eq!(text, "null");
+    } else {
+        assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(v.to_bits()), "{text} for {v:e}");
+        assert_eq!(json_scanner::parse(&out, &mut Tree).ok(), Some(Value::Float(v.to_bits())), "{text}");
+        assert_eq!(significant_digits(text), significant_digits(&format!("{v:e}")), "{text} for {v:e}");
+    }
+    let mut packed = Vec::new();
+    msgpack_writer::write_f64(&mut packed, v);
+    assert_eq!(packed.len(), 9);
+    assert_eq!(msgpack_reader::read(&packed, &mut Tree).ok(), Some(Value::Float(v.to_bits())));
+}
+
+/// Bytes the smallest MessagePack integer family for `v` takes.
+fn msgpack_int_len(v: i128) -> usize {
+    match v {
+        -32..=127 => 1,
+        -128..=255 => 2,
+        -32768..=65535 => 3,
+        -2147483648..=4294967295 => 5,
+        _ => 9,
+    }
+}
+
+fn check_int(v: i128, json: impl FnOnce(&mut Vec<u8>), msgpack: impl FnOnce(&mut Vec<u8>)) {
+    let mut out = Vec::new();
+    json(&mut out);
+    assert_eq!(out, v.to_string().into_bytes());
+    assert_eq!(json_scanner::parse(&out, &mut Tree).ok(), Some(Value::Int(v)));
+    let mut packed = Vec::new();
+    msgpack(&mut packed);
+    assert_eq!(packed.len(), msgpack_int_len(v), "{v} as {packed:02x?}");
+    assert_eq!(msgpack_reader::read(&packed, &mut Tree).ok(), Some(Value::Int(v)));
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS seconds each: the cargo-fuzz targets on
+# orcodec-core (nightly, AddressSanitizer) and the atheris targets on the
+# built extension. Called by `make fuzz` (long) and `make test` (short).
+# Inputs that grow coverage go to fuzz/corpus/<target>/ (not committed);
+# a crash leaves its input in fuzz/artifacts/<target>/ and fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:?usage: fuzz/run.sh SECONDS}"
+python="${PYTHON:-.venv/bin/python}"
+cargo_fuzz_version=0.13.2
+seeds=fixtures/fuzz
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "fuzz: cargo-fuzz needs a nightly toolchain (rustup toolchain install nightly)" >&2
+    exit 1
+fi
+if ! cargo fuzz --version 2>/dev/null | grep -q " $cargo_fuzz_version\$"; then
+    echo "fuzz: installing cargo-fuzz $cargo_fuzz_version from crates.io"
+    cargo install cargo-fuzz --locked --version "$cargo_fuzz_version"
+fi
+
+summary=()
+run() {  # name, log, command...
+    local name="$1" log="$2"
+    shift 2
+    mkdir -p "fuzz/corpus/$name" "fuzz/artifacts/$name"
+    if ! "$@" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "fuzz: $name FAILED (input saved under fuzz/artifacts/$name/, log $log)" >&2
+        exit 1
+    fi
+    local runs
+    runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -n 1 | awk '{print $2}')
+    summary+=("$(printf '%-24s %10s executions in %ss' "$name" "${runs:-?}" "$seconds")")
+}
+flags=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048)
+logs=$(mktemp -d)
+
+cargo +nightly fuzz build --fuzz-dir fuzz
+for spec in json_scanner:json msgpack_reader:msgpack number_format:number string_format:string writer_roundtrip:; do
+    target="${spec%%:*}" seed="${spec#*:}"
+    # cargo-fuzz itself puts crashes in fuzz/artifacts/<target>/.
+    run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
+        "fuzz/corpus/$target" ${seed:+"$seeds/$seed"} -- "${flags[@]}"
+done
+for spec in loads_bytes:json unpackb_bytes:msgpack structured:json,msgpack roundtrip:; do
+    target="${spec%%:*}" seed="${spec#*:}" dirs=()
+    for s in ${seed//,/ }; do dirs+=("$seeds/$s"); done
+    run "py_$target" "$logs/py_$target.log" "$python" "fuzz/python/$target.py" \
+        "fuzz/corpus/py_$target" "${dirs[@]}" "${flags[@]}" -artifact_prefix="fuzz/artifacts/py_$target/"
+done
+
+echo "fuzz: every target ran ${seconds}s without a failure"
+printf '  %s\n' "${summary[@]}"
+rm -rf "$logs"

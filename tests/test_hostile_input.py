@@ -1,0 +1,436 @@
+"""Hostile input to both decoders: every fixture truncated, declared lengths
+far beyond the input (with the memory they may cost), deep nesting, every
+kind of invalid UTF-8, and extreme numbers.
+
+Truncation is exhaustive for documents up to SMALL_DOC bytes; for the four
+large real-world documents it covers the first HEAD offsets, the last TAIL
+and SAMPLED_OFFSETS seeded random offsets between (every offset of a 2 MB
+document would take hours: each prefix is decoded up to its end).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+import orjson
+import pytest
+
+import orcodec
+from helpers import FIXTURES_DIR, assert_strict_equal, fixture_bytes, missing_fixtures
+
+SMALL_DOC = 4096
+HEAD = 1024
+TAIL = 16
+SAMPLED_OFFSETS = 48
+REAL_DOCUMENTS = ["twitter.json", "github.json", "citm_catalog.json", "canada.json"]
+
+
+def _conformance_documents() -> list[Path]:
+    """Every conformance document orjson accepts (y_ cases, checker passes, round trips)."""
+    root = FIXTURES_DIR / "json-conformance"
+    found = []
+    for path in sorted(root.rglob("*.json")) if root.is_dir() else []:
+        try:
+            orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError:
+            continue
+        found.append(path)
+    return found
+
+
+CONFORMANCE = _conformance_documents()
+
+
+def _offsets(length: int, seed: int) -> list[int]:
+    if length <= SMALL_DOC:
+        return list(range(length))
+    rng = random.Random(seed)
+    sampled = rng.sample(range(HEAD, length - TAIL), SAMPLED_OFFSETS)
+    return sorted(set(range(HEAD)) | set(range(length - TAIL, length)) | set(sampled))
+
+
+def _check_json_prefixes(data: bytes, seed: int) -> None:
+    """A prefix is rejected exactly when orjson rejects it, and otherwise
+    gives orjson's value: never a crash, never a different value."""
+    for end in _offsets(len(data), seed):
+        prefix = data[:end]
+        try:
+            expected = orjson.loads(prefix)
+        except orjson.JSONDecodeError:
+            with pytest.raises(orcodec.JSONDecodeError):
+                orcodec.loads(prefix)
+        else:
+            assert_strict_equal(orcodec.loads(prefix), expected)
+
+
+def _check_msgpack_prefixes(packed: bytes, seed: int) -> None:
+    """MessagePack is prefix-free: every strict prefix is an error."""
+    for end in _offsets(len(packed), seed):
+        with pytest.raises(orcodec.MsgpackDecodeError):
+            orcodec.unpackb(packed[:end])
+
+
+def test_conformance_corpus_present():
+    if len(CONFORMANCE) < 100:
+        missing_fixtures("json-conformance (fewer than 100 valid documents)")
+
+
+@pytest.mark.parametrize("name", REAL_DOCUMENTS)
+def test_real_document_truncated_json(name):
+    data = fixture_bytes(name)
+    _check_json_prefixes(data, seed=len(data))
+
+
+@pytest.mark.parametrize("name", REAL_DOCUMENTS)
+def test_real_document_truncated_msgpack(name):
+    packed = msgpack.packb(orjson.loads(fixture_bytes(name)), use_bin_type=True)
+    _check_msgpack_prefixes(packed, seed=len(packed))
+
+
+def test_conformance_documents_truncated_at_every_offset():
+    for path in CONFORMANCE:
+        data = path.read_bytes()
+        _check_json_prefixes(data, seed=0)
+        _check_msgpack_prefixes(msgpack.packb(orjson.loads(data), use_bin_type=True), seed=0)
+
+
+def test_seed_corpora_truncated_at_every_offset():
+    seeds = Path(__file__).resolve().parent.parent / "fixtures" / "fuzz"
+    json_seeds = sorted((seeds / "json").iterdir())
+    msgpack_seeds = sorted((seeds / "msgpack").iterdir())
+    assert json_seeds and msgpack_seeds
+    for path in json_seeds:
+        _check_json_prefixes(path.read_bytes(), seed=0)
+    for path in msgpack_seeds:
+        packed = path.read_bytes()
+        try:
+            orcodec.unpackb(packed)
+        except orcodec.MsgpackDecodeError:
+            continue  # extension seeds are for the fuzzers; orcodec rejects them whole
+        _check_msgpack_prefixes(packed, seed=0)
+
+
+# --------------------------------------------------------------------------------------
+# Declared lengths far beyond the input
+# --------------------------------------------------------------------------------------
+
+MAX32 = b"\xff\xff\xff\xff"
+LENGTH_BOMBS = {
+    "array32": (b"\xdd" + MAX32 + b"\xc0\xc0\xc0", "array declares 4294967295 items but only 3 bytes of input remain at byte 0"),
+    "map32": (b"\xdf" + MAX32 + b"\xa1a\xc0", "map declares 4294967295 entries but only 3 bytes of input remain at byte 0"),
+    "str32": (b"\xdb" + MAX32 + b"abc", "str declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
+    "bin32": (b"\xc6" + MAX32 + b"abc", "bin declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
+    "ext32": (b"\xc9" + MAX32 + b"\x05abc", "ext declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
+    "nested": (b"\x91\x91\xdd" + MAX32 + b"\xc0", "array declares 4294967295 items but only 1 bytes of input remain at byte 2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LENGTH_BOMBS))
+def test_declared_length_fails_at_the_header(name):
+    data, message = LENGTH_BOMBS[name]
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data)
+    assert str(info.value) == message
+
+
+def test_ext32_length_checked_with_an_ext_hook_too():
+    data, message = LENGTH_BOMBS["ext32"]
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data, ext_hook=lambda tag, payload: pytest.fail("hook called for a truncated ext"))
+    assert str(info.value) == message
+
+
+def test_big_array_declaring_more_items_than_it_has():
+    # One MB of nil under a header that declares 2**32-1 items.
+    data = b"\xdd" + MAX32 + b"\xc0" * 1_000_000
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data)
+    assert str(info.value) == "array declares 4294967295 items but only 1000000 bytes of input remain at byte 0"
+
+
+# Run in a child process under an address-space limit, so a decoder that even
+# reserved memory for a declared length (without touching it, which RSS would
+# not show) dies there; tracemalloc measures the Python objects it builds.
+MEMORY_PROBE = r"""
+import json, resource, sys, tracemalloc
+import orcodec
+
+def vm_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * resource.getpagesize()
+
+limit = vm_bytes() + (256 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+M = b"\xff\xff\xff\xff"
+bombs = [b"\xdd" + M, b"\xdf" + M, b"\xdb" + M, b"\xc6" + M, b"\xc9" + M + b"\x05",
+         b"\xdd" + M + b"\xc0" * 100_000, b"\xdf" + M + b"\xa1a\xc0" * 30_000,
+         b"\xdc\xff\xff" + b"\x01" * 65_000, b"\x91" * 1000 + b"\xdd" + M,
+         b"\xdd\x00\x0f\x42\x40" + b"\xdd" + M,
+         b"\xdc\xff\xff" + b"\xa1a" * 65534 + b"\xdb" + M]
+report = []
+tracemalloc.start()
+for data in bombs:
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    try:
+        orcodec.unpackb(data)
+        outcome = "decoded"
+    except orcodec.MsgpackDecodeError:
+        outcome = "error"
+    report.append([len(data), tracemalloc.get_traced_memory()[1] - base, outcome])
+print(json.dumps(report))
+"""
+
+
+def test_length_bombs_memory_bounded_by_input():
+    done = subprocess.run([sys.executable, "-c", MEMORY_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for size, peak, outcome in json.loads(done.stdout):
+        assert outcome == "error"
+        assert peak <= 64 * size + 65536, f"{peak} bytes traced for a {size}-byte input"
+
+
+# --------------------------------------------------------------------------------------
+# Nesting
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data, offset",
+    # The container that opens level 1025 is blamed: the 1025th '{'; the
+    # '{' after the 1024th '['; the '{' after 1024 '['.
+    [(b'{"a":' * 100_000, 5120), (b"[{}," * 100_000, 4 * 1023 + 1), (b"[" * 1024 + b'{"a":[' * 100_000, 1024)],
+    ids=["objects", "array-of-objects", "mixed"],
+)
+def test_deep_json_is_the_depth_error(data, offset):
+    with pytest.raises(orcodec.JSONDecodeError) as info:
+        orcodec.loads(data)
+    assert (info.value.msg, info.value.pos) == ("nesting deeper than 1024 levels", offset)
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x81\xa1a" * 100_000, "nesting deeper than 1024 levels at byte 3072"),
+        (b"\xdc\x00\x01" * 100_000, "nesting deeper than 1024 levels at byte 3072"),
+        # The empty map after the 1024th array header opens level 1025.
+        (b"\x92\x80" * 1025 + b"\x90", "nesting deeper than 1024 levels at byte 2047"),
+    ],
+    ids=["fixmaps", "array16", "mixed"],
+)
+def test_deep_msgpack_is_the_depth_error(data, message):
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+def test_100000_deep_tuples_and_mixed_on_encode(encode, error):
+    tuples: object = ()
+    mixed: object = None
+    for i in range(100_000):
+        tuples = (tuples,)
+        mixed = [mixed] if i % 2 else {"k": mixed}
+    for obj in (tuples, mixed):
+        with pytest.raises(error) as info:
+            encode(obj)
+        assert str(info.value) == "Recursion limit reached"
+
+
+@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+def test_default_building_ever_deeper_containers(encode, error):
+    class Node:
+        pass
+
+    # 254 calls of default (254 lists deep) come before 255 levels of lists.
+    with pytest.raises(error) as info:
+        encode(Node(), default=lambda obj: [Node()])
+    assert str(info.value) == "default serializer exceeds recursion limit"
+
+
+# --------------------------------------------------------------------------------------
+# Invalid UTF-8, every kind: all 1- and 2-byte sequences, and every 3- and
+# 4-byte lead byte with the continuation bytes around its limits, agree with
+# Python's strict UTF-8 decoder in JSON strings, keys and MessagePack str.
+# --------------------------------------------------------------------------------------
+
+
+def _utf8_candidates() -> list[bytes]:
+    out = [bytes([a]) for a in range(0x80, 0x100)]
+    out += [bytes([a, b]) for a in range(0x80, 0x100) for b in range(0x100) if b not in (0x22, 0x5C)]
+    edges = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+    for lead in range(0xE0, 0x100):
+        out += [bytes([lead, b, c]) for b in edges for c in edges if 0x22 not in (b, c) and 0x5C not in (b, c)]
+        out += [bytes([lead, b, 0x80, c]) for b in edges for c in edges]
+    return out
+
+
+def _valid_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_invalid_utf8_every_kind_in_json_strings_and_keys():
+    checked = 0
+    for raw in _utf8_candidates():
+        if any(b < 0x20 for b in raw):
+            continue  # control characters are errors of their own
+        value = b'"' + raw + b'"'
+        document = b'{"k' + raw + b'":[' + value + b"]}"
+        if _valid_utf8(raw):
+            text = raw.decode("utf-8")
+            assert orcodec.loads(value) == text
+            assert orcodec.loads(document) == {"k" + text: [text]}
+        else:
+            for data in (value, document):
+                with pytest.raises(orcodec.JSONDecodeError) as info:
+                    orcodec.loads(data)
+                assert info.value.msg == "invalid UTF-8"
+        checked += 1
+    assert checked > 30_000
+
+
+def test_invalid_utf8_every_kind_in_msgpack_str_and_keys():
+    checked = 0
+    for raw in _utf8_candidates():
+        string = bytes([0xA0 | len(raw)]) + raw
+        document = b"\x81" + string + b"\x91" + string
+        if _valid_utf8(raw):
+            text = raw.decode("utf-8")
+            assert orcodec.unpackb(string) == text
+            assert orcodec.unpackb(document) == {text: [text]}
+        else:
+            for data in (string, document):
+                with pytest.raises(orcodec.MsgpackDecodeError, match="^invalid UTF-8 at byte "):
+                    orcodec.unpackb(data)
+        checked += 1
+    assert checked > 30_000
+
+
+@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize("s", ["\ud800", "\udfff", "a\udc00b", "\U0001f600\ud83d", "é\udbff", "中\udc00文"], ids=ascii)
+def test_lone_surrogates_on_encode(encode, error, s):
+    for obj in (s, [s], {s: 1}, {"k": s}):
+        with pytest.raises(error) as info:
+            encode(obj)
+        assert str(info.value) == "str is not valid UTF-8: surrogates not allowed"
+    replaced = "".join("?" if 0xD800 <= ord(c) < 0xE000 else c for c in s)
+    option = orcodec.OPT_REPLACE_SURROGATES
+    assert encode({s: [s]}, option=option) == encode({replaced: [replaced]})
+
+
+# --------------------------------------------------------------------------------------
+# Extreme numbers
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1e400", float("inf")),
+        ("-1e400", float("-inf")),
+        ("1" + "0" * 400, float("inf")),
+        ("-" + "9" * 400, float("-inf")),
+        ("1" + "0" * 300, 1e300),
+        ("0." + "0" * 400 + "1", 0.0),
+        ("1e-400", 0.0),
+        ("-1e-400", -0.0),
+        ("-0", 0),
+        ("-0.0", -0.0),
+        ("4.9e-324", 5e-324),
+        ("2.2250738585072011e-308", 2.225073858507201e-308),
+        ("1" * 400 + "e-390", float("1" * 400 + "e-390")),
+    ],
+    ids=lambda v: v[:12] if isinstance(v, str) else None,
+)
+def test_huge_and_tiny_numbers_decode(text, expected):
+    # Correctly rounded, beyond-range values as infinities like the stdlib
+    # (orjson raises instead; doc/json.md), never an error or a crash.
+    assert_strict_equal(orcodec.loads(text), expected)
+    assert_strict_equal(orcodec.loads(f'{{"n":[{text}]}}'), {"n": [expected]})
+
+
+@pytest.mark.parametrize("value", [-0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e-320])
+def test_extreme_floats_round_trip_both_formats(value):
+    assert orcodec.dumps(value) == orjson.dumps(value)
+    assert struct.pack(">d", orcodec.loads(orcodec.dumps(value))) == struct.pack(">d", value)
+    packed = orcodec.packb(value)
+    assert packed == b"\xcb" + struct.pack(">d", value)
+    assert struct.pack(">d", orcodec.unpackb(packed)) == struct.pack(">d", value)
+
+
+@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize("value", [10**400, -(10**400), 2**64, -(2**63) - 1])
+def test_huge_ints_on_encode(encode, error, value):
+    with pytest.raises(error) as info:
+        encode({"n": [value]})
+    assert str(info.value) == "Integer exceeds 64-bit range"
+
+
+def test_duplicate_keys_last_wins_in_both_formats_like_the_stdlib():
+    text = b'{"a":1,"b":2,"a":{"x":1},"a":[3]}'
+    assert orcodec.loads(text) == json.loads(text) == {"a": [3], "b": 2}
+    assert list(orcodec.loads(text)) == list(json.loads(text))
+    packed = b"\x83\xa1a\x01\xa1b\x02\xa1a\x91\x03"
+    assert orcodec.unpackb(packed) == {"a": [3], "b": 2}
+    assert list(orcodec.unpackb(packed)) == ["a", "b"]
+
+
+def test_naughty_strings_as_keys_and_values_round_trip():
+    text = fixture_bytes("blns.txt").decode("utf-8")
+    strings = [line for line in text.split("\n") if line and not line.startswith("#")]
+    doc = {s: [s, {s: s}] for s in strings}
+    assert orcodec.loads(orcodec.dumps(doc)) == doc
+    assert orcodec.unpackb(orcodec.packb(doc)) == doc
+    assert orcodec.dumps(doc) == orjson.dumps(doc)
+
+
+# --------------------------------------------------------------------------------------
+# Inputs that cannot be read: the format's decode error, the reason as its cause
+# --------------------------------------------------------------------------------------
+
+
+def _released_view() -> memoryview:
+    view = memoryview(b"[1]")
+    view.release()
+    return view
+
+
+@pytest.mark.parametrize(
+    "make_view, cause",
+    [(lambda: memoryview(b"[1, 2]")[::2], BufferError), (_released_view, ValueError)],
+    ids=["non-contiguous", "released"],
+)
+@pytest.mark.parametrize("decode, error", [(orcodec.loads, orcodec.JSONDecodeError), (orcodec.unpackb, orcodec.MsgpackDecodeError)])
+def test_unreadable_memoryview_is_the_decode_error(make_view, cause, decode, error):
+    with pytest.raises(error) as info:
+        decode(make_view())
+    assert type(info.value.__cause__) is cause
+    expected = "Input memoryview cannot be read: it must be C-contiguous and not released"
+    assert (info.value.msg if error is orcodec.JSONDecodeError else str(info.value)) == expected
+
+
+def test_bytearray_input_cannot_be_resized_by_a_hook():
+    # The input is exported for the length of the decode, so an ext_hook that
+    # resizes it gets a BufferError instead of freeing the memory being read.
+    data = bytearray(b"\x92\xd4\x05\x00" + b"\xa1x")
+
+    def hook(tag, payload):
+        data.extend(b"\x00" * 4096)
+        return payload
+
+    with pytest.raises(orcodec.MsgpackDecodeError, match="ext_hook raised for extension type 5") as info:
+        orcodec.unpackb(data, ext_hook=hook)
+    assert type(info.value.__cause__) is BufferError
+    assert len(data) == 6
+    data.extend(b"ok")  # and the export is released afterwards
+    assert len(data) == 8

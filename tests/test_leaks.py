@@ -1,0 +1,220 @@
+"""Leaks: each entry point called CALLS times on success and on every error
+path. Afterwards the objects it touched have their reference counts back,
+CPython's allocated-block count is where it was (a leaked Python object
+shows here), and the resident set has not grown (a leaked Rust allocation or
+bytes buffer shows here: CALLS calls leaking 16 bytes each would be 1.6 MB).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import gc
+import os
+import sys
+import uuid
+
+import numpy
+import pytest
+
+import orcodec
+from helpers import Unsupported
+
+CALLS = 100_000
+# A call that ends in "default serializer exceeds recursion limit" runs
+# default 254 times: 10 000 such calls are 2.5 million hook calls.
+CHAIN_CALLS = 10_000
+WARMUP = 2_000
+# Slack for allocator noise (freelists, arenas, the key cache settling).
+MAX_BLOCK_GROWTH = 100
+MAX_RSS_GROWTH = 1 << 20
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+class HookError(Exception):
+    pass
+
+
+def raising_hook(*args):
+    raise HookError("from the hook")
+
+
+def fresh_unsupported(obj):
+    return Unsupported()
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class TypedRecord:
+    id: uuid.UUID
+    at: datetime.datetime
+    color: Color
+    items: list
+
+
+TZ = datetime.timezone(datetime.timedelta(hours=2))
+TYPED_OPTS = orcodec.OPT_SERIALIZE_NUMPY | orcodec.OPT_NON_STR_KEYS
+
+
+class Container:
+    """Objects whose reference counts are checked after the run."""
+
+    def __init__(self):
+        self.doc = {
+            "id": 12345,
+            "name": "naïve 中文 😀",
+            "tags": ["a", "b", "c" * 40],
+            "nested": {"f": 1.5, "n": None, "t": True, "big": 2**63, "neg": -(2**40)},
+            "tuple": (1, "x"),
+        }
+        self.unsupported = Unsupported()
+        self.json = orcodec.dumps(self.doc)
+        self.msgpack = orcodec.packb(self.doc)
+        self.self_ref: list = [1]
+        self.self_ref.append(self.self_ref)
+        # The native types of the type surface, all in one document.
+        self.typed = {
+            "record": TypedRecord(uuid.UUID(int=7), datetime.datetime(2024, 3, 1, 12, tzinfo=TZ), Color.RED, [1, 2]),
+            "when": datetime.date(2024, 3, 1),
+            "at": datetime.time(1, 2, 3, 4),
+            "array": numpy.arange(12, dtype=numpy.float32).reshape(3, 4),
+            "frag": orcodec.Fragment(b"[1]"),
+            datetime.date(2024, 1, 1): 1,
+        }
+        self.typed_msgpack = orcodec.packb(
+            [orcodec.Ext(3, b"ab"), datetime.datetime(2024, 3, 1, tzinfo=TZ)],
+            option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT,
+        )
+
+
+OBJ = Container()
+D, U = OBJ.doc, OBJ.unsupported
+JSON_BAD = [
+    b'[{"a":[1,2,"xyz",{"k":"v"}],"b":',  # truncated with values built
+    b'{"k": "\xff"}',  # invalid UTF-8
+    b'["\\ud800"]',  # lone surrogate escape
+    b"[" * 1025 + b"]" * 1025,  # depth
+    b'{"a":1,}',  # trailing comma
+    b"[1,2,3] x",  # trailing data
+]
+MSGPACK_BAD = [
+    OBJ.msgpack[:-3],  # truncated with values built
+    b"\xdd\xff\xff\xff\xff\xc0",  # length bomb
+    b"\x81\xa2\xc3\x28\x01",  # invalid UTF-8 key
+    b"\x81\x01\x02",  # non-str key
+    b"\x91" * 1025 + b"\xc0",  # depth
+    b"\x92\x01\xc1",  # reserved byte
+    OBJ.msgpack + b"\x00",  # trailing data
+]
+EXT = b"\x92\xa1x\xd4\x05\x00"  # [ "x", ext(5, b"\x00") ]
+
+
+def growing_list_default():
+    items = [U, 1]
+
+    def default(obj):
+        items.append(0)
+        return None
+
+    return items, default
+
+
+# name -> (call, expected exception or None[, number of calls])
+CASES = {
+    # dumps
+    "dumps-ok": (lambda: orcodec.dumps(D), None),
+    "dumps-ok-typed": (lambda: orcodec.dumps(OBJ.typed, option=TYPED_OPTS), None),
+    "packb-ok-typed": (lambda: orcodec.packb({k: v for k, v in OBJ.typed.items() if k != "frag"}, option=TYPED_OPTS), None),
+    "unpackb-ok-ext-timestamp": (
+        lambda: orcodec.unpackb(OBJ.typed_msgpack, ext_hook=orcodec.Ext, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT),
+        None,
+    ),
+    "dumps-ok-sorted-indented": (lambda: orcodec.dumps(D, option=orcodec.OPT_SORT_KEYS | orcodec.OPT_INDENT_2), None),
+    "dumps-ok-default": (lambda: orcodec.dumps([U, D, U], default=repr), None),
+    "dumps-unsupported": (lambda: orcodec.dumps([D, U]), orcodec.JSONEncodeError),
+    "dumps-default-raises": (lambda: orcodec.dumps([D, U], default=raising_hook), orcodec.JSONEncodeError),
+    "dumps-default-chain": (lambda: orcodec.dumps([D, U], default=fresh_unsupported), orcodec.JSONEncodeError, CHAIN_CALLS),
+    "dumps-surrogate": (lambda: orcodec.dumps([D, "a\ud800"]), orcodec.JSONEncodeError),
+    "dumps-big-int": (lambda: orcodec.dumps([D, 2**64]), orcodec.JSONEncodeError),
+    "dumps-key-not-str": (lambda: orcodec.dumps({"a": D, 1: 2}), orcodec.JSONEncodeError),
+    "dumps-recursion": (lambda: orcodec.dumps(OBJ.self_ref), orcodec.JSONEncodeError),
+    "dumps-changed-size": (lambda: orcodec.dumps(*growing_list_default()), orcodec.JSONEncodeError),
+    "dumps-bad-option": (lambda: orcodec.dumps(D, option=1 << 40), orcodec.JSONEncodeError),
+    "dumps-bad-arguments": (lambda: orcodec.dumps(D, nonsense=1), TypeError),
+    # packb
+    "packb-ok": (lambda: orcodec.packb(D), None),
+    "packb-ok-bin": (lambda: orcodec.packb([b"\x00" * 300, bytearray(b"ab"), memoryview(b"xyz")]), None),
+    "packb-ok-default": (lambda: orcodec.packb([U, D, U], default=repr), None),
+    "packb-unsupported": (lambda: orcodec.packb([D, U]), orcodec.MsgpackEncodeError),
+    "packb-default-raises": (lambda: orcodec.packb([D, U], default=raising_hook), orcodec.MsgpackEncodeError),
+    "packb-default-chain": (lambda: orcodec.packb([D, U], default=fresh_unsupported), orcodec.MsgpackEncodeError, CHAIN_CALLS),
+    "packb-surrogate": (lambda: orcodec.packb({"a\ud800": D}), orcodec.MsgpackEncodeError),
+    "packb-big-int": (lambda: orcodec.packb([D, -(2**64)]), orcodec.MsgpackEncodeError),
+    "packb-recursion": (lambda: orcodec.packb(OBJ.self_ref), orcodec.MsgpackEncodeError),
+    "packb-changed-size": (lambda: orcodec.packb(*growing_list_default()), orcodec.MsgpackEncodeError),
+    "packb-buffer-error": (lambda: orcodec.packb([D, memoryview(b"abcd")[::2]]), orcodec.MsgpackEncodeError),
+    "packb-bad-option": (lambda: orcodec.packb(D, option=1 << 40), orcodec.MsgpackEncodeError),
+    # loads
+    "loads-ok": (lambda: orcodec.loads(OBJ.json), None),
+    "loads-ok-str": (lambda: orcodec.loads('{"k": ["é", 1.5, null]}'), None),
+    "loads-ok-memoryview": (lambda: orcodec.loads(memoryview(OBJ.json)), None),
+    **{f"loads-error-{i}": (lambda data=data: orcodec.loads(data), orcodec.JSONDecodeError) for i, data in enumerate(JSON_BAD)},
+    "loads-error-str-surrogate": (lambda: orcodec.loads('["\ud800"]'), orcodec.JSONDecodeError),
+    "loads-error-type": (lambda: orcodec.loads(12), orcodec.JSONDecodeError),
+    # unpackb
+    "unpackb-ok": (lambda: orcodec.unpackb(OBJ.msgpack), None),
+    "unpackb-ok-memoryview": (lambda: orcodec.unpackb(memoryview(OBJ.msgpack)), None),
+    **{f"unpackb-error-{i}": (lambda data=data: orcodec.unpackb(data), orcodec.MsgpackDecodeError) for i, data in enumerate(MSGPACK_BAD)},
+    "unpackb-ext-without-hook": (lambda: orcodec.unpackb(EXT), orcodec.MsgpackDecodeError),
+    # The hook's HookError becomes the decode error's __cause__.
+    "unpackb-ext-hook-raises": (lambda: orcodec.unpackb(EXT, ext_hook=raising_hook), orcodec.MsgpackDecodeError),
+    "unpackb-ext-hook-ok": (lambda: orcodec.unpackb(EXT, ext_hook=lambda tag, data: (tag, data)), None),
+    "unpackb-bad-option": (lambda: orcodec.unpackb(OBJ.msgpack, option=1 << 40), orcodec.MsgpackDecodeError),
+    "unpackb-error-type": (lambda: orcodec.unpackb("text"), orcodec.MsgpackDecodeError),
+}
+
+
+def tracked() -> list:
+    """Everything a case touches whose reference count must come back."""
+    return [OBJ.doc, OBJ.typed, OBJ.typed_msgpack, OBJ.unsupported, OBJ.json, OBJ.msgpack, OBJ.self_ref, raising_hook, fresh_unsupported,
+            repr, *OBJ.doc.values(), *JSON_BAD, *MSGPACK_BAD, EXT, HookError, orcodec.JSONEncodeError,
+            orcodec.MsgpackEncodeError, orcodec.JSONDecodeError, orcodec.MsgpackDecodeError]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_leak(name):
+    call, expected, *count = CASES[name]
+    calls = count[0] if count else CALLS
+
+    def once():
+        if expected is None:
+            call()
+            return
+        try:
+            call()
+        except expected:
+            return
+        raise AssertionError(f"{name} raised nothing")
+
+    for _ in range(WARMUP):
+        once()
+    gc.collect()
+    refs = [sys.getrefcount(obj) for obj in tracked()]
+    blocks, resident = sys.getallocatedblocks(), rss()
+    for _ in range(calls):
+        once()
+    gc.collect()
+    block_growth, rss_growth = sys.getallocatedblocks() - blocks, rss() - resident
+    assert [sys.getrefcount(obj) for obj in tracked()] == refs
+    assert block_growth <= MAX_BLOCK_GROWTH, f"{block_growth} more allocated blocks after {calls} calls"
+    assert rss_growth <= MAX_RSS_GROWTH, f"resident set grew {rss_growth} bytes over {calls} calls"
