@@ -6,18 +6,18 @@
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
 use orcodec_core::msgpack_reader::read;
-use orcodec_fuzz::{heap_budget, peak_heap, to_msgpack, Counting, Tree};
+use orcodec_fuzz::{heap_budget, peak_heap, to_msgpack, Counting, Tree, READ};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
 fuzz_target!(|data: &[u8]| {
-    let (result, peak) = peak_heap(|| read(data, &mut Tree));
+    let (result, peak) = peak_heap(|| read(data, &mut Tree, READ));
     assert!(peak <= heap_budget(data.len()), "{peak} heap bytes for {} input bytes", data.len());
     match result {
         Ok(value) => {
             let packed = to_msgpack(&value);
-            let again = read(&packed, &mut Tree).unwrap_or_else(|e| panic!("own output rejected: {e:?}"));
+            let again = read(&packed, &mut Tree, READ).unwrap_or_else(|e| panic!("own output rejected: {e:?}"));
             assert_eq!(again, value);
             assert_eq!(to_msgpack(&again), packed, "packing is not canonical");
         }

@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     };
     expected.extend_from_slice(data);
     assert_eq!(bin, expected);
-    assert_eq!(msgpack_reader::read(&bin, &mut Tree).ok(), Some(Value::Bytes(data.to_vec())));
+    assert_eq!(msgpack_reader::read(&bin, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Bytes(data.to_vec())));
 });
 
 /// The JSON string orjson writes for these code points, or None for a lone surrogate.
@@ -82,5 +82,5 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     assert_eq!(Some(json.clone()), reference_json(code_points));
     assert_eq!(json_scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
     assert_eq!(packed, reference_msgpack(&string));
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree).ok(), Some(Value::Str(string)));
+    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
 }

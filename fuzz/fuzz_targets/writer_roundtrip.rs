@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(v) = value(&mut u, 0, with_bytes) else { return };
 
     let packed = to_msgpack(&v);
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree).ok(), Some(v.clone()));
+    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(v.clone()));
     if !with_bytes {
         let expected = json_view(&v);
         for pretty in [false, true] {

@@ -7,6 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 
 use orcodec_core::build::Builder;
 use orcodec_core::emit::Emitter;
+use orcodec_core::msgpack_reader::ReadOptions;
 use orcodec_core::text::{SurrogateError, Text};
 
 /// A decoded value. Floats are kept as bits so equality is exact (NaN, -0.0).
@@ -22,7 +23,15 @@ pub enum Value {
     Bytes(Vec<u8>),
     Array(Vec<Value>),
     Map(Vec<(String, Value)>),
+    /// A MessagePack extension (tag, payload).
+    Ext(i8, Vec<u8>),
+    /// A MessagePack timestamp: seconds, nanoseconds.
+    Timestamp(i64, u32),
 }
+
+/// How the targets read MessagePack: str keys only (the tree's maps have str
+/// keys), timestamps decoded, every other extension kept as it is.
+pub const READ: ReadOptions = ReadOptions { non_str_keys: false, timestamps: true };
 
 /// Builds [`Value`]s; never fails.
 pub struct Tree;
@@ -54,6 +63,12 @@ impl Builder for Tree {
     }
     fn bytes(&mut self, v: &[u8]) -> Result<Value, ()> {
         Ok(Value::Bytes(v.to_vec()))
+    }
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<Value>, ()> {
+        Ok(Some(Value::Ext(tag, data.to_vec())))
+    }
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Value, ()> {
+        Ok(Value::Timestamp(seconds, nanoseconds))
     }
     fn array(&mut self, items: &mut Vec<Value>, start: usize) -> Result<Value, ()> {
         Ok(Value::Array(items.drain(start..).collect()))
@@ -97,6 +112,11 @@ pub fn emit<E: Emitter>(e: &mut E, v: &Value) -> Result<(), SurrogateError> {
         Value::Float(bits) => e.f64(f64::from_bits(*bits)),
         Value::Str(s) => with_text(s, |t| e.str(t))?,
         Value::Bytes(b) => e.bin(b),
+        Value::Ext(tag, data) => e.ext(*tag, data),
+        Value::Timestamp(seconds, nanoseconds) => {
+            let mut buf = [0u8; 12];
+            e.ext(-1, orcodec_core::datetime::timestamp_payload(*seconds, *nanoseconds, &mut buf));
+        }
         Value::Array(items) => {
             e.begin_array(items.len());
             for (i, item) in items.iter().enumerate() {
