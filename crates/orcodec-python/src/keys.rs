@@ -130,24 +130,11 @@ impl<E: Emitter> Walker<E> {
 
     /// An int key (a subclass too); beyond 64 bits an error, never `default`.
     unsafe fn int_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
-        let mut overflow = 0;
-        let value = PyLong_AsLongLongAndOverflow(key, &mut overflow);
-        if overflow == 0 {
-            if value == -1 && !PyErr_Occurred().is_null() {
-                return Err(EncodeError::Raised);
-            }
-            self.emitter.i64(value);
-            return Ok(());
+        match int_key_value(key, EncodeError::IntegerRange)? {
+            IntKey::Signed(value) => self.emitter.i64(value),
+            IntKey::Unsigned(value) => self.emitter.u64(value),
         }
-        if overflow > 0 {
-            let value = PyLong_AsUnsignedLongLong(key);
-            if value != u64::MAX || PyErr_Occurred().is_null() {
-                self.emitter.u64(value);
-                return Ok(());
-            }
-            PyErr_Clear();
-        }
-        Err(EncodeError::IntegerRange)
+        Ok(())
     }
 
     /// A tuple key as an array whose items follow the key rules too (as in
@@ -279,26 +266,39 @@ impl<E: Emitter> Walker<E> {
     }
 }
 
-/// An int key's decimal text; beyond 64 bits an error, as in orjson.
-unsafe fn int_key_text(key: *mut PyObject) -> Result<KeyText, EncodeError> {
+/// An int key's value, which must fit in 64 bits.
+enum IntKey {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+/// The value of int key `key`, or `too_big` beyond -2**63 .. 2**64-1 (keys
+/// never go to `default`, whatever the passthrough flags say).
+unsafe fn int_key_value(key: *mut PyObject, too_big: EncodeError) -> Result<IntKey, EncodeError> {
     let mut overflow = 0;
     let value = PyLong_AsLongLongAndOverflow(key, &mut overflow);
     if overflow == 0 {
         if value == -1 && !PyErr_Occurred().is_null() {
             return Err(EncodeError::Raised);
         }
-        let mut text = Vec::new();
-        write_i64(&mut text, value);
-        return Ok(KeyText::Ascii(text));
+        return Ok(IntKey::Signed(value));
     }
     if overflow > 0 {
         let value = PyLong_AsUnsignedLongLong(key);
         if value != u64::MAX || PyErr_Occurred().is_null() {
-            let mut text = Vec::new();
-            write_u64(&mut text, value);
-            return Ok(KeyText::Ascii(text));
+            return Ok(IntKey::Unsigned(value));
         }
         PyErr_Clear();
     }
-    Err(EncodeError::DictIntegerKeyRange)
+    Err(too_big)
+}
+
+/// An int key's decimal text; beyond 64 bits an error, as in orjson.
+unsafe fn int_key_text(key: *mut PyObject) -> Result<KeyText, EncodeError> {
+    let mut text = Vec::new();
+    match int_key_value(key, EncodeError::DictIntegerKeyRange)? {
+        IntKey::Signed(value) => write_i64(&mut text, value),
+        IntKey::Unsigned(value) => write_u64(&mut text, value),
+    }
+    Ok(KeyText::Ascii(text))
 }
