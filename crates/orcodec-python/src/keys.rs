@@ -212,7 +212,7 @@ impl<E: Emitter> Walker<E> {
 
     /// The entries of a dict with non-str keys, ordered by the keys' text
     /// (`OPT_NON_STR_KEYS | OPT_SORT_KEYS`). Entries are held while walked,
-    /// as `default` may change the dict.
+    /// as Python code run meanwhile may change the dict.
     #[cold]
     pub(crate) unsafe fn sorted_mixed_entries(&mut self, obj: *mut PyObject, len: usize) -> Result<(), EncodeError> {
         struct Held(Vec<(Vec<u8>, *mut PyObject, *mut PyObject)>);

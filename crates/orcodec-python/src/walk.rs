@@ -511,7 +511,8 @@ impl<E: Emitter> Walker<E> {
     }
 
     /// The entries of a dict of `len` entries in key order (`OPT_SORT_KEYS`).
-    /// They are copied out first and held, as `default` may change the dict.
+    /// They are copied out first and held, as Python code run while walking
+    /// (`default`, `utcoffset()`, properties) may change the dict.
     #[inline(never)]
     unsafe fn sorted_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
         let start = self.sorted.len();
