@@ -13,8 +13,7 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
     }
     let mut bytes = [0u8; 16];
     let status = if PyLong_Check(int) != 0 {
-        // Big-endian and unsigned: the UUID's 16 bytes in order.
-        _PyLong_AsByteArray(int as *mut PyLongObject, bytes.as_mut_ptr(), 16, 0, 0)
+        int_to_be_bytes(int, &mut bytes)
     } else {
         PyErr_SetString(PyExc_TypeError, c"UUID.int is not an int".as_ptr());
         -1
@@ -24,6 +23,28 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
         return Err(EncodeError::Raised);
     }
     Ok(format_uuid(&bytes))
+}
+
+/// The 16 big-endian bytes of a non-negative int below 2**128: 0, or -1
+/// with an exception set.
+#[cfg(not(Py_3_13))]
+unsafe fn int_to_be_bytes(int: *mut PyObject, bytes: &mut [u8; 16]) -> core::ffi::c_int {
+    _PyLong_AsByteArray(int as *mut PyLongObject, bytes.as_mut_ptr(), 16, 0, 0)
+}
+
+/// As above, through the public API CPython 3.13 added for it.
+#[cfg(Py_3_13)]
+unsafe fn int_to_be_bytes(int: *mut PyObject, bytes: &mut [u8; 16]) -> core::ffi::c_int {
+    // Big-endian (0), unsigned buffer (4), negative values refused (8).
+    let needed = PyLong_AsNativeBytes(int, bytes.as_mut_ptr() as *mut core::ffi::c_void, 16, 0 | 4 | 8);
+    if needed < 0 {
+        return -1;
+    }
+    if needed > 16 {
+        PyErr_SetString(PyExc_OverflowError, c"UUID.int does not fit in 128 bits".as_ptr());
+        return -1;
+    }
+    0
 }
 
 /// 8-4-4-4-12 lowercase hex groups.
