@@ -22,15 +22,21 @@ pub trait Emitter {
     /// A single-precision float (numpy float32/float16), written as such.
     fn f32(&mut self, value: f32);
     fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
-    /// A map key that is a string.
-    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
+    /// A map key that is a string; both formats write it as a string value.
+    #[inline(always)]
+    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        self.str(value)
+    }
     /// Binary data; only called when `HAS_BIN`.
     fn bin(&mut self, value: &[u8]);
     /// ASCII text with nothing to escape (formatted dates, UUIDs, numbers as
     /// keys): the walker vouches for it, so no scan is needed.
     fn ascii(&mut self, value: &[u8]);
     /// A map key of such ASCII text.
-    fn ascii_key(&mut self, value: &[u8]);
+    #[inline(always)]
+    fn ascii_key(&mut self, value: &[u8]) {
+        self.ascii(value)
+    }
     /// Content already encoded in this format, copied verbatim (`Fragment`).
     fn raw(&mut self, value: &[u8]);
     /// An extension value (tag, payload); only called when `HAS_BIN`.

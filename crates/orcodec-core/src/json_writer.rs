@@ -607,19 +607,11 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         write_str(&mut self.out, value)
     }
     #[inline(always)]
-    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
-        write_str(&mut self.out, value)
-    }
-    #[inline(always)]
     fn f32(&mut self, value: f32) {
         write_f32(&mut self.out, value)
     }
     #[inline(always)]
     fn ascii(&mut self, value: &[u8]) {
-        write_ascii(&mut self.out, value)
-    }
-    #[inline(always)]
-    fn ascii_key(&mut self, value: &[u8]) {
         write_ascii(&mut self.out, value)
     }
     #[inline(always)]

@@ -248,19 +248,11 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
         write_str(&mut self.out, value)
     }
     #[inline(always)]
-    fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
-        write_str(&mut self.out, value)
-    }
-    #[inline(always)]
     fn bin(&mut self, value: &[u8]) {
         write_bin(&mut self.out, value)
     }
     #[inline(always)]
     fn ascii(&mut self, value: &[u8]) {
-        write_ascii(&mut self.out, value)
-    }
-    #[inline(always)]
-    fn ascii_key(&mut self, value: &[u8]) {
         write_ascii(&mut self.out, value)
     }
     #[inline(always)]
