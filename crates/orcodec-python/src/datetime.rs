@@ -93,6 +93,22 @@ pub unsafe fn time_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, Encod
 }
 
 impl<E: Emitter> Walker<E> {
+    /// An exact `datetime`, `date` or `time`, written; None for anything else.
+    #[inline]
+    pub(crate) unsafe fn date_or_time(&mut self, obj: *mut PyObject) -> Option<Result<(), EncodeError>> {
+        if PyDateTime_CheckExact(obj) != 0 {
+            return Some(self.datetime(obj));
+        }
+        if PyDate_CheckExact(obj) != 0 {
+            self.emitter.ascii(date_text(obj).as_bytes());
+            return Some(Ok(()));
+        }
+        if PyTime_CheckExact(obj) != 0 {
+            return Some(time_text(obj, self.opts).map(|text| self.emitter.ascii(text.as_bytes())));
+        }
+        None
+    }
+
     /// An exact `datetime.datetime`.
     pub(crate) unsafe fn datetime(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
         if E::HAS_BIN && self.opts & options::DATETIME_AS_TIMESTAMP_EXT != 0 {

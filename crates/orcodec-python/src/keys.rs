@@ -95,16 +95,8 @@ impl<E: Emitter> Walker<E> {
         if PyTuple_Check(key) != 0 {
             return self.tuple_key(key);
         }
-        if PyDateTime_CheckExact(key) != 0 {
-            return self.datetime(key);
-        }
-        if PyDate_CheckExact(key) != 0 {
-            self.emitter.ascii(date_text(key).as_bytes());
-            return Ok(());
-        }
-        if PyTime_CheckExact(key) != 0 {
-            self.emitter.ascii(time_text(key, self.opts)?.as_bytes());
-            return Ok(());
+        if let Some(result) = self.date_or_time(key) {
+            return result;
         }
         let ty = Py_TYPE(key);
         if is_uuid_type(ty) {

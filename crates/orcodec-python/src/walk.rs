@@ -9,7 +9,6 @@ use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
 use crate::dataclass::dataclass_fields;
-use crate::datetime::{date_text, time_text};
 use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
@@ -196,16 +195,8 @@ impl<E: Emitter> Walker<E> {
             }
         }
         if self.opts & options::PASSTHROUGH_DATETIME == 0 {
-            if PyDateTime_CheckExact(obj) != 0 {
-                return self.datetime(obj);
-            }
-            if PyDate_CheckExact(obj) != 0 {
-                self.emitter.ascii(date_text(obj).as_bytes());
-                return Ok(());
-            }
-            if PyTime_CheckExact(obj) != 0 {
-                self.emitter.ascii(time_text(obj, self.opts)?.as_bytes());
-                return Ok(());
+            if let Some(result) = self.date_or_time(obj) {
+                return result;
             }
         }
         let s = state();
