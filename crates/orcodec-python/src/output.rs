@@ -9,10 +9,21 @@ use crate::ffi::_PyBytes_Resize;
 
 /// Bytes allocated up front: small enough that the object (33-byte header
 /// included) comes from pymalloc, whose limit is 512 bytes, rather than the
-/// system allocator; a larger document grows by doubling (in place, see
-/// `grow`). 256 measured best for a 6-key dict: 512 would already be a
+/// system allocator; a larger document grows (see `grow`). 256 measured best for a 6-key dict: 512 would already be a
 /// malloc call, as 1024 was.
 const INITIAL_CAPACITY: usize = 256;
+
+/// How much a full buffer grows by, up to `LARGE`. Each grow may copy
+/// everything written so far (glibc can rarely extend a heap block in place,
+/// and once an earlier output freed a large mapping it serves big blocks from
+/// the heap too), so fewer, larger steps copy less: eight-fold copies about a
+/// seventh of the output in all, doubling about all of it (twitter: 4.63M ->
+/// 4.50M instructions per dumps). Pages never written are never touched, so
+/// resident memory stays that of the output; `finish` trims the rest.
+const GROWTH: usize = 8;
+/// From this capacity on the buffer only doubles, so a huge output never
+/// asks for many times its size in address space.
+const LARGE: usize = 64 << 20;
 
 /// Offset of the first data byte inside a bytes object.
 const DATA_OFFSET: usize = core::mem::offset_of!(PyBytesObject, ob_sval);
@@ -89,7 +100,8 @@ impl BytesSink {
     fn grow(&mut self, additional: usize) {
         if !self.bytes.is_null() {
             let needed = self.len.saturating_add(additional);
-            let doubled = needed.max(self.capacity.saturating_mul(2));
+            let factor = if self.capacity < LARGE { GROWTH } else { 2 };
+            let grown = needed.max(self.capacity.saturating_mul(factor));
             // SAFETY: the bytes object is ours alone (refcount 1, never handed
             // out, not tracked by the GC, no cached hash yet), so it may move:
             // PyObject_Realloc is the allocator it came from (bytes objects are
@@ -100,9 +112,9 @@ impl BytesSink {
             // `ob_size` is updated to the new capacity; `finish` sets the real
             // length and the trailing NUL.
             unsafe {
-                let mut capacity = doubled;
+                let mut capacity = grown;
                 let mut fresh = realloc_bytes(self.bytes, capacity);
-                if fresh.is_null() && doubled > needed {
+                if fresh.is_null() && grown > needed {
                     capacity = needed;
                     fresh = realloc_bytes(self.bytes, capacity);
                 }
@@ -162,3 +174,5 @@ unsafe impl Sink for BytesSink {
         self.len += n;
     }
 }
+
+
