@@ -189,15 +189,15 @@ unsafe fn skip_clean<const STOP_AT_NON_ASCII: bool>(
     (i + k, out.add(k))
 }
 
-/// Escapes UTF-8 (or ASCII) text. Returns the new end.
+/// Escapes UTF-8 (or ASCII) text from byte `i` on (`out` is where byte
+/// `i` goes). Returns the new end.
 ///
 /// # Safety
-/// `out` must have room for `6 * src.len() + SLACK` bytes.
+/// `i <= src.len()`; `out` must have room for `6 * (src.len() - i) + SLACK` bytes.
 #[inline]
-unsafe fn escape_utf8(src: &[u8], mut out: *mut u8) -> *mut u8 {
+unsafe fn escape_utf8_from(src: &[u8], mut i: usize, mut out: *mut u8) -> *mut u8 {
     let n = src.len();
     let p = src.as_ptr();
-    let mut i = 0;
     loop {
         (i, out) = skip_clean::<false>(p, i, n, out);
         if i >= n {
@@ -206,6 +206,106 @@ unsafe fn escape_utf8(src: &[u8], mut out: *mut u8) -> *mut u8 {
         // The first special byte found is exact: an ASCII byte to escape.
         out = put_escape(out, *p.add(i));
         i += 1;
+    }
+}
+
+/// Copies `src` to `out` up to its first byte that needs escaping and returns
+/// that byte's position (`src.len()` if there is none): 16 bytes at a time,
+/// the last block overlapping the one before, a short text in one block
+/// built from overlapping loads. The hot part of every string written.
+///
+/// # Safety
+/// `out` must have room for `src.len() + 16` bytes (whole blocks are stored).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
+    use core::arch::x86_64::*;
+    let n = src.len();
+    let p = src.as_ptr();
+    if n < 16 {
+        // Lanes n.. hold copies of other bytes or zeros; they are masked out
+        // of the check, and storing them only writes into the slack.
+        let v = if n >= 8 {
+            let lo = (p as *const u64).read_unaligned();
+            let hi = (p.add(n - 8) as *const u64).read_unaligned() >> ((16 - n) * 8);
+            _mm_set_epi64x(hi as i64, lo as i64)
+        } else if n >= 4 {
+            let lo = (p as *const u32).read_unaligned() as u64;
+            let hi = (p.add(n - 4) as *const u32).read_unaligned() as u64;
+            _mm_cvtsi64_si128((lo | (hi << ((n - 4) * 8))) as i64)
+        } else if n > 0 {
+            // One, two or three bytes: first, middle and last.
+            let w = *p as u64 | (*p.add(n / 2) as u64) << ((n / 2) * 8) | (*p.add(n - 1) as u64) << ((n - 1) * 8);
+            _mm_cvtsi64_si128(w as i64)
+        } else {
+            return 0;
+        };
+        _mm_storeu_si128(out as *mut __m128i, v);
+        let mask = sse2::special::<false>(v) & ((1u32 << n) - 1);
+        return if mask == 0 { n } else { mask.trailing_zeros() as usize };
+    }
+    let mut i = 0;
+    while n - i > 16 {
+        let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+        _mm_storeu_si128(out.add(i) as *mut __m128i, v);
+        let mask = sse2::special::<false>(v);
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    // The last 16 bytes; those before `i` in it were already found clean, so
+    // the first special byte of this block is past them.
+    let last = n - 16;
+    let v = _mm_loadu_si128(p.add(last) as *const __m128i);
+    _mm_storeu_si128(out.add(last) as *mut __m128i, v);
+    let mask = sse2::special::<false>(v);
+    if mask == 0 { n } else { last + mask.trailing_zeros() as usize }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
+    skip_clean::<false>(src.as_ptr(), 0, src.len(), out).0
+}
+
+/// Writes UTF-8 (or ASCII) text as a quoted JSON string. Text with nothing to
+/// escape (nearly all of it) is one reserve, a block copy and two quotes,
+/// inlined at the call; the rest continues out of line from the first
+/// character that needs an escape.
+#[inline(always)]
+fn write_utf8<S: Sink>(out: &mut S, src: &[u8]) {
+    let n = src.len();
+    out.reserve(n + 2 + 16);
+    // SAFETY: `n + 18` bytes reserved just above: the quotes, the text and
+    // the 16-byte block stores of `copy_clean_prefix`.
+    let clean = unsafe {
+        let start = out.tail();
+        *start = b'"';
+        let clean = copy_clean_prefix(src, start.add(1));
+        if clean == n {
+            *start.add(n + 1) = b'"';
+            out.advance(n + 2);
+            return;
+        }
+        // The quote and the clean prefix stay; the rest needs escaping.
+        out.advance(clean + 1);
+        clean
+    };
+    write_escaped_utf8(out, src, clean);
+}
+
+/// The part of [`write_utf8`] from byte `i`, the first that needs escaping, to
+/// the closing quote.
+#[inline(never)]
+fn write_escaped_utf8<S: Sink>(out: &mut S, src: &[u8], i: usize) {
+    out.reserve((src.len() - i) * MAX_ESCAPED_PER_UNIT + 1 + SLACK);
+    // SAFETY: room for every remaining byte escaped, the quote and the slack.
+    unsafe {
+        let start = out.tail();
+        let end = escape_utf8_from(src, i, start);
+        *end = b'"';
+        out.advance(end.offset_from(start) as usize + 1);
     }
 }
 
@@ -357,8 +457,21 @@ unsafe fn clean_ascii8_scalar<T: WideUnit>(p: *const T, out: *mut u8) -> usize {
 }
 
 /// Writes `text` as a quoted, escaped JSON string.
-#[inline]
+#[inline(always)]
 pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    match text {
+        Text::Utf8(s) => {
+            write_utf8(out, s);
+            Ok(())
+        }
+        _ => write_str_transcoded(out, text),
+    }
+}
+
+/// [`write_str`] for text stored as Latin-1, UCS2 or UCS4 code units:
+/// transcoded to UTF-8 while escaping.
+#[inline(never)]
+fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
     out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2 + SLACK);
     // SAFETY: room for the worst case (every unit escaped, plus quotes) and
     // the escapers' whole-word slack was reserved above; each escape function
@@ -368,7 +481,7 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
         *start = b'"';
         let body = start.add(1);
         let end = match text {
-            Text::Utf8(s) => escape_utf8(s, body),
+            Text::Utf8(s) => escape_utf8_from(s, 0, body),
             Text::Ucs1(s) => escape_ucs1(s, body),
             Text::Ucs2(s) => escape_wide(s, body)?,
             Text::Ucs4(s) => escape_wide(s, body)?,
@@ -845,7 +958,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
+        let check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
         for x in [0.001, 0.00123, 0.0009999, 1e-3, 999999999999999.0, 1e15, 123456789012345.6, 0.1, 0.3, 2.675, 98.5, -98.5, 3.0, -0.5] {
             check(x);
         }
