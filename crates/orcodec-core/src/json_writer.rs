@@ -70,36 +70,6 @@ pub(crate) fn special_bytes(word: u64, stop_at_non_ascii: bool) -> u64 {
 /// whole 8- and 16-byte words and then advance by the bytes that count.
 const SLACK: usize = 8;
 
-/// Space, which never needs escaping: what the lanes past the end of a
-/// partial word are filled with.
-const PAD: u64 = ONES * b' ' as u64;
-
-/// Loads the `r < 8` bytes at `p` into the low lanes of a word, the other
-/// lanes set to [`PAD`]. Reads only those `r` bytes (with overlapping 2- and
-/// 4-byte loads, so no per-byte loop and no call to memcpy).
-///
-/// # Safety
-/// `p` must be valid for reading `r` bytes.
-#[inline(always)]
-unsafe fn load_partial(p: *const u8, r: usize) -> u64 {
-    debug_assert!(r < 8);
-    let word = if r >= 4 {
-        let lo = (p as *const u32).read_unaligned() as u64;
-        let hi = (p.add(r - 4) as *const u32).read_unaligned() as u64;
-        lo | (hi << ((r - 4) * 8))
-    } else if r >= 2 {
-        let lo = (p as *const u16).read_unaligned() as u64;
-        let hi = (p.add(r - 2) as *const u16).read_unaligned() as u64;
-        lo | (hi << ((r - 2) * 8))
-    } else if r == 1 {
-        *p as u64
-    } else {
-        0
-    };
-    // Lanes r.. are zero in `word` (the loads cover exactly lanes 0..r).
-    word | (PAD & (!0u64).checked_shl(r as u32 * 8).unwrap_or(0))
-}
-
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     //! 16 bytes at a time. SSE2 is part of x86_64, so no detection is needed.
@@ -118,95 +88,112 @@ mod sse2 {
         }
         _mm_movemask_epi8(mask) as u32
     }
-
-    /// Copies the clean 16-byte blocks of `p[i..n]` to `out`; stops at the
-    /// block holding the first special byte and returns its position.
-    ///
-    /// # Safety
-    /// `p[..n]` readable; `out` has room for `n - i` bytes rounded up to 16.
-    #[inline(always)]
-    pub unsafe fn skip<const STOP_AT_NON_ASCII: bool>(
-        p: *const u8,
-        mut i: usize,
-        n: usize,
-        mut out: *mut u8,
-    ) -> (usize, *mut u8, bool) {
-        while n - i >= 16 {
-            let v = _mm_loadu_si128(p.add(i) as *const __m128i);
-            _mm_storeu_si128(out as *mut __m128i, v);
-            let mask = special::<STOP_AT_NON_ASCII>(v);
-            if mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                return (i + k, out.add(k), true);
-            }
-            i += 16;
-            out = out.add(16);
-        }
-        (i, out, false)
-    }
 }
 
-/// Copies bytes from `p[i..n]` to `out` up to the first one that needs
-/// escaping (or, with `STOP_AT_NON_ASCII`, is >= 0x80); returns its position
-/// (`n` if there is none) and the matching output position.
+/// What each byte becomes inside a JSON string, for the byte loop of
+/// [`escape_bytes`]: up to two output bytes (little-endian) in bits 0..16 and
+/// their count in bits 16..; a count of 0 marks the six-byte `\u00XX`.
+/// `UCS1` is for Latin-1 code units, whose bytes >= 0x80 become two UTF-8
+/// bytes; otherwise they are UTF-8 already and stay as they are.
+const fn escape_table<const UCS1: bool>() -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut c = 0;
+    while c < 256 {
+        table[c] = if c >= 0x80 {
+            if UCS1 {
+                (2 << 16) | ((0x80 | (c as u32 & 0x3F)) << 8) | (0xC0 | (c as u32 >> 6))
+            } else {
+                (1 << 16) | c as u32
+            }
+        } else {
+            match ESCAPE[c] {
+                0 => (1 << 16) | c as u32,
+                b'u' => 0,
+                e => (2 << 16) | ((e as u32) << 8) | b'\\' as u32,
+            }
+        };
+        c += 1;
+    }
+    table
+}
+
+static UTF8_ESCAPED: [u32; 256] = escape_table::<false>();
+static UCS1_ESCAPED: [u32; 256] = escape_table::<true>();
+
+/// Escapes `p[i..end]` one byte at a time through `table`: a load, a two-byte
+/// store and an add per byte, with no branch but for the rare `\u00XX`, so
+/// text dense with escapes costs no mispredictions.
 ///
 /// # Safety
-/// `p[..n]` readable, `i <= n`; `out` has room for `n - i + SLACK` bytes
-/// (whole words are stored, the output only advances by the clean bytes).
+/// `p[i..end]` readable; `out` has room for `6 * (end - i) + 1` bytes.
 #[inline(always)]
-unsafe fn skip_clean<const STOP_AT_NON_ASCII: bool>(
-    p: *const u8,
-    mut i: usize,
-    n: usize,
-    mut out: *mut u8,
-) -> (usize, *mut u8) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let (at, o, found) = sse2::skip::<STOP_AT_NON_ASCII>(p, i, n, out);
-        if found {
-            return (at, o);
+unsafe fn escape_bytes(p: *const u8, mut i: usize, end: usize, mut out: *mut u8, table: &[u32; 256]) -> *mut u8 {
+    while i < end {
+        let c = *p.add(i);
+        let e = table[c as usize];
+        if e == 0 {
+            out = put_escape(out, c);
+        } else {
+            (out as *mut u16).write_unaligned(e as u16);
+            out = out.add((e >> 16) as usize);
         }
-        i = at;
-        out = o;
+        i += 1;
     }
-    while n - i >= 8 {
-        let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
-        (out as *mut [u8; 8]).write_unaligned(word.to_le_bytes());
-        let mask = special_bytes(word, STOP_AT_NON_ASCII);
-        if mask != 0 {
-            let k = (mask.trailing_zeros() / 8) as usize;
-            return (i + k, out.add(k));
-        }
-        i += 8;
-        out = out.add(8);
-    }
-    let r = n - i;
-    let word = load_partial(p.add(i), r);
-    (out as *mut [u8; 8]).write_unaligned(word.to_le_bytes());
-    let mask = special_bytes(word, STOP_AT_NON_ASCII);
-    // The padding lanes are never special, so a set lane is below `r`.
-    let k = if mask != 0 { (mask.trailing_zeros() / 8) as usize } else { r };
-    (i + k, out.add(k))
+    out
 }
 
-/// Escapes UTF-8 (or ASCII) text from byte `i` on (`out` is where byte
-/// `i` goes). Returns the new end.
+/// Escapes text from byte `i` on (`out` is where byte `i` goes): blocks of 16
+/// bytes with nothing special are copied whole; a block with one special
+/// byte is copied up to it, which is escaped, and the next block starts
+/// after it; in a block with more, the rest goes through the byte loop.
+/// `table` and `STOP_AT_NON_ASCII` go together: UTF-8 input copies its bytes
+/// >= 0x80, Latin-1 input transcodes them. Returns the new end.
 ///
 /// # Safety
 /// `i <= src.len()`; `out` must have room for `6 * (src.len() - i) + SLACK` bytes.
-#[inline]
-unsafe fn escape_utf8_from(src: &[u8], mut i: usize, mut out: *mut u8) -> *mut u8 {
+#[inline(always)]
+unsafe fn escape_blocks<const STOP_AT_NON_ASCII: bool>(
+    src: &[u8],
+    mut i: usize,
+    mut out: *mut u8,
+    table: &[u32; 256],
+) -> *mut u8 {
     let n = src.len();
     let p = src.as_ptr();
-    loop {
-        (i, out) = skip_clean::<false>(p, i, n, out);
-        if i >= n {
-            return out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        while n - i >= 16 {
+            let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+            _mm_storeu_si128(out as *mut __m128i, v);
+            let mask = sse2::special::<STOP_AT_NON_ASCII>(v);
+            if mask == 0 {
+                i += 16;
+                out = out.add(16);
+                continue;
+            }
+            let k = mask.trailing_zeros() as usize;
+            if mask & (mask - 1) == 0 {
+                // Just one: escape it and go on with the next block from
+                // the byte after it (sparse escapes stay on the fast path).
+                out = escape_bytes(p, i + k, i + k + 1, out.add(k), table);
+                i += k + 1;
+                continue;
+            }
+            out = escape_bytes(p, i + k, i + 16, out.add(k), table);
+            i += 16;
         }
-        // The first special byte found is exact: an ASCII byte to escape.
-        out = put_escape(out, *p.add(i));
-        i += 1;
     }
+    escape_bytes(p, i, n, out, table)
+}
+
+/// Escapes UTF-8 (or ASCII) text from byte `i` on. Returns the new end.
+///
+/// # Safety
+/// As [`escape_blocks`].
+#[inline]
+unsafe fn escape_utf8_from(src: &[u8], i: usize, out: *mut u8) -> *mut u8 {
+    escape_blocks::<false>(src, i, out, &UTF8_ESCAPED)
 }
 
 /// Copies `src` to `out` up to its first byte that needs escaping and returns
@@ -266,7 +253,37 @@ unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
-    skip_clean::<false>(src.as_ptr(), 0, src.len(), out).0
+    copy_clean_prefix_portable(src, out)
+}
+
+/// [`copy_clean_prefix`] without SIMD: eight bytes at a time, then one by one.
+/// Also built for the tests, which hold it to the SSE2 version.
+///
+/// # Safety
+/// `out` must have room for `src.len() + 8` bytes.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+unsafe fn copy_clean_prefix_portable(src: &[u8], out: *mut u8) -> usize {
+    let (n, p) = (src.len(), src.as_ptr());
+    let mut i = 0;
+    while n - i >= 8 {
+        let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+        (out.add(i) as *mut [u8; 8]).write_unaligned(word.to_le_bytes());
+        let mask = special_bytes(word, false);
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n {
+        let c = *p.add(i);
+        if c < 0x80 && ESCAPE[c as usize] != 0 {
+            break;
+        }
+        *out.add(i) = c;
+        i += 1;
+    }
+    i
 }
 
 /// Writes UTF-8 (or ASCII) text as a quoted JSON string. Text with nothing to
@@ -314,25 +331,8 @@ fn write_escaped_utf8<S: Sink>(out: &mut S, src: &[u8], i: usize) {
 /// # Safety
 /// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline]
-unsafe fn escape_ucs1(src: &[u8], mut out: *mut u8) -> *mut u8 {
-    let n = src.len();
-    let p = src.as_ptr();
-    let mut i = 0;
-    loop {
-        (i, out) = skip_clean::<true>(p, i, n, out);
-        if i >= n {
-            return out;
-        }
-        let c = *p.add(i);
-        if c >= 0x80 {
-            *out = 0xC0 | (c >> 6);
-            *out.add(1) = 0x80 | (c & 0x3F);
-            out = out.add(2);
-        } else {
-            out = put_escape(out, c);
-        }
-        i += 1;
-    }
+unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
+    escape_blocks::<true>(src, 0, out, &UCS1_ESCAPED)
 }
 
 /// Escapes UCS2 or UCS4 code units into UTF-8.
@@ -876,6 +876,46 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn clean_prefix_portable_matches_simd() {
+        // The portable prefix copy (other architectures) against the one in
+        // use, for every length, special byte and position.
+        let specials = [b'"', b'\\', b'\n', 0x00, 0x1f, b'a', 0x7f, 0x80, 0xff];
+        for len in 0..70 {
+            for pos in 0..len.max(1) {
+                for &special in &specials {
+                    let mut src: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
+                    if len > 0 {
+                        src[pos] = special;
+                    }
+                    let (mut a, mut b) = (vec![0u8; len + 16], vec![0u8; len + 16]);
+                    // SAFETY: both outputs have room for len + 16 bytes.
+                    let (x, y) = unsafe {
+                        (copy_clean_prefix(&src, a.as_mut_ptr()), copy_clean_prefix_portable(&src, b.as_mut_ptr()))
+                    };
+                    assert_eq!(x, y, "{src:?}");
+                    assert_eq!(a[..x], src[..x]);
+                    assert_eq!(b[..y], src[..y]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_escapes_in_every_storage() {
+        // Blocks where most bytes are escapes, of every kind, at every offset.
+        let unit = "a\"b\\c\n\u{1}é\u{7f}\t";
+        for pad in 0..20 {
+            let s = format!("{}{}", "x".repeat(pad), unit.repeat(9));
+            let expected = reference(&s);
+            assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected);
+            let ucs1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected);
+            let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
+            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected);
         }
     }
 
