@@ -1,5 +1,6 @@
 //! The JSON backend: RFC 8259 text, byte for byte what orjson writes.
 
+use crate::decimal;
 use crate::emit::Emitter;
 use crate::sink::Sink;
 use crate::text::{is_surrogate, put_code_point, SurrogateError, Text};
@@ -507,14 +508,24 @@ pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
-    out.extend(itoa::Buffer::new().format(value).as_bytes());
+    out.reserve(decimal::MAX_LEN);
+    // SAFETY: MAX_LEN bytes reserved just above.
+    unsafe {
+        let n = decimal::write_i64(out.tail(), value);
+        out.advance(n);
+    }
 }
 
-#[inline]
+#[inline(always)]
 pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
-    out.extend(itoa::Buffer::new().format(value).as_bytes());
+    out.reserve(decimal::MAX_LEN);
+    // SAFETY: MAX_LEN bytes reserved just above.
+    unsafe {
+        let n = decimal::write_u64(out.tail(), value);
+        out.advance(n);
+    }
 }
 
 /// The fast path of [`write_f64`] for the common floats with few digits
@@ -562,11 +573,9 @@ fn write_short_f64<S: Sink>(out: &mut S, value: f64) -> bool {
                 d -= k;
             }
         }
-        let mut digits = itoa::Buffer::new();
-        let text = digits.format(m).as_bytes();
-        // sign + "0." + leading zeros + digits (or digits + ".0") fit in 32.
+        // sign + integer part (up to 15 digits) + '.' + up to 8 decimals fit in 32.
         out.reserve(32);
-        // SAFETY: 32 bytes reserved just above; at most 1 + 2 + 8 + 15 are written.
+        // SAFETY: 32 bytes reserved just above; at most 1 + 15 + 1 + 8 are written.
         unsafe {
             let start = out.tail();
             let mut at = start;
@@ -575,24 +584,16 @@ fn write_short_f64<S: Sink>(out: &mut S, value: f64) -> bool {
                 at = at.add(1);
             }
             if d == 0 {
-                core::ptr::copy_nonoverlapping(text.as_ptr(), at, text.len());
-                at = at.add(text.len());
+                at = at.add(decimal::write_u64(at, m));
                 *at = b'.';
                 *at.add(1) = b'0';
                 at = at.add(2);
-            } else if text.len() > d {
-                let int_len = text.len() - d;
-                core::ptr::copy_nonoverlapping(text.as_ptr(), at, int_len);
-                *at.add(int_len) = b'.';
-                core::ptr::copy_nonoverlapping(text.as_ptr().add(int_len), at.add(int_len + 1), d);
-                at = at.add(text.len() + 1);
             } else {
-                *at = b'0';
-                *at.add(1) = b'.';
-                let zeros = d - text.len();
-                core::ptr::write_bytes(at.add(2), b'0', zeros);
-                core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(2 + zeros), text.len());
-                at = at.add(2 + d);
+                let scale = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000][d];
+                at = at.add(decimal::write_u64(at, m / scale));
+                *at = b'.';
+                decimal::write_fixed(at.add(1), m % scale, d);
+                at = at.add(1 + d);
             }
             out.advance(at.offset_from(start) as usize);
         }

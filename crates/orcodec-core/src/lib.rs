@@ -12,6 +12,7 @@
 pub mod ascii;
 pub mod build;
 pub mod datetime;
+pub mod decimal;
 pub mod emit;
 pub mod error;
 pub mod json_scanner;

@@ -1,0 +1,162 @@
+//! Integers as decimal text, written straight into reserved output: no
+//! intermediate buffer and no variable-length copy (a call to memcpy) after.
+
+/// "00" to "99": the two digits of `n` at `2 * n`.
+pub const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Most bytes [`write_i64`] and [`write_u64`] write: `-9223372036854775808`
+/// and `18446744073709551615` are both 20.
+pub const MAX_LEN: usize = 20;
+
+/// How many decimal digits `v` has (1 for 0).
+#[inline(always)]
+pub fn digit_count(v: u64) -> usize {
+    // floor(log10(2) * bits) is the count or one less; one compare decides.
+    const POWERS: [u64; 20] = {
+        let mut p = [1u64; 20];
+        let mut i = 1;
+        while i < 20 {
+            p[i] = p[i - 1] * 10;
+            i += 1;
+        }
+        p
+    };
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    // `| 1` makes 0 count as one digit and changes nothing else (powers of ten are even).
+    guess + ((v | 1) >= POWERS[guess]) as usize
+}
+
+/// Writes `v` at `out` and returns how many bytes that took.
+///
+/// # Safety
+/// `out` must be writable for [`MAX_LEN`] bytes.
+#[inline(always)]
+pub unsafe fn write_u64(out: *mut u8, mut v: u64) -> usize {
+    if v < 10 {
+        *out = b'0' + v as u8;
+        return 1;
+    }
+    let len = digit_count(v);
+    let mut end = out.add(len);
+    // Two digits at a time from the end.
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        end = end.sub(2);
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(pair), end, 2);
+    }
+    if v >= 10 {
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), out, 2);
+    } else {
+        *out = b'0' + v as u8;
+    }
+    len
+}
+
+/// Writes the last `width` decimal digits of `v` at `out`, with leading zeros.
+///
+/// # Safety
+/// `out` must be writable for `width` bytes.
+#[inline(always)]
+pub unsafe fn write_fixed(out: *mut u8, mut v: u64, width: usize) {
+    let mut at = width;
+    while at >= 2 {
+        at -= 2;
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add((v % 100) as usize * 2), out.add(at), 2);
+        v /= 100;
+    }
+    if at == 1 {
+        *out = b'0' + (v % 10) as u8;
+    }
+}
+
+/// Writes `v` at `out` and returns how many bytes that took.
+///
+/// # Safety
+/// `out` must be writable for [`MAX_LEN`] bytes.
+#[inline(always)]
+pub unsafe fn write_i64(out: *mut u8, v: i64) -> usize {
+    if v < 0 {
+        *out = b'-';
+        1 + write_u64(out.add(1), v.unsigned_abs())
+    } else {
+        write_u64(out, v as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_u64(v: u64) -> String {
+        let mut buf = [0u8; MAX_LEN];
+        // SAFETY: the buffer holds MAX_LEN bytes.
+        let n = unsafe { write_u64(buf.as_mut_ptr(), v) };
+        String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    fn text_i64(v: i64) -> String {
+        let mut buf = [0u8; MAX_LEN];
+        // SAFETY: the buffer holds MAX_LEN bytes.
+        let n = unsafe { write_i64(buf.as_mut_ptr(), v) };
+        String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn every_power_of_ten_and_its_neighbours() {
+        let mut p: u64 = 1;
+        loop {
+            for v in [p - 1, p, p + 1, p.wrapping_mul(5)] {
+                assert_eq!(text_u64(v), v.to_string());
+                assert_eq!(digit_count(v), v.to_string().len());
+            }
+            match p.checked_mul(10) {
+                Some(next) => p = next,
+                None => break,
+            }
+        }
+    }
+
+    #[test]
+    fn extremes_and_small_values() {
+        for v in (0..100_000).chain([u64::MAX, u64::MAX - 1, 1 << 63, (1 << 53) - 1]) {
+            assert_eq!(text_u64(v), v.to_string());
+        }
+        for v in (-100_000..100_000).chain([i64::MIN, i64::MIN + 1, i64::MAX, -(1 << 53) + 1]) {
+            assert_eq!(text_i64(v), v.to_string());
+        }
+    }
+
+    #[test]
+    fn fixed_width_digits() {
+        for width in 0..=19 {
+            for v in [0u64, 1, 7, 42, 99, 100, 12_345, 99_999_999, 123_456_789_012, u64::MAX] {
+                let mut buf = [0u8; 19];
+                // SAFETY: the buffer holds 19 >= width bytes.
+                unsafe { write_fixed(buf.as_mut_ptr(), v, width) };
+                let full = format!("{v:020}");
+                assert_eq!(&buf[..width], full[20 - width..].as_bytes(), "{v} in {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_values_of_every_width() {
+        // xorshift: every bit width, both signs.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = x >> (x % 64);
+            assert_eq!(text_u64(v), v.to_string());
+            assert_eq!(text_i64(v as i64), (v as i64).to_string());
+        }
+    }
+}
