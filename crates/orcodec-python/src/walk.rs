@@ -100,7 +100,10 @@ impl<E: Emitter> Walker<E> {
         Walker { emitter, default, opts, depth: 0, default_calls: 0, sorted: Vec::new() }
     }
 
-    /// Serializes `obj`, which the caller keeps alive.
+    /// Serializes `obj`, which the caller keeps alive. The exact scalar
+    /// types are written right here, inlined into the loops over items and
+    /// entries; everything else goes to `walk_container`.
+    #[inline(always)]
     pub unsafe fn walk(&mut self, obj: *mut PyObject) -> Result {
         // Exact types first: one pointer compare each, most common first.
         if is_type(obj, addr_of_mut!(PyUnicode_Type)) {
@@ -113,12 +116,6 @@ impl<E: Emitter> Walker<E> {
             self.emitter.f64(PyFloat_AS_DOUBLE(obj));
             return Ok(());
         }
-        if is_type(obj, addr_of_mut!(PyDict_Type)) {
-            return self.held(obj, Self::dict);
-        }
-        if is_type(obj, addr_of_mut!(PyList_Type)) {
-            return self.held(obj, Self::list);
-        }
         if is_type(obj, addr_of_mut!(PyBool_Type)) {
             self.emitter.bool(obj == Py_True());
             return Ok(());
@@ -126,6 +123,18 @@ impl<E: Emitter> Walker<E> {
         if obj == Py_None() {
             self.emitter.null();
             return Ok(());
+        }
+        self.walk_container(obj)
+    }
+
+    /// `walk` for everything but the exact scalars: containers, then the rest.
+    #[inline(never)]
+    unsafe fn walk_container(&mut self, obj: *mut PyObject) -> Result {
+        if is_type(obj, addr_of_mut!(PyDict_Type)) {
+            return self.held(obj, Self::dict);
+        }
+        if is_type(obj, addr_of_mut!(PyList_Type)) {
+            return self.held(obj, Self::list);
         }
         if is_type(obj, addr_of_mut!(PyTuple_Type)) && self.opts & options::PASSTHROUGH_TUPLE == 0 {
             return self.held(obj, Self::tuple);
