@@ -615,7 +615,37 @@ pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     if write_short_f64(out, value) {
         return;
     }
-    out.extend(zmij::Buffer::new().format_finite(value).as_bytes());
+    extend_short(out, zmij::Buffer::new().format_finite(value).as_bytes());
+}
+
+/// `out.extend(bytes)` for at most 32 bytes (formatted numbers), with two
+/// overlapping fixed-size copies instead of a variable-length one, which is
+/// a call to memcpy.
+#[inline(always)]
+fn extend_short<S: Sink>(out: &mut S, bytes: &[u8]) {
+    let n = bytes.len();
+    debug_assert!(n <= 32);
+    out.reserve(32);
+    // SAFETY: 32 >= n bytes reserved; each pair of copies reads `bytes`
+    // within its length (the second one ends at `n`) and covers all of it.
+    unsafe {
+        let (src, dst) = (bytes.as_ptr(), out.tail());
+        if n >= 16 {
+            core::ptr::copy_nonoverlapping(src, dst, 16);
+            core::ptr::copy_nonoverlapping(src.add(n - 16), dst.add(n - 16), 16);
+        } else if n >= 8 {
+            core::ptr::copy_nonoverlapping(src, dst, 8);
+            core::ptr::copy_nonoverlapping(src.add(n - 8), dst.add(n - 8), 8);
+        } else if n >= 4 {
+            core::ptr::copy_nonoverlapping(src, dst, 4);
+            core::ptr::copy_nonoverlapping(src.add(n - 4), dst.add(n - 4), 4);
+        } else {
+            for i in 0..n {
+                *dst.add(i) = *src.add(i);
+            }
+        }
+        out.advance(n);
+    }
 }
 
 /// As [`write_f64`], for single precision: the shortest text that parses back
@@ -626,7 +656,7 @@ pub fn write_f32<S: Sink>(out: &mut S, value: f32) {
         out.extend(b"null");
         return;
     }
-    out.extend(zmij::Buffer::new().format_finite(value).as_bytes());
+    extend_short(out, zmij::Buffer::new().format_finite(value).as_bytes());
 }
 
 /// The JSON backend, writing into a [`Sink`]: compact, or with `PRETTY`
