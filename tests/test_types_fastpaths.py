@@ -172,3 +172,78 @@ def test_enum_value_missing_from_dict_uses_getattr():
     del E.A.__dict__["_value_"]
     with pytest.raises(orcodec.JSONEncodeError):
         orcodec.dumps(E.A)
+
+
+# --- numpy rows: written by the backend in one loop when aligned ----------------------
+
+np = pytest.importorskip("numpy")
+
+ROW_DTYPES = ["float64", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool", "float32", "float16"]
+
+
+def _values(dtype, n, seed=3):
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.startswith("float"):
+        with np.errstate(over="ignore"):  # float16 overflows to inf: written as null
+            return (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)).astype(dtype)
+    info = np.iinfo(dtype)
+    edges = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1], dtype=dtype)
+    return np.concatenate([edges, rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)])[:n]
+
+
+def _unaligned(arr):
+    """A copy of `arr` whose data starts one byte past an aligned address."""
+    raw = np.zeros(arr.nbytes + 1, dtype=np.uint8)
+    raw[1:] = np.frombuffer(arr.tobytes(), dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=arr.dtype, offset=1, count=arr.size).reshape(arr.shape)
+    return out
+
+
+def _both(arr):
+    o = orcodec.OPT_SERIALIZE_NUMPY
+    return orcodec.dumps(arr, option=o), orcodec.packb(arr, option=o)
+
+
+@pytest.mark.parametrize("dtype", ROW_DTYPES)
+@pytest.mark.parametrize("shape", [(0,), (1,), (2,), (255,), (256,), (257,), (3, 700), (2, 0), (4, 1), (2, 3, 100)], ids=str)
+def test_rows_equal_peers_and_unaligned_path(dtype, shape):
+    arr = _values(dtype, int(np.prod(shape))).reshape(shape)
+    json_bytes, msgpack_bytes = _both(arr)
+    assert json_bytes == orjson.dumps(arr, option=orjson.OPT_SERIALIZE_NUMPY)
+    assert msgpack_bytes == ormsgpack.packb(arr, option=ormsgpack.OPT_SERIALIZE_NUMPY)
+    if dtype not in ("float32", "float16"):  # those are written as the shortest float32
+        assert orcodec.loads(json_bytes) == arr.tolist()
+    if arr.dtype.itemsize > 1 and arr.size:
+        odd = _unaligned(arr)
+        assert not odd.flags.aligned and odd.flags.c_contiguous
+        assert _both(odd) == (json_bytes, msgpack_bytes)
+    pretty = orcodec.dumps(arr, option=orcodec.OPT_SERIALIZE_NUMPY | orcodec.OPT_INDENT_2)
+    assert pretty == orjson.dumps(arr, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
+
+
+def test_bool_rows_every_pattern_and_non_canonical_bytes():
+    # Every 8-bit pattern of 8 bools, in one row and as rows.
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(bool)
+    assert _both(bits.ravel())[0] == orjson.dumps(bits.ravel(), option=orjson.OPT_SERIALIZE_NUMPY)
+    assert _both(bits)[0] == orjson.dumps(bits, option=orjson.OPT_SERIALIZE_NUMPY)
+    assert _both(np.ones(300, dtype=bool))[0] == b"[" + b",".join([b"true"] * 300) + b"]"
+    assert _both(np.zeros(300, dtype=bool))[0] == b"[" + b",".join([b"false"] * 300) + b"]"
+    # A byte other than 0/1 viewed as bool is true, as one element or in a row.
+    odd = np.array([0, 1, 2, 255, 0], dtype=np.uint8).view(bool)
+    assert _both(odd)[0] == b"[false,true,true,true,false]"
+
+
+def test_row_float_specials_and_exact_text():
+    arr = np.array([0.0, -0.0, 1.0, 0.1, 1e16, 1e-7, np.nan, np.inf, -np.inf, 5e-324, 1.7976931348623157e308])
+    assert _both(arr)[0] == b"[0.0,-0.0,1.0,0.1,1e+16,1e-7,null,null,null,5e-324,1.7976931348623157e+308]"
+    assert _both(arr)[0] == orjson.dumps(arr, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def test_row_int_exact_text():
+    arr = np.array([np.iinfo(np.int64).min, -1, 0, 9, 10, 99, 100, 9999, 10000, np.iinfo(np.int64).max])
+    assert _both(arr)[0] == (
+        b"[-9223372036854775808,-1,0,9,10,99,100,9999,10000,9223372036854775807]"
+    )
+    assert _both(np.array([2**64 - 1, 0], dtype=np.uint64))[0] == b"[18446744073709551615,0]"
