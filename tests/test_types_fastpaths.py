@@ -247,3 +247,54 @@ def test_row_int_exact_text():
         b"[-9223372036854775808,-1,0,9,10,99,100,9999,10000,9223372036854775807]"
     )
     assert _both(np.array([2**64 - 1, 0], dtype=np.uint64))[0] == b"[18446744073709551615,0]"
+
+
+# --- dataclasses: instance dicts with split keys read in place ------------------------
+
+import dataclasses  # noqa: E402
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: str
+    _hidden: int = 0
+    z: float = 1.5
+
+
+def test_dataclass_split_dict_in_order_and_changed():
+    p = Point(1, "a")
+    assert orcodec.dumps(p) == b'{"x":1,"y":"a","z":1.5}'
+    vars(p)  # the instance dict exists from here on (split keys)
+    assert orcodec.dumps([p, p]) == b'[{"x":1,"y":"a","z":1.5},{"x":1,"y":"a","z":1.5}]'
+    assert orcodec.packb(p) == ormsgpack.packb(p)
+    # Extra attributes after the fields are ignored; before them, too.
+    p.extra = "ignored"
+    assert orcodec.dumps(p) == b'{"x":1,"y":"a","z":1.5}'
+    # Deleted and set again: insertion order changes, the field order holds.
+    del p.x
+    with pytest.raises(orcodec.JSONEncodeError):
+        orcodec.dumps(p)
+    p.x = 7
+    assert orcodec.dumps(p) == b'{"x":7,"y":"a","z":1.5}'
+    del p.z  # the class default is found by getattr
+    assert orcodec.dumps(p) == b'{"x":7,"y":"a","z":1.5}'
+    p.z = -2.0
+    p.y = "b"
+    assert orcodec.dumps(p) == b'{"x":7,"y":"b","z":-2.0}'
+    # (orjson would write this instance's __dict__ as it stands, "extra" and
+    # all: orcodec writes the fields, as documented.)
+
+
+def test_dataclass_many_instances_of_one_class():
+    people = [Point(i, str(i), i, float(i)) for i in range(300)]
+    expected = b"[" + b",".join(b'{"x":%d,"y":"%d","z":%d.0}' % (i, i, i) for i in range(300)) + b"]"
+    assert orcodec.dumps(people) == expected
+    assert orcodec.dumps(people) == orjson.dumps(people)
+    assert orcodec.packb(people) == ormsgpack.packb(people)
+
+
+def test_dataclass_dict_replaced_by_a_combined_one():
+    p = Point(1, "a")
+    p.__dict__ = {"z": 3.0, "y": "c", "x": 2}  # a dict of its own, other order
+    assert orcodec.dumps(p) == b'{"x":2,"y":"c","z":3.0}'

@@ -176,24 +176,90 @@ unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*
     if wanted.len() > MAX_SCANNED {
         return false;
     }
-    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
-        (0, core::ptr::null_mut(), core::ptr::null_mut());
     let mut found = 0;
-    while found < wanted.len() && PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+    let mut matched = true;
+    for_each_entry(dict, |key, value| {
         if key == wanted[found] {
             values[found] = value;
             found += 1;
         } else if !names.private.contains(&key) {
-            return false;
+            matched = false;
         }
-    }
-    if found < wanted.len() {
+        matched && found < wanted.len()
+    });
+    if !matched || found < wanted.len() {
         return false;
     }
     // Held before any of them is walked: walking one may run code that
     // changes the dict.
     values[..found].iter().for_each(|&value| Py_INCREF(value));
     true
+}
+
+/// `struct _dictkeysobject` of CPython 3.11 (Include/internal/pycore_dict.h).
+#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+#[repr(C)]
+struct DictKeys {
+    dk_refcnt: Py_ssize_t,
+    dk_log2_size: u8,
+    dk_log2_index_bytes: u8,
+    dk_kind: u8,
+    dk_version: u32,
+    dk_usable: Py_ssize_t,
+    dk_nentries: Py_ssize_t,
+    dk_indices: [u8; 0],
+}
+
+/// `DICT_KEYS_SPLIT`: keys shared by the instances of a class, values in the dict's own array.
+#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+const DICT_KEYS_SPLIT: u8 = 2;
+
+/// Calls `visit` with each (key, value) of `dict` (borrowed), in iteration
+/// order, until it returns false. `visit` must not run Python code.
+///
+/// On CPython 3.11 an instance `__dict__` with split keys (what an
+/// instance's inline attributes become) is read in place; every other
+/// dict, and every other version, goes through the dict iteration.
+#[inline(always)]
+unsafe fn for_each_entry(dict: *mut PyObject, mut visit: impl FnMut(*mut PyObject, *mut PyObject) -> bool) {
+    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    {
+        let mp = dict as *mut PyDictObject;
+        let vals = (*mp).ma_values as *const *mut PyObject;
+        let keys = (*mp).ma_keys as *const DictKeys;
+        if !vals.is_null() && (*keys).dk_kind == DICT_KEYS_SPLIT {
+            // SAFETY: a split table of 3.11: the values array is preceded by
+            // bytes holding, at [-2], the number of values in use and, from
+            // [-3] downwards, their indices in insertion order; index `ix`
+            // pairs the value `vals[ix]` with the key of the shared keys'
+            // entry `ix` (entries of [key, value] after 2**dk_log2_index_bytes
+            // index bytes). Indices are checked against dk_nentries and the
+            // count against ma_used; on any mismatch the dict is iterated
+            // the ordinary way. Nothing changes the dict during the loop.
+            let order = vals as *const u8;
+            let used = *order.sub(2) as usize;
+            let n = (*keys).dk_nentries;
+            if used as Py_ssize_t == (*mp).ma_used && (0..used).all(|k| (*order.sub(3 + k) as Py_ssize_t) < n) {
+                let entries = (core::ptr::addr_of!((*keys).dk_indices) as *const u8)
+                    .add(1usize << (*keys).dk_log2_index_bytes) as *const [*mut PyObject; 2];
+                for k in 0..used {
+                    let ix = *order.sub(3 + k) as usize;
+                    let value = *vals.add(ix);
+                    if !value.is_null() && !visit((*entries.add(ix))[0], value) {
+                        return;
+                    }
+                }
+                return;
+            }
+        }
+    }
+    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+        (0, core::ptr::null_mut(), core::ptr::null_mut());
+    while crate::dictiter::next(dict, &mut pos, &mut key, &mut value) {
+        if !visit(key, value) {
+            return;
+        }
+    }
 }
 
 impl<E: Emitter> Walker<E> {
