@@ -42,41 +42,33 @@ impl DateText {
         self.len += 1;
     }
 
-    /// `value` (below 100) as two digits.
+    /// Appends `N` bytes: one bounds check for all of them.
     #[inline(always)]
-    fn two_digits(&mut self, value: u32) {
-        let at = value as usize * 2;
-        self.bytes[self.len..self.len + 2].copy_from_slice(&DIGIT_PAIRS[at..at + 2]);
-        self.len += 2;
-    }
-
-    /// `value` as exactly `width` decimal digits, `width` even (it is below 10**width).
-    #[inline(always)]
-    fn digits(&mut self, value: u32, width: usize) {
-        let mut divisor = 10u32.pow(width as u32 - 2);
-        while divisor > 0 {
-            self.two_digits(value / divisor % 100);
-            divisor /= 100;
-        }
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        self.bytes[self.len..self.len + N].copy_from_slice(&bytes);
+        self.len += N;
     }
 
     pub fn date(&mut self, year: i32, month: i32, day: i32) {
-        self.digits(year as u32, 4);
-        self.push(b'-');
-        self.two_digits(month as u32);
-        self.push(b'-');
-        self.two_digits(day as u32);
+        let y = year as u32;
+        let [y0, y1] = pair(y / 100);
+        let [y2, y3] = pair(y);
+        let [m0, m1] = pair(month as u32);
+        let [d0, d1] = pair(day as u32);
+        self.put([y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1]);
     }
 
     pub fn time(&mut self, hour: i32, minute: i32, second: i32, microsecond: i32, style: Style) {
-        self.two_digits(hour as u32);
-        self.push(b':');
-        self.two_digits(minute as u32);
-        self.push(b':');
-        self.two_digits(second as u32);
+        let [h0, h1] = pair(hour as u32);
+        let [m0, m1] = pair(minute as u32);
+        let [s0, s1] = pair(second as u32);
+        self.put([h0, h1, b':', m0, m1, b':', s0, s1]);
         if microsecond != 0 && !style.omit_microseconds {
-            self.push(b'.');
-            self.digits(microsecond as u32, 6);
+            let us = microsecond as u32;
+            let [a0, a1] = pair(us / 10_000);
+            let [b0, b1] = pair(us / 100);
+            let [c0, c1] = pair(us);
+            self.put([b'.', a0, a1, b0, b1, c0, c1]);
         }
     }
 
@@ -89,12 +81,18 @@ impl DateText {
             self.push(b'Z');
             return;
         }
-        self.push(if seconds < 0 { b'-' } else { b'+' });
         let abs = seconds.unsigned_abs();
-        self.two_digits(abs / 3600);
-        self.push(b':');
-        self.two_digits((abs % 3600 + 30) / 60);
+        let [h0, h1] = pair(abs / 3600);
+        let [m0, m1] = pair((abs % 3600 + 30) / 60);
+        self.put([if seconds < 0 { b'-' } else { b'+' }, h0, h1, b':', m0, m1]);
     }
+}
+
+/// The last two decimal digits of `value`.
+#[inline(always)]
+fn pair(value: u32) -> [u8; 2] {
+    let at = (value % 100) as usize * 2;
+    [DIGIT_PAIRS[at], DIGIT_PAIRS[at + 1]]
 }
 
 /// Days from 1970-01-01 to the given proleptic Gregorian date.

@@ -53,4 +53,41 @@ pub trait Emitter {
     fn map_key(&mut self, index: usize);
     fn map_value(&mut self);
     fn end_map(&mut self, len: usize);
+
+    /// All the items of an array of integers held in memory (a numpy row),
+    /// between `begin_array` and `end_array`: the same output as
+    /// `array_item(i)` and `i64` for each, which is what the default does.
+    /// A backend may write them in one loop of its own.
+    #[inline]
+    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        for (i, &value) in values.iter().enumerate() {
+            self.array_item(i);
+            self.i64(value.into());
+        }
+    }
+    /// As `i64_items`, for unsigned integers (`u64` for each).
+    #[inline]
+    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+        for (i, &value) in values.iter().enumerate() {
+            self.array_item(i);
+            self.u64(value.into());
+        }
+    }
+    /// As `i64_items`, for doubles (`f64` for each).
+    #[inline]
+    fn f64_items(&mut self, values: &[f64]) {
+        for (i, &value) in values.iter().enumerate() {
+            self.array_item(i);
+            self.f64(value);
+        }
+    }
+    /// As `i64_items`, for bools stored one per byte, any non-zero byte
+    /// being true (`bool` for each).
+    #[inline]
+    fn bool_items(&mut self, values: &[u8]) {
+        for (i, &value) in values.iter().enumerate() {
+            self.array_item(i);
+            self.bool(value != 0);
+        }
+    }
 }

@@ -800,6 +800,65 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     fn end_map(&mut self, len: usize) {
         self.close(b'}', len);
     }
+    #[inline]
+    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        if PRETTY {
+            for (i, &value) in values.iter().enumerate() {
+                self.array_item(i);
+                self.i64(value.into());
+            }
+            return;
+        }
+        let width = decimal_width(core::mem::size_of::<T>()) + 1;
+        if core::mem::size_of::<T>() == 1 {
+            write_items(&mut self.out, values, width, |r, v| put_byte(r, &I8_TEXT, v.into() as u8));
+        } else if core::mem::size_of::<T>() <= 2 {
+            write_items(&mut self.out, values, width, |r, v| put_i64::<false>(r, v.into()));
+        } else {
+            write_items(&mut self.out, values, width, |r, v| put_i64::<true>(r, v.into()));
+        }
+    }
+    #[inline]
+    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+        if PRETTY {
+            for (i, &value) in values.iter().enumerate() {
+                self.array_item(i);
+                self.u64(value.into());
+            }
+            return;
+        }
+        // One spare byte: `put_byte` stores four at a time.
+        let width = decimal_width(core::mem::size_of::<T>()) + 1;
+        if core::mem::size_of::<T>() == 1 {
+            write_items(&mut self.out, values, width, |r, v| put_byte(r, &U8_TEXT, v.into() as u8));
+        } else if core::mem::size_of::<T>() <= 2 {
+            write_items(&mut self.out, values, width, |r, v| put_u64::<false>(r, v.into()));
+        } else {
+            write_items(&mut self.out, values, width, |r, v| put_u64::<true>(r, v.into()));
+        }
+    }
+    #[inline]
+    fn f64_items(&mut self, values: &[f64]) {
+        if PRETTY {
+            for (i, &value) in values.iter().enumerate() {
+                self.array_item(i);
+                self.f64(value);
+            }
+            return;
+        }
+        write_items(&mut self.out, values, F64_ITEM_RESERVE, put_f64);
+    }
+    #[inline]
+    fn bool_items(&mut self, values: &[u8]) {
+        if PRETTY {
+            for (i, &value) in values.iter().enumerate() {
+                self.array_item(i);
+                self.bool(value != 0);
+            }
+            return;
+        }
+        write_bool_items(&mut self.out, values);
+    }
 }
 
 #[cfg(test)]
@@ -1142,5 +1201,402 @@ mod tests {
         let text = String::from_utf8(w.out).unwrap();
         assert!(text.contains(&format!("\n{}null\n{}]", " ".repeat(600), " ".repeat(598))));
         assert!(text.ends_with("\n  ]\n]"));
+    }
+}
+
+
+// --- Rows of numbers (numpy): one reservation per chunk, then plain stores ----------
+
+/// Items written per reservation: bounds how far ahead space is reserved.
+const ROW_CHUNK: usize = 256;
+
+/// Most decimal digits of an unsigned integer of `size` bytes.
+const fn decimal_width(size: usize) -> usize {
+    match size {
+        1 => 3,
+        2 => 5,
+        4 => 10,
+        _ => 20,
+    }
+}
+
+/// What [`put_f64`] may reserve for one item (`write_short_f64` reserves 32).
+const F64_ITEM_RESERVE: usize = 32;
+
+/// A [`Sink`] over space already reserved in another one, so a row's loop
+/// keeps its write position in a register. `reserve` only checks (it
+/// cannot grow); the row writers reserve each item's worst case up front.
+struct Reserved {
+    at: *mut u8,
+    len: usize,
+    cap: usize,
+}
+
+#[cold]
+#[inline(never)]
+fn reserved_too_little() -> ! {
+    panic!("orcodec: a row writer reserved too little space")
+}
+
+// SAFETY: `reserve` never returns unless `cap - len >= additional`, and the
+// constructor's contract is that `at` points at `cap` writable bytes.
+unsafe impl Sink for Reserved {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        if self.cap - self.len < additional {
+            reserved_too_little();
+        }
+    }
+    #[inline(always)]
+    fn tail(&mut self) -> *mut u8 {
+        // SAFETY: `len <= cap`: inside (or one past) the reserved space.
+        unsafe { self.at.add(self.len) }
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: usize) {
+        self.len += n;
+    }
+}
+
+/// Writes `values` as the items of an array (commas between): `put`
+/// writes one, and may write at most `width` bytes.
+#[inline(always)]
+fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
+    for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
+        let need = chunk.len() * (width + 1);
+        out.reserve(need);
+        // SAFETY: `need` bytes reserved just above.
+        let mut r = Reserved { at: out.tail(), len: 0, cap: need };
+        let (first, rest) = chunk.split_first().expect("chunks are never empty");
+        if c != 0 {
+            r.push(b',');
+        }
+        put(&mut r, *first);
+        for &value in rest {
+            r.push(b',');
+            put(&mut r, value);
+        }
+        // SAFETY: `r.len` bytes were written into the reserved space.
+        unsafe { out.advance(r.len) };
+    }
+}
+
+/// "00" to "99".
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// 10**i for i in 0..20.
+const POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// How many decimal digits `v` has (1 for 0).
+#[inline(always)]
+fn decimal_len(v: u64) -> usize {
+    // floor(log10(2) * bits) is the count or one less (1233 / 4096 ~ log10 2).
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    let t = (bits * 1233) >> 12;
+    (t + (v >= POW10[t]) as usize).max(1)
+}
+
+/// `v` in decimal, straight into the reserved space (at most 20 bytes).
+/// `WIDE` false promises `v < 2**16`.
+#[inline(always)]
+fn put_u64<const WIDE: bool>(r: &mut Reserved, mut v: u64) {
+    debug_assert!(WIDE || v < 1 << 16);
+    let n = decimal_len(v);
+    r.reserve(n);
+    // SAFETY: `n` bytes reserved just above; the digits fill exactly them,
+    // from the end, two at a time.
+    unsafe {
+        let start = r.tail();
+        let mut end = start.add(n);
+        // Four digits per division (a multiply), then two. Values of one or
+        // two bytes (below 10**5) skip the loop entirely.
+        while WIDE && v >= 10_000 {
+            let rest = (v % 10_000) as usize;
+            v /= 10_000;
+            end = end.sub(4);
+            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(rest / 100 * 2), end, 2);
+            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(rest % 100 * 2), end.add(2), 2);
+        }
+        while v >= 100 {
+            let pair = (v % 100) as usize * 2;
+            v /= 100;
+            end = end.sub(2);
+            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(pair), end, 2);
+        }
+        if v >= 10 {
+            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(v as usize * 2), start, 2);
+        } else {
+            *start = b'0' + v as u8;
+        }
+        r.advance(n);
+    }
+}
+
+#[inline(always)]
+fn put_i64<const WIDE: bool>(r: &mut Reserved, v: i64) {
+    if v < 0 {
+        r.push(b'-');
+    }
+    put_u64::<WIDE>(r, v.unsigned_abs());
+}
+
+/// The text of each byte value as an int8 (`SIGNED`) or uint8, indexed by
+/// the byte: up to four characters, then the length in the last byte.
+const fn byte_texts(signed: bool) -> [[u8; 5]; 256] {
+    let mut table = [[0u8; 5]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let value: i32 = if signed && b >= 128 { b as i32 - 256 } else { b as i32 };
+        let mut text = [0u8; 5];
+        let mut n = 0;
+        if value < 0 {
+            text[0] = b'-';
+            n = 1;
+        }
+        let abs = if value < 0 { -value } else { value };
+        let digits = if abs >= 100 { 3 } else if abs >= 10 { 2 } else { 1 };
+        let mut i = digits;
+        let mut rest = abs;
+        while i > 0 {
+            text[n + i - 1] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            i -= 1;
+        }
+        text[4] = (n + digits) as u8;
+        table[b] = text;
+        b += 1;
+    }
+    table
+}
+
+static I8_TEXT: [[u8; 5]; 256] = byte_texts(true);
+static U8_TEXT: [[u8; 5]; 256] = byte_texts(false);
+
+/// A one-byte integer from its table: one 4-byte store, no branches.
+#[inline(always)]
+fn put_byte(r: &mut Reserved, table: &[[u8; 5]; 256], byte: u8) {
+    let text = &table[byte as usize];
+    r.reserve(4);
+    // SAFETY: 4 bytes reserved just above; `text[4]` (at most 4) of them are the text.
+    unsafe {
+        (r.tail() as *mut [u8; 4]).write_unaligned([text[0], text[1], text[2], text[3]]);
+        r.advance(text[4] as usize);
+    }
+}
+
+/// One double as [`write_f64`] writes it, the shortest digits copied without a call.
+#[inline(always)]
+fn put_f64(r: &mut Reserved, value: f64) {
+    if !value.is_finite() {
+        r.extend(b"null");
+        return;
+    }
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(value).as_bytes();
+    r.reserve(F64_ITEM_RESERVE);
+    // SAFETY: 32 bytes reserved just above, and zmij's text is at most 24.
+    unsafe {
+        copy_short(text, r.tail());
+        r.advance(text.len());
+    }
+}
+
+/// Copies `src` (at most 32 bytes) to `dst` with a few fixed-size,
+/// possibly overlapping moves instead of a call to memcpy.
+///
+/// # Safety
+/// `dst` must have room for `src.len()` bytes and not overlap `src`.
+#[inline(always)]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let (n, p) = (src.len(), src.as_ptr());
+    debug_assert!(n <= 32);
+    if n >= 16 {
+        let a = (p as *const [u8; 16]).read_unaligned();
+        let b = (p.add(n - 16) as *const [u8; 16]).read_unaligned();
+        (dst as *mut [u8; 16]).write_unaligned(a);
+        (dst.add(n - 16) as *mut [u8; 16]).write_unaligned(b);
+    } else if n >= 8 {
+        let a = (p as *const u64).read_unaligned();
+        let b = (p.add(n - 8) as *const u64).read_unaligned();
+        (dst as *mut u64).write_unaligned(a);
+        (dst.add(n - 8) as *mut u64).write_unaligned(b);
+    } else if n >= 4 {
+        let a = (p as *const u32).read_unaligned();
+        let b = (p.add(n - 4) as *const u32).read_unaligned();
+        (dst as *mut u32).write_unaligned(a);
+        (dst.add(n - 4) as *mut u32).write_unaligned(b);
+    } else {
+        for i in 0..n {
+            *dst.add(i) = *p.add(i);
+        }
+    }
+}
+
+/// Bools (one per byte, non-zero true) as the items of an array: each one
+/// an 8-byte store of `,true` or `,false` picked without a branch (random
+/// data would mispredict it half the time), advancing by 5 or 6.
+fn write_bool_items<S: Sink>(out: &mut S, values: &[u8]) {
+    const TRUE: u64 = u64::from_le_bytes(*b",true\0\0\0");
+    const FALSE: u64 = u64::from_le_bytes(*b",false\0\0");
+    let Some((&first, rest)) = values.split_first() else {
+        return;
+    };
+    out.extend(if first != 0 { b"true" } else { b"false" });
+    for chunk in rest.chunks(ROW_CHUNK) {
+        // Item k ends its 8-byte store at most at 6 * k + 8.
+        let need = chunk.len() * 6 + 2;
+        out.reserve(need);
+        // SAFETY: `need` bytes reserved just above; every store lies within
+        // them (see above), and `at` ends at most at `6 * len`.
+        unsafe {
+            let start = out.tail();
+            let mut at = start;
+            for &value in chunk {
+                let t = (value != 0) as u64;
+                let word = FALSE ^ ((TRUE ^ FALSE) & t.wrapping_neg());
+                (at as *mut u64).write_unaligned(word.to_le());
+                at = at.add(6 - t as usize);
+            }
+            out.advance(at.offset_from(start) as usize);
+        }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use super::*;
+
+    fn by_events<T: Copy>(values: &[T], event: impl Fn(&mut CompactJsonWriter<Vec<u8>>, T)) -> Vec<u8> {
+        let mut w = CompactJsonWriter::new(Vec::new());
+        w.begin_array(values.len());
+        for (i, &v) in values.iter().enumerate() {
+            w.array_item(i);
+            event(&mut w, v);
+        }
+        w.end_array(values.len());
+        w.out
+    }
+
+    fn by_rows<T: Copy>(values: &[T], rows: impl Fn(&mut CompactJsonWriter<Vec<u8>>, &[T])) -> Vec<u8> {
+        let mut w = CompactJsonWriter::new(Vec::new());
+        w.begin_array(values.len());
+        rows(&mut w, values);
+        w.end_array(values.len());
+        w.out
+    }
+
+    #[test]
+    fn decimal_len_at_every_power_of_ten() {
+        assert_eq!(decimal_len(0), 1);
+        for (i, &p) in POW10.iter().enumerate() {
+            assert_eq!(decimal_len(p), i + 1);
+            if p > 1 {
+                assert_eq!(decimal_len(p - 1), i);
+            }
+        }
+        assert_eq!(decimal_len(u64::MAX), 20);
+    }
+
+    #[test]
+    fn integer_rows_equal_events() {
+        let mut ints: Vec<i64> = vec![0, 1, -1, 9, 10, -10, 99, 100, i64::MIN, i64::MAX, i64::MIN + 1];
+        for &p in &POW10[..19] {
+            let p = p as i64;
+            ints.extend([p - 1, p, p + 1, -p + 1, -p, -p - 1]);
+        }
+        // Longer than a chunk, so the chunk boundary is crossed.
+        for n in [0, 1, 2, ROW_CHUNK - 1, ROW_CHUNK, ROW_CHUNK + 1, 3 * ROW_CHUNK + 5] {
+            let v: Vec<i64> = (0..n).map(|i| ints[i % ints.len()]).collect();
+            assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x)));
+            let u: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+            assert_eq!(by_rows(&u, |w, v| w.u64_items(v)), by_events(&u, |w, x| w.u64(x)));
+        }
+        for v in [i8::MIN, -1, 0, 1, 9, 10, 99, 100, i8::MAX] {
+            assert_eq!(by_rows(&[v, v], |w, v| w.i64_items(v)), by_events(&[v, v], |w, x| w.i64(x as i64)));
+        }
+        let all_i8: Vec<i8> = (i8::MIN..=i8::MAX).collect();
+        assert_eq!(by_rows(&all_i8, |w, v| w.i64_items(v)), by_events(&all_i8, |w, x| w.i64(x as i64)));
+        // Widest texts only, over several chunks: the reservations must hold.
+        for v in [u8::MAX, 100] {
+            let row = vec![v; 3 * ROW_CHUNK + 1];
+            assert_eq!(by_rows(&row, |w, v| w.u64_items(v)), by_events(&row, |w, x| w.u64(x as u64)));
+        }
+        let row = vec![i8::MIN; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.i64_items(v)), by_events(&row, |w, x| w.i64(x as i64)));
+        for v in [u16::MAX, 10_000] {
+            let row = vec![v; 3 * ROW_CHUNK + 1];
+            assert_eq!(by_rows(&row, |w, v| w.u64_items(v)), by_events(&row, |w, x| w.u64(x as u64)));
+        }
+        let row = vec![i64::MIN; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.i64_items(v)), by_events(&row, |w, x| w.i64(x)));
+        let row = vec![-1.2345678901234567e-300f64; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.f64_items(v)), by_events(&row, |w, x| w.f64(x)));
+        let all_u8: Vec<u8> = (0..=u8::MAX).collect();
+        assert_eq!(by_rows(&all_u8, |w, v| w.u64_items(v)), by_events(&all_u8, |w, x| w.u64(x as u64)));
+        let i32s = [i32::MIN, i32::MAX, -1_000_000_000, 999_999_999, 0];
+        assert_eq!(by_rows(&i32s, |w, v| w.i64_items(v)), by_events(&i32s, |w, x| w.i64(x as i64)));
+        let u32s = [u32::MAX, 4_000_000_000, 0];
+        assert_eq!(by_rows(&u32s, |w, v| w.u64_items(v)), by_events(&u32s, |w, x| w.u64(x as u64)));
+    }
+
+    #[test]
+    fn float_rows_equal_events() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut floats = vec![
+            0.0, -0.0, 1.0, -1.5, 0.1, 1e-7, 1e15, 1e16, 1e22, 1e300, -1e-300, 5e-324, f64::MAX, f64::MIN_POSITIVE,
+            f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 123456.789, 0.001, 0.000999,
+        ];
+        for _ in 0..5000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            floats.push(f64::from_bits(state));
+            floats.push((state >> 11) as f64 / (1u64 << 40) as f64 - 4000.0);
+        }
+        assert_eq!(by_rows(&floats, |w, v| w.f64_items(v)), by_events(&floats, |w, x| w.f64(x)));
+    }
+
+    #[test]
+    fn bool_rows_equal_events() {
+        for n in [0, 1, 2, 7, ROW_CHUNK, ROW_CHUNK + 1, ROW_CHUNK + 2, 1000] {
+            let v: Vec<u8> = (0..n).map(|i| [0u8, 1, 1, 0, 0, 0, 1, 255, 2][i % 9]).collect();
+            assert_eq!(by_rows(&v, |w, v| w.bool_items(v)), by_events(&v, |w, x| w.bool(x != 0)));
+        }
+        for v in [[0u8; 3], [1; 3]] {
+            assert_eq!(by_rows(&v, |w, v| w.bool_items(v)), by_events(&v, |w, x| w.bool(x != 0)));
+        }
+    }
+
+    #[test]
+    fn pretty_rows_equal_events() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        w.begin_array(3);
+        w.i64_items(&[1i32, -2, 3]);
+        w.end_array(3);
+        let mut e = PrettyJsonWriter::new(Vec::new());
+        e.begin_array(3);
+        for (i, v) in [1i64, -2, 3].into_iter().enumerate() {
+            e.array_item(i);
+            e.i64(v);
+        }
+        e.end_array(3);
+        assert_eq!(w.out, e.out);
     }
 }

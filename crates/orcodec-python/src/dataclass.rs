@@ -176,17 +176,10 @@ unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*
     if wanted.len() > MAX_SCANNED {
         return false;
     }
-    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
-        (0, core::ptr::null_mut(), core::ptr::null_mut());
-    let mut found = 0;
-    while found < wanted.len() && PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
-        if key == wanted[found] {
-            values[found] = value;
-            found += 1;
-        } else if !names.private.contains(&key) {
-            return false;
-        }
-    }
+    let found = match scan_split(dict, names, values) {
+        Some(found) => found,
+        None => scan_entries(dict, names, values),
+    };
     if found < wanted.len() {
         return false;
     }
@@ -194,6 +187,107 @@ unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*
     // changes the dict.
     values[..found].iter().for_each(|&value| Py_INCREF(value));
     true
+}
+
+/// `struct _dictkeysobject` of CPython 3.11 (Include/internal/pycore_dict.h).
+#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+#[repr(C)]
+struct DictKeys {
+    dk_refcnt: Py_ssize_t,
+    dk_log2_size: u8,
+    dk_log2_index_bytes: u8,
+    dk_kind: u8,
+    dk_version: u32,
+    dk_usable: Py_ssize_t,
+    dk_nentries: Py_ssize_t,
+    dk_indices: [u8; 0],
+}
+
+/// `DICT_KEYS_SPLIT`: keys shared by the instances of a class, values in the dict's own array.
+#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+const DICT_KEYS_SPLIT: u8 = 2;
+
+/// The matching part of [`scan_in_order`] by ordinary iteration: how many
+/// of the wanted fields were found in order (borrowed into `values`); a
+/// count below the number of fields means no match.
+unsafe fn scan_entries(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> usize {
+    let wanted = &names.names;
+    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+        (0, core::ptr::null_mut(), core::ptr::null_mut());
+    let mut found = 0;
+    while found < wanted.len() && crate::dictiter::next(dict, &mut pos, &mut key, &mut value) {
+        if key == wanted[found] {
+            values[found] = value;
+            found += 1;
+        } else if !names.private.contains(&key) {
+            return 0;
+        }
+    }
+    found
+}
+
+/// As [`scan_entries`], reading an instance `__dict__` with split keys
+/// (what an instance's inline attributes become) in place on CPython 3.11;
+/// None for any other dict or version, or anything unexpected in the table,
+/// and the caller then iterates the ordinary way.
+#[inline(always)]
+unsafe fn scan_split(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> Option<usize> {
+    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    {
+        let mp = dict as *mut PyDictObject;
+        let vals = (*mp).ma_values as *const *mut PyObject;
+        if vals.is_null() {
+            return None;
+        }
+        let keys = (*mp).ma_keys as *const DictKeys;
+        if (*keys).dk_kind != DICT_KEYS_SPLIT {
+            return None;
+        }
+        // SAFETY: a split table of 3.11: the values array is preceded by
+        // bytes holding, at [-2], the number of values in use and, from [-3]
+        // downwards, their indices in insertion order; index `ix` pairs the
+        // value `vals[ix]` with the key of the shared keys' entry `ix`
+        // (entries of [key, value] after 2**dk_log2_index_bytes index bytes).
+        // The count is checked against ma_used and each index against
+        // dk_nentries before use; on a mismatch the caller iterates the
+        // ordinary way (nothing is taken here). No Python code runs.
+        let order = vals as *const u8;
+        let used = *order.sub(2) as usize;
+        if used as Py_ssize_t != (*mp).ma_used {
+            return None;
+        }
+        let n = (*keys).dk_nentries as usize;
+        let entries = (core::ptr::addr_of!((*keys).dk_indices) as *const u8).add(1usize << (*keys).dk_log2_index_bytes)
+            as *const [*mut PyObject; 2];
+        let wanted = &names.names;
+        let mut found = 0;
+        for k in 0..used {
+            if found == wanted.len() {
+                break;
+            }
+            let ix = *order.sub(3 + k) as usize;
+            if ix >= n {
+                return None;
+            }
+            let value = *vals.add(ix);
+            if value.is_null() {
+                return None;
+            }
+            let key = (*entries.add(ix))[0];
+            if key == wanted[found] {
+                values[found] = value;
+                found += 1;
+            } else if !names.private.contains(&key) {
+                return Some(0);
+            }
+        }
+        return Some(found);
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (dict, names, values);
+        None
+    }
 }
 
 impl<E: Emitter> Walker<E> {

@@ -153,6 +153,27 @@ unsafe fn row_of<E: Emitter, T: Copy>(e: &mut E, data: *const u8, len: usize, wr
     }
 }
 
+/// Writes the `len` values of type `T` at `data` as array items through
+/// `write` and returns true, when `data` is aligned for `T` (numpy's usual
+/// case); else returns false, having written nothing.
+#[inline(always)]
+unsafe fn items<E: Emitter, T: Copy>(e: &mut E, data: *const u8, len: usize, write: impl Fn(&mut E, &[T])) -> bool {
+    if len == 0 {
+        return true;
+    }
+    let p = data as *const T;
+    if !p.is_aligned() {
+        return false;
+    }
+    // SAFETY: the array's data holds `len` initialized values of `T` from
+    // `data` (C-contiguous, native byte order: checked by `layout`; any bit
+    // pattern is a valid int, float or byte), non-null and aligned as just
+    // checked, and stays alive and unchanged while the walker holds the
+    // array (no Python code runs while the row is written).
+    write(e, core::slice::from_raw_parts(p, len));
+    true
+}
+
 /// numpy's "not a time".
 const NAT: i64 = i64::MIN;
 
@@ -430,6 +451,30 @@ impl<E: Emitter> Walker<E> {
     /// The `len` elements of an innermost dimension, from `data`: one loop
     /// per element type, so the type is matched once per row, not per element.
     unsafe fn row(&mut self, layout: &Layout, data: *const u8, len: usize) -> Result<(), EncodeError> {
+        let (d, e) = (data, &mut self.emitter);
+        // Aligned data (numpy's usual) is a slice the backend may write in one loop.
+        let done = match layout.kind {
+            Kind::F64 => items(e, d, len, |e, v: &[f64]| e.f64_items(v)),
+            Kind::I64 => items(e, d, len, |e, v: &[i64]| e.i64_items(v)),
+            Kind::I32 => items(e, d, len, |e, v: &[i32]| e.i64_items(v)),
+            Kind::I16 => items(e, d, len, |e, v: &[i16]| e.i64_items(v)),
+            Kind::I8 => items(e, d, len, |e, v: &[i8]| e.i64_items(v)),
+            Kind::U64 => items(e, d, len, |e, v: &[u64]| e.u64_items(v)),
+            Kind::U32 => items(e, d, len, |e, v: &[u32]| e.u64_items(v)),
+            Kind::U16 => items(e, d, len, |e, v: &[u16]| e.u64_items(v)),
+            Kind::U8 => items(e, d, len, |e, v: &[u8]| e.u64_items(v)),
+            Kind::Bool => items(e, d, len, |e, v: &[u8]| e.bool_items(v)),
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+        self.row_unaligned(layout, data, len)
+    }
+
+    /// As `row`, element by element, for data that may be unaligned.
+    #[inline(never)]
+    unsafe fn row_unaligned(&mut self, layout: &Layout, data: *const u8, len: usize) -> Result<(), EncodeError> {
         let (d, e) = (data, &mut self.emitter);
         match layout.kind {
             Kind::F64 => row_of(e, d, len, |e, v: f64| e.f64(v)),

@@ -51,12 +51,16 @@ unsafe fn lazy(slot: *mut *mut PyObject, module: *mut PyObject, attr: &core::ffi
 /// Whether `ty` is `uuid.UUID` (exactly, as the peers have it).
 #[inline]
 pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
+    let t = TYPES.0.get();
+    // Once found, one compare.
+    if !(*t).uuid.is_null() {
+        return ty == (*t).uuid;
+    }
     // The name first: it keeps `sys.modules` out of the way of every other
     // type while `uuid` is not imported.
     if core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes() != b"UUID" {
         return false;
     }
-    let t = TYPES.0.get();
     ty == lazy(core::ptr::addr_of_mut!((*t).uuid) as *mut *mut PyObject, state().str_uuid, c"UUID") as *mut PyTypeObject
 }
 
@@ -77,4 +81,35 @@ pub unsafe fn is_enum_type(ty: *mut PyTypeObject) -> bool {
 pub unsafe fn dataclass_field_marker() -> *mut PyObject {
     let t = TYPES.0.get();
     lazy(core::ptr::addr_of_mut!((*t).dataclass_field), state().str_dataclasses, c"_FIELD")
+}
+
+/// `member._value_` of an enum member, as `getattr` gives it: a new
+/// reference, or NULL with an exception set. Read straight from the
+/// member's `__dict__` when `getattr` would find it there first: the class
+/// uses the generic `getattr` and has no data descriptor named `_value_`.
+#[inline]
+pub unsafe fn enum_value(obj: *mut PyObject) -> *mut PyObject {
+    let name = state().str_value;
+    let ty = Py_TYPE(obj);
+    if (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc)) {
+        // Borrowed, through CPython's attribute cache.
+        let attr = crate::ffi::_PyType_Lookup(ty, name);
+        if attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none() {
+            let dict = PyObject_GenericGetDict(obj, null_mut());
+            if dict.is_null() {
+                PyErr_Clear();
+            } else {
+                // `name` is an exact, interned str with its hash set: the
+                // lookup runs no Python code and cannot fail (so no
+                // exception to look for when it finds nothing).
+                let value = PyDict_GetItemWithError(dict, name);
+                Py_XINCREF(value);
+                Py_DECREF(dict);
+                if !value.is_null() {
+                    return value;
+                }
+            }
+        }
+    }
+    PyObject_GetAttr(obj, name)
 }

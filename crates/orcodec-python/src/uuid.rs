@@ -5,8 +5,11 @@ use pyo3_ffi::*;
 use crate::state::state;
 use crate::walk::EncodeError;
 
-/// The canonical text of a UUID object (read from its `int` attribute).
+/// The canonical text of a UUID object (from its `int` attribute).
 pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
+    if let Some(value) = int_slot(obj).and_then(|int| crate::pyint::u128_value(int)) {
+        return Ok(format_uuid_u128(value));
+    }
     let int = PyObject_GetAttr(obj, state().str_int);
     if int.is_null() {
         return Err(EncodeError::Raised);
@@ -23,6 +26,39 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
         return Err(EncodeError::Raised);
     }
     Ok(format_uuid(&bytes))
+}
+
+/// What `getattr(obj, "int")` returns (borrowed), read from the instance's
+/// slot without the attribute machinery, when that is certainly the same:
+/// the class's `getattr` is the generic one and `int` on it is the member
+/// descriptor of that very class's `int` slot (as `uuid.UUID`'s `__slots__`
+/// make it), holding an int. None otherwise (the caller calls `getattr`).
+#[inline]
+unsafe fn int_slot(obj: *mut PyObject) -> Option<*mut PyObject> {
+    let ty = Py_TYPE(obj);
+    if !(*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc)) {
+        return None;
+    }
+    // Borrowed, through CPython's attribute cache; the class keeps it alive.
+    let descr = crate::ffi::_PyType_Lookup(ty, state().str_int);
+    if descr.is_null() || Py_TYPE(descr) != core::ptr::addr_of_mut!(PyMemberDescr_Type) {
+        return None;
+    }
+    // SAFETY: `descr` is a member descriptor (type checked just above).
+    let descr = &*(descr as *const PyMemberDescrObject);
+    // A descriptor of another class describes another layout.
+    if descr.d_common.d_type != ty {
+        return None;
+    }
+    let member = &*descr.d_member;
+    // Py_AUDIT_READ (2) members raise an audit event when read: leave those to getattr.
+    if member.type_code != Py_T_OBJECT_EX || member.flags & 2 != 0 {
+        return None;
+    }
+    // SAFETY: a T_OBJECT_EX member of `ty` stores an object pointer (or
+    // NULL when unset) at `offset` in every instance of `ty`, which `obj` is.
+    let value = *((obj as *const u8).add(member.offset as usize) as *const *mut PyObject);
+    (!value.is_null() && PyLong_Check(value) != 0).then_some(value)
 }
 
 /// The 16 big-endian bytes of a non-negative int below 2**128: 0, or -1
@@ -58,4 +94,40 @@ pub fn format_uuid(bytes: &[u8; 16]) -> [u8; 36] {
         out[at + 1] = HEX[(b & 15) as usize];
     }
     out
+}
+
+/// The canonical text of the UUID whose 128-bit value is `value`: the same
+/// as `format_uuid(&value.to_be_bytes())`, eight hex digits at a time.
+pub fn format_uuid_u128(value: u128) -> [u8; 36] {
+    let hex = [
+        hex8((value >> 96) as u32),
+        hex8((value >> 64) as u32),
+        hex8((value >> 32) as u32),
+        hex8(value as u32),
+    ];
+    let mut out = [b'-'; 36];
+    out[0..8].copy_from_slice(&hex[0]);
+    out[9..13].copy_from_slice(&hex[1][..4]);
+    out[14..18].copy_from_slice(&hex[1][4..]);
+    out[19..23].copy_from_slice(&hex[2][..4]);
+    out[24..28].copy_from_slice(&hex[2][4..]);
+    out[28..36].copy_from_slice(&hex[3]);
+    out
+}
+
+/// `v` as eight lowercase hex digits, most significant first, computed in
+/// one 64-bit word (each nibble spread into a byte of its own).
+#[inline(always)]
+fn hex8(v: u32) -> [u8; 8] {
+    let mut x = v as u64;
+    // Nibble k (from the least significant) ends up in byte k.
+    x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+    x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Per byte: 1 where the nibble is 10 or more (adding 6 carries into bit 4).
+    let letters = ((x + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    // '0' + n, and 'a' - '0' - 10 = 39 more for letters; no byte carries.
+    let ascii = x + 0x3030_3030_3030_3030 + letters * 39;
+    // Byte 7 holds the most significant nibble: big-endian order puts it first.
+    ascii.to_be_bytes()
 }

@@ -167,6 +167,17 @@ impl<E: Emitter> Walker<E> {
         if is_enum_type(ty) {
             return self.enum_member(obj);
         }
+        // Exact types that are no subclass of anything below, before the
+        // subclass checks (PyFloat_Check calls PyType_IsSubtype).
+        if self.opts & options::PASSTHROUGH_DATETIME == 0 {
+            if let Some(result) = self.date_or_time(obj) {
+                return result;
+            }
+        }
+        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
+            self.emitter.ascii(&uuid_text(obj)?);
+            return Ok(());
+        }
         if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
             if PyUnicode_Check(obj) != 0 {
                 return self.str(obj);
@@ -203,21 +214,12 @@ impl<E: Emitter> Walker<E> {
                 return self.memoryview(obj);
             }
         }
-        if self.opts & options::PASSTHROUGH_DATETIME == 0 {
-            if let Some(result) = self.date_or_time(obj) {
-                return result;
-            }
-        }
         let s = state();
         if ty == s.fragment_type {
             return self.fragment(obj);
         }
         if E::HAS_BIN && ty == s.ext_type {
             return self.ext(obj);
-        }
-        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
-            self.emitter.ascii(&uuid_text(obj)?);
-            return Ok(());
         }
         if self.opts & options::PASSTHROUGH_DATACLASS == 0 {
             if let Some(fields) = dataclass_fields(obj) {
@@ -243,7 +245,7 @@ impl<E: Emitter> Walker<E> {
         if self.opts & options::PASSTHROUGH_ENUM != 0 {
             return self.call_default(obj);
         }
-        let value = PyObject_GetAttr(obj, state().str_value);
+        let value = crate::pytypes::enum_value(obj);
         if value.is_null() {
             return Err(EncodeError::Raised);
         }
