@@ -2,6 +2,8 @@
 //! and the MessagePack timestamp extension's payload. Pure functions of the
 //! fields; reading them from Python objects is the extension's business.
 
+use crate::decimal::DIGIT_PAIRS;
+
 /// How to spell times and offsets (the datetime options).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
@@ -13,14 +15,6 @@ pub struct Style {
 
 /// Longest text: `YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`.
 const MAX_TEXT: usize = 32;
-
-/// "00" to "99", so two digits take one copy.
-const DIGIT_PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
 
 /// A formatted date/time: ASCII with nothing to escape.
 pub struct DateText {

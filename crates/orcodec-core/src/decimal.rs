@@ -13,23 +13,56 @@ pub const DIGIT_PAIRS: &[u8; 200] = b"\
 /// and `18446744073709551615` are both 20.
 pub const MAX_LEN: usize = 20;
 
+/// 10**i for i in 0..20.
+pub const POWERS_OF_TEN: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
 /// How many decimal digits `v` has (1 for 0).
 #[inline(always)]
 pub fn digit_count(v: u64) -> usize {
     // floor(log10(2) * bits) is the count or one less; one compare decides.
-    const POWERS: [u64; 20] = {
-        let mut p = [1u64; 20];
-        let mut i = 1;
-        while i < 20 {
-            p[i] = p[i - 1] * 10;
-            i += 1;
-        }
-        p
-    };
     let bits = 64 - (v | 1).leading_zeros() as usize;
     let guess = (bits * 1233) >> 12;
     // `| 1` makes 0 count as one digit and changes nothing else (powers of ten are even).
-    guess + ((v | 1) >= POWERS[guess]) as usize
+    guess + ((v | 1) >= POWERS_OF_TEN[guess]) as usize
+}
+
+/// Writes the `len` digits of `v`, which has exactly `len` ([`digit_count`]),
+/// at `out`: four digits per division while there are more than four, then
+/// two, from the end.
+///
+/// # Safety
+/// `out` must be writable for `len` bytes.
+#[inline(always)]
+pub unsafe fn write_digits(out: *mut u8, mut v: u64, len: usize) {
+    debug_assert_eq!(len, digit_count(v));
+    let pairs = DIGIT_PAIRS.as_ptr();
+    let mut end = out.add(len);
+    while v >= 10_000 {
+        let rest = (v % 10_000) as usize;
+        v /= 10_000;
+        end = end.sub(4);
+        core::ptr::copy_nonoverlapping(pairs.add(rest / 100 * 2), end, 2);
+        core::ptr::copy_nonoverlapping(pairs.add(rest % 100 * 2), end.add(2), 2);
+    }
+    if v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        end = end.sub(2);
+        core::ptr::copy_nonoverlapping(pairs.add(pair), end, 2);
+    }
+    if v >= 10 {
+        core::ptr::copy_nonoverlapping(pairs.add(v as usize * 2), out, 2);
+    } else {
+        *out = b'0' + v as u8;
+    }
 }
 
 /// Writes `v` at `out` and returns how many bytes that took.
@@ -37,25 +70,13 @@ pub fn digit_count(v: u64) -> usize {
 /// # Safety
 /// `out` must be writable for [`MAX_LEN`] bytes.
 #[inline(always)]
-pub unsafe fn write_u64(out: *mut u8, mut v: u64) -> usize {
+pub unsafe fn write_u64(out: *mut u8, v: u64) -> usize {
     if v < 10 {
         *out = b'0' + v as u8;
         return 1;
     }
     let len = digit_count(v);
-    let mut end = out.add(len);
-    // Two digits at a time from the end.
-    while v >= 100 {
-        let pair = (v % 100) as usize * 2;
-        v /= 100;
-        end = end.sub(2);
-        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(pair), end, 2);
-    }
-    if v >= 10 {
-        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), out, 2);
-    } else {
-        *out = b'0' + v as u8;
-    }
+    write_digits(out, v, len);
     len
 }
 

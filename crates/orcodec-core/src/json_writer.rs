@@ -618,33 +618,15 @@ pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     extend_short(out, zmij::Buffer::new().format_finite(value).as_bytes());
 }
 
-/// `out.extend(bytes)` for at most 32 bytes (formatted numbers), with two
-/// overlapping fixed-size copies instead of a variable-length one, which is
-/// a call to memcpy.
+/// `out.extend(bytes)` for at most 32 bytes (formatted numbers), without
+/// the call to memcpy a variable-length copy is (see [`copy_short`]).
 #[inline(always)]
 fn extend_short<S: Sink>(out: &mut S, bytes: &[u8]) {
-    let n = bytes.len();
-    debug_assert!(n <= 32);
     out.reserve(32);
-    // SAFETY: 32 >= n bytes reserved; each pair of copies reads `bytes`
-    // within its length (the second one ends at `n`) and covers all of it.
+    // SAFETY: 32 >= bytes.len() bytes reserved just above.
     unsafe {
-        let (src, dst) = (bytes.as_ptr(), out.tail());
-        if n >= 16 {
-            core::ptr::copy_nonoverlapping(src, dst, 16);
-            core::ptr::copy_nonoverlapping(src.add(n - 16), dst.add(n - 16), 16);
-        } else if n >= 8 {
-            core::ptr::copy_nonoverlapping(src, dst, 8);
-            core::ptr::copy_nonoverlapping(src.add(n - 8), dst.add(n - 8), 8);
-        } else if n >= 4 {
-            core::ptr::copy_nonoverlapping(src, dst, 4);
-            core::ptr::copy_nonoverlapping(src.add(n - 4), dst.add(n - 4), 4);
-        } else {
-            for i in 0..n {
-                *dst.add(i) = *src.add(i);
-            }
-        }
-        out.advance(n);
+        copy_short(bytes, out.tail());
+        out.advance(bytes.len());
     }
 }
 
@@ -812,10 +794,8 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         let width = decimal_width(core::mem::size_of::<T>()) + 1;
         if core::mem::size_of::<T>() == 1 {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &I8_TEXT, v.into() as u8));
-        } else if core::mem::size_of::<T>() <= 2 {
-            write_items(&mut self.out, values, width, |r, v| put_i64::<false>(r, v.into()));
         } else {
-            write_items(&mut self.out, values, width, |r, v| put_i64::<true>(r, v.into()));
+            write_items(&mut self.out, values, width, |r, v| put_i64(r, v.into()));
         }
     }
     #[inline]
@@ -831,10 +811,8 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         let width = decimal_width(core::mem::size_of::<T>()) + 1;
         if core::mem::size_of::<T>() == 1 {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &U8_TEXT, v.into() as u8));
-        } else if core::mem::size_of::<T>() <= 2 {
-            write_items(&mut self.out, values, width, |r, v| put_u64::<false>(r, v.into()));
         } else {
-            write_items(&mut self.out, values, width, |r, v| put_u64::<true>(r, v.into()));
+            write_items(&mut self.out, values, width, |r, v| put_u64(r, v.into()));
         }
     }
     #[inline]
@@ -1285,76 +1263,24 @@ fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: i
     }
 }
 
-/// "00" to "99".
-const PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// 10**i for i in 0..20.
-const POW10: [u64; 20] = {
-    let mut t = [1u64; 20];
-    let mut i = 1;
-    while i < 20 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
-
-/// How many decimal digits `v` has (1 for 0).
-#[inline(always)]
-fn decimal_len(v: u64) -> usize {
-    // floor(log10(2) * bits) is the count or one less (1233 / 4096 ~ log10 2).
-    let bits = 64 - (v | 1).leading_zeros() as usize;
-    let t = (bits * 1233) >> 12;
-    (t + (v >= POW10[t]) as usize).max(1)
-}
-
 /// `v` in decimal, straight into the reserved space (at most 20 bytes).
-/// `WIDE` false promises `v < 2**16`.
 #[inline(always)]
-fn put_u64<const WIDE: bool>(r: &mut Reserved, mut v: u64) {
-    debug_assert!(WIDE || v < 1 << 16);
-    let n = decimal_len(v);
+fn put_u64(r: &mut Reserved, v: u64) {
+    let n = decimal::digit_count(v);
     r.reserve(n);
-    // SAFETY: `n` bytes reserved just above; the digits fill exactly them,
-    // from the end, two at a time.
+    // SAFETY: `n` bytes reserved just above, which the digits fill exactly.
     unsafe {
-        let start = r.tail();
-        let mut end = start.add(n);
-        // Four digits per division (a multiply), then two. Values of one or
-        // two bytes (below 10**5) skip the loop entirely.
-        while WIDE && v >= 10_000 {
-            let rest = (v % 10_000) as usize;
-            v /= 10_000;
-            end = end.sub(4);
-            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(rest / 100 * 2), end, 2);
-            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(rest % 100 * 2), end.add(2), 2);
-        }
-        while v >= 100 {
-            let pair = (v % 100) as usize * 2;
-            v /= 100;
-            end = end.sub(2);
-            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(pair), end, 2);
-        }
-        if v >= 10 {
-            core::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(v as usize * 2), start, 2);
-        } else {
-            *start = b'0' + v as u8;
-        }
+        decimal::write_digits(r.tail(), v, n);
         r.advance(n);
     }
 }
 
 #[inline(always)]
-fn put_i64<const WIDE: bool>(r: &mut Reserved, v: i64) {
+fn put_i64(r: &mut Reserved, v: i64) {
     if v < 0 {
         r.push(b'-');
     }
-    put_u64::<WIDE>(r, v.unsigned_abs());
+    put_u64(r, v.unsigned_abs());
 }
 
 /// The text of each byte value as an int8 (`SIGNED`) or uint8, indexed by
@@ -1503,21 +1429,9 @@ mod row_tests {
     }
 
     #[test]
-    fn decimal_len_at_every_power_of_ten() {
-        assert_eq!(decimal_len(0), 1);
-        for (i, &p) in POW10.iter().enumerate() {
-            assert_eq!(decimal_len(p), i + 1);
-            if p > 1 {
-                assert_eq!(decimal_len(p - 1), i);
-            }
-        }
-        assert_eq!(decimal_len(u64::MAX), 20);
-    }
-
-    #[test]
     fn integer_rows_equal_events() {
         let mut ints: Vec<i64> = vec![0, 1, -1, 9, 10, -10, 99, 100, i64::MIN, i64::MAX, i64::MIN + 1];
-        for &p in &POW10[..19] {
+        for &p in &decimal::POWERS_OF_TEN[..19] {
             let p = p as i64;
             ints.extend([p - 1, p, p + 1, -p + 1, -p, -p - 1]);
         }
