@@ -4,6 +4,7 @@
 
 use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::float_parse::decimal_to_f64;
 use crate::json_writer::special_bytes;
 use crate::text::put_code_point;
 
@@ -360,11 +361,11 @@ impl<'a, V> Scanner<'a, V> {
     /// otherwise a float (so integers beyond 64 bits become floats, as in orjson).
     ///
     /// Digits are accumulated while the grammar is checked, so an int needs no
-    /// second pass, and a float with few significant digits and a small
-    /// decimal exponent is computed exactly here (Clinger's fast path: both the
-    /// digits and the power of ten are exact doubles, so one correctly rounded
-    /// multiply or divide gives the correctly rounded result). Every other float
-    /// goes to the standard library's correctly rounded parser.
+    /// second pass, and a float of up to 19 digits is computed from the
+    /// accumulated mantissa and exponent (`float_parse`: Clinger's exact
+    /// path, then Eisel-Lemire). The rare float neither decides (longer
+    /// mantissas, subnormal or overflowing results, ambiguous products) goes
+    /// to the standard library's correctly rounded parser.
     #[inline(always)]
     fn number<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         let input = self.input;
@@ -436,12 +437,11 @@ impl<'a, V> Scanner<'a, V> {
                 }
                 .map_err(Failure::Build);
             }
-        } else if int_digits + fraction_digits <= 19 && mantissa <= 1 << 53 {
-            // Leading zeros count as digits above, which only makes the test stricter.
-            let e = exponent - fraction_digits as i64;
-            if (-22..=22).contains(&e) {
-                let m = mantissa as f64;
-                let v = if e >= 0 { m * POW10[e as usize] } else { m / POW10[(-e) as usize] };
+        } else if int_digits + fraction_digits <= 19 {
+            // The mantissa did not wrap (leading zeros count as digits above,
+            // which only makes the test stricter): the fast paths decide
+            // nearly every float from it without reading the digits again.
+            if let Some(v) = decimal_to_f64(mantissa, exponent - fraction_digits as i64) {
                 return b.f64(if negative { -v } else { v }).map_err(Failure::Build);
             }
         }
@@ -516,12 +516,6 @@ fn parse_eight_digits(w: u64) -> u64 {
     // High 32 bits: 10000 * first group + second group.
     quads.wrapping_mul(1 + (10_000 << 32)) >> 32
 }
-
-/// Powers of ten that doubles hold exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
-];
 
 /// Index of the next `"`, `\\` or control byte (< 0x20) in `input` at or
 /// after `i`, if any: 16 bytes per step with SSE2 (always present on x86-64),
