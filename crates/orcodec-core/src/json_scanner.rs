@@ -268,29 +268,97 @@ impl<'a, V> Scanner<'a, V> {
                     self.pos = i + 1;
                     return Ok(Span::Scratch);
                 }
-                b'\\' => i = self.escape(i)?,
+                b'\\' => {}
                 _ => return err(Kind::ControlCharacterInString, i),
             }
+            i = if i + BLOCKS_NEED <= input.len() && ESCAPES[input[i + 1] as usize] > 1 {
+                self.simple_escapes(i)
+            } else {
+                self.escape(i)?
+            };
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
-            let run = next - i;
-            let len = self.scratch.len();
-            if run <= 16 && i + 16 <= input.len() {
-                // Short runs between escapes (the common case) are copied as
-                // one 16-byte block, of which only `run` bytes are kept.
-                self.scratch.reserve(16);
-                // SAFETY: 16 bytes reserved past `len`, 16 readable at `i`;
-                // the kept bytes are input bytes cut at ASCII specials.
-                unsafe {
-                    core::ptr::copy_nonoverlapping(input.as_ptr().add(i), self.scratch.as_mut_ptr().add(len), 16);
-                    self.scratch.set_len(len + run);
-                }
-            } else {
-                self.scratch.extend_from_slice(&input[i..next]);
-            }
+            self.scratch.extend_from_slice(&input[i..next]);
             i = next;
         }
+    }
+
+    /// Decodes a stretch of simple escapes and the short runs between them,
+    /// from the simple escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
+    /// Returns where it stopped: at a special byte it leaves to the caller
+    /// (quote, control byte, `\u` or invalid escape, or any escape too near
+    /// the end), or after 16 bytes without one.
+    ///
+    /// After each escape the next 16 input bytes are loaded once: stored to
+    /// the output whole (the bytes before the first special byte are kept)
+    /// and compared into a mask of special bytes, which then serves every
+    /// further escape inside that block without another compare.
+    #[inline(always)]
+    fn simple_escapes(&mut self, mut i: usize) -> usize {
+        let input = self.input;
+        let src = input.as_ptr();
+        let mut len = self.scratch.len();
+        'blocks: loop {
+            // `i` is at a backslash whose escape is simple, and
+            // `i + BLOCKS_NEED <= input.len()`.
+            let base = i + 2;
+            let mut mask;
+            // SAFETY (throughout): input reads stay below `base + 17 + 16 =
+            // i + BLOCKS_NEED`; output writes stay inside the 17 bytes of
+            // spare capacity checked just before each. Kept output bytes are
+            // escape values (ASCII) and input bytes cut before ASCII special
+            // bytes, so the scratch stays UTF-8.
+            unsafe {
+                if self.scratch.capacity() - len < 17 {
+                    self.scratch.set_len(len);
+                    self.scratch.reserve(64);
+                }
+                let out = self.scratch.as_mut_ptr().add(len);
+                *out = ESCAPES[*src.add(i + 1) as usize];
+                mask = store_block_special_mask(src.add(base), out.add(1));
+                let k = (mask | 1 << 16).trailing_zeros() as usize;
+                len += 1 + k;
+                i = base + k;
+                if k == 16 {
+                    break;
+                }
+                // `i` is at a special byte inside the block [base, base + 16).
+                loop {
+                    let simple = ESCAPES[*src.add(i + 1) as usize];
+                    if *src.add(i) != b'\\' || simple <= 1 {
+                        break 'blocks;
+                    }
+                    i += 2;
+                    // Specials of this block at or after `i` (none once `i`
+                    // passes its end: the shift is at most 17 < 32).
+                    mask >>= i - base;
+                    mask <<= i - base;
+                    if mask == 0 {
+                        // No special byte left in this block: the next step
+                        // loads a new block from here.
+                        i -= 2;
+                        if i + BLOCKS_NEED > input.len() {
+                            break 'blocks;
+                        }
+                        continue 'blocks;
+                    }
+                    if self.scratch.capacity() - len < 17 {
+                        self.scratch.set_len(len);
+                        self.scratch.reserve(64);
+                    }
+                    let out = self.scratch.as_mut_ptr().add(len);
+                    *out = simple;
+                    core::ptr::copy_nonoverlapping(src.add(i), out.add(1), 16);
+                    let next = base + mask.trailing_zeros() as usize;
+                    len += 1 + (next - i);
+                    i = next;
+                }
+            }
+        }
+        // SAFETY: every byte below `len` was written above or before.
+        unsafe { self.scratch.set_len(len) };
+        i
     }
 
     /// Decodes the escape at `i` (a backslash) into `scratch`; returns the index after it.
@@ -565,6 +633,43 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Input bytes `simple_escapes` may read from the backslash it starts at.
+const BLOCKS_NEED: usize = 2 + 17 + 16;
+
+/// Copies the 16 bytes at `src` to `dst` and returns the mask of `"`, `\\`
+/// and control bytes among them (bit k for byte k).
+///
+/// # Safety
+/// 16 bytes must be readable at `src` and writable at `dst`.
+#[inline(always)]
+unsafe fn store_block_special_mask(src: *const u8, dst: *mut u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline; unaligned 16-byte load
+    // and store within what the caller guarantees.
+    unsafe {
+        use core::arch::x86_64::*;
+        let v = _mm_loadu_si128(src as *const __m128i);
+        _mm_storeu_si128(dst as *mut __m128i, v);
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))),
+            control,
+        );
+        _mm_movemask_epi8(hit) as u32
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        core::ptr::copy_nonoverlapping(src, dst, 16);
+        let mut mask = 0;
+        for k in 0..16 {
+            let c = *src.add(k);
+            mask |= ((c == b'"' || c == b'\\' || c < 0x20) as u32) << k;
+        }
+        mask
+    }
+}
+
 /// Index of the first non-whitespace byte of `input` at or after `i` (or the
 /// end), 16 bytes per step with SSE2.
 #[inline(never)]
@@ -692,6 +797,61 @@ pub(crate) mod tests {
     fn escapes() {
         assert_eq!(ok(r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00z""#), format!("{:?}", "a\"\\/\u{8}\u{c}\n\r\té😀z"));
         assert_eq!(ok(r#""long text before the escape \n and after it""#), format!("{:?}", "long text before the escape \n and after it"));
+    }
+
+    #[test]
+    fn escape_runs_of_every_shape() {
+        // Random texts dense and sparse in escapes, at every offset from the
+        // string's start and the input's end, spelled with short and \u
+        // escapes; decoding gives the text back.
+        let alphabet = ['a', 'b', '"', '\\', '\n', '\t', '/', '\u{1}', '\u{1f}', 'é', '中', '😀', ' '];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for round in 0..20_000 {
+            let len = next(if round % 4 == 0 { 200 } else { 40 }) as usize;
+            let sparse = next(3) == 0;
+            let text: String = (0..len)
+                .map(|_| if sparse && next(8) != 0 { 'x' } else { alphabet[next(alphabet.len() as u64) as usize] })
+                .collect();
+            let mut json = String::from("\"");
+            for c in text.chars() {
+                match (c, next(6)) {
+                    ('"', _) => json.push_str("\\\""),
+                    ('\\', _) => json.push_str("\\\\"),
+                    ('\n', 0) => json.push_str("\\u000a"),
+                    ('\n', _) => json.push_str("\\n"),
+                    ('\t', _) => json.push_str("\\t"),
+                    ('/', 0) => json.push_str("\\/"),
+                    (c, _) if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
+                    ('😀', 0) => json.push_str("\\ud83d\\ude00"),
+                    (c, _) => json.push(c),
+                }
+            }
+            json.push('"');
+            let pad = " ".repeat(next(40) as usize);
+            let tail = " ".repeat(next(40) as usize);
+            assert_eq!(ok(&format!("{pad}[{json}]{tail}")), format!("[{text:?}]"), "{json}");
+            // Cut anywhere inside, or broken by a raw control byte or a bad escape: an error.
+            let cut = next(json.len() as u64) as usize;
+            if json.is_char_boundary(cut) && cut > 0 {
+                let broken = format!("[{}", &json[..cut]);
+                assert!(parse(broken.as_bytes(), &mut Echo).is_err(), "{broken}");
+                // A raw control byte inserted anywhere is refused, at its
+                // place or at the escape it splits.
+                for bad in ["\u{1}", "\u{1f}", "\n"] {
+                    let s = format!("[{}{bad}{}]{tail}", &json[..cut], &json[cut..]);
+                    match parse(s.as_bytes(), &mut Echo) {
+                        Err(Failure::Syntax(e)) => assert!(e.offset <= cut + 1 && e.offset + 12 >= cut, "{s:?}: {e:?}"),
+                        other => panic!("{s:?} gave {other:?}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]
