@@ -305,14 +305,17 @@ impl<'a, V> Scanner<'a, V> {
             let base = i + 2;
             let mut mask;
             // SAFETY (throughout): input reads stay below `base + 17 + 16 =
-            // i + BLOCKS_NEED`; output writes stay inside the 17 bytes of
-            // spare capacity checked just before each. Kept output bytes are
-            // escape values (ASCII) and input bytes cut before ASCII special
-            // bytes, so the scratch stays UTF-8.
+            // i + BLOCKS_NEED`. Output: over one block `len` grows by at most
+            // 16 (1 + k here, then at most 15 - k in the escapes after it,
+            // each of which consumes one input byte more than it keeps), and
+            // each write reaches at most 17 bytes past `len`: 33 bytes of
+            // spare capacity, checked here once per block. Kept output bytes
+            // are escape values (ASCII) and input bytes cut before ASCII
+            // special bytes, so the scratch stays UTF-8.
             unsafe {
-                if self.scratch.capacity() - len < 17 {
+                if self.scratch.capacity() - len < BLOCK_ROOM {
                     self.scratch.set_len(len);
-                    self.scratch.reserve(64);
+                    self.scratch.reserve(4 * BLOCK_ROOM);
                 }
                 let out = self.scratch.as_mut_ptr().add(len);
                 *out = ESCAPES[*src.add(i + 1) as usize];
@@ -343,10 +346,7 @@ impl<'a, V> Scanner<'a, V> {
                         }
                         continue 'blocks;
                     }
-                    if self.scratch.capacity() - len < 17 {
-                        self.scratch.set_len(len);
-                        self.scratch.reserve(64);
-                    }
+                    debug_assert!(self.scratch.capacity() - len >= 17);
                     let out = self.scratch.as_mut_ptr().add(len);
                     *out = simple;
                     core::ptr::copy_nonoverlapping(src.add(i), out.add(1), 16);
@@ -635,6 +635,8 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
 
 /// Input bytes `simple_escapes` may read from the backslash it starts at.
 const BLOCKS_NEED: usize = 2 + 17 + 16;
+/// Spare scratch capacity one block of `simple_escapes` may write into.
+const BLOCK_ROOM: usize = 16 + 17;
 
 /// Copies the 16 bytes at `src` to `dst` and returns the mask of `"`, `\\`
 /// and control bytes among them (bit k for byte k).
