@@ -239,16 +239,30 @@ impl<'a, V> Scanner<'a, V> {
     }
 
     /// Reads a string body; `pos` is just past the opening quote.
+    ///
+    /// Inlined into its callers: most strings end at their first special
+    /// byte, a quote, and that case is a scan and a span; everything else
+    /// (escapes, errors) is out of line.
+    #[inline(always)]
     fn string<E>(&mut self) -> Result<Span, Failure<E>> {
         let start = self.pos;
-        let Some(i) = self.next_special(start) else {
+        let special = self.next_special(start);
+        if let Some(i) = special {
+            if self.input[i] == b'"' {
+                self.pos = i + 1;
+                return Ok(Span::Input(start, i));
+            }
+        }
+        self.string_slow(start, special)
+    }
+
+    /// `string` past its first special byte `special`, which is no quote (or missing).
+    #[inline(never)]
+    fn string_slow<E>(&mut self, start: usize, special: Option<usize>) -> Result<Span, Failure<E>> {
+        let Some(i) = special else {
             return err(Kind::UnexpectedEnd, self.input.len());
         };
         match self.input[i] {
-            b'"' => {
-                self.pos = i + 1;
-                Ok(Span::Input(start, i))
-            }
             b'\\' => {
                 self.scratch.clear();
                 self.scratch.extend_from_slice(&self.input[start..i]);
