@@ -185,6 +185,7 @@ impl<'a, V> Scanner<'a, V> {
     }
 
     /// Reads `"key":` and pushes the key; leaves `pos` at the value.
+    #[inline(always)]
     fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
         match self.peek() {
             Some(b'"') => self.pos += 1,
