@@ -299,81 +299,87 @@ impl<'a, V> Scanner<'a, V> {
         }
     }
 
-    /// Decodes a stretch of simple escapes and the short runs between them,
-    /// from the simple escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
+    /// Decodes simple escapes and the runs between them 16 input bytes at a
+    /// time, from the escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
     /// Returns where it stopped: at a special byte it leaves to the caller
-    /// (quote, control byte, `\u` or invalid escape, or any escape too near
-    /// the end), or after 16 bytes without one.
+    /// (quote, control byte, `\\u` or invalid escape), or anywhere once
+    /// fewer than `BLOCKS_NEED` bytes are left.
     ///
-    /// After each escape the next 16 input bytes are loaded once: stored to
-    /// the output whole (the bytes before the first special byte are kept)
-    /// and compared into a mask of special bytes, which then serves every
-    /// further escape inside that block without another compare.
+    /// Per block, three compares give the backslash, quote and control
+    /// masks; which backslashes start an escape (the 1st, 3rd, ... of each
+    /// run) is worked out on the masks at once, so each escape is then found
+    /// by clearing the lowest bit, and its output offset is its input offset
+    /// less the escapes before it: no escape waits on the one before it.
+    /// Each escape writes its value and stores the 16 input bytes after it;
+    /// what lies between two escapes is kept from that store.
     #[inline(always)]
-    fn simple_escapes(&mut self, mut i: usize) -> usize {
+    fn simple_escapes(&mut self, i: usize) -> usize {
+        const EVEN: u32 = 0x5555;
+        const ODD: u32 = 0xaaaa;
         let input = self.input;
         let src = input.as_ptr();
-        let mut len = self.scratch.len();
-        'blocks: loop {
-            // `i` is at a backslash whose escape is simple, and
-            // `i + BLOCKS_NEED <= input.len()`.
-            let base = i + 2;
-            let mut mask;
-            // SAFETY (throughout): input reads stay below `base + 17 + 16 =
-            // i + BLOCKS_NEED`. Output: over one block `len` grows by at most
-            // 16 (1 + k here, then at most 15 - k in the escapes after it,
-            // each of which consumes one input byte more than it keeps), and
-            // each write reaches at most 17 bytes past `len`: 33 bytes of
-            // spare capacity, checked here once per block. Kept output bytes
-            // are escape values (ASCII) and input bytes cut before ASCII
-            // special bytes, so the scratch stays UTF-8.
+        // Block start `b`; the scratch offset `o_b` its byte maps to; `c` is
+        // 1 when that byte is the escaped character of the previous block's
+        // last escape (already written).
+        let mut b = i;
+        let mut o_b = self.scratch.len();
+        let mut c = 0u32;
+        loop {
+            if self.scratch.capacity() - o_b < BLOCK_ROOM {
+                // SAFETY: the bytes below `o_b` are written (below, or before).
+                unsafe { self.scratch.set_len(o_b) };
+                self.scratch.reserve(4 * BLOCK_ROOM);
+            }
+            // SAFETY: input reads stay below `b + 33 <= b + BLOCKS_NEED`
+            // (block at `b`, escaped bytes up to `b + 16`, stores from up to
+            // `b + 17 + 16`); output writes stay below `o_b + 33 <= capacity`
+            // (escape offsets are at most `o_b + 15`, each followed by a
+            // 16-byte store). Kept output bytes are escape values (ASCII)
+            // and input bytes cut next to ASCII bytes, so the scratch stays
+            // UTF-8.
             unsafe {
-                if self.scratch.capacity() - len < BLOCK_ROOM {
-                    self.scratch.set_len(len);
-                    self.scratch.reserve(4 * BLOCK_ROOM);
-                }
-                let out = self.scratch.as_mut_ptr().add(len);
-                *out = ESCAPES[*src.add(i + 1) as usize];
-                mask = store_block_special_mask(src.add(base), out.add(1));
-                let k = (mask | 1 << 16).trailing_zeros() as usize;
-                len += 1 + k;
-                i = base + k;
-                if k == 16 {
-                    break;
-                }
-                // `i` is at a special byte inside the block [base, base + 16).
-                loop {
-                    let simple = ESCAPES[*src.add(i + 1) as usize];
-                    if *src.add(i) != b'\\' || simple <= 1 {
-                        break 'blocks;
+                let (backslash, quote, control) = block_masks(src.add(b));
+                let out = self.scratch.as_mut_ptr().add(o_b);
+                let runs = backslash & !c;
+                let run_starts = runs & !(runs << 1);
+                // Adding a run's lowest bit clears the run: the runs that
+                // start at an even offset, then the others.
+                let even_runs = runs & !(runs + (run_starts & EVEN));
+                let odd_runs = runs & !even_runs;
+                let starts = (even_runs & EVEN) | (odd_runs & ODD);
+                let escaped = (starts << 1) | c;
+                let stop = (quote & !escaped | control) & 0xffff;
+                let mut todo = if stop != 0 { starts & ((1 << stop.trailing_zeros()) - 1) } else { starts };
+                core::ptr::copy_nonoverlapping(src.add(b + c as usize), out.add(c as usize), 16);
+                let mut done = 0usize;
+                while todo != 0 {
+                    let p = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    let value = ESCAPES[*src.add(b + p + 1) as usize];
+                    let o = p - done;
+                    if value <= 1 {
+                        // `\u` or invalid: the caller takes it from here.
+                        self.scratch.set_len(o_b + o);
+                        return b + p;
                     }
-                    i += 2;
-                    // Specials of this block at or after `i` (none once `i`
-                    // passes its end: the shift is at most 17 < 32).
-                    mask >>= i - base;
-                    mask <<= i - base;
-                    if mask == 0 {
-                        // No special byte left in this block: the next step
-                        // loads a new block from here.
-                        i -= 2;
-                        if i + BLOCKS_NEED > input.len() {
-                            break 'blocks;
-                        }
-                        continue 'blocks;
-                    }
-                    debug_assert!(self.scratch.capacity() - len >= 17);
-                    let out = self.scratch.as_mut_ptr().add(len);
-                    *out = simple;
-                    core::ptr::copy_nonoverlapping(src.add(i), out.add(1), 16);
-                    let next = base + mask.trailing_zeros() as usize;
-                    len += 1 + (next - i);
-                    i = next;
+                    *out.add(o) = value;
+                    core::ptr::copy_nonoverlapping(src.add(b + p + 2), out.add(o + 1), 16);
+                    done += 1;
+                }
+                if stop != 0 {
+                    let p = stop.trailing_zeros() as usize;
+                    self.scratch.set_len(o_b + p - done);
+                    return b + p;
+                }
+                o_b += 16 - done;
+                c = (starts >> 15) & 1;
+                b += 16;
+                if b + BLOCKS_NEED > input.len() {
+                    self.scratch.set_len(o_b + c as usize);
+                    return b + c as usize;
                 }
             }
         }
-        // SAFETY: every byte below `len` was written above or before.
-        unsafe { self.scratch.set_len(len) };
-        i
     }
 
     /// Decodes the escape at `i` (a backslash) into `scratch`; returns the index after it.
@@ -649,41 +655,39 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// Input bytes `simple_escapes` may read from the backslash it starts at.
-const BLOCKS_NEED: usize = 2 + 17 + 16;
+const BLOCKS_NEED: usize = 34;
 /// Spare scratch capacity one block of `simple_escapes` may write into.
-const BLOCK_ROOM: usize = 16 + 17;
+const BLOCK_ROOM: usize = 33;
 
-/// Copies the 16 bytes at `src` to `dst` and returns the mask of `"`, `\\`
-/// and control bytes among them (bit k for byte k).
+/// Masks of the backslashes, quotes and control bytes among the 16 bytes
+/// at `src` (bit k for byte k).
 ///
 /// # Safety
-/// 16 bytes must be readable at `src` and writable at `dst`.
+/// 16 bytes must be readable at `src`.
 #[inline(always)]
-unsafe fn store_block_special_mask(src: *const u8, dst: *mut u8) -> u32 {
+unsafe fn block_masks(src: *const u8) -> (u32, u32, u32) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86-64 baseline; unaligned 16-byte load
-    // and store within what the caller guarantees.
+    // SAFETY: SSE2 is part of the x86-64 baseline; one unaligned 16-byte
+    // load within what the caller guarantees.
     unsafe {
         use core::arch::x86_64::*;
         let v = _mm_loadu_si128(src as *const __m128i);
-        _mm_storeu_si128(dst as *mut __m128i, v);
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        let hit = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))),
-            control,
-        );
-        _mm_movemask_epi8(hit) as u32
+        let backslash = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32;
+        let quote = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32;
+        let control = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)) as u32;
+        (backslash, quote, control)
     }
     #[cfg(not(target_arch = "x86_64"))]
     // SAFETY: as the caller guarantees.
     unsafe {
-        core::ptr::copy_nonoverlapping(src, dst, 16);
-        let mut mask = 0;
+        let (mut backslash, mut quote, mut control) = (0, 0, 0);
         for k in 0..16 {
             let c = *src.add(k);
-            mask |= ((c == b'"' || c == b'\\' || c < 0x20) as u32) << k;
+            backslash |= ((c == b'\\') as u32) << k;
+            quote |= ((c == b'"') as u32) << k;
+            control |= ((c < 0x20) as u32) << k;
         }
-        mask
+        (backslash, quote, control)
     }
 }
 
