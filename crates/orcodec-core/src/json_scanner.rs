@@ -470,7 +470,7 @@ impl<'a, V> Scanner<'a, V> {
         match input.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                (mantissa, i) = digits(input, i, 0);
+                (mantissa, i) = digits::<false>(input, i, 0);
             }
             _ => return err(Kind::InvalidNumber, start),
         }
@@ -481,7 +481,7 @@ impl<'a, V> Scanner<'a, V> {
         if input.get(i) == Some(&b'.') {
             i += 1;
             let fraction_start = i;
-            (mantissa, i) = digits(input, i, mantissa);
+            (mantissa, i) = digits::<true>(input, i, mantissa);
             if i == fraction_start {
                 return err(Kind::InvalidNumber, start);
             }
@@ -562,24 +562,51 @@ static ESCAPES: [u8; 256] = {
 /// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
 /// callers use the value only when they know it did not). Returns the new
 /// value and the index after the digits. Eight digits per step where the
-/// input has them, which also breaks the multiply-add chain of long fractions.
+/// input has them, which also breaks the multiply-add chain of long fractions;
+/// with `TAIL_WORD` (fractions, whose tails are long) a last run of 3 to 7
+/// digits is one step too, while integer parts (short tails) go byte by byte.
 #[inline(always)]
-fn digits(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
+fn digits<const TAIL_WORD: bool>(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
     while i + 8 <= input.len() {
         let mut w = [0u8; 8];
         w.copy_from_slice(&input[i..i + 8]);
         let w = u64::from_le_bytes(w);
-        if !eight_digits(w) {
-            break;
+        if eight_digits(w) {
+            acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
+            i += 8;
+            continue;
         }
-        acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
-        i += 8;
+        let n = leading_digits(w);
+        if TAIL_WORD && n >= 3 {
+            // The last digits of a run (a float's fraction tail): moved to
+            // the top of the word with '0's below, they are one 8-digit value.
+            let shift = 8 * (8 - n) as u32;
+            let padded = w << shift | 0x3030_3030_3030_3030u64 >> (64 - shift);
+            acc = acc.wrapping_mul(POW10_U64[n]).wrapping_add(parse_eight_digits(padded));
+            return (acc, i + n);
+        }
+        break;
     }
     while let Some(&d @ b'0'..=b'9') = input.get(i) {
         acc = acc.wrapping_mul(10).wrapping_add((d - b'0') as u64);
         i += 1;
     }
     (acc, i)
+}
+
+/// 10^n for n < 8.
+const POW10_U64: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/// How many of the bytes of little-endian `w`, from the first, are ASCII
+/// digits (8 when all are). A byte is a digit when its high nibble is 3 and
+/// still is after adding 6; only bytes after the first non-digit can be
+/// disturbed by a carry, so the first non-digit is found exactly.
+#[inline(always)]
+fn leading_digits(w: u64) -> usize {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
+    (other.trailing_zeros() / 8) as usize
 }
 
 /// Whether all eight bytes of little-endian `w` are ASCII digits: each has
@@ -966,10 +993,30 @@ pub(crate) mod tests {
             let mut bytes: [u8; 8] = text.as_bytes().try_into().unwrap();
             bytes[(x % 8) as usize] = [b'/', b':', b'.', b'e', b' ', 0x06, 0xb0, b'?'][((x >> 8) % 8) as usize];
             assert!(!eight_digits(u64::from_le_bytes(bytes)), "{bytes:?}");
+            let first_other = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap();
+            assert_eq!(leading_digits(u64::from_le_bytes(bytes)), first_other, "{bytes:?}");
         }
         assert_eq!(ok("12345678901234567890"), "u12345678901234567890");
         assert_eq!(ok("123456789012345678901"), "f1.2345678901234568e20");
         assert_eq!(ok("0.12345678"), "f0.12345678");
+        // Fraction and integer runs of every length, cut by every kind of byte.
+        for len in 1..=40usize {
+            let run: String = (0..len).map(|k| char::from(b'0' + ((k * 7 + 3) % 10) as u8)).collect();
+            for tail in ["]", ",1]", " ]", "e5]", "\n]"] {
+                let text = format!("[1.{run}{tail}");
+                let want: f64 = format!("1.{run}{}", if tail.starts_with('e') { "e5" } else { "" }).parse().unwrap();
+                assert!(ok(&text).starts_with(&format!("[f{want:?}")), "{text}: {}", ok(&text));
+                let digits = run.trim_start_matches('0');
+                if !digits.is_empty() && !tail.starts_with('e') {
+                    let int = format!("[{digits}{tail}");
+                    let want = match digits.parse::<u64>() {
+                        Ok(v) => format!("[u{v}"),
+                        Err(_) => format!("[f{:?}", digits.parse::<f64>().unwrap()),
+                    };
+                    assert!(ok(&int).starts_with(&want), "{int}: {}", ok(&int));
+                }
+            }
+        }
     }
 
     #[test]
