@@ -29,6 +29,9 @@ DOCUMENTS = [
 JSON_TEXTS = [
     b' [ 1 , 2 ]\n', b'{"a":1,"a":2}', b'"\\ud83d\\ude00 \\u00e9 \\u0000"', b'1E+2', b'-0.0e-0',
     b'123456789012345678901234567890', b'1e400', b'[' * 20 + b']' * 20, b'\t{\r\n"k" :\t[]\n}',
+    # Escapes dense enough for the block decoder, backslash runs across block ends.
+    b'["' + b'a\\"b\\\\c\\n' * 12 + b'", "' + b'\\\\' * 9 + b'\\"x' + b'\\\\\\u00e9' * 5 + b'"]',
+    b'[1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740993, 0.30000000000000004, 1e23]',
 ]
 
 MSGPACK_EXTRA = [

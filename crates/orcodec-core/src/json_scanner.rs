@@ -4,6 +4,7 @@
 
 use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::float_parse::decimal_to_f64;
 use crate::json_writer::special_bytes;
 use crate::text::put_code_point;
 
@@ -184,6 +185,7 @@ impl<'a, V> Scanner<'a, V> {
     }
 
     /// Reads `"key":` and pushes the key; leaves `pos` at the value.
+    #[inline(always)]
     fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
         match self.peek() {
             Some(b'"') => self.pos += 1,
@@ -238,16 +240,30 @@ impl<'a, V> Scanner<'a, V> {
     }
 
     /// Reads a string body; `pos` is just past the opening quote.
+    ///
+    /// Inlined into its callers: most strings end at their first special
+    /// byte, a quote, and that case is a scan and a span; everything else
+    /// (escapes, errors) is out of line.
+    #[inline(always)]
     fn string<E>(&mut self) -> Result<Span, Failure<E>> {
         let start = self.pos;
-        let Some(i) = self.next_special(start) else {
+        let special = self.next_special(start);
+        if let Some(i) = special {
+            if self.input[i] == b'"' {
+                self.pos = i + 1;
+                return Ok(Span::Input(start, i));
+            }
+        }
+        self.string_slow(start, special)
+    }
+
+    /// `string` past its first special byte `special`, which is no quote (or missing).
+    #[inline(never)]
+    fn string_slow<E>(&mut self, start: usize, special: Option<usize>) -> Result<Span, Failure<E>> {
+        let Some(i) = special else {
             return err(Kind::UnexpectedEnd, self.input.len());
         };
         match self.input[i] {
-            b'"' => {
-                self.pos = i + 1;
-                Ok(Span::Input(start, i))
-            }
             b'\\' => {
                 self.scratch.clear();
                 self.scratch.extend_from_slice(&self.input[start..i]);
@@ -267,28 +283,102 @@ impl<'a, V> Scanner<'a, V> {
                     self.pos = i + 1;
                     return Ok(Span::Scratch);
                 }
-                b'\\' => i = self.escape(i)?,
+                b'\\' => {}
                 _ => return err(Kind::ControlCharacterInString, i),
             }
+            i = if i + BLOCKS_NEED <= input.len() && ESCAPES[input[i + 1] as usize] > 1 {
+                self.simple_escapes(i)
+            } else {
+                self.escape(i)?
+            };
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
-            let run = next - i;
-            let len = self.scratch.len();
-            if run <= 16 && i + 16 <= input.len() {
-                // Short runs between escapes (the common case) are copied as
-                // one 16-byte block, of which only `run` bytes are kept.
-                self.scratch.reserve(16);
-                // SAFETY: 16 bytes reserved past `len`, 16 readable at `i`;
-                // the kept bytes are input bytes cut at ASCII specials.
-                unsafe {
-                    core::ptr::copy_nonoverlapping(input.as_ptr().add(i), self.scratch.as_mut_ptr().add(len), 16);
-                    self.scratch.set_len(len + run);
-                }
-            } else {
-                self.scratch.extend_from_slice(&input[i..next]);
-            }
+            self.scratch.extend_from_slice(&input[i..next]);
             i = next;
+        }
+    }
+
+    /// Decodes simple escapes and the runs between them 16 input bytes at a
+    /// time, from the escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
+    /// Returns where it stopped: at a special byte it leaves to the caller
+    /// (quote, control byte, `\\u` or invalid escape), or anywhere once
+    /// fewer than `BLOCKS_NEED` bytes are left.
+    ///
+    /// Per block, three compares give the backslash, quote and control
+    /// masks; which backslashes start an escape (the 1st, 3rd, ... of each
+    /// run) is worked out on the masks at once, so each escape is then found
+    /// by clearing the lowest bit, and its output offset is its input offset
+    /// less the escapes before it: no escape waits on the one before it.
+    /// Each escape writes its value and stores the 16 input bytes after it;
+    /// what lies between two escapes is kept from that store.
+    #[inline(always)]
+    fn simple_escapes(&mut self, i: usize) -> usize {
+        const EVEN: u32 = 0x5555;
+        const ODD: u32 = 0xaaaa;
+        let input = self.input;
+        let src = input.as_ptr();
+        // Block start `b`; the scratch offset `o_b` its byte maps to; `c` is
+        // 1 when that byte is the escaped character of the previous block's
+        // last escape (already written).
+        let mut b = i;
+        let mut o_b = self.scratch.len();
+        let mut c = 0u32;
+        loop {
+            if self.scratch.capacity() - o_b < BLOCK_ROOM {
+                // SAFETY: the bytes below `o_b` are written (below, or before).
+                unsafe { self.scratch.set_len(o_b) };
+                self.scratch.reserve(4 * BLOCK_ROOM);
+            }
+            // SAFETY: input reads stay below `b + 33 <= b + BLOCKS_NEED`
+            // (block at `b`, escaped bytes up to `b + 16`, stores from up to
+            // `b + 17 + 16`); output writes stay below `o_b + 33 <= capacity`
+            // (escape offsets are at most `o_b + 15`, each followed by a
+            // 16-byte store). Kept output bytes are escape values (ASCII)
+            // and input bytes cut next to ASCII bytes, so the scratch stays
+            // UTF-8.
+            unsafe {
+                let (backslash, quote, control) = block_masks(src.add(b));
+                let out = self.scratch.as_mut_ptr().add(o_b);
+                let runs = backslash & !c;
+                let run_starts = runs & !(runs << 1);
+                // Adding a run's lowest bit clears the run: the runs that
+                // start at an even offset, then the others.
+                let even_runs = runs & !(runs + (run_starts & EVEN));
+                let odd_runs = runs & !even_runs;
+                let starts = (even_runs & EVEN) | (odd_runs & ODD);
+                let escaped = (starts << 1) | c;
+                let stop = (quote & !escaped | control) & 0xffff;
+                let mut todo = if stop != 0 { starts & ((1 << stop.trailing_zeros()) - 1) } else { starts };
+                core::ptr::copy_nonoverlapping(src.add(b + c as usize), out.add(c as usize), 16);
+                let mut done = 0usize;
+                while todo != 0 {
+                    let p = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    let value = ESCAPES[*src.add(b + p + 1) as usize];
+                    let o = p - done;
+                    if value <= 1 {
+                        // `\u` or invalid: the caller takes it from here.
+                        self.scratch.set_len(o_b + o);
+                        return b + p;
+                    }
+                    *out.add(o) = value;
+                    core::ptr::copy_nonoverlapping(src.add(b + p + 2), out.add(o + 1), 16);
+                    done += 1;
+                }
+                if stop != 0 {
+                    let p = stop.trailing_zeros() as usize;
+                    self.scratch.set_len(o_b + p - done);
+                    return b + p;
+                }
+                o_b += 16 - done;
+                c = (starts >> 15) & 1;
+                b += 16;
+                if b + BLOCKS_NEED > input.len() {
+                    self.scratch.set_len(o_b + c as usize);
+                    return b + c as usize;
+                }
+            }
         }
     }
 
@@ -360,11 +450,11 @@ impl<'a, V> Scanner<'a, V> {
     /// otherwise a float (so integers beyond 64 bits become floats, as in orjson).
     ///
     /// Digits are accumulated while the grammar is checked, so an int needs no
-    /// second pass, and a float with few significant digits and a small
-    /// decimal exponent is computed exactly here (Clinger's fast path: both the
-    /// digits and the power of ten are exact doubles, so one correctly rounded
-    /// multiply or divide gives the correctly rounded result). Every other float
-    /// goes to the standard library's correctly rounded parser.
+    /// second pass, and a float of up to 19 digits is computed from the
+    /// accumulated mantissa and exponent (`float_parse`: Clinger's exact
+    /// path, then Eisel-Lemire). The rare float neither decides (longer
+    /// mantissas, subnormal or overflowing results, ambiguous products) goes
+    /// to the standard library's correctly rounded parser.
     #[inline(always)]
     fn number<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         let input = self.input;
@@ -380,7 +470,7 @@ impl<'a, V> Scanner<'a, V> {
         match input.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                (mantissa, i) = digits(input, i, 0);
+                (mantissa, i) = digits::<false>(input, i, 0);
             }
             _ => return err(Kind::InvalidNumber, start),
         }
@@ -391,7 +481,7 @@ impl<'a, V> Scanner<'a, V> {
         if input.get(i) == Some(&b'.') {
             i += 1;
             let fraction_start = i;
-            (mantissa, i) = digits(input, i, mantissa);
+            (mantissa, i) = digits::<true>(input, i, mantissa);
             if i == fraction_start {
                 return err(Kind::InvalidNumber, start);
             }
@@ -436,12 +526,11 @@ impl<'a, V> Scanner<'a, V> {
                 }
                 .map_err(Failure::Build);
             }
-        } else if int_digits + fraction_digits <= 19 && mantissa <= 1 << 53 {
-            // Leading zeros count as digits above, which only makes the test stricter.
-            let e = exponent - fraction_digits as i64;
-            if (-22..=22).contains(&e) {
-                let m = mantissa as f64;
-                let v = if e >= 0 { m * POW10[e as usize] } else { m / POW10[(-e) as usize] };
+        } else if int_digits + fraction_digits <= 19 {
+            // The mantissa did not wrap (leading zeros count as digits above,
+            // which only makes the test stricter): the fast paths decide
+            // nearly every float from it without reading the digits again.
+            if let Some(v) = decimal_to_f64(mantissa, exponent - fraction_digits as i64) {
                 return b.f64(if negative { -v } else { v }).map_err(Failure::Build);
             }
         }
@@ -473,24 +562,51 @@ static ESCAPES: [u8; 256] = {
 /// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
 /// callers use the value only when they know it did not). Returns the new
 /// value and the index after the digits. Eight digits per step where the
-/// input has them, which also breaks the multiply-add chain of long fractions.
+/// input has them, which also breaks the multiply-add chain of long fractions;
+/// with `TAIL_WORD` (fractions, whose tails are long) a last run of 3 to 7
+/// digits is one step too, while integer parts (short tails) go byte by byte.
 #[inline(always)]
-fn digits(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
+fn digits<const TAIL_WORD: bool>(input: &[u8], mut i: usize, mut acc: u64) -> (u64, usize) {
     while i + 8 <= input.len() {
         let mut w = [0u8; 8];
         w.copy_from_slice(&input[i..i + 8]);
         let w = u64::from_le_bytes(w);
-        if !eight_digits(w) {
-            break;
+        if eight_digits(w) {
+            acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
+            i += 8;
+            continue;
         }
-        acc = acc.wrapping_mul(100_000_000).wrapping_add(parse_eight_digits(w));
-        i += 8;
+        let n = leading_digits(w);
+        if TAIL_WORD && n >= 3 {
+            // The last digits of a run (a float's fraction tail): moved to
+            // the top of the word with '0's below, they are one 8-digit value.
+            let shift = 8 * (8 - n) as u32;
+            let padded = w << shift | 0x3030_3030_3030_3030u64 >> (64 - shift);
+            acc = acc.wrapping_mul(POW10_U64[n]).wrapping_add(parse_eight_digits(padded));
+            return (acc, i + n);
+        }
+        break;
     }
     while let Some(&d @ b'0'..=b'9') = input.get(i) {
         acc = acc.wrapping_mul(10).wrapping_add((d - b'0') as u64);
         i += 1;
     }
     (acc, i)
+}
+
+/// 10^n for n < 8.
+const POW10_U64: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/// How many of the bytes of little-endian `w`, from the first, are ASCII
+/// digits (8 when all are). A byte is a digit when its high nibble is 3 and
+/// still is after adding 6; only bytes after the first non-digit can be
+/// disturbed by a carry, so the first non-digit is found exactly.
+#[inline(always)]
+fn leading_digits(w: u64) -> usize {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
+    (other.trailing_zeros() / 8) as usize
 }
 
 /// Whether all eight bytes of little-endian `w` are ASCII digits: each has
@@ -516,12 +632,6 @@ fn parse_eight_digits(w: u64) -> u64 {
     // High 32 bits: 10000 * first group + second group.
     quads.wrapping_mul(1 + (10_000 << 32)) >> 32
 }
-
-/// Powers of ten that doubles hold exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
-];
 
 /// Index of the next `"`, `\\` or control byte (< 0x20) in `input` at or
 /// after `i`, if any: 16 bytes per step with SSE2 (always present on x86-64),
@@ -571,8 +681,49 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Input bytes `simple_escapes` may read from the backslash it starts at.
+const BLOCKS_NEED: usize = 34;
+/// Spare scratch capacity one block of `simple_escapes` may write into.
+const BLOCK_ROOM: usize = 33;
+
+/// Masks of the backslashes, quotes and control bytes among the 16 bytes
+/// at `src` (bit k for byte k).
+///
+/// # Safety
+/// 16 bytes must be readable at `src`.
+#[inline(always)]
+unsafe fn block_masks(src: *const u8) -> (u32, u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline; one unaligned 16-byte
+    // load within what the caller guarantees.
+    unsafe {
+        use core::arch::x86_64::*;
+        let v = _mm_loadu_si128(src as *const __m128i);
+        let backslash = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32;
+        let quote = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32;
+        let control = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)) as u32;
+        (backslash, quote, control)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let (mut backslash, mut quote, mut control) = (0, 0, 0);
+        for k in 0..16 {
+            let c = *src.add(k);
+            backslash |= ((c == b'\\') as u32) << k;
+            quote |= ((c == b'"') as u32) << k;
+            control |= ((c < 0x20) as u32) << k;
+        }
+        (backslash, quote, control)
+    }
+}
+
 /// Index of the first non-whitespace byte of `input` at or after `i` (or the
 /// end), 16 bytes per step with SSE2.
+///
+/// Runs are mostly spaces (indentation after a newline), so each block is
+/// compared with the space only; a newline, return or tab where that stops
+/// is stepped over and the scan goes on from the byte after it.
 #[inline(never)]
 fn skip_whitespace_run(input: &[u8], mut i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -583,15 +734,16 @@ fn skip_whitespace_run(input: &[u8], mut i: usize) -> usize {
         unsafe {
             while i + 16 <= input.len() {
                 let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
-                let space = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))),
-                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
-                );
-                let other = !(_mm_movemask_epi8(space) as u32) & 0xffff;
+                let other = !(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8))) as u32) & 0xffff;
                 if other != 0 {
-                    return i + other.trailing_zeros() as usize;
+                    i += other.trailing_zeros() as usize;
+                    if !matches!(input[i], b'\n' | b'\r' | b'\t') {
+                        return i;
+                    }
+                    i += 1;
+                } else {
+                    i += 16;
                 }
-                i += 16;
             }
         }
     }
@@ -701,6 +853,61 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn escape_runs_of_every_shape() {
+        // Random texts dense and sparse in escapes, at every offset from the
+        // string's start and the input's end, spelled with short and \u
+        // escapes; decoding gives the text back.
+        let alphabet = ['a', 'b', '"', '\\', '\n', '\t', '/', '\u{1}', '\u{1f}', 'é', '中', '😀', ' '];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for round in 0..20_000 {
+            let len = next(if round % 4 == 0 { 200 } else { 40 }) as usize;
+            let sparse = next(3) == 0;
+            let text: String = (0..len)
+                .map(|_| if sparse && next(8) != 0 { 'x' } else { alphabet[next(alphabet.len() as u64) as usize] })
+                .collect();
+            let mut json = String::from("\"");
+            for c in text.chars() {
+                match (c, next(6)) {
+                    ('"', _) => json.push_str("\\\""),
+                    ('\\', _) => json.push_str("\\\\"),
+                    ('\n', 0) => json.push_str("\\u000a"),
+                    ('\n', _) => json.push_str("\\n"),
+                    ('\t', _) => json.push_str("\\t"),
+                    ('/', 0) => json.push_str("\\/"),
+                    (c, _) if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
+                    ('😀', 0) => json.push_str("\\ud83d\\ude00"),
+                    (c, _) => json.push(c),
+                }
+            }
+            json.push('"');
+            let pad = " ".repeat(next(40) as usize);
+            let tail = " ".repeat(next(40) as usize);
+            assert_eq!(ok(&format!("{pad}[{json}]{tail}")), format!("[{text:?}]"), "{json}");
+            // Cut anywhere inside, or broken by a raw control byte or a bad escape: an error.
+            let cut = next(json.len() as u64) as usize;
+            if json.is_char_boundary(cut) && cut > 0 {
+                let broken = format!("[{}", &json[..cut]);
+                assert!(parse(broken.as_bytes(), &mut Echo).is_err(), "{broken}");
+                // A raw control byte inserted anywhere is refused, at its
+                // place or at the escape it splits.
+                for bad in ["\u{1}", "\u{1f}", "\n"] {
+                    let s = format!("[{}{bad}{}]{tail}", &json[..cut], &json[cut..]);
+                    match parse(s.as_bytes(), &mut Echo) {
+                        Err(Failure::Syntax(e)) => assert!(e.offset <= cut + 1 && e.offset + 12 >= cut, "{s:?}: {e:?}"),
+                        other => panic!("{s:?} gave {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn errors_with_offsets() {
         assert_eq!(fail(b""), (Kind::EmptyDocument, 0));
         assert_eq!(fail(b"  "), (Kind::EmptyDocument, 2));
@@ -786,10 +993,30 @@ pub(crate) mod tests {
             let mut bytes: [u8; 8] = text.as_bytes().try_into().unwrap();
             bytes[(x % 8) as usize] = [b'/', b':', b'.', b'e', b' ', 0x06, 0xb0, b'?'][((x >> 8) % 8) as usize];
             assert!(!eight_digits(u64::from_le_bytes(bytes)), "{bytes:?}");
+            let first_other = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap();
+            assert_eq!(leading_digits(u64::from_le_bytes(bytes)), first_other, "{bytes:?}");
         }
         assert_eq!(ok("12345678901234567890"), "u12345678901234567890");
         assert_eq!(ok("123456789012345678901"), "f1.2345678901234568e20");
         assert_eq!(ok("0.12345678"), "f0.12345678");
+        // Fraction and integer runs of every length, cut by every kind of byte.
+        for len in 1..=40usize {
+            let run: String = (0..len).map(|k| char::from(b'0' + ((k * 7 + 3) % 10) as u8)).collect();
+            for tail in ["]", ",1]", " ]", "e5]", "\n]"] {
+                let text = format!("[1.{run}{tail}");
+                let want: f64 = format!("1.{run}{}", if tail.starts_with('e') { "e5" } else { "" }).parse().unwrap();
+                assert!(ok(&text).starts_with(&format!("[f{want:?}")), "{text}: {}", ok(&text));
+                let digits = run.trim_start_matches('0');
+                if !digits.is_empty() && !tail.starts_with('e') {
+                    let int = format!("[{digits}{tail}");
+                    let want = match digits.parse::<u64>() {
+                        Ok(v) => format!("[u{v}"),
+                        Err(_) => format!("[f{:?}", digits.parse::<f64>().unwrap()),
+                    };
+                    assert!(ok(&int).starts_with(&want), "{int}: {}", ok(&int));
+                }
+            }
+        }
     }
 
     #[test]

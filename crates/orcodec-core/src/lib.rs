@@ -15,10 +15,12 @@ pub mod datetime;
 pub mod decimal;
 pub mod emit;
 pub mod error;
+pub mod float_parse;
 pub mod json_scanner;
 pub mod json_writer;
 pub mod msgpack_reader;
 pub mod msgpack_writer;
+mod pow5_table;
 pub mod sink;
 pub mod text;
 

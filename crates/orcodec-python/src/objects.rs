@@ -68,11 +68,27 @@ pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
 /// A code unit of one of CPython's compact str kinds (PEP 393).
 trait Unit: Copy {
     fn from_code_point(c: u32) -> Self;
+    /// Writes the 8 bytes of little-endian `word` as 8 units at `out`.
+    ///
+    /// # Safety
+    /// `out` has room for 8 units.
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut Self) {
+        for k in 0..8 {
+            // SAFETY: k < 8, inside the room the caller guarantees.
+            unsafe { *out.add(k) = Self::from_code_point((word >> (8 * k)) as u8 as u32) };
+        }
+    }
 }
 impl Unit for u8 {
     #[inline(always)]
     fn from_code_point(c: u32) -> u8 {
         c as u8
+    }
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u8) {
+        // SAFETY: 8 bytes of room, as the caller guarantees.
+        unsafe { core::ptr::write_unaligned(out as *mut u64, word.to_le()) }
     }
 }
 impl Unit for u16 {
@@ -80,11 +96,35 @@ impl Unit for u16 {
     fn from_code_point(c: u32) -> u16 {
         c as u16
     }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u16) {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is x86-64 baseline; one 16-byte store into the 8
+        // units of room the caller guarantees.
+        unsafe {
+            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), _mm_setzero_si128());
+            _mm_storeu_si128(out as *mut __m128i, v);
+        }
+    }
 }
 impl Unit for u32 {
     #[inline(always)]
     fn from_code_point(c: u32) -> u32 {
         c
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u32) {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is x86-64 baseline; two 16-byte stores into the 8
+        // units (32 bytes) of room the caller guarantees.
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), zero);
+            _mm_storeu_si128(out as *mut __m128i, _mm_unpacklo_epi16(v, zero));
+            _mm_storeu_si128(out.add(4) as *mut __m128i, _mm_unpackhi_epi16(v, zero));
+        }
     }
 }
 
@@ -92,9 +132,10 @@ impl Unit for u32 {
 /// fit `T` (the caller picked the kind from the largest lead byte).
 ///
 /// # Safety
-/// `bytes` is valid UTF-8 and `out` has room for one unit per code point.
+/// `bytes` is valid UTF-8 and `out` has room for `units` units, one per code point.
 #[inline(always)]
-unsafe fn decode_utf8_into<T: Unit>(bytes: &[u8], mut out: *mut T) {
+unsafe fn decode_utf8_into<T: Unit>(bytes: &[u8], mut out: *mut T, units: usize) {
+    let end = out.add(units);
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let n = bytes.len();
     let p = bytes.as_ptr();
@@ -107,9 +148,20 @@ unsafe fn decode_utf8_into<T: Unit>(bytes: &[u8], mut out: *mut T) {
         if b0 < 0x80 {
             // An ASCII run: up to 8 bytes per step, stopping at the first
             // non-ASCII byte of the word (at least one, this one, is ASCII).
+            // With room for 8 units, all 8 bytes are widened at once and
+            // the units past the run are overwritten by what follows (every
+            // unit up to `end` is written in order, so none is left stale).
             let run = if i + 8 <= n {
-                let high = u64::from_le_bytes(*(p.add(i) as *const [u8; 8])) & HIGHS;
-                if high == 0 { 8 } else { (high.trailing_zeros() / 8) as usize }
+                let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+                let high = word & HIGHS;
+                let run = if high == 0 { 8 } else { (high.trailing_zeros() / 8) as usize };
+                if end.offset_from(out) >= 8 {
+                    T::widen8(word, out);
+                    out = out.add(run);
+                    i += run;
+                    continue;
+                }
+                run
             } else {
                 1
             };
@@ -198,9 +250,9 @@ unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
     // `maxchar` selects, and every code point fits that kind.
     let data = PyUnicode_DATA(obj);
     match maxchar {
-        0xff => decode_utf8_into(bytes, data as *mut u8),
-        0xffff => decode_utf8_into(bytes, data as *mut u16),
-        _ => decode_utf8_into(bytes, data as *mut u32),
+        0xff => decode_utf8_into(bytes, data as *mut u8, chars),
+        0xffff => decode_utf8_into(bytes, data as *mut u16, chars),
+        _ => decode_utf8_into(bytes, data as *mut u32, chars),
     }
     obj
 }
