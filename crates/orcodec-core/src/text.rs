@@ -110,6 +110,137 @@ pub unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     }
 }
 
+/// Copies `src` to `dst` if it is all ASCII, checking and copying in one
+/// pass (the decoders' long strings: a separate check would read them twice).
+/// Returns false if any byte is not ASCII; `dst` then holds a partial copy.
+///
+/// # Safety
+/// `dst` must be valid for writing `src.len()` bytes and not overlap `src`.
+#[inline]
+pub unsafe fn copy_if_ascii(src: &[u8], dst: *mut u8) -> bool {
+    let n = src.len();
+    if n < 16 {
+        if !crate::ascii::is_ascii(src) {
+            return false;
+        }
+        copy_bytes(src, dst);
+        return true;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx2_available() {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return copy_if_ascii_avx2(src, dst);
+        }
+        copy_if_ascii_sse2(src, dst)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        if !src.is_ascii() {
+            return false;
+        }
+        core::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
+        true
+    }
+}
+
+/// Whether the CPU has AVX2, detected once (std caches the answer).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn avx2_available() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+/// `copy_if_ascii` for at least 16 bytes, 64 per step with SSE2 (baseline on
+/// x86-64); the last block overlaps the one before it.
+///
+/// # Safety
+/// As `copy_if_ascii`, and `src.len() >= 16`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn copy_if_ascii_sse2(src: &[u8], dst: *mut u8) -> bool {
+    use core::arch::x86_64::*;
+    let n = src.len();
+    let p = src.as_ptr();
+    let mut i = 0;
+    // SAFETY (all loads and stores): each 16-byte access starts at an offset
+    // `o` with `o + 16 <= n`, inside both `src` and `dst`.
+    while i + 64 <= n {
+        let a = _mm_loadu_si128(p.add(i) as *const __m128i);
+        let b = _mm_loadu_si128(p.add(i + 16) as *const __m128i);
+        let c = _mm_loadu_si128(p.add(i + 32) as *const __m128i);
+        let d = _mm_loadu_si128(p.add(i + 48) as *const __m128i);
+        if _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) != 0 {
+            return false;
+        }
+        _mm_storeu_si128(dst.add(i) as *mut __m128i, a);
+        _mm_storeu_si128(dst.add(i + 16) as *mut __m128i, b);
+        _mm_storeu_si128(dst.add(i + 32) as *mut __m128i, c);
+        _mm_storeu_si128(dst.add(i + 48) as *mut __m128i, d);
+        i += 64;
+    }
+    while i + 16 <= n {
+        let a = _mm_loadu_si128(p.add(i) as *const __m128i);
+        if _mm_movemask_epi8(a) != 0 {
+            return false;
+        }
+        _mm_storeu_si128(dst.add(i) as *mut __m128i, a);
+        i += 16;
+    }
+    if i < n {
+        let a = _mm_loadu_si128(p.add(n - 16) as *const __m128i);
+        if _mm_movemask_epi8(a) != 0 {
+            return false;
+        }
+        _mm_storeu_si128(dst.add(n - 16) as *mut __m128i, a);
+    }
+    true
+}
+
+/// `copy_if_ascii` for at least 16 bytes, 128 per step with AVX2.
+///
+/// # Safety
+/// As `copy_if_ascii_sse2`, and the CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn copy_if_ascii_avx2(src: &[u8], dst: *mut u8) -> bool {
+    use core::arch::x86_64::*;
+    let n = src.len();
+    let p = src.as_ptr();
+    let mut i = 0;
+    // SAFETY (all loads and stores): each 32-byte access starts at an offset
+    // `o` with `o + 32 <= n`, inside both `src` and `dst`.
+    while i + 128 <= n {
+        let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
+        let b = _mm256_loadu_si256(p.add(i + 32) as *const __m256i);
+        let c = _mm256_loadu_si256(p.add(i + 64) as *const __m256i);
+        let d = _mm256_loadu_si256(p.add(i + 96) as *const __m256i);
+        if _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) != 0 {
+            return false;
+        }
+        _mm256_storeu_si256(dst.add(i) as *mut __m256i, a);
+        _mm256_storeu_si256(dst.add(i + 32) as *mut __m256i, b);
+        _mm256_storeu_si256(dst.add(i + 64) as *mut __m256i, c);
+        _mm256_storeu_si256(dst.add(i + 96) as *mut __m256i, d);
+        i += 128;
+    }
+    while i + 32 <= n {
+        let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
+        if _mm256_movemask_epi8(a) != 0 {
+            return false;
+        }
+        _mm256_storeu_si256(dst.add(i) as *mut __m256i, a);
+        i += 32;
+    }
+    if i < n {
+        // Fewer than 32 bytes are left: the SSE2 loop does them, from `i`,
+        // or from the last 16 bytes (overlapping) when fewer than 16 are left.
+        // SAFETY: `n >= 16`, so the slice holds at least 16 bytes.
+        return copy_if_ascii_sse2(&src[i.min(n - 16)..], dst.add(i.min(n - 16)));
+    }
+    true
+}
+
 /// # Safety
 /// `dst` must have room for `2 * src.len()` bytes.
 #[inline]
@@ -291,6 +422,37 @@ mod tests {
                 ucs2[len - 1] = 0xD800;
                 assert_eq!(utf8(Text::Ucs2(&ucs2)), Err(SurrogateError));
             }
+        }
+    }
+
+    #[test]
+    fn copy_if_ascii_every_length_and_position() {
+        for n in 0..400 {
+            let src: Vec<u8> = (0..n).map(|k| b' ' + (k * 7 % 90) as u8).collect();
+            let mut dst = vec![0xAAu8; n + 40];
+            assert!(unsafe { copy_if_ascii(&src, dst.as_mut_ptr()) }, "{n}");
+            assert_eq!(&dst[..n], &src[..], "{n}");
+            assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");
+            for at in 0..n {
+                for high in [0x80u8, 0xc3, 0xff] {
+                    let mut bad = src.clone();
+                    bad[at] = high;
+                    let mut dst = vec![0xAAu8; n + 40];
+                    assert!(!unsafe { copy_if_ascii(&bad, dst.as_mut_ptr()) }, "{n} {at}");
+                    assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        for n in 16..300 {
+            // The SSE2 path too, whatever this CPU has.
+            let src = vec![b'x'; n];
+            let mut dst = vec![0u8; n];
+            assert!(unsafe { copy_if_ascii_sse2(&src, dst.as_mut_ptr()) });
+            assert_eq!(dst, src);
+            let mut bad = src.clone();
+            bad[n - 1] = 0x80;
+            assert!(!unsafe { copy_if_ascii_sse2(&bad, dst.as_mut_ptr()) });
         }
     }
 
