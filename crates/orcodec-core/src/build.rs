@@ -25,6 +25,11 @@ pub trait Builder {
     fn ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
         self.str(value)
     }
+    /// A string value the decoder already knows holds a character beyond ASCII.
+    #[inline(always)]
+    fn non_ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
+        self.str(value)
+    }
     /// A string value of `bytes`, which may or may not be valid UTF-8, built
     /// only if every byte is ASCII; `None` otherwise (nothing built, the
     /// decoder goes on to validate). Lets a builder check and copy in one

@@ -251,7 +251,7 @@ fn read_item<B: Builder>(
                 let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
                     return err(Kind::InvalidUtf8, at);
                 };
-                if slot == Slot::Key { b.key(text) } else { b.str(text) }
+                if slot == Slot::Key { b.key(text) } else { b.non_ascii_str(text) }
             }
         }
         0xc0 => b.null(),

@@ -368,6 +368,138 @@ unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateErro
     Ok(out.offset_from(dst) as usize)
 }
 
+/// A code unit of one of CPython's compact str kinds (PEP 393): what UTF-8
+/// is decoded into.
+pub trait CodeUnit: Copy {
+    fn from_code_point(c: u32) -> Self;
+}
+
+impl CodeUnit for u8 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u8 {
+        c as u8
+    }
+}
+
+impl CodeUnit for u16 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u16 {
+        c as u16
+    }
+}
+
+impl CodeUnit for u32 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u32 {
+        c
+    }
+}
+
+/// Decodes valid UTF-8 into `chars` code units at `out`, one per code point.
+///
+/// An ASCII byte starts a word check: eight ASCII bytes (long runs) are
+/// widened at once, else the byte alone is (the short runs between CJK or
+/// emoji); multi-byte sequences branch on the lead byte. Measured against
+/// widening SSE2 blocks and a branchless 4-byte-load decode, both slower on
+/// mixed text.
+///
+/// # Safety
+/// `bytes` must be valid UTF-8 holding exactly `chars` code points, each of
+/// which fits `T`, and `out` must have room for `chars` units.
+#[inline(always)]
+pub unsafe fn decode_utf8<T: CodeUnit>(bytes: &[u8], out: *mut T, chars: usize) {
+    let n = bytes.len();
+    let p = bytes.as_ptr();
+    let end = out.add(chars);
+    let mut out = out;
+    let mut i = 0;
+    // SAFETY (reads): a word read checks `i + 8 <= n`; a lead byte at `i < n`
+    // has all its continuation bytes inside `bytes` (valid UTF-8). (writes):
+    // one unit per code point, of which there are `chars`, the room `out`
+    // has; eight units are written only for eight ASCII bytes, which are
+    // eight of those code points.
+    while i < n {
+        let b0 = *p.add(i) as u32;
+        if b0 < 0x80 {
+            // A whole word of ASCII at once when there is one (long runs),
+            // else just this byte (short runs between other characters).
+            if n - i >= 8 {
+                let w = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+                if w & 0x8080_8080_8080_8080 == 0 {
+                    for k in 0..8 {
+                        *out.add(k) = T::from_code_point((w >> (8 * k)) as u8 as u32);
+                    }
+                    out = out.add(8);
+                    i += 8;
+                    continue;
+                }
+            }
+            *out = T::from_code_point(b0);
+            out = out.add(1);
+            i += 1;
+            continue;
+        }
+        let c = if b0 < 0xe0 {
+            i += 2;
+            (b0 & 0x1f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
+        } else if b0 < 0xf0 {
+            i += 3;
+            (b0 & 0x0f) << 12 | (*p.add(i - 2) as u32 & 0x3f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
+        } else {
+            i += 4;
+            (b0 & 0x07) << 18
+                | (*p.add(i - 3) as u32 & 0x3f) << 12
+                | (*p.add(i - 2) as u32 & 0x3f) << 6
+                | (*p.add(i - 1) as u32 & 0x3f)
+        };
+        *out = T::from_code_point(c);
+        out = out.add(1);
+    }
+    debug_assert!(out == end);
+}
+
+/// The number of code points in valid UTF-8 `bytes` and its largest byte.
+#[allow(unused_assignments)]
+pub fn count_chars(bytes: &[u8]) -> (usize, u8) {
+    let n = bytes.len();
+    let mut continuations = 0usize;
+    let mut max = 0u8;
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline; loads stay inside `bytes`.
+    unsafe {
+        use core::arch::x86_64::*;
+        let mut maxv = _mm_setzero_si128();
+        // Continuation bytes are 0x80..=0xBF, the signed bytes below -64;
+        // each compare adds 1 per such byte to 8-bit counters, folded into
+        // the total (psadbw) every 255 blocks, before they could wrap.
+        let limit = _mm_set1_epi8(-64);
+        while i + 16 <= n {
+            let mut counts = _mm_setzero_si128();
+            let stop = n.min(i + 255 * 16);
+            while i + 16 <= stop {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+                counts = _mm_sub_epi8(counts, _mm_cmplt_epi8(v, limit));
+                maxv = _mm_max_epu8(maxv, v);
+                i += 16;
+            }
+            let sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+            continuations += (_mm_cvtsi128_si64(sums) + _mm_extract_epi16::<4>(sums) as i64) as usize;
+        }
+        // Horizontal max of the 16 lanes.
+        let m = _mm_max_epu8(maxv, _mm_srli_si128::<8>(maxv));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<4>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<2>(m));
+        let m = _mm_max_epu8(m, _mm_srli_si128::<1>(m));
+        max = (_mm_cvtsi128_si32(m) & 0xff) as u8;
+    }
+    for &b in &bytes[i..] {
+        continuations += ((b as i8) < -0x40) as usize;
+        max = max.max(b);
+    }
+    (n - continuations, max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,6 +586,55 @@ mod tests {
             bad[n - 1] = 0x80;
             assert!(!unsafe { copy_if_ascii_sse2(&bad, dst.as_mut_ptr()) });
         }
+    }
+
+    fn decoded<T: CodeUnit + Into<u32>>(s: &str) -> Vec<u32> {
+        let (chars, _) = count_chars(s.as_bytes());
+        assert_eq!(chars, s.chars().count());
+        let mut out: Vec<T> = Vec::with_capacity(chars);
+        unsafe {
+            decode_utf8(s.as_bytes(), out.as_mut_ptr(), chars);
+            out.set_len(chars);
+        }
+        out.into_iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn decode_utf8_matches_std_at_every_offset() {
+        // Each width, every length up to 70 and every position of runs of
+        // multi-byte characters among ASCII, plus a random mix.
+        let specials: [&[char]; 3] = [&['é', '\u{ff}', '\u{80}'], &['中', '\u{7ff}', '\u{800}', '\u{ffff}', 'é'], &['😀', '\u{10ffff}', '\u{10000}', '中', 'é']];
+        for len in 0..70 {
+            for pos in 0..len.max(1) {
+                for (w, set) in specials.iter().enumerate() {
+                    for (k, &c) in set.iter().enumerate() {
+                        let s: String = (0..len)
+                            .map(|j| if j == pos || (j > pos + 3 && j % (k + 2) == 0) || j + 1 == len && k == 0 { c } else { (b'a' + (j % 26) as u8) as char })
+                            .collect();
+                        let want: Vec<u32> = s.chars().map(|c| c as u32).collect();
+                        let (_, max) = count_chars(s.as_bytes());
+                        assert_eq!(max, s.bytes().max().unwrap_or(0));
+                        if w == 0 { assert_eq!(decoded::<u8>(&s), want, "{s:?}"); }
+                        if w <= 1 { assert_eq!(decoded::<u16>(&s), want, "{s:?}"); }
+                        assert_eq!(decoded::<u32>(&s), want, "{s:?}");
+                    }
+                }
+            }
+        }
+        let mut seed = 0x2545F4914F6CDD1Du64;
+        let pool = ['a', ' ', 'é', '中', '😀', '\u{7f}', '\u{80}', '\u{ffff}', '\u{10ffff}', 'z'];
+        for _ in 0..2000 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+            let len = (seed % 300) as usize;
+            let s: String = (0..len).map(|j| pool[((seed >> (j % 50)) as usize + j * 7) % pool.len()]).collect();
+            let want: Vec<u32> = s.chars().map(|c| c as u32).collect();
+            assert_eq!(decoded::<u32>(&s), want);
+        }
+        let big = "café 😀 中文 ".repeat(300);
+        assert_eq!(decoded::<u32>(&big), big.chars().map(|c| c as u32).collect::<Vec<_>>());
+        let bmp = "ab中文 ".repeat(5000);
+        assert_eq!(count_chars(bmp.as_bytes()).0, bmp.chars().count());
+        assert_eq!(decoded::<u16>(&bmp), bmp.chars().map(|c| c as u32).collect::<Vec<_>>());
     }
 
     #[test]

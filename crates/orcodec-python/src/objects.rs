@@ -262,6 +262,11 @@ impl Builder for PyBuilder {
         unsafe { Owned::new(new_ascii_str(value.as_bytes())) }
     }
     #[inline(always)]
+    fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
+        // SAFETY: `value` is valid UTF-8 (a &str).
+        unsafe { Owned::new(crate::decode::new_non_ascii_str(value)) }
+    }
+    #[inline(always)]
     fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
         // SAFETY: a fresh ASCII-kind str of `bytes.len()` characters has room
         // for them; if a byte is not ASCII the half-filled str is released
