@@ -611,3 +611,24 @@ def test_input_types_identical(data):
 def test_memoryview_slice_input():
     buf = b"xx\x92\x01\xa1ayy"
     assert orcodec.unpackb(memoryview(buf)[2:6]) == [1, "a"]
+
+
+@pytest.mark.parametrize("length", [63, 64, 65, 127, 128, 129, 200, 1000, 11 * 1024])
+def test_long_str_values_every_position_of_one_non_ascii_char(length):
+    # Long str values are built by copying while checking for ASCII; text
+    # with a non-ASCII character anywhere must come out the same, and
+    # invalid UTF-8 anywhere must still be refused.
+    base = "".join(chr(0x20 + k % 90) for k in range(length))
+    positions = sorted({0, 1, 15, 16, 17, 31, 32, 63, 64, 127, 128, length // 2, length - 2, length - 1})
+    for at in (p for p in positions if p < length):
+        for ch in ("é", "中", "😀"):
+            text = base[:at] + ch + base[at + 1:]
+            packed = msgpack.packb([text, {"k": text}])
+            assert orcodec.unpackb(packed) == [text, {"k": text}]
+        raw = base.encode()
+        for bad in (b"\xff", b"\xc3\x28", b"\xed\xa0\x80"):
+            broken = raw[:at] + bad + raw[at + 1:]
+            _error(str32(broken))
+            _error(fixarray([str32(broken), fixstr(b"ok")]))
+    assert orcodec.unpackb(msgpack.packb(base)) == base
+    assert orcodec.unpackb(msgpack.packb(base)).isascii()

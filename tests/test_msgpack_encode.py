@@ -407,3 +407,22 @@ def test_bytes_do_not_go_to_default():
         raise AssertionError(f"default called for {obj!r}")
 
     assert orcodec.packb([b"a", bytearray(b"b"), memoryview(b"c")], default=default) == b"\x93\xc4\x01a\xc4\x01b\xc4\x01c"
+
+
+def test_output_size_hint_across_calls():
+    # packb starts each buffer at the previous output's size: outputs of
+    # very different sizes in any order must still be exact and exactly sized.
+    docs = [
+        {"k": "x" * 40_000},
+        1,
+        ["é" * 300] * 50,
+        {},
+        "a" * 2_000_000,
+        [1.5] * 10,
+        {"k": "x" * 40_000},
+        b"\x00" * 600,
+    ]
+    for _ in range(2):
+        for doc in docs:
+            out = orcodec.packb(doc)
+            assert out == msgpack.packb(doc, use_bin_type=True)

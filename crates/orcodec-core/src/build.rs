@@ -25,6 +25,23 @@ pub trait Builder {
     fn ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
         self.str(value)
     }
+    /// A string value the decoder already knows holds a character beyond ASCII.
+    #[inline(always)]
+    fn non_ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
+        self.str(value)
+    }
+    /// A string value of `bytes`, which may or may not be valid UTF-8, built
+    /// only if every byte is ASCII; `None` otherwise (nothing built, the
+    /// decoder goes on to validate). Lets a builder check and copy in one
+    /// pass; decoders call it for long strings.
+    #[inline(always)]
+    fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Self::Value>, Self::Error> {
+        if !crate::ascii::is_ascii(bytes) {
+            return Ok(None);
+        }
+        // SAFETY: ASCII is valid UTF-8.
+        self.ascii_str(unsafe { core::str::from_utf8_unchecked(bytes) }).map(Some)
+    }
     /// A map key: the same text may come back many times, so builders cache.
     fn key(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
     /// Binary data (MessagePack bin).

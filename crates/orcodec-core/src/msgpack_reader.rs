@@ -200,6 +200,9 @@ fn close<B: Builder>(
     .map_err(Failure::Build)
 }
 
+/// Str values at least this long go through `Builder::try_ascii_str`.
+const LONG_STR: usize = 64;
+
 /// Reads one header (and a scalar's body) at the reader's position.
 #[inline(always)]
 fn read_item<B: Builder>(
@@ -229,6 +232,16 @@ fn read_item<B: Builder>(
                 _ => (marker & 0x1f) as usize,
             };
             let bytes = r.body(len, "str", at)?;
+            // Long values that start with ASCII: checked and copied in one pass
+            // (the first 16 bytes are looked at first so text that is not
+            // ASCII does not pay for building a str that is thrown away).
+            if slot == Slot::Value && len >= LONG_STR && crate::ascii::is_ascii(&bytes[..16]) {
+                match b.try_ascii_str(bytes) {
+                    Ok(Some(value)) => return Ok(Item::Value(value)),
+                    Ok(None) => {}
+                    Err(e) => return Err(Failure::Build(e)),
+                }
+            }
             if crate::ascii::is_ascii(bytes) {
                 // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
                 // testing for ASCII again when the str is built.
@@ -238,7 +251,7 @@ fn read_item<B: Builder>(
                 let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
                     return err(Kind::InvalidUtf8, at);
                 };
-                if slot == Slot::Key { b.key(text) } else { b.str(text) }
+                if slot == Slot::Key { b.key(text) } else { b.non_ascii_str(text) }
             }
         }
         0xc0 => b.null(),

@@ -3,7 +3,7 @@
 
 use crate::emit::Emitter;
 use crate::sink::Sink;
-use crate::text::{SurrogateError, Text};
+use crate::text::{copy_bytes, SurrogateError, Text};
 
 #[inline(always)]
 fn put<S: Sink, const N: usize>(out: &mut S, bytes: [u8; N]) {
@@ -102,8 +102,44 @@ unsafe fn put_str_header(at: *mut u8, len: usize) {
 
 /// Writes `text` as str. Strings too long for str32 are the caller's concern
 /// (a Python str is never 4 GiB in practice; the walker checks).
-#[inline]
+///
+/// Text already in UTF-8 (ASCII strs, and strs whose UTF-8 form CPython has
+/// cached) is the common case and is inlined into the walker: a header and a
+/// copy. The other widths are transcoded out of line.
+#[inline(always)]
 pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    match text {
+        Text::Utf8(bytes) => {
+            write_utf8(out, bytes);
+            Ok(())
+        }
+        _ => write_transcoded(out, text),
+    }
+}
+
+/// Writes UTF-8 `bytes` (shorter than 2**32) as str.
+#[inline(always)]
+fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
+    let len = bytes.len();
+    if len < 32 {
+        // fixstr, the usual map key: one byte of header, and a copy made of
+        // at most two overlapping loads and stores instead of a memcpy call.
+        out.reserve(1 + len);
+        // SAFETY: `1 + len` bytes reserved just above.
+        unsafe {
+            let at = out.tail();
+            *at = 0xa0 | len as u8;
+            copy_bytes(bytes, at.add(1));
+            out.advance(1 + len);
+        }
+    } else {
+        write_ascii(out, bytes);
+    }
+}
+
+/// Writes UCS1/UCS2/UCS4 text as str, transcoding it to UTF-8.
+#[inline(never)]
+fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
     let (min, max) = text.utf8_len_bounds();
     let guessed = str_header_len(max);
     out.reserve(guessed + max);
@@ -125,7 +161,7 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
     Ok(())
 }
 
-/// Writes ASCII text (shorter than 2**32 bytes) as str.
+/// Writes ASCII (or any UTF-8) text, shorter than 2**32 bytes, as str.
 #[inline]
 pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     let len = text.len();
@@ -350,6 +386,23 @@ mod tests {
                 let latin: Vec<u8> = s.chars().map(|c| c as u8).collect();
                 assert_eq!(str_bytes(Text::Ucs1(&latin)), got);
             }
+        }
+    }
+
+    #[test]
+    fn utf8_str_every_short_length() {
+        // The inlined fixstr path (inline copy) and its neighbours, with
+        // non-ASCII UTF-8 too, written after other output.
+        for len in 0..70 {
+            let text: String = "aé中😀".chars().cycle().scan(0, |n, c| {
+                *n += c.len_utf8();
+                (*n <= len).then_some(c)
+            }).collect();
+            let mut out = vec![0x11];
+            write_str(&mut out, Text::Utf8(text.as_bytes())).unwrap();
+            let n = text.len();
+            let header: Vec<u8> = if n < 32 { vec![0xa0 | n as u8] } else { vec![0xd9, n as u8] };
+            assert_eq!(out, [&[0x11][..], &header, text.as_bytes()].concat(), "{len}");
         }
     }
 

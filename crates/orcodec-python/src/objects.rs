@@ -314,6 +314,26 @@ impl Builder for PyBuilder {
         unsafe { Owned::new(new_ascii_str(value.as_bytes())) }
     }
     #[inline(always)]
+    fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
+        // SAFETY: `value` is valid UTF-8 (a &str).
+        unsafe { Owned::new(crate::decode::new_non_ascii_str(value)) }
+    }
+    #[inline(always)]
+    fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
+        // SAFETY: a fresh ASCII-kind str of `bytes.len()` characters has room
+        // for them; if a byte is not ASCII the half-filled str is released
+        // before anyone sees it (deallocation does not read the characters).
+        unsafe {
+            let obj = Owned::new(PyUnicode_New(bytes.len() as Py_ssize_t, 127))?;
+            let data = PyUnicode_DATA(obj.as_ptr()) as *mut u8;
+            if orcodec_core::text::copy_if_ascii(bytes, data) {
+                Ok(Some(obj))
+            } else {
+                Ok(None)
+            }
+        }
+    }
+    #[inline(always)]
     fn key(&mut self, value: &str) -> Result<Owned, ()> {
         unsafe { Owned::new(keycache::key(value)) }
     }
