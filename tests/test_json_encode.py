@@ -374,3 +374,23 @@ def test_bytes_go_to_default(obj):
 
     assert orcodec.dumps({"b": obj}, default=default) == b'{"b":"abc"}'
     assert calls == [obj]
+
+
+def test_output_size_hint_across_calls():
+    # dumps starts each buffer at the previous output's size (and grows
+    # eight-fold): outputs of very different sizes in any order, with and
+    # without indentation, must still be exact.
+    docs = [
+        {"k": "x" * 40_000},
+        1,
+        ["é" * 300] * 50,
+        {},
+        "a" * 2_000_000,
+        [1.5] * 10,
+        {"k": "x" * 40_000, "n": list(range(5000))},
+        ['a"b\\c\n' * 30] * 200,
+    ]
+    for _ in range(2):
+        for doc in docs:
+            for option in (None, orjson.OPT_INDENT_2):
+                assert orcodec.dumps(doc, option=option) == orjson.dumps(doc, option=option)

@@ -96,7 +96,7 @@ unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Arg
 struct SizeHint(AtomicUsize);
 
 impl SizeHint {
-    /// Larger outputs still double from here: by then the copies are a small
+    /// Larger outputs still grow from here: by then the copies are a small
     /// share of the work, and one huge document does not make every later
     /// small call allocate (and give back) a huge block.
     const MAX: usize = 1 << 20;
@@ -115,7 +115,8 @@ impl SizeHint {
     }
 }
 
-/// For `packb`; JSON (not yet) could keep its own.
+/// One per format: a program's JSON and MessagePack outputs need not be alike.
+static DUMPS_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
 static PACKB_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
 
 /// Walks `obj` into a fresh bytes object with the backend `make` builds.
@@ -123,26 +124,19 @@ static PACKB_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
 unsafe fn encode<E: Emitter>(
     args: &Args,
     format: &Format,
-    hint: Option<&SizeHint>,
+    hint: &SizeHint,
     make: impl FnOnce(BytesSink) -> E,
     finish: impl FnOnce(E) -> BytesSink,
 ) -> *mut PyObject {
-    let Some(mut sink) = BytesSink::new() else {
+    // Small outputs keep the sink's own (pymalloc-sized) start.
+    let guess = hint.get();
+    let Some(sink) = BytesSink::with_capacity(if guess > 512 { guess } else { 0 }) else {
         return core::ptr::null_mut();
     };
-    if let Some(hint) = hint {
-        // Small outputs keep the sink's own (pymalloc-sized) start.
-        let guess = hint.get();
-        if guess > 512 {
-            sink.reserve(guess);
-        }
-    }
     let mut walker = Walker::new(make(sink), args.default, args.opts);
     let result = walker.walk(args.obj);
     let sink = finish(walker.emitter);
-    if let Some(hint) = hint {
-        hint.record(sink.len());
-    }
+    hint.record(sink.len());
     match result {
         Ok(()) if !sink.failed() => sink.finish(),
         Ok(()) => core::ptr::null_mut(),
@@ -178,9 +172,9 @@ pub unsafe extern "C" fn dumps(
     let newline = args.opts & options::APPEND_NEWLINE != 0;
     // Indentation is chosen once here: each writer is its own monomorphized walk.
     if args.opts & options::INDENT_2 != 0 {
-        encode(&args, &format, None, PrettyJsonWriter::new, |w| json_output(w.out, newline))
+        encode(&args, &format, &DUMPS_SIZE, PrettyJsonWriter::new, |w| json_output(w.out, newline))
     } else {
-        encode(&args, &format, None, CompactJsonWriter::new, |w| json_output(w.out, newline))
+        encode(&args, &format, &DUMPS_SIZE, CompactJsonWriter::new, |w| json_output(w.out, newline))
     }
 }
 
@@ -196,5 +190,5 @@ pub unsafe extern "C" fn packb(
         return core::ptr::null_mut();
     };
     args.opts &= !options::JSON_ONLY;
-    encode(&args, &format, Some(&PACKB_SIZE), MsgpackWriter::new, |w| w.out)
+    encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
 }

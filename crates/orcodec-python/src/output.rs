@@ -61,16 +61,18 @@ unsafe fn realloc_bytes(obj: *mut PyObject, capacity: usize) -> *mut PyObject {
 }
 
 impl BytesSink {
-    /// A new buffer, or None with MemoryError raised.
-    pub fn new() -> Option<BytesSink> {
+    /// A new buffer with room for `capacity` bytes (at least
+    /// `INITIAL_CAPACITY`), or None with MemoryError raised.
+    pub fn with_capacity(capacity: usize) -> Option<BytesSink> {
+        let capacity = capacity.max(INITIAL_CAPACITY);
         // SAFETY: plain allocation.
-        let bytes = unsafe { new_bytes(INITIAL_CAPACITY) };
+        let bytes = unsafe { new_bytes(capacity) };
         if bytes.is_null() {
             return None;
         }
         // SAFETY: `bytes` is a live bytes object.
         let data = unsafe { (bytes as *mut u8).add(DATA_OFFSET) };
-        Some(BytesSink { bytes, data, len: 0, capacity: INITIAL_CAPACITY, scratch: Vec::new() })
+        Some(BytesSink { bytes, data, len: 0, capacity, scratch: Vec::new() })
     }
 
     /// Whether an allocation failed (MemoryError is then set).
