@@ -147,7 +147,7 @@ pub unsafe fn copy_if_ascii(src: &[u8], dst: *mut u8) -> bool {
 /// Whether the CPU has AVX2, detected once (std caches the answer).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn avx2_available() -> bool {
+pub(crate) fn avx2_available() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
