@@ -96,22 +96,22 @@ unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Arg
 struct SizeHint(AtomicUsize);
 
 impl SizeHint {
-    /// Larger outputs still grow from here: by then the copies are a small
-    /// share of the work, and one huge document does not make every later
-    /// small call allocate (and give back) a huge block.
-    const MAX: usize = 1 << 20;
-
     /// The capacity to start the next buffer with; 0 for "the default".
     #[inline(always)]
     fn get(&self) -> usize {
         self.0.load(Ordering::Relaxed)
     }
 
-    /// Records an output of `len` bytes: a little slack, so an output that
-    /// varies a bit from call to call still fits.
+    /// Most a call reserves up front: one huge document does not make the
+    /// next small call map a huge block (beyond glibc's largest threshold,
+    /// 32 MiB, every block is a fresh mapping anyway).
+    const MAX: usize = 64 << 20;
+
+    /// Records an output of `len` bytes, with the slack `finish` keeps, so
+    /// an output that varies a bit from call to call still fits.
     #[inline(always)]
     fn record(&self, len: usize) {
-        self.0.store((len + len / 16).min(Self::MAX), Ordering::Relaxed)
+        self.0.store(crate::output::output_with_slack(len).min(Self::MAX), Ordering::Relaxed)
     }
 }
 

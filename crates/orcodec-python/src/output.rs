@@ -25,6 +25,18 @@ const GROWTH: usize = 8;
 /// asks for many times its size in address space.
 const LARGE: usize = 64 << 20;
 
+/// Outputs from this size on keep a sixteenth spare (see `finish`); smaller
+/// ones are below glibc's smallest mapping threshold (128 KiB) and are
+/// trimmed exactly.
+const KEEP_SLACK_FROM: usize = 64 << 10;
+
+/// What an output of `len` bytes keeps allocated, and what the next call's
+/// size hint asks for (`encode.rs`): the same number, so the request fits
+/// the block this one frees.
+pub fn output_with_slack(len: usize) -> usize {
+    len + len / 16
+}
+
 /// Offset of the first data byte inside a bytes object.
 const DATA_OFFSET: usize = core::mem::offset_of!(PyBytesObject, ob_sval);
 
@@ -80,19 +92,46 @@ impl BytesSink {
         self.bytes.is_null()
     }
 
-    /// Shrinks the object to what was written and hands it over; NULL if
+    /// Trims the object to what was written and hands it over; NULL if
     /// anything failed (with the exception set).
+    ///
+    /// A large output keeps `len / 16` spare bytes past its end (never
+    /// written, so never resident). The next call's size hint asks for
+    /// exactly that much, and glibc serves a request from its heap only if it
+    /// is smaller than the largest mapping freed so far: trimmed to the byte,
+    /// every later request of the same document would get a fresh mapping
+    /// and fault in each page (a 4 MB dumps took 5x orjson's time that way).
     pub fn finish(mut self) -> *mut PyObject {
         let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
         if obj.is_null() {
             return obj;
         }
-        // SAFETY: `obj` is our own, unshared bytes object; resizing writes the
-        // size and the trailing NUL. On failure CPython frees it and sets NULL.
-        unsafe {
-            if _PyBytes_Resize(&mut obj, self.len as Py_ssize_t) != 0 {
-                return core::ptr::null_mut();
+        if self.len < KEEP_SLACK_FROM {
+            // SAFETY: `obj` is our own, unshared bytes object; resizing writes
+            // the size and the trailing NUL. On failure CPython frees it and
+            // sets NULL.
+            unsafe {
+                if _PyBytes_Resize(&mut obj, self.len as Py_ssize_t) != 0 {
+                    return core::ptr::null_mut();
+                }
             }
+            return obj;
+        }
+        let keep = output_with_slack(self.len);
+        // SAFETY: `obj` is our own, unshared bytes object with room for
+        // `capacity >= len` data bytes and the NUL. Shrinking keeps the
+        // first `keep >= len` bytes; if it fails the larger block stays,
+        // which is as good. The object then says `len` bytes, ends them
+        // with the NUL, and has no cached hash yet.
+        unsafe {
+            if self.capacity > keep {
+                let fresh = realloc_bytes(obj, keep);
+                if !fresh.is_null() {
+                    obj = fresh;
+                }
+            }
+            (*(obj as *mut PyVarObject)).ob_size = self.len as Py_ssize_t;
+            *(obj as *mut u8).add(DATA_OFFSET + self.len) = 0;
         }
         obj
     }
