@@ -45,8 +45,11 @@ pub struct BytesSink {
     bytes: *mut PyObject,
     /// Where writes go: the object's data, or `scratch` after a failure.
     data: *mut u8,
-    len: usize,
-    capacity: usize,
+    /// The next byte to write (`data` plus the length so far) and the end
+    /// of the area: pointers rather than counts, so the writers' capacity
+    /// check is one subtraction and the tail a plain load.
+    at: *mut u8,
+    end: *mut u8,
     /// After an allocation failure (MemoryError is set) the encoder still runs
     /// to the end of its current piece of output; those writes land here and
     /// are thrown away.
@@ -84,7 +87,15 @@ impl BytesSink {
         }
         // SAFETY: `bytes` is a live bytes object.
         let data = unsafe { (bytes as *mut u8).add(DATA_OFFSET) };
-        Some(BytesSink { bytes, data, len: 0, capacity, scratch: Vec::new() })
+        // SAFETY: the object has `capacity` data bytes.
+        let end = unsafe { data.add(capacity) };
+        Some(BytesSink { bytes, data, at: data, end, scratch: Vec::new() })
+    }
+
+    /// Bytes the area holds.
+    #[inline(always)]
+    fn capacity(&self) -> usize {
+        self.end as usize - self.data as usize
     }
 
     /// Whether an allocation failed (MemoryError is then set).
@@ -106,32 +117,32 @@ impl BytesSink {
         if obj.is_null() {
             return obj;
         }
-        if self.len < KEEP_SLACK_FROM {
+        if self.len() < KEEP_SLACK_FROM {
             // SAFETY: `obj` is our own, unshared bytes object; resizing writes
             // the size and the trailing NUL. On failure CPython frees it and
             // sets NULL.
             unsafe {
-                if _PyBytes_Resize(&mut obj, self.len as Py_ssize_t) != 0 {
+                if _PyBytes_Resize(&mut obj, self.len() as Py_ssize_t) != 0 {
                     return core::ptr::null_mut();
                 }
             }
             return obj;
         }
-        let keep = output_with_slack(self.len);
+        let keep = output_with_slack(self.len());
         // SAFETY: `obj` is our own, unshared bytes object with room for
         // `capacity >= len` data bytes and the NUL. Shrinking keeps the
         // first `keep >= len` bytes; if it fails the larger block stays,
         // which is as good. The object then says `len` bytes, ends them
         // with the NUL, and has no cached hash yet.
         unsafe {
-            if self.capacity > keep {
+            if self.capacity() > keep {
                 let fresh = realloc_bytes(obj, keep);
                 if !fresh.is_null() {
                     obj = fresh;
                 }
             }
-            (*(obj as *mut PyVarObject)).ob_size = self.len as Py_ssize_t;
-            *(obj as *mut u8).add(DATA_OFFSET + self.len) = 0;
+            (*(obj as *mut PyVarObject)).ob_size = self.len() as Py_ssize_t;
+            *(obj as *mut u8).add(DATA_OFFSET + self.len()) = 0;
         }
         obj
     }
@@ -139,10 +150,11 @@ impl BytesSink {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, additional: usize) {
+        let len = self.len();
         if !self.bytes.is_null() {
-            let needed = self.len.saturating_add(additional);
-            let factor = if self.capacity < LARGE { GROWTH } else { 2 };
-            let grown = needed.max(self.capacity.saturating_mul(factor));
+            let needed = len.saturating_add(additional);
+            let factor = if self.capacity() < LARGE { GROWTH } else { 2 };
+            let grown = needed.max(self.capacity().saturating_mul(factor));
             // SAFETY: the bytes object is ours alone (refcount 1, never handed
             // out, not tracked by the GC, no cached hash yet), so it may move:
             // PyObject_Realloc is the allocator it came from (bytes objects are
@@ -162,7 +174,8 @@ impl BytesSink {
                 if !fresh.is_null() {
                     self.bytes = fresh;
                     self.data = (fresh as *mut u8).add(DATA_OFFSET);
-                    self.capacity = capacity;
+                    self.at = self.data.add(len);
+                    self.end = self.data.add(capacity);
                     return;
                 }
                 // The output is lost: free it and raise MemoryError.
@@ -172,14 +185,15 @@ impl BytesSink {
             }
         }
         // Failed: give the writer somewhere to put this piece of output.
-        self.len = 0;
         self.scratch.clear();
         if self.scratch.try_reserve(additional).is_err() {
             // Not even the bytes of one value can be had: nothing sensible is left.
             std::process::abort();
         }
         self.data = self.scratch.as_mut_ptr();
-        self.capacity = self.scratch.capacity();
+        self.at = self.data;
+        // SAFETY: the vector has this much spare capacity.
+        self.end = unsafe { self.data.add(self.scratch.capacity()) };
     }
 }
 
@@ -192,28 +206,26 @@ impl Drop for BytesSink {
     }
 }
 
-// SAFETY: `data` points at `capacity` writable bytes (the bytes object's data
-// area, or the scratch vector); `reserve` grows before any write past that.
+// SAFETY: `data..end` are writable bytes (the bytes object's data area, or
+// the scratch vector) and `data <= at <= end`; `reserve` grows before any
+// write past `end`.
 unsafe impl Sink for BytesSink {
     #[inline(always)]
     fn len(&self) -> usize {
-        self.len
+        self.at as usize - self.data as usize
     }
     #[inline(always)]
     fn reserve(&mut self, additional: usize) {
-        if self.capacity - self.len < additional {
+        if (self.end as usize - self.at as usize) < additional {
             self.grow(additional);
         }
     }
     #[inline(always)]
     fn tail(&mut self) -> *mut u8 {
-        // SAFETY: `len <= capacity`, so this is within or one past the area.
-        unsafe { self.data.add(self.len) }
+        self.at
     }
     #[inline(always)]
     unsafe fn advance(&mut self, n: usize) {
-        self.len += n;
+        self.at = self.at.add(n);
     }
 }
-
-
