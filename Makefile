@@ -40,7 +40,7 @@ build: $(DEPS)
 	maturin develop --release --quiet
 
 cargo-test:
-	cargo test -p orcodec-core --release
+	cargo test -p orcodec-core
 
 pytest: build
 	$(PY) -m pytest

@@ -228,11 +228,12 @@ unsafe fn copy_clean_prefix_sse2(src: &[u8], out: *mut u8) -> usize {
     if n < 16 {
         // Lanes n.. hold copies of other bytes or zeros; they are masked out
         // of the check, and storing them only writes into the slack.
-        let v = if n >= 8 {
+        let v = if n > 8 {
             let lo = (p as *const u64).read_unaligned();
             let hi = (p.add(n - 8) as *const u64).read_unaligned() >> ((16 - n) * 8);
             _mm_set_epi64x(hi as i64, lo as i64)
         } else if n >= 4 {
+            // Four to eight bytes (the shift above would be by 64 for eight).
             let lo = (p as *const u32).read_unaligned() as u64;
             let hi = (p.add(n - 4) as *const u32).read_unaligned() as u64;
             _mm_cvtsi64_si128((lo | (hi << ((n - 4) * 8))) as i64)
