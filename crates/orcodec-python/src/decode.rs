@@ -14,35 +14,6 @@ use orcodec_core::msgpack_reader::ReadOptions;
 use crate::objects::{Owned, PyBuilder};
 use crate::state::state;
 
-/// A new `str` from UTF-8 text holding a character beyond ASCII (MessagePack
-/// str values, after validation), decoded straight into the narrowest kind
-/// CPython requires: code points counted and the largest lead byte found in
-/// one SIMD pass, then one decoding pass (`text::decode_utf8`).
-#[inline(never)]
-pub(crate) unsafe fn new_non_ascii_str(text: &str) -> *mut PyObject {
-    use orcodec_core::text::{count_chars, decode_utf8};
-    let bytes = text.as_bytes();
-    // The largest lead byte bounds the largest code point: C2-C3 -> at most
-    // U+00FF (UCS1), up to EF -> at most U+FFFF (UCS2), F0-F4 -> beyond
-    // (UCS4); the bound's range holds the true maximum, so the kind is the
-    // canonical one CPython would pick.
-    let (chars, max) = count_chars(bytes);
-    let maxchar: Py_UCS4 = if max < 0x80 { 0x7f } else if max < 0xc4 { 0xff } else if max < 0xf0 { 0xffff } else { 0x10ffff };
-    let obj = PyUnicode_New(chars as Py_ssize_t, maxchar);
-    if obj.is_null() {
-        return obj;
-    }
-    // SAFETY: `obj` is a fresh compact str of `chars` units of the kind
-    // `maxchar` selects, and every code point fits that kind.
-    let data = PyUnicode_DATA(obj);
-    match maxchar {
-        0x7f | 0xff => decode_utf8(bytes, data as *mut u8, chars),
-        0xffff => decode_utf8(bytes, data as *mut u16, chars),
-        _ => decode_utf8(bytes, data as *mut u32, chars),
-    }
-    obj
-}
-
 /// The input's bytes, borrowed for the duration of one decode.
 struct Input {
     data: *const u8,

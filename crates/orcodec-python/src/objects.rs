@@ -235,7 +235,7 @@ fn count_chars(bytes: &[u8]) -> (usize, u8) {
 /// decoded straight into the narrowest kind CPython requires (no
 /// `PyUnicode_DecodeUTF8`, which would validate and measure again).
 #[inline(never)]
-unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
+pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
     // Code points are the bytes that do not continue a sequence; the largest
     // lead byte says the largest code point's range: C2-C3 -> U+0080-U+00FF
     // (UCS1), up to EF -> at most U+FFFF (UCS2), F0-F4 -> beyond (UCS4). That
@@ -316,7 +316,7 @@ impl Builder for PyBuilder {
     #[inline(always)]
     fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
         // SAFETY: `value` is valid UTF-8 (a &str).
-        unsafe { Owned::new(crate::decode::new_non_ascii_str(value)) }
+        unsafe { Owned::new(new_non_ascii_str(value.as_bytes())) }
     }
     #[inline(always)]
     fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
