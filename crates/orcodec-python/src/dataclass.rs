@@ -189,19 +189,8 @@ unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*
     true
 }
 
-/// `struct _dictkeysobject` of CPython 3.11 (Include/internal/pycore_dict.h).
 #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
-#[repr(C)]
-struct DictKeys {
-    dk_refcnt: Py_ssize_t,
-    dk_log2_size: u8,
-    dk_log2_index_bytes: u8,
-    dk_kind: u8,
-    dk_version: u32,
-    dk_usable: Py_ssize_t,
-    dk_nentries: Py_ssize_t,
-    dk_indices: [u8; 0],
-}
+use crate::dictiter::DictKeys;
 
 /// `DICT_KEYS_SPLIT`: keys shared by the instances of a class, values in the dict's own array.
 #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]

@@ -12,15 +12,15 @@ use pyo3_ffi::*;
 /// `struct _dictkeysobject` of CPython 3.11 (Include/internal/pycore_dict.h).
 #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
 #[repr(C)]
-struct DictKeys {
-    dk_refcnt: Py_ssize_t,
-    dk_log2_size: u8,
-    dk_log2_index_bytes: u8,
-    dk_kind: u8,
-    dk_version: u32,
-    dk_usable: Py_ssize_t,
-    dk_nentries: Py_ssize_t,
-    dk_indices: [u8; 0],
+pub(crate) struct DictKeys {
+    pub dk_refcnt: Py_ssize_t,
+    pub dk_log2_size: u8,
+    pub dk_log2_index_bytes: u8,
+    pub dk_kind: u8,
+    pub dk_version: u32,
+    pub dk_usable: Py_ssize_t,
+    pub dk_nentries: Py_ssize_t,
+    pub dk_indices: [u8; 0],
 }
 
 /// `DICT_KEYS_GENERAL`: entries carry their hash (any key type); the other
