@@ -60,34 +60,32 @@ pub trait Emitter {
     /// A backend may write them in one loop of its own.
     #[inline]
     fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
-        for (i, &value) in values.iter().enumerate() {
-            self.array_item(i);
-            self.i64(value.into());
-        }
+        items_one_by_one(self, values, |e, v| e.i64(v.into()));
     }
     /// As `i64_items`, for unsigned integers (`u64` for each).
     #[inline]
     fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
-        for (i, &value) in values.iter().enumerate() {
-            self.array_item(i);
-            self.u64(value.into());
-        }
+        items_one_by_one(self, values, |e, v| e.u64(v.into()));
     }
     /// As `i64_items`, for doubles (`f64` for each).
     #[inline]
     fn f64_items(&mut self, values: &[f64]) {
-        for (i, &value) in values.iter().enumerate() {
-            self.array_item(i);
-            self.f64(value);
-        }
+        items_one_by_one(self, values, |e, v| e.f64(v));
     }
     /// As `i64_items`, for bools stored one per byte, any non-zero byte
     /// being true (`bool` for each).
     #[inline]
     fn bool_items(&mut self, values: &[u8]) {
-        for (i, &value) in values.iter().enumerate() {
-            self.array_item(i);
-            self.bool(value != 0);
-        }
+        items_one_by_one(self, values, |e, v| e.bool(v != 0));
+    }
+}
+
+/// What the `*_items` events do by default: `array_item` and the value's
+/// own event for each item. Also the JSON writer's pretty form of them.
+#[inline(always)]
+pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &[T], write: impl Fn(&mut E, T)) {
+    for (i, &value) in values.iter().enumerate() {
+        emitter.array_item(i);
+        write(emitter, value);
     }
 }

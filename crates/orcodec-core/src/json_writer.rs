@@ -1,7 +1,7 @@
 //! The JSON backend: RFC 8259 text, byte for byte what orjson writes.
 
 use crate::decimal;
-use crate::emit::Emitter;
+use crate::emit::{items_one_by_one, Emitter};
 use crate::sink::Sink;
 use crate::text::{is_surrogate, put_code_point, SurrogateError, Text};
 
@@ -862,11 +862,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline]
     fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
         if PRETTY {
-            for (i, &value) in values.iter().enumerate() {
-                self.array_item(i);
-                self.i64(value.into());
-            }
-            return;
+            return items_one_by_one(self, values, |w, v| w.i64(v.into()));
         }
         let width = decimal_width(core::mem::size_of::<T>()) + 1;
         if core::mem::size_of::<T>() == 1 {
@@ -878,11 +874,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline]
     fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
         if PRETTY {
-            for (i, &value) in values.iter().enumerate() {
-                self.array_item(i);
-                self.u64(value.into());
-            }
-            return;
+            return items_one_by_one(self, values, |w, v| w.u64(v.into()));
         }
         // One spare byte: `put_byte` stores four at a time.
         let width = decimal_width(core::mem::size_of::<T>()) + 1;
@@ -895,22 +887,14 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline]
     fn f64_items(&mut self, values: &[f64]) {
         if PRETTY {
-            for (i, &value) in values.iter().enumerate() {
-                self.array_item(i);
-                self.f64(value);
-            }
-            return;
+            return items_one_by_one(self, values, |w, v| w.f64(v));
         }
         write_items(&mut self.out, values, F64_ITEM_RESERVE, put_f64);
     }
     #[inline]
     fn bool_items(&mut self, values: &[u8]) {
         if PRETTY {
-            for (i, &value) in values.iter().enumerate() {
-                self.array_item(i);
-                self.bool(value != 0);
-            }
-            return;
+            return items_one_by_one(self, values, |w, v| w.bool(v != 0));
         }
         write_bool_items(&mut self.out, values);
     }
