@@ -22,10 +22,21 @@ pub trait Emitter {
     /// A single-precision float (numpy float32/float16), written as such.
     fn f32(&mut self, value: f32);
     fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError>;
+    /// A str whose text is at hand as valid UTF-8 (a compact ASCII str's
+    /// characters): the output of `str(Text::Utf8(value))`, which cannot
+    /// fail. Its own event so the walker's hot path never builds a `Text`
+    /// (an enum assembled on the stack and read back whole stalls the store
+    /// buffer).
+    fn utf8(&mut self, value: &[u8]);
     /// A map key that is a string; both formats write it as a string value.
     #[inline(always)]
     fn key(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
         self.str(value)
+    }
+    /// A map key given as `utf8` is.
+    #[inline(always)]
+    fn utf8_key(&mut self, value: &[u8]) {
+        self.utf8(value)
     }
     /// Binary data; only called when `HAS_BIN`.
     fn bin(&mut self, value: &[u8]);
@@ -87,5 +98,36 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
     for (i, &value) in values.iter().enumerate() {
         emitter.array_item(i);
         write(emitter, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Emitter;
+    use crate::json_writer::{CompactJsonWriter, PrettyJsonWriter};
+    use crate::msgpack_writer::MsgpackWriter;
+    use crate::text::Text;
+
+    /// `utf8`/`utf8_key` write what `str`/`key` write for the same UTF-8 text.
+    fn same_as_str<E: Emitter>(new: impl Fn() -> E, output: impl Fn(E) -> Vec<u8>, text: &str) {
+        let (mut a, mut b) = (new(), new());
+        a.utf8(text.as_bytes());
+        a.utf8_key(text.as_bytes());
+        b.str(Text::Utf8(text.as_bytes())).unwrap();
+        b.key(Text::Utf8(text.as_bytes())).unwrap();
+        assert_eq!(output(a), output(b), "{text:?}");
+    }
+
+    #[test]
+    fn utf8_events_equal_str_events() {
+        let pieces = ["a", "\"", "\\", "\n", "\u{1}", "é", "中", "😀", "\u{7f}"];
+        for len in 0..300 {
+            for piece in pieces {
+                let text: String = (0..len).map(|k| if k % 37 == 5 { piece } else { "x" }).collect();
+                same_as_str(|| CompactJsonWriter::new(Vec::new()), |w| w.out, &text);
+                same_as_str(|| PrettyJsonWriter::new(Vec::new()), |w| w.out, &text);
+                same_as_str(|| MsgpackWriter::new(Vec::new()), |w| w.out, &text);
+            }
+        }
     }
 }

@@ -209,6 +209,9 @@ unsafe fn escape_utf8_from(src: &[u8], i: usize, out: *mut u8) -> *mut u8 {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
+    if crate::text::avx512_available() {
+        return avx512::copy_clean_prefix(src, out);
+    }
     if src.len() >= 32 && crate::text::avx2_available() {
         return avx2::copy_clean_prefix(src, out);
     }
@@ -331,6 +334,49 @@ mod avx2 {
         _mm256_storeu_si256(out.add(last) as *mut __m256i, a);
         let mask = _mm256_movemask_epi8(special(a)) as u32;
         if mask == 0 { n } else { last + mask.trailing_zeros() as usize }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    //! 32 bytes at a time with AVX-512 masks: the tail of a text (and every
+    //! short text) is one masked load and store, with no branch on its length.
+    use core::arch::x86_64::*;
+
+    /// A bit per byte of `v` that needs escaping: < 0x20, `"` or `\`.
+    #[inline(always)]
+    unsafe fn special(v: __m256i) -> u32 {
+        _mm256_cmplt_epu8_mask(v, _mm256_set1_epi8(0x20))
+            | _mm256_cmpeq_epu8_mask(v, _mm256_set1_epi8(b'"' as i8))
+            | _mm256_cmpeq_epu8_mask(v, _mm256_set1_epi8(b'\\' as i8))
+    }
+
+    /// `copy_clean_prefix` for any length.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 BW and VL and BMI2, and `out` has room for
+    /// `src.len()` bytes: whole 32-byte loads and stores start at `i` with
+    /// `i + 32 <= src.len()`, the last (masked) ones touch only the bytes
+    /// below `src.len()`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,bmi2")]
+    pub unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
+        let n = src.len();
+        let p = src.as_ptr();
+        let mut i = 0;
+        while n - i >= 32 {
+            let v = _mm256_loadu_si256(p.add(i) as *const __m256i);
+            _mm256_storeu_si256(out.add(i) as *mut __m256i, v);
+            let mask = special(v);
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 32;
+        }
+        let lanes = _bzhi_u32(u32::MAX, (n - i) as u32);
+        let v = _mm256_maskz_loadu_epi8(lanes, p.add(i) as *const i8);
+        _mm256_mask_storeu_epi8(out.add(i) as *mut i8, lanes, v);
+        let mask = special(v) & lanes;
+        if mask == 0 { n } else { i + mask.trailing_zeros() as usize }
     }
 }
 
@@ -810,6 +856,10 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         write_str(&mut self.out, value)
     }
     #[inline(always)]
+    fn utf8(&mut self, value: &[u8]) {
+        write_utf8(&mut self.out, value)
+    }
+    #[inline(always)]
     fn f32(&mut self, value: f32) {
         write_f32(&mut self.out, value)
     }
@@ -1041,6 +1091,14 @@ mod tests {
                             }
                         }
                         assert_eq!(c[..y], src[..y]);
+                        if crate::text::avx512_available() {
+                            // Masked tails: nothing is written past the text.
+                            let mut d = vec![0xeeu8; len + 32];
+                            // SAFETY: room for len bytes; the CPU has AVX-512 BW/VL.
+                            assert_eq!(unsafe { avx512::copy_clean_prefix(&src, d.as_mut_ptr()) }, y, "avx512 {src:?}");
+                            assert_eq!(d[..y], src[..y]);
+                            assert!(d[len..].iter().all(|&b| b == 0xee), "avx512 wrote past {len}");
+                        }
                     }
                 }
             }

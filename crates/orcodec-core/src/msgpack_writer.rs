@@ -284,6 +284,10 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
         write_str(&mut self.out, value)
     }
     #[inline(always)]
+    fn utf8(&mut self, value: &[u8]) {
+        write_utf8(&mut self.out, value)
+    }
+    #[inline(always)]
     fn bin(&mut self, value: &[u8]) {
         write_bin(&mut self.out, value)
     }

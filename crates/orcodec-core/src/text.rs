@@ -151,6 +151,28 @@ pub(crate) fn avx2_available() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
+/// Whether the CPU has AVX-512 BW and VL with BMI2 (masked byte loads and
+/// stores on 32-byte vectors), detected once into one flag so the hot check
+/// is a single load.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn avx512_available() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    const UNKNOWN: u8 = 0;
+    const YES: u8 = 2;
+    static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+    match STATE.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let yes = std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vl")
+                && std::is_x86_feature_detected!("bmi2");
+            STATE.store(if yes { YES } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        state => state == YES,
+    }
+}
+
 /// `copy_if_ascii` for at least 16 bytes, 64 per step with SSE2 (baseline on
 /// x86-64); the last block overlaps the one before it.
 ///

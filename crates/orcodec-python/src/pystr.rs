@@ -4,6 +4,29 @@
 use orcodec_core::text::Text;
 use pyo3_ffi::*;
 
+/// The characters of `obj`, a `str` (or subclass) kept alive by the caller,
+/// if it is compact ASCII: nearly every key and most values. They are valid
+/// UTF-8 as they are. One load and one compare of the state bits instead of
+/// four accessor calls: in `PyASCIIObject.state` (a C bitfield, laid out
+/// from the low bit on little-endian targets; the same on 3.11 to 3.13) bit 5
+/// is `compact` and bit 6 `ascii`; a compact str is always ready, and its
+/// characters follow the struct. Elsewhere this says None and callers take
+/// [`text_of`].
+#[inline(always)]
+pub unsafe fn compact_ascii<'a>(obj: *mut PyObject) -> Option<&'a [u8]> {
+    #[cfg(all(target_endian = "little", not(any(Py_3_14, PyPy, GraalPy, Py_LIMITED_API))))]
+    {
+        const COMPACT_ASCII: u32 = 0b0110_0000;
+        let ascii = obj as *const PyASCIIObject;
+        if (*ascii).state & COMPACT_ASCII == COMPACT_ASCII {
+            let data = ascii.add(1) as *const u8;
+            return Some(core::slice::from_raw_parts(data, (*ascii).length as usize));
+        }
+    }
+    let _ = obj;
+    None
+}
+
 /// The storage of `obj`, which must be a `str` (or subclass) kept alive by the
 /// caller for as long as the returned view is used.
 ///
@@ -11,20 +34,8 @@ use pyo3_ffi::*;
 /// ready (an exception is then set).
 #[inline(always)]
 pub unsafe fn text_of<'a>(obj: *mut PyObject) -> Option<Text<'a>> {
-    // Compact ASCII, nearly every key and most values: one load and one
-    // compare of the state bits instead of four accessor calls. In
-    // `PyASCIIObject.state` (a C bitfield, laid out from the low bit on
-    // little-endian targets; the same on 3.11 to 3.13) bit 5 is `compact`
-    // and bit 6 `ascii`; a compact str is always ready, and its characters
-    // follow the struct.
-    #[cfg(all(target_endian = "little", not(any(Py_3_14, PyPy, GraalPy, Py_LIMITED_API))))]
-    {
-        const COMPACT_ASCII: u32 = 0b0110_0000;
-        let ascii = obj as *const PyASCIIObject;
-        if (*ascii).state & COMPACT_ASCII == COMPACT_ASCII {
-            let data = ascii.add(1) as *const u8;
-            return Some(Text::Utf8(core::slice::from_raw_parts(data, (*ascii).length as usize)));
-        }
+    if let Some(ascii) = compact_ascii(obj) {
+        return Some(Text::Utf8(ascii));
     }
     #[cfg(not(Py_3_12))]
     if PyUnicode_READY(obj) != 0 {

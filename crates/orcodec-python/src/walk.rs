@@ -13,7 +13,7 @@ use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
 use crate::pydantic::is_pydantic_model;
-use crate::pystr::text_of;
+use crate::pystr::{compact_ascii, text_of};
 use crate::pytypes::{is_enum_type, is_uuid_type};
 use crate::state::state;
 use crate::uuid::uuid_text;
@@ -297,6 +297,16 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     unsafe fn str(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(ascii) = compact_ascii(obj) {
+            self.emitter.utf8(ascii);
+            return Ok(());
+        }
+        self.stored_str(obj)
+    }
+
+    /// A str other than compact ASCII: its storage as it is, out of line.
+    #[inline(never)]
+    unsafe fn stored_str(&mut self, obj: *mut PyObject) -> Result {
         let text = text_of(obj).ok_or(EncodeError::Raised)?;
         match self.emitter.str(text) {
             Ok(()) => Ok(()),
@@ -558,16 +568,26 @@ impl<E: Emitter> Walker<E> {
     #[inline(always)]
     pub(crate) unsafe fn key(&mut self, key: *mut PyObject) -> Result {
         if is_type(key, addr_of_mut!(PyUnicode_Type)) || PyUnicode_Check(key) != 0 {
-            let text = text_of(key).ok_or(EncodeError::Raised)?;
-            return match self.emitter.key(text) {
-                Ok(()) => Ok(()),
-                Err(SurrogateError) => self.replace_surrogates(key, E::key),
-            };
+            if let Some(ascii) = compact_ascii(key) {
+                self.emitter.utf8_key(ascii);
+                return Ok(());
+            }
+            return self.stored_str_key(key);
         }
         if self.opts & options::NON_STR_KEYS != 0 {
             return self.non_str_key(key);
         }
         Err(EncodeError::DictKeyNotStr)
+    }
+
+    /// A str key other than compact ASCII, out of line as [`Self::stored_str`].
+    #[inline(never)]
+    unsafe fn stored_str_key(&mut self, key: *mut PyObject) -> Result {
+        let text = text_of(key).ok_or(EncodeError::Raised)?;
+        match self.emitter.key(text) {
+            Ok(()) => Ok(()),
+            Err(SurrogateError) => self.replace_surrogates(key, E::key),
+        }
     }
 
     pub(crate) fn has_default(&self) -> bool {
