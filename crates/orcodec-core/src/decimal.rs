@@ -71,9 +71,14 @@ pub unsafe fn write_digits(out: *mut u8, mut v: u64, len: usize) {
 /// `out` must be writable for [`MAX_LEN`] bytes.
 #[inline(always)]
 pub unsafe fn write_u64(out: *mut u8, v: u64) -> usize {
-    if v < 10 {
-        *out = b'0' + v as u8;
-        return 1;
+    if v < 100 {
+        // One or two digits, the commonest: a byte, or a pair from the table.
+        if v < 10 {
+            *out = b'0' + v as u8;
+            return 1;
+        }
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), out, 2);
+        return 2;
     }
     let len = digit_count(v);
     write_digits(out, v, len);
