@@ -27,6 +27,26 @@ pub unsafe fn compact_ascii<'a>(obj: *mut PyObject) -> Option<&'a [u8]> {
     None
 }
 
+/// The UTF-8 form CPython cached for `obj`, a compact non-ASCII `str` kept
+/// alive by the caller, if someone asked for it (orjson does, for every str
+/// it writes): copying it beats transcoding the characters again.
+#[inline(always)]
+pub unsafe fn cached_utf8<'a>(obj: *mut PyObject) -> Option<&'a [u8]> {
+    #[cfg(all(target_endian = "little", not(any(Py_3_14, PyPy, GraalPy, Py_LIMITED_API))))]
+    {
+        // Bit 5 of `state` is `compact`, bit 6 `ascii` (see `compact_ascii`);
+        // only a compact non-ASCII str is a PyCompactUnicodeObject.
+        const COMPACT_ASCII: u32 = 0b0110_0000;
+        const COMPACT: u32 = 0b0010_0000;
+        let compact = obj as *const PyCompactUnicodeObject;
+        if (*compact)._base.state & COMPACT_ASCII == COMPACT && !(*compact).utf8.is_null() {
+            return Some(core::slice::from_raw_parts((*compact).utf8 as *const u8, (*compact).utf8_length as usize));
+        }
+    }
+    let _ = obj;
+    None
+}
+
 /// The storage of `obj`, which must be a `str` (or subclass) kept alive by the
 /// caller for as long as the returned view is used.
 ///

@@ -13,7 +13,7 @@ use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::options::{self, Opt};
 use crate::pydantic::is_pydantic_model;
-use crate::pystr::{compact_ascii, text_of};
+use crate::pystr::{cached_utf8, compact_ascii, text_of};
 use crate::pytypes::{is_enum_type, is_uuid_type};
 use crate::state::state;
 use crate::uuid::uuid_text;
@@ -307,6 +307,10 @@ impl<E: Emitter> Walker<E> {
     /// A str other than compact ASCII: its storage as it is, out of line.
     #[inline(never)]
     unsafe fn stored_str(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(utf8) = cached_utf8(obj) {
+            self.emitter.utf8(utf8);
+            return Ok(());
+        }
         let text = text_of(obj).ok_or(EncodeError::Raised)?;
         match self.emitter.str(text) {
             Ok(()) => Ok(()),
@@ -583,6 +587,10 @@ impl<E: Emitter> Walker<E> {
     /// A str key other than compact ASCII, out of line as [`Self::stored_str`].
     #[inline(never)]
     unsafe fn stored_str_key(&mut self, key: *mut PyObject) -> Result {
+        if let Some(utf8) = cached_utf8(key) {
+            self.emitter.utf8_key(utf8);
+            return Ok(());
+        }
         let text = text_of(key).ok_or(EncodeError::Raised)?;
         match self.emitter.key(text) {
             Ok(()) => Ok(()),
