@@ -25,10 +25,9 @@ const GROWTH: usize = 8;
 /// asks for many times its size in address space.
 const LARGE: usize = 64 << 20;
 
-/// Outputs from this size on keep a sixteenth spare (see `finish`); smaller
-/// ones are below glibc's smallest mapping threshold (128 KiB) and are
-/// trimmed exactly.
-const KEEP_SLACK_FROM: usize = 64 << 10;
+/// Outputs larger than this keep up to a sixteenth spare (see `finish`);
+/// smaller ones live in pymalloc's size classes and are trimmed exactly.
+const TRIM_UP_TO: usize = 512;
 
 /// What an output of `len` bytes keeps allocated, and what the next call's
 /// size hint asks for (`encode.rs`): the same number, so the request fits
@@ -106,18 +105,22 @@ impl BytesSink {
     /// Trims the object to what was written and hands it over; NULL if
     /// anything failed (with the exception set).
     ///
-    /// A large output keeps `len / 16` spare bytes past its end (never
-    /// written, so never resident). The next call's size hint asks for
-    /// exactly that much, and glibc serves a request from its heap only if it
-    /// is smaller than the largest mapping freed so far: trimmed to the byte,
-    /// every later request of the same document would get a fresh mapping
-    /// and fault in each page (a 4 MB dumps took 5x orjson's time that way).
+    /// An output past pymalloc's sizes keeps up to `len / 16` spare bytes
+    /// past its end (never written, so never resident). The next call's size
+    /// hint asks for exactly that much, so a document encoded again needs no
+    /// realloc at either end: trimming to the byte split the block and freed
+    /// the tail on every call (text_11kb.packb spent about a tenth of its
+    /// time in glibc doing that). For large outputs it matters more: glibc
+    /// serves a request from its heap only if it is smaller than the largest
+    /// mapping freed so far, so trimmed to the byte, every later request of
+    /// the same document would get a fresh mapping and fault in each page (a
+    /// 4 MB dumps took 5x orjson's time that way).
     pub fn finish(mut self) -> *mut PyObject {
         let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
         if obj.is_null() {
             return obj;
         }
-        if self.len() < KEEP_SLACK_FROM {
+        if self.len() <= TRIM_UP_TO {
             // SAFETY: `obj` is our own, unshared bytes object; resizing writes
             // the size and the trailing NUL. On failure CPython frees it and
             // sets NULL.
