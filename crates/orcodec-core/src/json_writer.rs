@@ -461,32 +461,30 @@ unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
 
 /// Escapes UCS2 or UCS4 code units into UTF-8.
 ///
+/// One unit per step, branching on its UTF-8 length, which stays the same
+/// along a run of text in one script (CJK: three bytes, Cyrillic: two), so
+/// the branch predicts well; each sequence is one unaligned word store
+/// (into the slack past it). Only an ASCII unit tries the eight-at-a-time
+/// copy, so text without ASCII runs never pays for a failed attempt.
+///
 /// # Safety
 /// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline]
 unsafe fn escape_wide<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     let n = src.len();
+    let p = src.as_ptr();
     let mut i = 0;
     while i < n {
-        // Eight code units at a time while they are clean ASCII.
-        while n - i >= 8 {
-            match T::clean_ascii8(src.as_ptr().add(i), out) {
-                8 => {
-                    i += 8;
-                    out = out.add(8);
-                }
-                k => {
+        let c: u32 = (*p.add(i)).to_u32();
+        if c < 0x80 {
+            if n - i >= 8 {
+                let k = T::clean_ascii8(p.add(i), out);
+                if k > 0 {
                     i += k;
                     out = out.add(k);
-                    break;
+                    continue;
                 }
             }
-        }
-        if i >= n {
-            break;
-        }
-        let c: u32 = src.get_unchecked(i).to_u32();
-        if c < 0x80 {
             let b = c as u8;
             if ESCAPE[b as usize] != 0 {
                 out = put_escape(out, b);
@@ -494,10 +492,21 @@ unsafe fn escape_wide<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u
                 *out = b;
                 out = out.add(1);
             }
-        } else if is_surrogate(c) {
-            return Err(SurrogateError);
+        } else if c < 0x800 {
+            let pair = (0xC0 | c >> 6) | (0x80 | (c & 0x3F)) << 8;
+            (out as *mut [u8; 2]).write_unaligned((pair as u16).to_le_bytes());
+            out = out.add(2);
+        } else if c < 0x10000 {
+            if c & 0xF800 == 0xD800 {
+                return Err(SurrogateError);
+            }
+            let triple = (0xE0 | c >> 12) | (0x80 | (c >> 6 & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16;
+            (out as *mut [u8; 4]).write_unaligned(triple.to_le_bytes());
+            out = out.add(3);
         } else {
-            out = put_code_point(out, c);
+            let quad = (0xF0 | c >> 18) | (0x80 | (c >> 12 & 0x3F)) << 8 | (0x80 | (c >> 6 & 0x3F)) << 16 | (0x80 | (c & 0x3F)) << 24;
+            (out as *mut [u8; 4]).write_unaligned(quad.to_le_bytes());
+            out = out.add(4);
         }
         i += 1;
     }
