@@ -3,7 +3,7 @@
 use crate::decimal;
 use crate::emit::{items_one_by_one, Emitter};
 use crate::sink::Sink;
-use crate::text::{is_surrogate, put_code_point, SurrogateError, Text};
+use crate::text::{SurrogateError, Text};
 
 /// For each byte below 0x80: 0 if it stands as it is in a JSON string, else the
 /// letter after the backslash (`u` meaning `\u00XX`).
