@@ -469,13 +469,27 @@ unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
 ///
 /// # Safety
 /// `out` must have room for `6 * src.len() + SLACK` bytes.
-#[inline]
-unsafe fn escape_wide<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+#[inline(always)]
+unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
+    // Where the next eight-unit block may be tried: after a failed try, the
+    // units it covered go one by one (mixed text pays once per eight).
+    let mut blocks_from = 0;
     while i < n {
         let c: u32 = (*p.add(i)).to_u32();
+        if c >= 0x80 && i >= blocks_from && n - i >= 8 {
+            // Eight units that all take two (or, with SSSE3, all three)
+            // bytes: a whole run of Cyrillic or CJK text goes eight at a time.
+            let written = T::multibyte8::<SSSE3>(p.add(i), out);
+            if written != 0 {
+                i += 8;
+                out = out.add(written);
+                continue;
+            }
+            blocks_from = i + 8;
+        }
         if c < 0x80 {
             if n - i >= 8 {
                 let k = T::clean_ascii8(p.add(i), out);
@@ -513,6 +527,27 @@ unsafe fn escape_wide<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u
     Ok(out)
 }
 
+/// [`escape_wide`] for UCS2, with three-byte blocks where the CPU has SSSE3.
+///
+/// # Safety
+/// As [`escape_wide`].
+#[inline(always)]
+unsafe fn escape_ucs2(src: &[u16], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::ssse3_available() {
+        return escape_ucs2_ssse3(src, out);
+    }
+    escape_wide::<u16, false>(src, out)
+}
+
+/// # Safety
+/// As [`escape_wide`], and the CPU has SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn escape_ucs2_ssse3(src: &[u16], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    escape_wide::<u16, true>(src, out)
+}
+
 /// A UCS2 or UCS4 code unit.
 trait WideUnit: Copy {
     fn to_u32(self) -> u32;
@@ -522,12 +557,72 @@ trait WideUnit: Copy {
     /// # Safety
     /// `p` readable for eight units, `out` writable for eight bytes.
     unsafe fn clean_ascii8(p: *const Self, out: *mut u8) -> usize;
+    /// If the eight units at `p` all take two UTF-8 bytes, or with `SSSE3`
+    /// all three (no surrogate among them), writes their UTF-8 to `out` and
+    /// returns its length (16 or 24); otherwise returns 0. May write up to
+    /// 32 bytes either way.
+    ///
+    /// # Safety
+    /// `p` readable for eight units, `out` writable for 32 bytes, and
+    /// `SSSE3` only where the CPU has it (and the caller is compiled for it).
+    #[inline(always)]
+    unsafe fn multibyte8<const SSSE3: bool>(_p: *const Self, _out: *mut u8) -> usize {
+        0
+    }
 }
 
 impl WideUnit for u16 {
     #[inline(always)]
     fn to_u32(self) -> u32 {
         self as u32
+    }
+    #[inline(always)]
+    unsafe fn multibyte8<const SSSE3: bool>(p: *const u16, out: *mut u8) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            let v = _mm_loadu_si128(p as *const __m128i);
+            let zero = _mm_setzero_si128();
+            // Lanes at most 0x7F, at most 0x7FF (a saturating subtract is
+            // zero exactly there), and surrogates; two mask bits per lane.
+            let ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7F)), zero));
+            let short = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7FF)), zero));
+            let low6 = _mm_and_si128(v, _mm_set1_epi16(0x3F));
+            if short == 0xFFFF && ascii == 0 {
+                // 110xxxxx 10xxxxxx: each lane's two bytes, in order.
+                let lead = _mm_or_si128(_mm_srli_epi16(v, 6), _mm_set1_epi16(0xC0));
+                let tail = _mm_slli_epi16(_mm_or_si128(low6, _mm_set1_epi16(0x80)), 8);
+                _mm_storeu_si128(out as *mut __m128i, _mm_or_si128(lead, tail));
+                return 16;
+            }
+            if SSSE3 && short == 0 {
+                let surrogate = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)), _mm_set1_epi16(0xD800u16 as i16));
+                if _mm_movemask_epi8(surrogate) != 0 {
+                    return 0;
+                }
+                // 1110xxxx 10xxxxxx 10xxxxxx: the three bytes of every lane
+                // packed into byte vectors, then interleaved by shuffles.
+                let first = _mm_or_si128(_mm_srli_epi16(v, 12), _mm_set1_epi16(0xE0));
+                let second = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
+                let third = _mm_or_si128(low6, _mm_set1_epi16(0x80));
+                let leads = _mm_packus_epi16(first, second);
+                let thirds = _mm_packus_epi16(third, third);
+                let shuffle = |table: &[u8; 16]| _mm_loadu_si128(table.as_ptr() as *const __m128i);
+                let lo = _mm_or_si128(
+                    _mm_shuffle_epi8(leads, shuffle(&THREE_BYTE_SHUFFLES[0])),
+                    _mm_shuffle_epi8(thirds, shuffle(&THREE_BYTE_SHUFFLES[1])),
+                );
+                let hi = _mm_or_si128(
+                    _mm_shuffle_epi8(leads, shuffle(&THREE_BYTE_SHUFFLES[2])),
+                    _mm_shuffle_epi8(thirds, shuffle(&THREE_BYTE_SHUFFLES[3])),
+                );
+                _mm_storeu_si128(out as *mut __m128i, lo);
+                _mm_storeu_si128(out.add(16) as *mut __m128i, hi);
+                return 24;
+            }
+        }
+        let _ = (p, out);
+        0
     }
     #[inline(always)]
     unsafe fn clean_ascii8(p: *const u16, out: *mut u8) -> usize {
@@ -576,6 +671,26 @@ impl WideUnit for u32 {
     }
 }
 
+/// `pshufb` tables that interleave eight three-byte sequences: output byte
+/// `j` is byte `j % 3` of lane `j / 3`, taken from `leads` (first bytes at
+/// 0-7, second bytes at 8-15) or `thirds` (third bytes at 0-7); 0x80 picks
+/// a zero. Rows: output bytes 0-15 from leads, from thirds; 16-31 likewise.
+const THREE_BYTE_SHUFFLES: [[u8; 16]; 4] = {
+    let mut tables = [[0x80u8; 16]; 4];
+    let mut j = 0;
+    while j < 24 {
+        let (lane, byte) = ((j / 3) as u8, j % 3);
+        let half = j / 16;
+        match byte {
+            0 => tables[2 * half][j % 16] = lane,
+            1 => tables[2 * half][j % 16] = 8 + lane,
+            _ => tables[2 * half + 1][j % 16] = lane,
+        }
+        j += 1;
+    }
+    tables
+};
+
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 unsafe fn clean_ascii8_scalar<T: WideUnit>(p: *const T, out: *mut u8) -> usize {
@@ -616,8 +731,8 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
         let end = match text {
             Text::Utf8(s) => escape_utf8_from(s, 0, body),
             Text::Ucs1(s) => escape_ucs1(s, body),
-            Text::Ucs2(s) => escape_wide(s, body)?,
-            Text::Ucs4(s) => escape_wide(s, body)?,
+            Text::Ucs2(s) => escape_ucs2(s, body)?,
+            Text::Ucs4(s) => escape_wide::<u32, false>(s, body)?,
         };
         *end = b'"';
         out.advance(end.offset_from(start) as usize + 1);
@@ -967,6 +1082,86 @@ mod tests {
         let mut v = Vec::new();
         write_str(&mut v, t).unwrap();
         String::from_utf8(v).unwrap()
+    }
+
+    /// Wide text as `escape_wide` writes it with and without SSSE3 blocks
+    /// (both checked to agree), or None for a lone surrogate.
+    fn wide_json<T: WideUnit>(units: &[T]) -> Option<Vec<u8>> {
+        let mut results = Vec::new();
+        for ssse3 in [false, true] {
+            if ssse3 && !cfg!(target_arch = "x86_64") {
+                continue;
+            }
+            let mut out = vec![0u8; units.len() * MAX_ESCAPED_PER_UNIT + SLACK];
+            // SAFETY: room for every unit escaped plus the slack; the SSSE3
+            // variant only where the CPU has it.
+            let end = unsafe {
+                let body = out.as_mut_ptr();
+                match (ssse3, core::mem::size_of::<T>()) {
+                    #[cfg(target_arch = "x86_64")]
+                    (true, 2) if crate::text::ssse3_available() => {
+                        escape_ucs2_ssse3(core::slice::from_raw_parts(units.as_ptr() as *const u16, units.len()), body)
+                    }
+                    (true, _) => continue,
+                    _ => escape_wide::<T, false>(units, body),
+                }
+            };
+            results.push(end.ok().map(|end| {
+                // SAFETY: `end` points into `out`, at or after its start.
+                let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
+                out[..n].to_vec()
+            }));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "variants disagree");
+        results.pop().unwrap()
+    }
+
+    #[test]
+    fn wide_runs_of_every_utf8_length() {
+        // Random text in runs of one UTF-8 length (so eight-unit blocks of
+        // two- and three-byte units occur at every offset), against std.
+        let classes: [&[u32]; 5] = [
+            &[0x61, 0x20, 0x22, 0x5C, 0x0A, 0x01, 0x7F],
+            &[0x80, 0xE9, 0xFF, 0x100, 0x430, 0x7FF],
+            &[0x800, 0x3042, 0x4E2D, 0xD7FF, 0xE000, 0xFFFF],
+            &[0x10000, 0x1F600, 0x10FFFF],
+            &[0xD800, 0xDBFF, 0xDC00, 0xDFFF],
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for round in 0..20_000 {
+            let len = next(70) as usize;
+            let mut class = next(4) as usize;
+            let units: Vec<u32> = (0..len)
+                .map(|_| {
+                    if next(10) == 0 {
+                        // A lone surrogate in one string in about four.
+                        class = if round % 4 == 0 && next(8) == 0 { 4 } else { next(4) as usize };
+                    }
+                    let c = classes[class];
+                    let unit = c[next(c.len() as u64) as usize];
+                    if class == 4 {
+                        class = 2;
+                    }
+                    unit
+                })
+                .collect();
+            let text: Option<String> = units.iter().map(|&u| char::from_u32(u)).collect();
+            let expected = text.as_ref().map(|t| {
+                let quoted = reference(t);
+                quoted.as_bytes()[1..quoted.len() - 1].to_vec()
+            });
+            assert_eq!(wide_json(&units), expected, "ucs4 {units:x?}");
+            if units.iter().all(|&u| u < 0x10000) {
+                let narrow: Vec<u16> = units.iter().map(|&u| u as u16).collect();
+                assert_eq!(wide_json(&narrow), expected, "ucs2 {units:x?}");
+            }
+        }
     }
 
     #[test]

@@ -151,6 +151,13 @@ pub(crate) fn avx2_available() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
+/// Whether the CPU has SSSE3 (byte shuffles), detected once (std caches it).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn ssse3_available() -> bool {
+    std::is_x86_feature_detected!("ssse3")
+}
+
 /// Whether the CPU has AVX-512 BW and VL with BMI2 (masked byte loads and
 /// stores on 32-byte vectors), detected once into one flag so the hot check
 /// is a single load.
