@@ -43,6 +43,16 @@ pub trait Emitter {
     /// ASCII text with nothing to escape (formatted dates, UUIDs, numbers as
     /// keys): the walker vouches for it, so no scan is needed.
     fn ascii(&mut self, value: &[u8]);
+    /// Such ASCII text, at most `MAX` (< 256) bytes, written by `fill`
+    /// straight into the output: `fill` gets `MAX` writable bytes and returns
+    /// how many it wrote. Text built elsewhere and copied in is read back
+    /// right after its byte stores, which stalls the store buffer.
+    #[inline(always)]
+    fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
+        let mut buffer = [0u8; MAX];
+        let len = fill(buffer.as_mut_ptr());
+        self.ascii(&buffer[..len]);
+    }
     /// A map key of such ASCII text.
     #[inline(always)]
     fn ascii_key(&mut self, value: &[u8]) {
@@ -116,6 +126,28 @@ mod tests {
         b.str(Text::Utf8(text.as_bytes())).unwrap();
         b.key(Text::Utf8(text.as_bytes())).unwrap();
         assert_eq!(output(a), output(b), "{text:?}");
+    }
+
+    #[test]
+    fn ascii_in_place_equals_ascii() {
+        // Every length up to the most a caller asks for, across MessagePack's
+        // fixstr/str8 boundary at 32.
+        for len in 0..=40usize {
+            let text: Vec<u8> = (0..len).map(|k| b'0' + (k % 10) as u8).collect();
+            let fill = |at: *mut u8| {
+                // SAFETY: the emitter hands over 40 writable bytes.
+                unsafe { core::ptr::copy_nonoverlapping(text.as_ptr(), at, len) };
+                len
+            };
+            let (mut a, mut b) = (CompactJsonWriter::new(Vec::new()), CompactJsonWriter::new(Vec::new()));
+            a.ascii_in_place::<40>(fill);
+            b.ascii(&text);
+            assert_eq!(a.out, b.out);
+            let (mut a, mut b) = (MsgpackWriter::new(Vec::new()), MsgpackWriter::new(Vec::new()));
+            a.ascii_in_place::<40>(fill);
+            b.ascii(&text);
+            assert_eq!(a.out, b.out, "{len}");
+        }
     }
 
     #[test]

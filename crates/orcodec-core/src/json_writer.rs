@@ -992,6 +992,20 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         write_ascii(&mut self.out, value)
     }
     #[inline(always)]
+    fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
+        self.out.reserve(MAX + 2);
+        // SAFETY: `MAX + 2` bytes reserved just above: the quotes and at most
+        // MAX bytes from `fill`.
+        unsafe {
+            let at = self.out.tail();
+            *at = b'"';
+            let len = fill(at.add(1));
+            debug_assert!(len <= MAX);
+            *at.add(1 + len) = b'"';
+            self.out.advance(len + 2);
+        }
+    }
+    #[inline(always)]
     fn raw(&mut self, value: &[u8]) {
         self.out.extend(value)
     }

@@ -296,6 +296,29 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
         write_ascii(&mut self.out, value)
     }
     #[inline(always)]
+    fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
+        const { assert!(MAX < 256) };
+        self.out.reserve(MAX + 2);
+        // SAFETY: `MAX + 2` bytes reserved just above: a header of at most
+        // two bytes and at most MAX bytes from `fill`.
+        unsafe {
+            let at = self.out.tail();
+            // Written after a one-byte header, the usual fixstr; text of 32
+            // bytes or more moves one place on for its two-byte header.
+            let len = fill(at.add(1));
+            debug_assert!(len <= MAX);
+            if len < 32 {
+                *at = 0xa0 | len as u8;
+                self.out.advance(1 + len);
+            } else {
+                core::ptr::copy(at.add(1), at.add(2), len);
+                *at = 0xd9;
+                *at.add(1) = len as u8;
+                self.out.advance(2 + len);
+            }
+        }
+    }
+    #[inline(always)]
     fn raw(&mut self, value: &[u8]) {
         self.out.extend(value)
     }

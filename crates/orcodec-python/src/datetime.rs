@@ -2,7 +2,7 @@
 //! or for MessagePack with `OPT_DATETIME_AS_TIMESTAMP_EXT` the timestamp
 //! extension (type -1), and back again when decoding.
 
-use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, Style};
+use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, DateWriter, Style, MAX_TEXT};
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
@@ -89,6 +89,17 @@ unsafe fn effective_offset(obj: *mut PyObject, opts: Opt) -> Result<Option<i32>,
     })
 }
 
+/// Runs `write` on a [`DateWriter`] at `at` and returns the length written.
+///
+/// # Safety
+/// `at` must be writable for [`MAX_TEXT`] bytes.
+#[inline(always)]
+unsafe fn in_place(at: *mut u8, write: impl FnOnce(&mut DateWriter)) -> usize {
+    let mut text = DateWriter::new(at);
+    write(&mut text);
+    text.len()
+}
+
 fn style(opts: Opt) -> Style {
     Style {
         omit_microseconds: opts & options::OMIT_MICROSECONDS != 0,
@@ -96,9 +107,9 @@ fn style(opts: Opt) -> Style {
     }
 }
 
-pub unsafe fn datetime_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
-    let offset = effective_offset(obj, opts)?;
-    let mut text = DateText::new();
+/// Writes the fields of datetime `obj`, then its UTC `offset` if it has one.
+#[inline(always)]
+unsafe fn write_datetime(text: &mut DateWriter, obj: *mut PyObject, offset: Option<i32>, style: Style) {
     text.date(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj), PyDateTime_GET_DAY(obj));
     text.push(b'T');
     text.time(
@@ -106,33 +117,50 @@ pub unsafe fn datetime_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, E
         PyDateTime_DATE_GET_MINUTE(obj),
         PyDateTime_DATE_GET_SECOND(obj),
         PyDateTime_DATE_GET_MICROSECOND(obj),
-        style(opts),
+        style,
     );
     if let Some(seconds) = offset {
-        text.offset(seconds, style(opts));
+        text.offset(seconds, style);
     }
-    Ok(text)
 }
 
-pub unsafe fn date_text(obj: *mut PyObject) -> DateText {
-    let mut text = DateText::new();
+#[inline(always)]
+unsafe fn write_date(text: &mut DateWriter, obj: *mut PyObject) {
     text.date(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj), PyDateTime_GET_DAY(obj));
-    text
 }
 
-pub unsafe fn time_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
-    if PyDateTime_TIME_GET_TZINFO(obj) != Py_None() {
-        return Err(EncodeError::TimeWithTzinfo);
-    }
-    let mut text = DateText::new();
+/// Writes the fields of time `obj`, which the caller checked has no tzinfo.
+#[inline(always)]
+unsafe fn write_time(text: &mut DateWriter, obj: *mut PyObject, style: Style) {
     text.time(
         PyDateTime_TIME_GET_HOUR(obj),
         PyDateTime_TIME_GET_MINUTE(obj),
         PyDateTime_TIME_GET_SECOND(obj),
         PyDateTime_TIME_GET_MICROSECOND(obj),
-        style(opts),
+        style,
     );
-    Ok(text)
+}
+
+unsafe fn check_time(obj: *mut PyObject) -> Result<(), EncodeError> {
+    if PyDateTime_TIME_GET_TZINFO(obj) != Py_None() {
+        return Err(EncodeError::TimeWithTzinfo);
+    }
+    Ok(())
+}
+
+/// The text of datetime `obj` in a buffer (for map keys).
+pub unsafe fn datetime_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
+    let offset = effective_offset(obj, opts)?;
+    Ok(DateText::build(|text| write_datetime(text, obj, offset, style(opts))))
+}
+
+pub unsafe fn date_text(obj: *mut PyObject) -> DateText {
+    DateText::build(|text| write_date(text, obj))
+}
+
+pub unsafe fn time_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
+    check_time(obj)?;
+    Ok(DateText::build(|text| write_time(text, obj, style(opts))))
 }
 
 impl<E: Emitter> Walker<E> {
@@ -143,24 +171,32 @@ impl<E: Emitter> Walker<E> {
             return Some(self.datetime(obj));
         }
         if PyDate_CheckExact(obj) != 0 {
-            self.emitter.ascii(date_text(obj).as_bytes());
+            // SAFETY: the emitter hands over MAX_TEXT writable bytes.
+            self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_date(text, obj)) });
             return Some(Ok(()));
         }
         if PyTime_CheckExact(obj) != 0 {
-            return Some(time_text(obj, self.opts).map(|text| self.emitter.ascii(text.as_bytes())));
+            return Some(check_time(obj).map(|()| {
+                let style = style(self.opts);
+                // SAFETY: as for the date.
+                self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_time(text, obj, style)) });
+            }));
         }
         None
     }
 
     /// An exact `datetime.datetime`.
     pub(crate) unsafe fn datetime(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
+        // Python code (a tzinfo's utcoffset) runs here, before any output.
+        let offset = effective_offset(obj, self.opts)?;
         if E::HAS_BIN && self.opts & options::DATETIME_AS_TIMESTAMP_EXT != 0 {
-            if let Some(offset) = effective_offset(obj, self.opts)? {
+            if let Some(offset) = offset {
                 return self.timestamp(obj, offset);
             }
         }
-        let text = datetime_text(obj, self.opts)?;
-        self.emitter.ascii(text.as_bytes());
+        let style = style(self.opts);
+        // SAFETY: the emitter hands over MAX_TEXT writable bytes.
+        self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_datetime(text, obj, offset, style)) });
         Ok(())
     }
 

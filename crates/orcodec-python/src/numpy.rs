@@ -216,14 +216,14 @@ fn datetime64_text(value: i64, unit: TimeUnit, opts: options::Opt) -> Result<Dat
     let seconds = (of_day / 1_000_000) as i32;
     let style =
         Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 };
-    let mut text = DateText::new();
-    text.date(year as i32, month as i32, day as i32);
-    text.push(b'T');
-    text.time(seconds / 3600, seconds / 60 % 60, seconds % 60, (of_day % 1_000_000) as i32, style);
-    if opts & options::NAIVE_UTC != 0 {
-        text.offset(0, style);
-    }
-    Ok(text)
+    Ok(DateText::build(|text| {
+        text.date(year as i32, month as i32, day as i32);
+        text.push(b'T');
+        text.time(seconds / 3600, seconds / 60 % 60, seconds % 60, (of_day % 1_000_000) as i32, style);
+        if opts & options::NAIVE_UTC != 0 {
+            text.offset(0, style);
+        }
+    }))
 }
 
 /// IEEE half precision to single (exact: every half is a float).
