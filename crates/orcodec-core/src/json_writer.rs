@@ -471,6 +471,10 @@ unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
 /// `out` must have room for `6 * src.len() + SLACK` bytes.
 #[inline(always)]
 unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    #[cfg(target_arch = "x86_64")]
+    if SSSE3 {
+        return escape_wide_ssse3(src, out);
+    }
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
@@ -527,6 +531,177 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
     Ok(out)
 }
 
+/// [`escape_wide`] with SSSE3. From a non-ASCII unit on, four units go at a
+/// time whatever their mix of one- to four-byte forms (natural text switches
+/// between ASCII and its own script every few characters, and a branch per
+/// unit on its length mispredicts at each switch): each unit's encoding is
+/// computed in its 32-bit lane and the lanes' used bytes gathered by one
+/// `pshufb` from a table indexed by the four lengths; a run of three-byte
+/// text then goes on eight at a time. From an ASCII unit on, as much of the
+/// next eight as is clean is copied. Escapes and surrogates go one by one.
+///
+/// callgrind, instructions + 15 x mispredictions, on 200 strings of each
+/// kind, before -> after: Russian 682K -> 484K, Japanese with ASCII 423K ->
+/// 318K, CJK 99K -> 101K, English with emoji 141K -> 170K.
+///
+/// # Safety
+/// As [`escape_wide`], and the caller is compiled for SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    let n = src.len();
+    let p = src.as_ptr();
+    let mut i = 0;
+    while i < n {
+        let c = (*p.add(i)).to_u32();
+        if c < 0x80 && n - i >= 8 {
+            // ASCII: as much of the next eight as is clean, then on.
+            let clean = T::clean_ascii8(p.add(i), out);
+            if clean > 0 {
+                i += clean;
+                out = out.add(clean);
+                continue;
+            }
+        } else if c >= 0x80 && n - i >= 4 {
+            match encode4::<T>(T::load4(p.add(i)), out) {
+                Ok((written, lengths)) => {
+                    i += 4;
+                    out = out.add(written);
+                    // A run of three-byte text goes on eight units at a time.
+                    if lengths == ALL_THREE_BYTE {
+                        while n - i >= 8 {
+                            let written = T::multibyte8::<true>(p.add(i), out);
+                            if written == 0 {
+                                break;
+                            }
+                            i += 8;
+                            out = out.add(written);
+                        }
+                    }
+                    continue;
+                }
+                Err(refused) => {
+                    // The units before the first refused one, and it, one
+                    // by one, so the next try starts past it.
+                    for k in 0..=refused {
+                        out = escape_unit((*p.add(i + k)).to_u32(), out)?;
+                    }
+                    i += refused + 1;
+                    continue;
+                }
+            }
+        }
+        out = escape_unit(c, out)?;
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// One code unit as JSON string content: escaped, or as its UTF-8.
+///
+/// # Safety
+/// `out` must have room for 6 bytes.
+#[inline(always)]
+unsafe fn escape_unit(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    if c < 0x80 {
+        if ESCAPE[c as usize] != 0 {
+            return Ok(put_escape(out, c as u8));
+        }
+        *out = c as u8;
+        return Ok(out.add(1));
+    }
+    if c.wrapping_sub(0xD800) < 0x800 {
+        return Err(SurrogateError);
+    }
+    Ok(crate::text::put_code_point(out, c))
+}
+
+/// The four code points in the 32-bit lanes of `c` as UTF-8 at `out`, if
+/// none needs an escape or is a surrogate; returns the bytes written and the
+/// lengths code (bit k: lane k's length less one is odd; bit 4 + k: it is 2
+/// or 3). Otherwise the first such lane, writing nothing.
+///
+/// # Safety
+/// `out` writable for 16 bytes; the caller is compiled for SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn encode4<T: WideUnit>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
+    use core::arch::x86_64::*;
+    let splat = _mm_set1_epi32;
+    let refused = _mm_or_si128(
+        _mm_or_si128(_mm_cmplt_epi32(c, splat(0x20)), _mm_cmpeq_epi32(c, splat(b'"' as i32))),
+        _mm_or_si128(
+            _mm_cmpeq_epi32(c, splat(b'\\' as i32)),
+            _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800)),
+        ),
+    );
+    let refused = _mm_movemask_ps(_mm_castsi128_ps(refused));
+    if refused != 0 {
+        return Err(refused.trailing_zeros() as usize);
+    }
+    let two_or_more = _mm_cmpgt_epi32(c, splat(0x7F));
+    let three_or_more = _mm_cmpgt_epi32(c, splat(0x7FF));
+    // UCS2 units are never beyond U+FFFF: no four-byte lanes to make.
+    let four = if T::ASTRAL { _mm_cmpgt_epi32(c, splat(0xFFFF)) } else { _mm_setzero_si128() };
+    // Continuation bytes: 10xxxxxx from bits 0-5, 6-11 and 12-17.
+    let cont = |shift: i32| {
+        let bits = _mm_and_si128(_mm_srl_epi32(c, _mm_cvtsi32_si128(shift)), splat(0x3F));
+        _mm_or_si128(bits, splat(0x80))
+    };
+    let (c0, c6, c12) = (cont(0), cont(6), cont(12));
+    // Each form's bytes, the first lowest.
+    let two = _mm_or_si128(_mm_or_si128(_mm_srli_epi32(c, 6), splat(0xC0)), _mm_slli_epi32(c0, 8));
+    let three = _mm_or_si128(
+        _mm_or_si128(_mm_srli_epi32(c, 12), splat(0xE0)),
+        _mm_or_si128(_mm_slli_epi32(c6, 8), _mm_slli_epi32(c0, 16)),
+    );
+    let four_bytes = _mm_or_si128(
+        _mm_or_si128(_mm_or_si128(_mm_srli_epi32(c, 18), splat(0xF0)), _mm_slli_epi32(c12, 8)),
+        _mm_or_si128(_mm_slli_epi32(c6, 16), _mm_slli_epi32(c0, 24)),
+    );
+    let select = |mask, a, b| _mm_or_si128(_mm_and_si128(mask, a), _mm_andnot_si128(mask, b));
+    let mut encoded = select(three_or_more, three, select(two_or_more, two, c));
+    if T::ASTRAL {
+        encoded = select(four, four_bytes, encoded);
+    }
+    // Length less one per lane (the masks are -1 where set), as two bits.
+    let extra = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_add_epi32(two_or_more, three_or_more), four));
+    let low = _mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32(extra, 31)));
+    let high = _mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32(extra, 30)));
+    let lengths = (low | high << 4) as usize;
+    let gather = _mm_loadu_si128(GATHER_UTF8[lengths].as_ptr() as *const __m128i);
+    _mm_storeu_si128(out as *mut __m128i, _mm_shuffle_epi8(encoded, gather));
+    Ok((4 + (low.count_ones() + 2 * high.count_ones()) as usize, lengths))
+}
+
+/// All four lanes three bytes long, in [`encode4`]'s code.
+#[cfg(target_arch = "x86_64")]
+const ALL_THREE_BYTE: usize = 0xF0;
+
+/// `pshufb` tables for [`encode4`]: for each lengths code, the bytes of
+/// each lane's encoding that are used (lane k's at 4k..), one after the
+/// other; 0x80 (zero) after them.
+const GATHER_UTF8: [[u8; 16]; 256] = {
+    let mut tables = [[0x80u8; 16]; 256];
+    let mut code = 0;
+    while code < 256 {
+        let mut at = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = 1 + (code >> lane & 1) + 2 * (code >> (4 + lane) & 1);
+            let mut b = 0;
+            while b < len {
+                tables[code][at] = (4 * lane + b) as u8;
+                at += 1;
+                b += 1;
+            }
+            lane += 1;
+        }
+        code += 1;
+    }
+    tables
+};
+
 /// [`escape_wide`] for UCS2, with three-byte blocks where the CPU has SSSE3.
 ///
 /// # Safety
@@ -548,8 +723,31 @@ unsafe fn escape_ucs2_ssse3(src: &[u16], out: *mut u8) -> Result<*mut u8, Surrog
     escape_wide::<u16, true>(src, out)
 }
 
+/// [`escape_wide`] for UCS4, four units at a time where the CPU has SSSE3.
+///
+/// # Safety
+/// As [`escape_wide`].
+#[inline(always)]
+unsafe fn escape_ucs4(src: &[u32], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::ssse3_available() {
+        return escape_ucs4_ssse3(src, out);
+    }
+    escape_wide::<u32, false>(src, out)
+}
+
+/// # Safety
+/// As [`escape_wide`], and the CPU has SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn escape_ucs4_ssse3(src: &[u32], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    escape_wide::<u32, true>(src, out)
+}
+
 /// A UCS2 or UCS4 code unit.
 trait WideUnit: Copy {
+    /// Whether a unit can be beyond U+FFFF.
+    const ASTRAL: bool;
     fn to_u32(self) -> u32;
     /// Writes the eight units at `p` to `out` as bytes (all eight bytes are
     /// written) and returns how many leading ones are ASCII needing no escape.
@@ -557,6 +755,12 @@ trait WideUnit: Copy {
     /// # Safety
     /// `p` readable for eight units, `out` writable for eight bytes.
     unsafe fn clean_ascii8(p: *const Self, out: *mut u8) -> usize;
+    /// The four units at `p` in 32-bit lanes.
+    ///
+    /// # Safety
+    /// `p` readable for four units.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load4(p: *const Self) -> core::arch::x86_64::__m128i;
     /// If the eight units at `p` all take two UTF-8 bytes, or with `SSSE3`
     /// all three (no surrogate among them), writes their UTF-8 to `out` and
     /// returns its length (16 or 24); otherwise returns 0. May write up to
@@ -572,9 +776,16 @@ trait WideUnit: Copy {
 }
 
 impl WideUnit for u16 {
+    const ASTRAL: bool = false;
     #[inline(always)]
     fn to_u32(self) -> u32 {
         self as u32
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load4(p: *const u16) -> core::arch::x86_64::__m128i {
+        use core::arch::x86_64::*;
+        _mm_unpacklo_epi16(_mm_loadl_epi64(p as *const __m128i), _mm_setzero_si128())
     }
     #[inline(always)]
     unsafe fn multibyte8<const SSSE3: bool>(p: *const u16, out: *mut u8) -> usize {
@@ -645,9 +856,15 @@ impl WideUnit for u16 {
 }
 
 impl WideUnit for u32 {
+    const ASTRAL: bool = true;
     #[inline(always)]
     fn to_u32(self) -> u32 {
         self
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load4(p: *const u32) -> core::arch::x86_64::__m128i {
+        core::arch::x86_64::_mm_loadu_si128(p as *const core::arch::x86_64::__m128i)
     }
     #[inline(always)]
     unsafe fn clean_ascii8(p: *const u32, out: *mut u8) -> usize {
@@ -732,7 +949,7 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
             Text::Utf8(s) => escape_utf8_from(s, 0, body),
             Text::Ucs1(s) => escape_ucs1(s, body),
             Text::Ucs2(s) => escape_ucs2(s, body)?,
-            Text::Ucs4(s) => escape_wide::<u32, false>(s, body)?,
+            Text::Ucs4(s) => escape_ucs4(s, body)?,
         };
         *end = b'"';
         out.advance(end.offset_from(start) as usize + 1);
@@ -1115,6 +1332,10 @@ mod tests {
                     #[cfg(target_arch = "x86_64")]
                     (true, 2) if crate::text::ssse3_available() => {
                         escape_ucs2_ssse3(core::slice::from_raw_parts(units.as_ptr() as *const u16, units.len()), body)
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    (true, 4) if crate::text::ssse3_available() => {
+                        escape_ucs4_ssse3(core::slice::from_raw_parts(units.as_ptr() as *const u32, units.len()), body)
                     }
                     (true, _) => continue,
                     _ => escape_wide::<T, false>(units, body),
