@@ -1,0 +1,593 @@
+//! Valid UTF-8 to CPython's compact str storage (PEP 393): one unit per code
+//! point, of 1 (UCS1), 2 (UCS2) or 4 (UCS4) bytes.
+//!
+//! Both decoders hand a non-ASCII str value here once it is known to be valid
+//! UTF-8: [`measure`] gives the number of code points and the narrowest kind
+//! that holds them (what `PyUnicode_New` needs), then [`decode`] writes the
+//! units into the new object's storage.
+//!
+//! On x86-64 CPUs with AVX-512 VBMI2 (Ice Lake and later, Zen 4 and later)
+//! both run on 64-byte blocks: a block's lead bytes (the bytes that are not
+//! `10xxxxxx` continuations) are compressed into a list of positions, each
+//! lead and the three bytes after it are gathered into a 32-bit lane with one
+//! byte permutation, and every lane's code point is assembled with the same
+//! few shifts and masks, whatever its length: up to 32 code points a step.
+//! Elsewhere a scalar loop does the same one code point at a time.
+
+/// The number of code points in valid UTF-8 `bytes` and the largest code
+/// point of the narrowest storage kind holding them all: 0x7F (ASCII), 0xFF
+/// (UCS1), 0xFFFF (UCS2) or 0x10FFFF (UCS4), as `PyUnicode_New` wants it.
+///
+/// The kind comes from the largest byte: any byte from 0xF0 starts a code
+/// point beyond U+FFFF; any from 0xC4 (up to 0xEF) one beyond U+00FF; 0xC2 and
+/// 0xC3 lead U+0080 to U+00FF. In valid UTF-8 the largest byte is a lead byte
+/// whenever it is 0xC2 or above, so the kind is the canonical one.
+#[inline]
+pub fn measure(bytes: &[u8]) -> (usize, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx512_available() {
+            // SAFETY: the CPU has the features (checked just above).
+            return unsafe { avx512::measure(bytes) };
+        }
+    }
+    scalar::measure(bytes)
+}
+
+/// Writes the code points of valid UTF-8 `bytes` to `out`, one `T` each.
+///
+/// # Safety
+/// `bytes` is valid UTF-8 holding exactly `chars` code points (as [`measure`]
+/// counted them), each of which fits a `T` (the kind [`measure`] gave), and
+/// `out` is valid for writing `chars` units.
+#[inline]
+pub unsafe fn decode<T: Unit>(bytes: &[u8], out: *mut T, chars: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx512_available() {
+            // SAFETY: the CPU has the features; the rest is the caller's.
+            return T::decode_avx512(bytes, out, chars);
+        }
+    }
+    scalar::decode(bytes, out, chars)
+}
+
+/// A code unit of one of CPython's compact str kinds.
+pub trait Unit: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    fn from_code_point(c: u32) -> Self;
+    /// Writes the 8 bytes of little-endian `word` as 8 units at `out`.
+    ///
+    /// # Safety
+    /// `out` has room for 8 units.
+    #[doc(hidden)]
+    unsafe fn widen8(word: u64, out: *mut Self);
+    #[doc(hidden)]
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn decode_avx512(bytes: &[u8], out: *mut Self, chars: usize);
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+}
+
+impl Unit for u8 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u8 {
+        c as u8
+    }
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u8) {
+        // SAFETY: 8 bytes of room, as the caller guarantees.
+        unsafe { core::ptr::write_unaligned(out as *mut u64, word.to_le()) }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn decode_avx512(bytes: &[u8], out: *mut u8, chars: usize) {
+        avx512::decode::<1>(bytes, out, chars)
+    }
+}
+
+impl Unit for u16 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u16 {
+        c as u16
+    }
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u16) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is x86-64 baseline; one 16-byte store into the 8
+        // units of room the caller guarantees.
+        unsafe {
+            use core::arch::x86_64::*;
+            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), _mm_setzero_si128());
+            _mm_storeu_si128(out as *mut __m128i, v);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for k in 0..8 {
+            unsafe { *out.add(k) = (word >> (8 * k)) as u8 as u16 };
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn decode_avx512(bytes: &[u8], out: *mut u16, chars: usize) {
+        avx512::decode::<2>(bytes, out as *mut u8, chars)
+    }
+}
+
+impl Unit for u32 {
+    #[inline(always)]
+    fn from_code_point(c: u32) -> u32 {
+        c
+    }
+    #[inline(always)]
+    unsafe fn widen8(word: u64, out: *mut u32) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is x86-64 baseline; two 16-byte stores into the 8
+        // units (32 bytes) of room the caller guarantees.
+        unsafe {
+            use core::arch::x86_64::*;
+            let zero = _mm_setzero_si128();
+            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), zero);
+            _mm_storeu_si128(out as *mut __m128i, _mm_unpacklo_epi16(v, zero));
+            _mm_storeu_si128(out.add(4) as *mut __m128i, _mm_unpackhi_epi16(v, zero));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for k in 0..8 {
+            unsafe { *out.add(k) = (word >> (8 * k)) as u8 as u32 };
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn decode_avx512(bytes: &[u8], out: *mut u32, chars: usize) {
+        avx512::decode::<4>(bytes, out as *mut u8, chars)
+    }
+}
+
+/// Whether the CPU has what the AVX-512 paths use, detected once: AVX-512 F
+/// and BW, VBMI (`vpermb`), VBMI2 (`vpcompressb`), and BMI2 (`pdep`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn avx512_available() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static STATE: AtomicU8 = AtomicU8::new(0);
+    match STATE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let yes = std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vbmi")
+                && std::is_x86_feature_detected!("avx512vbmi2")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt");
+            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+/// The portable versions, also the reference the SIMD paths are tested against.
+pub mod scalar {
+    use super::Unit;
+
+    /// [`super::measure`], a byte at a time after SSE2 blocks.
+    #[allow(unused_assignments, unused_mut)]
+    pub fn measure(bytes: &[u8]) -> (usize, u32) {
+        let n = bytes.len();
+        let mut continuations = 0usize;
+        let mut max = 0u8;
+        let mut i = 0;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of the x86-64 baseline; loads stay inside `bytes`.
+        unsafe {
+            use core::arch::x86_64::*;
+            let mut maxv = _mm_setzero_si128();
+            // Continuation bytes 0x80-0xBF are the signed bytes below -64; a
+            // compare gives -1 for each, subtracted into byte counters that are
+            // summed (psadbw) before they can wrap, every 255 blocks.
+            let limit = _mm_set1_epi8(-64);
+            while i + 16 <= n {
+                let mut counts = _mm_setzero_si128();
+                let mut blocks = 0;
+                while blocks < 255 && i + 16 <= n {
+                    let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+                    counts = _mm_sub_epi8(counts, _mm_cmplt_epi8(v, limit));
+                    maxv = _mm_max_epu8(maxv, v);
+                    i += 16;
+                    blocks += 1;
+                }
+                let sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+                continuations += (_mm_cvtsi128_si64(sums) + _mm_extract_epi16::<4>(sums) as i64) as usize;
+            }
+            let mut lanes = [0u8; 16];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, maxv);
+            max = lanes.iter().copied().fold(0, u8::max);
+        }
+        for &b in &bytes[i..] {
+            continuations += ((b as i8) < -0x40) as usize;
+            max = max.max(b);
+        }
+        (n - continuations, max_char(max))
+    }
+
+    /// The kind's largest code point for the largest byte of valid UTF-8.
+    #[inline(always)]
+    pub(super) fn max_char(max_byte: u8) -> u32 {
+        match max_byte {
+            0..=0x7f => 0x7f,
+            0x80..=0xc3 => 0xff,
+            0xc4..=0xef => 0xffff,
+            _ => 0x10ffff,
+        }
+    }
+
+    /// [`super::decode`], one code point at a time (ASCII runs 8 bytes at a time).
+    ///
+    /// # Safety
+    /// As [`super::decode`].
+    #[inline]
+    pub unsafe fn decode<T: Unit>(bytes: &[u8], mut out: *mut T, units: usize) {
+        let end = out.add(units);
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        let n = bytes.len();
+        let p = bytes.as_ptr();
+        let mut i = 0;
+        // SAFETY (reads): `i < n` at each lead byte, valid UTF-8 puts all of a lead
+        // byte's continuation bytes inside `bytes`, and word reads check `i + 8 <= n`.
+        // (writes): one unit per code point, which is the room `out` has.
+        while i < n {
+            let b0 = *p.add(i) as u32;
+            if b0 < 0x80 {
+                // An ASCII run: up to 8 bytes per step, stopping at the first
+                // non-ASCII byte of the word (at least one, this one, is ASCII).
+                // With room for 8 units, all 8 bytes are widened at once and
+                // the units past the run are overwritten by what follows (every
+                // unit up to `end` is written in order, so none is left stale).
+                let run = if i + 8 <= n {
+                    let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
+                    let high = word & HIGHS;
+                    let run = if high == 0 { 8 } else { (high.trailing_zeros() / 8) as usize };
+                    if end.offset_from(out) >= 8 {
+                        T::widen8(word, out);
+                        out = out.add(run);
+                        i += run;
+                        continue;
+                    }
+                    run
+                } else {
+                    1
+                };
+                for k in 0..run {
+                    *out.add(k) = T::from_code_point(*p.add(i + k) as u32);
+                }
+                out = out.add(run);
+                i += run;
+                continue;
+            }
+            let c = if b0 < 0xe0 {
+                i += 2;
+                (b0 & 0x1f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
+            } else if b0 < 0xf0 {
+                i += 3;
+                (b0 & 0x0f) << 12 | (*p.add(i - 2) as u32 & 0x3f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
+            } else {
+                i += 4;
+                (b0 & 0x07) << 18
+                    | (*p.add(i - 3) as u32 & 0x3f) << 12
+                    | (*p.add(i - 2) as u32 & 0x3f) << 6
+                    | (*p.add(i - 1) as u32 & 0x3f)
+            };
+            *out = T::from_code_point(c);
+            out = out.add(1);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use core::arch::x86_64::*;
+
+    /// Byte `k` is `k`: compressed by a lead mask, the leads' positions.
+    static IOTA: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let mut k = 0;
+        while k < 64 {
+            t[k] = k as u8;
+            k += 1;
+        }
+        t
+    };
+    /// Byte `k` is `BASE + k / 4`: spreads 16 positions one to a 32-bit lane.
+    const fn spread(base: u8) -> [u8; 64] {
+        let mut t = [0u8; 64];
+        let mut k = 0;
+        while k < 64 {
+            t[k] = base + (k / 4) as u8;
+            k += 1;
+        }
+        t
+    }
+    static SPREAD_LO: [u8; 64] = spread(0);
+    static SPREAD_HI: [u8; 64] = spread(16);
+    /// By a lead byte's high nibble: how far right the assembled lane is
+    /// shifted (dropping the bytes after the code point), and what is kept.
+    /// Nibbles 8-B are continuation bytes, never a lane's lead.
+    static SHIFT: [u32; 16] = [18, 18, 18, 18, 18, 18, 18, 18, 0, 0, 0, 0, 12, 12, 6, 0];
+    static KEEP: [u32; 16] = [
+        0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0, 0, 0, 0, 0x7ff, 0x7ff, 0xffff, 0x1f_ffff,
+    ];
+
+    /// [`super::measure`] on 64-byte blocks (the last one a masked load).
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    pub(super) unsafe fn measure(bytes: &[u8]) -> (usize, u32) {
+        let n = bytes.len();
+        let p = bytes.as_ptr();
+        let limit = _mm512_set1_epi8(-64);
+        let mut maxv = _mm512_setzero_si512();
+        let mut continuations = 0usize;
+        let mut i = 0;
+        // SAFETY: full loads end at `i + 64 <= n`; the last is masked to the
+        // `n - i` bytes left (masked-off bytes are not read and are zero).
+        while i + 64 <= n {
+            let v = _mm512_loadu_si512(p.add(i) as *const _);
+            continuations += _mm512_cmplt_epi8_mask(v, limit).count_ones() as usize;
+            maxv = _mm512_max_epu8(maxv, v);
+            i += 64;
+        }
+        if i < n {
+            let v = _mm512_maskz_loadu_epi8(u64::MAX >> (64 - (n - i)), p.add(i) as *const i8);
+            continuations += _mm512_cmplt_epi8_mask(v, limit).count_ones() as usize;
+            maxv = _mm512_max_epu8(maxv, v);
+        }
+        let max_char = if _mm512_cmpge_epu8_mask(maxv, _mm512_set1_epi8(0xf0u8 as i8)) != 0 {
+            0x10ffff
+        } else if _mm512_cmpge_epu8_mask(maxv, _mm512_set1_epi8(0xc4u8 as i8)) != 0 {
+            0xffff
+        } else if _mm512_movepi8_mask(maxv) != 0 {
+            0xff
+        } else {
+            0x7f
+        };
+        (n - continuations, max_char)
+    }
+
+    /// Stores the low `count` (at most 16) code points of `c` as units of
+    /// `W` bytes at `out`.
+    #[inline(always)]
+    unsafe fn store16<const W: usize>(out: *mut u8, c: __m512i, count: usize) {
+        let mask = ((1u32 << count) - 1) as u16;
+        match W {
+            1 => _mm512_mask_cvtepi32_storeu_epi8(out as *mut i8, mask, c),
+            2 => _mm512_mask_cvtepi32_storeu_epi16(out as *mut i16, mask, c),
+            _ => _mm512_mask_storeu_epi32(out as *mut i32, mask, c),
+        }
+    }
+
+    /// The code point in each 32-bit lane holding a sequence's bytes from its
+    /// lead down (lead in the top byte, later bytes below it, then whatever
+    /// follows the sequence).
+    #[inline(always)]
+    unsafe fn code_points(x: __m512i, shift: __m512i, keep: __m512i) -> __m512i {
+        let nibble = _mm512_srli_epi32::<28>(x);
+        // Lead to 7 bits, continuations to their 6 payload bits; then the four
+        // groups side by side: b0 << 18 | b1 << 12 | b2 << 6 | b3.
+        let y = _mm512_and_si512(x, _mm512_set1_epi32(0x7f3f_3f3f));
+        let pairs = _mm512_maddubs_epi16(y, _mm512_set1_epi16(0x4001));
+        let z = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x1000_0001));
+        // Drop the groups past the sequence's length and the lead's length bits.
+        let c = _mm512_srlv_epi32(z, _mm512_permutexvar_epi32(nibble, shift));
+        _mm512_and_si512(c, _mm512_permutexvar_epi32(nibble, keep))
+    }
+
+    /// [`super::decode`] into units of `W` bytes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+    pub(super) unsafe fn decode<const W: usize>(bytes: &[u8], out: *mut u8, chars: usize) {
+        let _ = chars;
+        let n = bytes.len();
+        let p = bytes.as_ptr();
+        let iota = _mm512_loadu_si512(IOTA.as_ptr() as *const _);
+        let spread_lo = _mm512_loadu_si512(SPREAD_LO.as_ptr() as *const _);
+        let spread_hi = _mm512_loadu_si512(SPREAD_HI.as_ptr() as *const _);
+        let shift = _mm512_loadu_si512(SHIFT.as_ptr() as *const _);
+        let keep = _mm512_loadu_si512(KEEP.as_ptr() as *const _);
+        // Lane byte 3 takes the lead, bytes 2, 1, 0 the three after it.
+        let order = _mm512_set1_epi32(0x0001_0203);
+        let cont_bits = _mm512_set1_epi8(0xc0u8 as i8);
+        let cont = _mm512_set1_epi8(0x80u8 as i8);
+        let mut o = out;
+        let mut i = 0;
+        // SAFETY (reads): whole blocks end at `i + 64 <= n`, the last is a
+        // masked load of the bytes left. (writes): every store is masked to
+        // the code points decoded from this block, and there are `chars`.
+        while i < n {
+            let left = n - i;
+            let (v, in_block) = if left >= 64 {
+                (_mm512_loadu_si512(p.add(i) as *const _), u64::MAX)
+            } else {
+                let m = u64::MAX >> (64 - left);
+                (_mm512_maskz_loadu_epi8(m, p.add(i) as *const i8), m)
+            };
+            let high = _mm512_movepi8_mask(v);
+            if high == 0 {
+                // All ASCII: widen the block's bytes.
+                let len = left.min(64);
+                match W {
+                    1 => _mm512_mask_storeu_epi8(o as *mut i8, in_block, v),
+                    2 => {
+                        let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+                        let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+                        _mm512_mask_storeu_epi16(o as *mut i16, in_block as u32, lo);
+                        _mm512_mask_storeu_epi16(o.add(64) as *mut i16, (in_block >> 32) as u32, hi);
+                    }
+                    _ => {
+                        let q0 = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(v));
+                        let q1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v));
+                        let q2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v));
+                        let q3 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v));
+                        _mm512_mask_storeu_epi32(o as *mut i32, in_block as u16, q0);
+                        _mm512_mask_storeu_epi32(o.add(64) as *mut i32, (in_block >> 16) as u16, q1);
+                        _mm512_mask_storeu_epi32(o.add(128) as *mut i32, (in_block >> 32) as u16, q2);
+                        _mm512_mask_storeu_epi32(o.add(192) as *mut i32, (in_block >> 48) as u16, q3);
+                    }
+                }
+                o = o.add(len * W);
+                i += len;
+                continue;
+            }
+            let leads = !_mm512_cmpeq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & in_block;
+            // In a whole block, only sequences that surely end inside it (leads
+            // before byte 61); in the last block every lead's sequence does.
+            let usable = if left >= 64 { leads & (u64::MAX >> 3) } else { leads };
+            let count = (usable.count_ones() as usize).min(32);
+            let positions = _mm512_maskz_compress_epi8(usable, iota);
+            let gather = _mm512_add_epi8(_mm512_permutexvar_epi8(spread_lo, positions), order);
+            let c = code_points(_mm512_permutexvar_epi8(gather, v), shift, keep);
+            store16::<W>(o, c, count.min(16));
+            if count > 16 {
+                let gather = _mm512_add_epi8(_mm512_permutexvar_epi8(spread_hi, positions), order);
+                let c = code_points(_mm512_permutexvar_epi8(gather, v), shift, keep);
+                store16::<W>(o.add(16 * W), c, count - 16);
+            }
+            o = o.add(count * W);
+            // On to the lead after the last one decoded: the block's end if
+            // there is none (the rest of it continues that sequence).
+            let next = _pdep_u64(1u64 << count, leads);
+            i += if next == 0 { left.min(64) } else { next.trailing_zeros() as usize };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(s: &str) -> (usize, u32) {
+        let max = s.chars().map(|c| c as u32).max().unwrap_or(0);
+        let kind = if max < 0x80 {
+            0x7f
+        } else if max < 0x100 {
+            0xff
+        } else if max < 0x10000 {
+            0xffff
+        } else {
+            0x10ffff
+        };
+        (s.chars().count(), kind)
+    }
+
+    fn decoded<T: Unit + Default>(s: &str, f: unsafe fn(&[u8], *mut T, usize)) -> Vec<T> {
+        let chars = s.chars().count();
+        // A guard unit past the end catches a write beyond the room.
+        let mut out = vec![T::default(); chars + 1];
+        unsafe { f(s.as_bytes(), out.as_mut_ptr(), chars) };
+        out
+    }
+
+    fn check(s: &str) {
+        let (chars, kind) = reference(s);
+        assert_eq!(scalar::measure(s.as_bytes()), (chars, kind), "{s:?}");
+        assert_eq!(measure(s.as_bytes()), (chars, kind), "{s:?}");
+        #[cfg(target_arch = "x86_64")]
+        if avx512_available() {
+            assert_eq!(unsafe { avx512::measure(s.as_bytes()) }, (chars, kind), "{s:?}");
+        }
+        let want: Vec<u32> = s.chars().map(|c| c as u32).chain([0]).collect();
+        let paths: &[(&str, bool)] = &[("scalar", false), ("dispatch", true)];
+        for &(name, simd) in paths {
+            if kind <= 0xff {
+                let got = if simd { decoded::<u8>(s, decode::<u8>) } else { decoded::<u8>(s, scalar::decode::<u8>) };
+                assert_eq!(got.iter().map(|&u| u as u32).collect::<Vec<_>>(), want, "{name} ucs1 {s:?}");
+            }
+            if kind <= 0xffff {
+                let got = if simd { decoded::<u16>(s, decode::<u16>) } else { decoded::<u16>(s, scalar::decode::<u16>) };
+                assert_eq!(got.iter().map(|&u| u as u32).collect::<Vec<_>>(), want, "{name} ucs2 {s:?}");
+            }
+            let got = if simd { decoded::<u32>(s, decode::<u32>) } else { decoded::<u32>(s, scalar::decode::<u32>) };
+            assert_eq!(got, want, "{name} ucs4 {s:?}");
+        }
+    }
+
+    const PIECES: [&str; 14] = [
+        "a", "\x7f", "\u{80}", "é", "\u{ff}", "\u{100}", "\u{7ff}", "\u{800}", "中", "\u{ffff}", "\u{10000}",
+        "😀", "\u{10ffff}", "\u{fffd}",
+    ];
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn says_which_path_runs() {
+        // Not an assertion: the SIMD path is only tested where the CPU has it.
+        eprintln!("utf8_decode: AVX-512 VBMI2 path available: {}", avx512_available());
+    }
+
+    #[test]
+    fn every_piece_length_and_offset() {
+        for piece in PIECES {
+            for n in 0..200 {
+                let run = piece.repeat(n);
+                check(&run);
+                for pad in 0..4 {
+                    check(&("x".repeat(pad) + &run));
+                    check(&("é".repeat(pad) + &run + "z"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_piece_at_every_byte_offset() {
+        for piece in PIECES {
+            for n in 0..200 {
+                for filler in ["a", "é", "中"] {
+                    let mut s = String::new();
+                    while s.len() < n {
+                        s.push_str(filler);
+                    }
+                    s.push_str(piece);
+                    check(&s);
+                    s.push_str("tail");
+                    check(&s);
+                    let t = s.clone() + &filler.repeat(70);
+                    check(&t);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_widths_pseudo_random() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..4000 {
+            let len = (next() % 300) as usize;
+            let mut s = String::new();
+            let mix = next() % 8;
+            for _ in 0..len {
+                let r = next();
+                let c = match (r % 16).min(if mix < 2 { 3 } else if mix < 5 { 11 } else { 15 }) {
+                    0..=3 => (b'a' + (r >> 8) as u8 % 26) as char,
+                    4..=5 => char::from_u32(0x80 + (r >> 8) as u32 % 0x80).unwrap(),
+                    6..=7 => char::from_u32(0x100 + (r >> 8) as u32 % 0x700).unwrap(),
+                    8..=11 => char::from_u32(0x800 + (r >> 8) as u32 % 0xd000).unwrap(),
+                    _ => char::from_u32(0x10000 + (r >> 8) as u32 % 0x100000).unwrap(),
+                };
+                s.push(c);
+            }
+            check(&s);
+        }
+    }
+
+    #[test]
+    fn the_benchmark_string() {
+        check(&"café 😀 中文 ".repeat(20));
+        check(&"ascii only and long enough to fill more than one block of 64 bytes".repeat(3));
+    }
+}
