@@ -34,6 +34,21 @@ pub fn measure(bytes: &[u8]) -> (usize, u32) {
     scalar::measure(bytes)
 }
 
+/// [`measure`] for bytes that may not be UTF-8: None if they are not valid
+/// UTF-8 (as `core::str::from_utf8` judges), checked in the same pass.
+#[inline]
+pub fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx512_available() {
+            // SAFETY: the CPU has the features (checked just above).
+            return unsafe { avx512::measure_checked(bytes) };
+        }
+    }
+    simdutf8::basic::from_utf8(bytes).ok()?;
+    Some(scalar::measure(bytes))
+}
+
 /// Writes the code points of valid UTF-8 `bytes` to `out`, one `T` each.
 ///
 /// # Safety
@@ -311,8 +326,7 @@ mod avx512 {
         }
         t
     }
-    static SPREAD_LO: [u8; 64] = spread(0);
-    static SPREAD_HI: [u8; 64] = spread(16);
+    static SPREAD: [[u8; 64]; 3] = [spread(0), spread(16), spread(32)];
     /// By a lead byte's high nibble: how far right the assembled lane is
     /// shifted (dropping the bytes after the code point), and what is kept.
     /// Nibbles 8-B are continuation bytes, never a lane's lead.
@@ -343,7 +357,164 @@ mod avx512 {
             continuations += _mm512_cmplt_epi8_mask(v, limit).count_ones() as usize;
             maxv = _mm512_max_epu8(maxv, v);
         }
-        let max_char = if _mm512_cmpge_epu8_mask(maxv, _mm512_set1_epi8(0xf0u8 as i8)) != 0 {
+        (n - continuations, max_char(maxv))
+    }
+
+    // The lookup validation of Keiser and Lemire ("Validating UTF-8 in less
+    // than one instruction per byte", 2021), as simdjson and simdutf8 do it:
+    // three table look-ups by the nibbles of each byte and the byte before it
+    // flag every error of a two-byte window; the bytes two and three before
+    // say where a third or fourth byte must be a continuation.
+    const TOO_SHORT: u8 = 1 << 0;
+    const TOO_LONG: u8 = 1 << 1;
+    const OVERLONG_3: u8 = 1 << 2;
+    const TOO_LARGE: u8 = 1 << 3;
+    const SURROGATE: u8 = 1 << 4;
+    const OVERLONG_2: u8 = 1 << 5;
+    const TOO_LARGE_1000: u8 = 1 << 6;
+    const OVERLONG_4: u8 = 1 << 6;
+    const TWO_CONTS: u8 = 1 << 7;
+    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+    /// By the high nibble of the byte before.
+    static BYTE_1_HIGH: [u8; 16] = [
+        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+        TOO_SHORT | OVERLONG_2,
+        TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ];
+    /// By the low nibble of the byte before.
+    static BYTE_1_LOW: [u8; 16] = [
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        CARRY | OVERLONG_2,
+        CARRY,
+        CARRY,
+        CARRY | TOO_LARGE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ];
+    /// By the high nibble of the byte itself.
+    static BYTE_2_HIGH: [u8; 16] = [
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+    ];
+
+    /// What [`measure_checked`] keeps across blocks.
+    struct Checked {
+        errors: __m512i,
+        max: __m512i,
+        continuations: u64,
+        tables: [__m512i; 3],
+    }
+
+    impl Checked {
+        /// Takes in block `v` (bytes past the end zero) with `prev1`, `prev2`
+        /// and `prev3`, the blocks starting one, two and three bytes earlier
+        /// (bytes before the start zero).
+        #[inline(always)]
+        unsafe fn block(&mut self, v: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) {
+            let nibble = _mm512_set1_epi8(0x0f);
+            let b1h = _mm512_shuffle_epi8(self.tables[0], _mm512_and_si512(_mm512_srli_epi16::<4>(prev1), nibble));
+            let b1l = _mm512_shuffle_epi8(self.tables[1], _mm512_and_si512(prev1, nibble));
+            let b2h = _mm512_shuffle_epi8(self.tables[2], _mm512_and_si512(_mm512_srli_epi16::<4>(v), nibble));
+            // a & b & c
+            let special = _mm512_ternarylogic_epi32::<0x80>(b1h, b1l, b2h);
+            // Where the byte two before leads three bytes or more, or the byte
+            // three before leads four: the high bit set.
+            let must23 = _mm512_or_si512(
+                _mm512_subs_epu8(prev2, _mm512_set1_epi8(0xe0u8 as i8 - 0x80u8 as i8)),
+                _mm512_subs_epu8(prev3, _mm512_set1_epi8(0xf0u8 as i8 - 0x80u8 as i8)),
+            );
+            // (a & b) ^ c: a continuation where none may be (TWO_CONTS
+            // without must23) or none where one must be.
+            let e = _mm512_ternarylogic_epi32::<0x6a>(must23, _mm512_set1_epi8(0x80u8 as i8), special);
+            self.errors = _mm512_or_si512(self.errors, e);
+            self.continuations += _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64)).count_ones() as u64;
+            self.max = _mm512_max_epu8(self.max, v);
+        }
+    }
+
+    /// [`super::measure_checked`] on 64-byte blocks; each block's bytes before
+    /// it are read with loads 1, 2 and 3 bytes earlier (masked in the first
+    /// block and the last).
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    pub(super) unsafe fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
+        let n = bytes.len();
+        let p = bytes.as_ptr();
+        let mut c = Checked {
+            errors: _mm512_setzero_si512(),
+            max: _mm512_setzero_si512(),
+            continuations: 0,
+            tables: [table16(&BYTE_1_HIGH), table16(&BYTE_1_LOW), table16(&BYTE_2_HIGH)],
+        };
+        // SAFETY (all loads): plain loads cover `i - 3 .. i + 64` with
+        // `3 <= i` and `i + 64 <= n`; masked loads enable only bytes inside
+        // `bytes` (their addresses are formed with wrapping arithmetic, and
+        // masked-off bytes are never accessed).
+        let mut i = 0;
+        if n >= 64 {
+            c.block(load(p), masked(!0 << 1, p, 1), masked(!0 << 2, p, 2), masked(!0 << 3, p, 3));
+            i = 64;
+            while i + 64 <= n {
+                c.block(load(p.add(i)), load(p.add(i - 1)), load(p.add(i - 2)), load(p.add(i - 3)));
+                i += 64;
+            }
+        }
+        // The last bytes (none if `n` is a multiple of 64): zeros past the
+        // end, so a sequence cut short there is an error like any other.
+        let left = n - i;
+        let upto = |k: usize| match left + k {
+            0 => 0,
+            m @ 1..=63 => u64::MAX >> (64 - m),
+            _ => u64::MAX,
+        };
+        let from = |k: usize| if i == 0 { u64::MAX << k } else { u64::MAX };
+        c.block(
+            masked(upto(0), p.wrapping_add(i), 0),
+            masked(upto(1) & from(1), p.wrapping_add(i), 1),
+            masked(upto(2) & from(2), p.wrapping_add(i), 2),
+            masked(upto(3) & from(3), p.wrapping_add(i), 3),
+        );
+        if _mm512_test_epi8_mask(c.errors, c.errors) != 0 {
+            return None;
+        }
+        Some((n - c.continuations as usize, max_char(c.max)))
+    }
+
+    #[inline(always)]
+    unsafe fn table16(t: &[u8; 16]) -> __m512i {
+        _mm512_broadcast_i32x4(_mm_loadu_si128(t.as_ptr() as *const __m128i))
+    }
+
+    #[inline(always)]
+    unsafe fn load(at: *const u8) -> __m512i {
+        _mm512_loadu_si512(at as *const _)
+    }
+
+    /// The 64 bytes from `at - back` that `mask` enables, zero elsewhere.
+    #[inline(always)]
+    unsafe fn masked(mask: u64, at: *const u8, back: usize) -> __m512i {
+        _mm512_maskz_loadu_epi8(mask, at.wrapping_sub(back) as *const i8)
+    }
+
+    /// The kind's largest code point for the byte-wise maximum of valid UTF-8.
+    #[inline(always)]
+    unsafe fn max_char(maxv: __m512i) -> u32 {
+        if _mm512_cmpge_epu8_mask(maxv, _mm512_set1_epi8(0xf0u8 as i8)) != 0 {
             0x10ffff
         } else if _mm512_cmpge_epu8_mask(maxv, _mm512_set1_epi8(0xc4u8 as i8)) != 0 {
             0xffff
@@ -351,8 +522,7 @@ mod avx512 {
             0xff
         } else {
             0x7f
-        };
-        (n - continuations, max_char)
+        }
     }
 
     /// Stores the low `count` (at most 16) code points of `c` as units of
@@ -383,80 +553,117 @@ mod avx512 {
         _mm512_and_si512(c, _mm512_permutexvar_epi32(nibble, keep))
     }
 
+    /// Code points decoded per 64-byte load: those whose lead byte is among
+    /// the first `STEP` bytes, which all end inside the block (a lead at
+    /// byte 47 ends by byte 50). The next load starts `STEP` bytes on, and
+    /// continuation bytes at its start are simply not leads: so where each
+    /// load starts does not wait for the one before (no loop-carried chain
+    /// through the bytes), and each step decodes at most 48 code points.
+    const STEP: usize = 48;
+
+    /// Decodes the code points whose leads are set in `leads` (bits below
+    /// [`STEP`]) of block `v` to `out`; returns how many.
+    #[inline(always)]
+    unsafe fn step<const W: usize>(v: __m512i, leads: u64, out: *mut u8, t: &Tables) -> usize {
+        let count = leads.count_ones() as usize;
+        let positions = _mm512_maskz_compress_epi8(leads, t.iota);
+        store16::<W>(out, group(v, positions, t.spread[0], t), count.min(16));
+        if count > 16 {
+            store16::<W>(out.add(16 * W), group(v, positions, t.spread[1], t), (count - 16).min(16));
+            if count > 32 {
+                store16::<W>(out.add(32 * W), group(v, positions, t.spread[2], t), count - 32);
+            }
+        }
+        count
+    }
+
+    /// The code points of the 16 leads at `positions` that `spread` picks.
+    #[inline(always)]
+    unsafe fn group(v: __m512i, positions: __m512i, spread: __m512i, t: &Tables) -> __m512i {
+        let gather = _mm512_add_epi8(_mm512_permutexvar_epi8(spread, positions), t.order);
+        code_points(_mm512_permutexvar_epi8(gather, v), t.shift, t.keep)
+    }
+
+    struct Tables {
+        iota: __m512i,
+        spread: [__m512i; 3],
+        order: __m512i,
+        shift: __m512i,
+        keep: __m512i,
+    }
+
+    /// Widens the low `len` bytes of all-ASCII block `v` to units of `W` bytes.
+    #[inline(always)]
+    unsafe fn widen<const W: usize>(v: __m512i, out: *mut u8, in_block: u64) {
+        match W {
+            1 => _mm512_mask_storeu_epi8(out as *mut i8, in_block, v),
+            2 => {
+                let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+                _mm512_mask_storeu_epi16(out as *mut i16, in_block as u32, lo);
+                _mm512_mask_storeu_epi16(out.add(64) as *mut i16, (in_block >> 32) as u32, hi);
+            }
+            _ => {
+                let q0 = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(v));
+                let q1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v));
+                let q2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v));
+                let q3 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v));
+                _mm512_mask_storeu_epi32(out as *mut i32, in_block as u16, q0);
+                _mm512_mask_storeu_epi32(out.add(64) as *mut i32, (in_block >> 16) as u16, q1);
+                _mm512_mask_storeu_epi32(out.add(128) as *mut i32, (in_block >> 32) as u16, q2);
+                _mm512_mask_storeu_epi32(out.add(192) as *mut i32, (in_block >> 48) as u16, q3);
+            }
+        }
+    }
+
     /// [`super::decode`] into units of `W` bytes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
     pub(super) unsafe fn decode<const W: usize>(bytes: &[u8], out: *mut u8, chars: usize) {
         let _ = chars;
         let n = bytes.len();
         let p = bytes.as_ptr();
-        let iota = _mm512_loadu_si512(IOTA.as_ptr() as *const _);
-        let spread_lo = _mm512_loadu_si512(SPREAD_LO.as_ptr() as *const _);
-        let spread_hi = _mm512_loadu_si512(SPREAD_HI.as_ptr() as *const _);
-        let shift = _mm512_loadu_si512(SHIFT.as_ptr() as *const _);
-        let keep = _mm512_loadu_si512(KEEP.as_ptr() as *const _);
-        // Lane byte 3 takes the lead, bytes 2, 1, 0 the three after it.
-        let order = _mm512_set1_epi32(0x0001_0203);
+        let t = Tables {
+            iota: _mm512_loadu_si512(IOTA.as_ptr() as *const _),
+            spread: [
+                _mm512_loadu_si512(SPREAD[0].as_ptr() as *const _),
+                _mm512_loadu_si512(SPREAD[1].as_ptr() as *const _),
+                _mm512_loadu_si512(SPREAD[2].as_ptr() as *const _),
+            ],
+            // Lane byte 3 takes the lead, bytes 2, 1, 0 the three after it.
+            order: _mm512_set1_epi32(0x0001_0203),
+            shift: _mm512_loadu_si512(SHIFT.as_ptr() as *const _),
+            keep: _mm512_loadu_si512(KEEP.as_ptr() as *const _),
+        };
         let cont_bits = _mm512_set1_epi8(0xc0u8 as i8);
         let cont = _mm512_set1_epi8(0x80u8 as i8);
+        let window = u64::MAX >> (64 - STEP);
         let mut o = out;
         let mut i = 0;
-        // SAFETY (reads): whole blocks end at `i + 64 <= n`, the last is a
-        // masked load of the bytes left. (writes): every store is masked to
+        // SAFETY (reads): whole blocks end at `i + 64 <= n`, the last ones are
+        // masked loads of the bytes left. (writes): every store is masked to
         // the code points decoded from this block, and there are `chars`.
-        while i < n {
-            let left = n - i;
-            let (v, in_block) = if left >= 64 {
-                (_mm512_loadu_si512(p.add(i) as *const _), u64::MAX)
-            } else {
-                let m = u64::MAX >> (64 - left);
-                (_mm512_maskz_loadu_epi8(m, p.add(i) as *const i8), m)
-            };
-            let high = _mm512_movepi8_mask(v);
-            if high == 0 {
-                // All ASCII: widen the block's bytes.
-                let len = left.min(64);
-                match W {
-                    1 => _mm512_mask_storeu_epi8(o as *mut i8, in_block, v),
-                    2 => {
-                        let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
-                        let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
-                        _mm512_mask_storeu_epi16(o as *mut i16, in_block as u32, lo);
-                        _mm512_mask_storeu_epi16(o.add(64) as *mut i16, (in_block >> 32) as u32, hi);
-                    }
-                    _ => {
-                        let q0 = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(v));
-                        let q1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v));
-                        let q2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v));
-                        let q3 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v));
-                        _mm512_mask_storeu_epi32(o as *mut i32, in_block as u16, q0);
-                        _mm512_mask_storeu_epi32(o.add(64) as *mut i32, (in_block >> 16) as u16, q1);
-                        _mm512_mask_storeu_epi32(o.add(128) as *mut i32, (in_block >> 32) as u16, q2);
-                        _mm512_mask_storeu_epi32(o.add(192) as *mut i32, (in_block >> 48) as u16, q3);
-                    }
-                }
-                o = o.add(len * W);
-                i += len;
+        while i + 64 <= n {
+            let v = _mm512_loadu_si512(p.add(i) as *const _);
+            if _mm512_movepi8_mask(v) == 0 {
+                // All ASCII (so starting and ending on code points): widen.
+                widen::<W>(v, o, u64::MAX);
+                o = o.add(64 * W);
+                i += 64;
                 continue;
             }
-            let leads = !_mm512_cmpeq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & in_block;
-            // In a whole block, only sequences that surely end inside it (leads
-            // before byte 61); in the last block every lead's sequence does.
-            let usable = if left >= 64 { leads & (u64::MAX >> 3) } else { leads };
-            let count = (usable.count_ones() as usize).min(32);
-            let positions = _mm512_maskz_compress_epi8(usable, iota);
-            let gather = _mm512_add_epi8(_mm512_permutexvar_epi8(spread_lo, positions), order);
-            let c = code_points(_mm512_permutexvar_epi8(gather, v), shift, keep);
-            store16::<W>(o, c, count.min(16));
-            if count > 16 {
-                let gather = _mm512_add_epi8(_mm512_permutexvar_epi8(spread_hi, positions), order);
-                let c = code_points(_mm512_permutexvar_epi8(gather, v), shift, keep);
-                store16::<W>(o.add(16 * W), c, count - 16);
-            }
-            o = o.add(count * W);
-            // On to the lead after the last one decoded: the block's end if
-            // there is none (the rest of it continues that sequence).
-            let next = _pdep_u64(1u64 << count, leads);
-            i += if next == 0 { left.min(64) } else { next.trailing_zeros() as usize };
+            let leads = _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & window;
+            o = o.add(step::<W>(v, leads, o, &t) * W);
+            i += STEP;
+        }
+        // The last bytes: every lead's sequence is complete (valid UTF-8 does
+        // not end inside one), so all of them are decoded, 48 at most a step.
+        while i < n {
+            let left = n - i;
+            let in_block = u64::MAX >> (64 - left);
+            let v = _mm512_maskz_loadu_epi8(in_block, p.add(i) as *const i8);
+            let leads = _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & in_block & window;
+            o = o.add(step::<W>(v, leads, o, &t) * W);
+            i += STEP;
         }
     }
 }
@@ -582,6 +789,104 @@ mod tests {
                 s.push(c);
             }
             check(&s);
+        }
+    }
+
+    /// `measure_checked` (every path this CPU has) against `core::str::from_utf8`.
+    fn check_bytes(b: &[u8]) {
+        let want = core::str::from_utf8(b).ok().map(reference);
+        assert_eq!(measure_checked(b), want, "{b:x?}");
+        #[cfg(target_arch = "x86_64")]
+        if avx512_available() {
+            assert_eq!(unsafe { avx512::measure_checked(b) }, want, "{b:x?}");
+        }
+    }
+
+    #[test]
+    fn checked_every_short_sequence() {
+        // Every one- and two-byte input, and every three-byte input whose first
+        // byte is not ASCII, alone and after 61-63 bytes (ending at the first
+        // block's edge or crossing it).
+        for a in 0..=255u8 {
+            check_bytes(&[a]);
+            for b in 0..=255u8 {
+                check_bytes(&[a, b]);
+                for pad in [0usize, 61, 62, 63] {
+                    let mut v = vec![b'x'; pad];
+                    v.extend([a, b]);
+                    check_bytes(&v);
+                }
+                if a >= 0x80 {
+                    for c in 0..=255u8 {
+                        check_bytes(&[a, b, c]);
+                    }
+                }
+            }
+        }
+        // Four-byte leads with every second byte and a few third and fourth.
+        for a in 0xf0..=0xffu8 {
+            for b in 0..=255u8 {
+                for (c, d) in [(0x80, 0x80), (0xbf, 0xbf), (0x41, 0x80), (0x80, 0x41), (0xc0, 0x80), (0x80, 0xc0)] {
+                    check_bytes(&[a, b, c, d]);
+                    check_bytes(&[b'a', a, b, c, d]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn checked_errors_at_every_offset() {
+        let bad: [&[u8]; 14] = [
+            b"\xff", b"\x80", b"\xc3\x28", b"\xc0\x80", b"\xc1\xbf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
+            b"\xe4\xb8", b"\xf0\x9f\x98", b"\xe0\x80\x80", b"\xf0\x80\x80\x80", b"\xf5\x80\x80\x80",
+            b"\xc3", b"\xf0\x9f",
+        ];
+        for filler in ["a", "é", "中", "😀"] {
+            for n in 0..200 {
+                let mut base = String::new();
+                while base.len() < n {
+                    base.push_str(filler);
+                }
+                for b in bad {
+                    let mut v = base.as_bytes().to_vec();
+                    v.extend_from_slice(b);
+                    check_bytes(&v);
+                    let mut w = v.clone();
+                    w.extend_from_slice(filler.repeat(40).as_bytes());
+                    check_bytes(&w);
+                    // A valid sequence cut at every point.
+                    let full = (base.clone() + "😀中é").into_bytes();
+                    for cut in base.len()..full.len() {
+                        check_bytes(&full[..cut]);
+                    }
+                }
+                check_bytes(base.as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn checked_random_mutations() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let text = "a é 中 😀 \u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff} xyz ".repeat(12);
+        let bytes = text.as_bytes();
+        for _ in 0..100_000 {
+            let start = (next() % 100) as usize;
+            let len = (next() % 250) as usize;
+            let mut v = bytes[start..(start + len).min(bytes.len())].to_vec();
+            for _ in 0..(next() % 3) {
+                if !v.is_empty() {
+                    let at = (next() % v.len() as u64) as usize;
+                    v[at] = next() as u8;
+                }
+            }
+            check_bytes(&v);
         }
     }
 

@@ -70,8 +70,15 @@ pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
 /// `PyUnicode_DecodeUTF8`, which would validate and measure again).
 #[inline(never)]
 pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
-    use orcodec_core::utf8_decode::{decode, measure};
-    let (chars, maxchar) = measure(bytes);
+    let (chars, maxchar) = orcodec_core::utf8_decode::measure(bytes);
+    new_measured_str(bytes, chars, maxchar)
+}
+
+/// A new `str` of valid UTF-8 `bytes`, of `chars` code points, the largest at
+/// most `maxchar`, the narrowest kind's bound (as `measure` gives them).
+#[inline(always)]
+unsafe fn new_measured_str(bytes: &[u8], chars: usize, maxchar: u32) -> *mut PyObject {
+    use orcodec_core::utf8_decode::decode;
     let obj = PyUnicode_New(chars as Py_ssize_t, maxchar);
     if obj.is_null() {
         return obj;
@@ -86,6 +93,17 @@ pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
         _ => decode(bytes, data as *mut u32, chars),
     }
     obj
+}
+
+/// [`new_non_ascii_str`] for bytes not yet validated: Ok(None) if they are
+/// not UTF-8, checked in the pass that counts the characters.
+#[inline(never)]
+pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Owned>, ()> {
+    let Some((chars, maxchar)) = orcodec_core::utf8_decode::measure_checked(bytes) else {
+        return Ok(None);
+    };
+    // SAFETY: `bytes` is valid UTF-8 of `chars` code points of at most `maxchar`.
+    Owned::new(new_measured_str(bytes, chars, maxchar)).map(Some)
 }
 
 /// Builds Python objects; errors mean a Python exception is set.
@@ -148,6 +166,11 @@ impl Builder for PyBuilder {
     fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
         // SAFETY: `value` is valid UTF-8 (a &str).
         unsafe { Owned::new(new_non_ascii_str(value.as_bytes())) }
+    }
+    #[inline(always)]
+    fn checked_non_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
+        // SAFETY: the GIL is held while decoding.
+        unsafe { new_checked_non_ascii_str(bytes) }
     }
     #[inline(always)]
     fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
