@@ -248,10 +248,11 @@ fn read_item<B: Builder>(
                 let text = unsafe { core::str::from_utf8_unchecked(bytes) };
                 if slot == Slot::Key { b.key(text) } else { b.ascii_str(text) }
             } else if slot == Slot::Key {
-                let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+                if !crate::utf8_decode::is_valid(bytes) {
                     return err(Kind::InvalidUtf8, at);
-                };
-                b.key(text)
+                }
+                // SAFETY: just validated.
+                b.key(unsafe { core::str::from_utf8_unchecked(bytes) })
             } else {
                 match b.checked_non_ascii_str(bytes) {
                     Ok(Some(value)) => return Ok(Item::Value(value)),

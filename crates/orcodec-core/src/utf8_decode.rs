@@ -49,6 +49,19 @@ pub fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
     Some(scalar::measure(bytes))
 }
 
+/// Whether `bytes` is valid UTF-8 (as `core::str::from_utf8` judges).
+#[inline]
+pub fn is_valid(bytes: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx512_available() {
+            // SAFETY: the CPU has the features (checked just above).
+            return unsafe { avx512::is_valid(bytes) };
+        }
+    }
+    simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
 /// Writes the code points of valid UTF-8 `bytes` to `out`, one `T` each.
 ///
 /// # Safety
@@ -413,6 +426,17 @@ mod avx512 {
         TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
     ];
 
+    /// The largest byte that does not start a sequence running past the
+    /// block: any at the last byte, below 0xE0 at the one before, below 0xF0
+    /// two before.
+    static LAST_BYTES_MAX: [u8; 64] = {
+        let mut t = [0xffu8; 64];
+        t[61] = 0xef;
+        t[62] = 0xdf;
+        t[63] = 0xbf;
+        t
+    };
+
     /// What [`measure_checked`] keeps across blocks.
     struct Checked {
         errors: __m512i,
@@ -422,11 +446,11 @@ mod avx512 {
     }
 
     impl Checked {
-        /// Takes in block `v` (bytes past the end zero) with `prev1`, `prev2`
+        /// Checks block `v` (bytes past the end zero) with `prev1`, `prev2`
         /// and `prev3`, the blocks starting one, two and three bytes earlier
         /// (bytes before the start zero).
         #[inline(always)]
-        unsafe fn block(&mut self, v: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) {
+        unsafe fn check(&mut self, v: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) {
             let nibble = _mm512_set1_epi8(0x0f);
             let b1h = _mm512_shuffle_epi8(self.tables[0], _mm512_and_si512(_mm512_srli_epi16::<4>(prev1), nibble));
             let b1l = _mm512_shuffle_epi8(self.tables[1], _mm512_and_si512(prev1, nibble));
@@ -443,6 +467,12 @@ mod avx512 {
             // without must23) or none where one must be.
             let e = _mm512_ternarylogic_epi32::<0x6a>(must23, _mm512_set1_epi8(0x80u8 as i8), special);
             self.errors = _mm512_or_si512(self.errors, e);
+        }
+
+        /// [`Checked::check`], and counts and measures block `v`.
+        #[inline(always)]
+        unsafe fn block(&mut self, v: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) {
+            self.check(v, prev1, prev2, prev3);
             self.continuations += _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64)).count_ones() as u64;
             self.max = _mm512_max_epu8(self.max, v);
         }
@@ -493,6 +523,78 @@ mod avx512 {
             return None;
         }
         Some((n - c.continuations as usize, max_char(c.max)))
+    }
+
+    /// [`super::is_valid`]: as [`measure_checked`] without the measuring,
+    /// and blocks that are ASCII, as are the three bytes before them, skipped.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn is_valid(bytes: &[u8]) -> bool {
+        let n = bytes.len();
+        let p = bytes.as_ptr();
+        let mut c = Checked {
+            errors: _mm512_setzero_si512(),
+            max: _mm512_setzero_si512(),
+            continuations: 0,
+            tables: [table16(&BYTE_1_HIGH), table16(&BYTE_1_LOW), table16(&BYTE_2_HIGH)],
+        };
+        // SAFETY (all loads): as in `measure_checked`; aligned loads are
+        // plain loads at a 64-byte boundary.
+        let mut i = 0;
+        if n >= 64 {
+            c.check(load(p), masked(!0 << 1, p, 1), masked(!0 << 2, p, 2), masked(!0 << 3, p, 3));
+            i = 64;
+        }
+        if n >= 192 {
+            // On from the first 64-byte boundary at least 3 bytes in (blocks
+            // checked twice are no harm), so that blocks load without line
+            // splits; a boundary at 65 or 66 leaves 1 or 2 bytes after the
+            // first block, which one more block covers.
+            let a = p.align_offset(64);
+            i = if a >= 3 { a } else { a + 64 };
+            if a == 1 || a == 2 {
+                c.check(load(p.add(64)), load(p.add(63)), load(p.add(62)), load(p.add(61)));
+            }
+            let limits = _mm512_loadu_si512(LAST_BYTES_MAX.as_ptr() as *const _);
+            let v = _mm512_load_si512(p.add(i) as *const _);
+            c.check(v, load(p.add(i - 1)), load(p.add(i - 2)), load(p.add(i - 3)));
+            // Whether the block before may end inside a sequence (its last
+            // three bytes lead more bytes than they have): set only by blocks
+            // that were checked, and an error if the next block is ASCII.
+            let mut incomplete = _mm512_subs_epu8(v, limits);
+            i += 64;
+            while i + 64 <= n {
+                let v = _mm512_load_si512(p.add(i) as *const _);
+                if _mm512_movepi8_mask(v) == 0 {
+                    c.errors = _mm512_or_si512(c.errors, incomplete);
+                    incomplete = _mm512_setzero_si512();
+                } else {
+                    c.check(v, load(p.add(i - 1)), load(p.add(i - 2)), load(p.add(i - 3)));
+                    incomplete = _mm512_subs_epu8(v, limits);
+                }
+                i += 64;
+            }
+            // (The tail below reads the last block's bytes again as its bytes
+            // before, so a sequence cut short there is found.)
+        } else {
+            while i + 64 <= n {
+                c.check(load(p.add(i)), load(p.add(i - 1)), load(p.add(i - 2)), load(p.add(i - 3)));
+                i += 64;
+            }
+        }
+        let left = n - i;
+        let upto = |k: usize| match left + k {
+            0 => 0,
+            m @ 1..=63 => u64::MAX >> (64 - m),
+            _ => u64::MAX,
+        };
+        let from = |k: usize| if i == 0 { u64::MAX << k } else { u64::MAX };
+        c.check(
+            masked(upto(0), p.wrapping_add(i), 0),
+            masked(upto(1) & from(1), p.wrapping_add(i), 1),
+            masked(upto(2) & from(2), p.wrapping_add(i), 2),
+            masked(upto(3) & from(3), p.wrapping_add(i), 3),
+        );
+        _mm512_test_epi8_mask(c.errors, c.errors) == 0
     }
 
     #[inline(always)]
@@ -796,9 +898,11 @@ mod tests {
     fn check_bytes(b: &[u8]) {
         let want = core::str::from_utf8(b).ok().map(reference);
         assert_eq!(measure_checked(b), want, "{b:x?}");
+        assert_eq!(is_valid(b), want.is_some(), "{b:x?}");
         #[cfg(target_arch = "x86_64")]
         if avx512_available() {
             assert_eq!(unsafe { avx512::measure_checked(b) }, want, "{b:x?}");
+            assert_eq!(unsafe { avx512::is_valid(b) }, want.is_some(), "{b:x?}");
         }
     }
 
@@ -861,6 +965,46 @@ mod tests {
                     }
                 }
                 check_bytes(base.as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn checked_in_ascii_at_every_offset() {
+        // One sequence, whole or cut short, inside ASCII: at every offset of
+        // the first blocks, so the blocks around it may be skipped as ASCII.
+        let seqs: [&[u8]; 9] =
+            [b"\xc3\xa9", b"\xc3", b"\xe4\xb8\xad", b"\xe4\xb8", b"\xe4", b"\xf0\x9f\x98\x80", b"\xf0\x9f\x98", b"\xf0", b"\x80"];
+        for len in [200usize, 256] {
+            for at in 0..len - 4 {
+                for seq in seqs {
+                    let mut v = vec![b'q'; len];
+                    v[at..at + seq.len()].copy_from_slice(seq);
+                    check_bytes(&v);
+                    check_bytes(&v[..at + seq.len()]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn valid_long_inputs_at_every_alignment() {
+        // is_valid's long path: blocks aligned in memory from a boundary that
+        // depends on where the input starts; ASCII blocks skipped.
+        let seqs: [&[u8]; 6] = [b"\xc3\xa9", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98\x80", b"\xf0\x9f\x98", b"\x80"];
+        let buf = vec![b'q'; 700];
+        for start in 0..64 {
+            for len in [192usize, 250, 256, 300, 400] {
+                let mut at = 0;
+                while at + 4 < len {
+                    for seq in seqs {
+                        let mut v = buf.clone();
+                        v[start + at..start + at + seq.len()].copy_from_slice(seq);
+                        check_bytes(&v[start..start + len]);
+                    }
+                    at += if at < 140 { 1 } else { 7 };
+                }
+                check_bytes(&buf[start..start + len]);
             }
         }
     }
