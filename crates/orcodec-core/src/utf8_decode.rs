@@ -736,8 +736,8 @@ mod avx512 {
             shift: _mm512_loadu_si512(SHIFT.as_ptr() as *const _),
             keep: _mm512_loadu_si512(KEEP.as_ptr() as *const _),
         };
-        let cont_bits = _mm512_set1_epi8(0xc0u8 as i8);
-        let cont = _mm512_set1_epi8(0x80u8 as i8);
+        // Lead bytes are the signed bytes from -64 (0xC0) up, and ASCII.
+        let lead_min = _mm512_set1_epi8(-64);
         let window = u64::MAX >> (64 - STEP);
         let mut o = out;
         let mut i = 0;
@@ -753,7 +753,7 @@ mod avx512 {
                 i += 64;
                 continue;
             }
-            let leads = _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & window;
+            let leads = _mm512_cmpge_epi8_mask(v, lead_min) & window;
             o = o.add(step::<W>(v, leads, o, &t) * W);
             i += STEP;
         }
@@ -763,7 +763,7 @@ mod avx512 {
             let left = n - i;
             let in_block = u64::MAX >> (64 - left);
             let v = _mm512_maskz_loadu_epi8(in_block, p.add(i) as *const i8);
-            let leads = _mm512_cmpneq_epi8_mask(_mm512_and_si512(v, cont_bits), cont) & in_block & window;
+            let leads = _mm512_cmpge_epi8_mask(v, lead_min) & in_block & window;
             o = o.add(step::<W>(v, leads, o, &t) * W);
             i += STEP;
         }
