@@ -1,18 +1,23 @@
-//! Valid UTF-8 to CPython's compact str storage (PEP 393): one unit per code
+//! UTF-8 to CPython's compact str storage (PEP 393): one unit per code
 //! point, of 1 (UCS1), 2 (UCS2) or 4 (UCS4) bytes.
 //!
-//! Both decoders hand a non-ASCII str value here once it is known to be valid
-//! UTF-8: [`measure`] gives the number of code points and the narrowest kind
-//! that holds them (what `PyUnicode_New` needs), then [`decode`] writes the
-//! units into the new object's storage.
+//! Both decoders hand a non-ASCII str value here. [`measure`] (for text known
+//! to be valid, as the JSON scanner's is) or [`measure_checked`] (validating
+//! in the same pass, for MessagePack) gives the number of code points and the
+//! narrowest kind that holds them (what `PyUnicode_New` needs); [`decode`]
+//! then writes the units into the new object's storage. [`is_valid`] is the
+//! JSON scanner's check of its whole input.
 //!
 //! On x86-64 CPUs with AVX-512 VBMI2 (Ice Lake and later, Zen 4 and later)
-//! both run on 64-byte blocks: a block's lead bytes (the bytes that are not
-//! `10xxxxxx` continuations) are compressed into a list of positions, each
-//! lead and the three bytes after it are gathered into a 32-bit lane with one
-//! byte permutation, and every lane's code point is assembled with the same
-//! few shifts and masks, whatever its length: up to 32 code points a step.
-//! Elsewhere a scalar loop does the same one code point at a time.
+//! all of them run on 64-byte blocks. Decoding compresses a block's lead
+//! bytes (the bytes that are not `10xxxxxx` continuations) into a list of
+//! positions, gathers each lead and the three bytes after it into a 32-bit
+//! lane with one byte permutation, and assembles every lane's code point with
+//! the same few shifts and masks, whatever its length: up to 48 code points a
+//! step. Validation is the lookup algorithm of Keiser and Lemire. With AVX2
+//! only, decoding does the same on 8-byte halves with `vpshufb` controls from
+//! a table; elsewhere a scalar loop decodes one code point at a time, and
+//! validation is `simdutf8`'s.
 
 /// The number of code points in valid UTF-8 `bytes` and the largest code
 /// point of the narrowest storage kind holding them all: 0x7F (ASCII), 0xFF
@@ -708,7 +713,8 @@ mod avx512 {
         keep: __m512i,
     }
 
-    /// Widens the low `len` bytes of all-ASCII block `v` to units of `W` bytes.
+    /// Widens the bytes of all-ASCII block `v` that `in_block` selects (the
+    /// low ones) to units of `W` bytes.
     #[inline(always)]
     unsafe fn widen<const W: usize>(v: __m512i, out: *mut u8, in_block: u64) {
         match W {
@@ -792,7 +798,8 @@ mod avx512 {
 /// are then assembled as in the AVX-512 path. Halves start every 8 bytes
 /// whatever they hold, so no step waits for the one before it.
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2 {
+#[doc(hidden)]
+pub mod avx2 {
     use super::Unit;
     use core::arch::x86_64::*;
 
@@ -873,7 +880,7 @@ pub(crate) mod avx2 {
     /// # Safety
     /// As [`super::decode`], and the CPU has AVX2.
     #[target_feature(enable = "avx2,popcnt")]
-    pub(crate) unsafe fn decode<T: Unit>(bytes: &[u8], out: *mut T, chars: usize) {
+    pub unsafe fn decode<T: Unit>(bytes: &[u8], out: *mut T, chars: usize) {
         let n = bytes.len();
         let p = bytes.as_ptr();
         let end = out.add(chars);
