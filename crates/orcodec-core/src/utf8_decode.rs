@@ -488,6 +488,20 @@ mod avx512 {
             self.errors = _mm512_or_si512(self.errors, e);
         }
 
+        /// [`is_valid`]'s step: block `v` loaded from `at` (at least 3 bytes
+        /// into the input) checked, or if it is ASCII, the block before it
+        /// checked for a sequence it leaves unfinished (`incomplete`).
+        #[inline(always)]
+        unsafe fn aligned_block(&mut self, v: __m512i, at: *const u8, incomplete: &mut __m512i, limits: __m512i) {
+            if _mm512_movepi8_mask(v) == 0 {
+                self.errors = _mm512_or_si512(self.errors, *incomplete);
+                *incomplete = _mm512_setzero_si512();
+            } else {
+                self.check(v, load(at.sub(1)), load(at.sub(2)), load(at.sub(3)));
+                *incomplete = _mm512_subs_epu8(v, limits);
+            }
+        }
+
         /// [`Checked::check`], and counts and measures block `v`.
         #[inline(always)]
         unsafe fn block(&mut self, v: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) {
@@ -581,15 +595,24 @@ mod avx512 {
             // that were checked, and an error if the next block is ASCII.
             let mut incomplete = _mm512_subs_epu8(v, limits);
             i += 64;
-            while i + 64 <= n {
-                let v = _mm512_load_si512(p.add(i) as *const _);
-                if _mm512_movepi8_mask(v) == 0 {
+            // Four blocks at a time while they are ASCII (one test for 256 bytes).
+            while i + 256 <= n {
+                let a = _mm512_load_si512(p.add(i) as *const _);
+                let b = _mm512_load_si512(p.add(i + 64) as *const _);
+                let d = _mm512_load_si512(p.add(i + 128) as *const _);
+                let e = _mm512_load_si512(p.add(i + 192) as *const _);
+                if _mm512_movepi8_mask(_mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(d, e))) == 0 {
                     c.errors = _mm512_or_si512(c.errors, incomplete);
                     incomplete = _mm512_setzero_si512();
                 } else {
-                    c.check(v, load(p.add(i - 1)), load(p.add(i - 2)), load(p.add(i - 3)));
-                    incomplete = _mm512_subs_epu8(v, limits);
+                    for (k, v) in [a, b, d, e].into_iter().enumerate() {
+                        c.aligned_block(v, p.add(i + 64 * k), &mut incomplete, limits);
+                    }
                 }
+                i += 256;
+            }
+            while i + 64 <= n {
+                c.aligned_block(_mm512_load_si512(p.add(i) as *const _), p.add(i), &mut incomplete, limits);
                 i += 64;
             }
             // (The tail below reads the last block's bytes again as its bytes
@@ -1155,9 +1178,9 @@ mod tests {
         // is_valid's long path: blocks aligned in memory from a boundary that
         // depends on where the input starts; ASCII blocks skipped.
         let seqs: [&[u8]; 6] = [b"\xc3\xa9", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x98\x80", b"\xf0\x9f\x98", b"\x80"];
-        let buf = vec![b'q'; 700];
+        let buf = vec![b'q'; 1200];
         for start in 0..64 {
-            for len in [192usize, 250, 256, 300, 400] {
+            for len in [192usize, 250, 256, 300, 400, 700, 1100] {
                 let mut at = 0;
                 while at + 4 < len {
                     for seq in seqs {
@@ -1165,7 +1188,7 @@ mod tests {
                         v[start + at..start + at + seq.len()].copy_from_slice(seq);
                         check_bytes(&v[start..start + len]);
                     }
-                    at += if at < 140 { 1 } else { 7 };
+                    at += if at < 140 { 1 } else if len < 500 { 7 } else { 13 };
                 }
                 check_bytes(&buf[start..start + len]);
             }
