@@ -78,3 +78,80 @@ def test_special_byte_at_every_offset():
         with pytest.raises(orcodec.JSONDecodeError) as e:
             orcodec.loads(bad)
         assert e.value.pos == n + 1
+
+
+# --- the SIMD UTF-8 decoder: every length, width mix and alignment -------------------
+
+BOUNDARY = ["\x80", "\xff", "\u0100", "\u07ff", "\u0800", "\uffff", "\U00010000", "\U0010ffff"]
+MIXES = {
+    "latin1": ["a", "b", " ", "é", "\x80", "\xff", "\xe0"],
+    "bmp2": ["a", "é", "\u0100", "\u07ff", "Ж", "ß"],
+    "bmp3": ["a", "é", "中", "\u0800", "\uffff", "文", " "],
+    "cjk": ["中", "文", "字", "\u0800", "\uffff"],
+    "astral": ["a", "😀", "\U00010000", "\U0010ffff", " "],
+    "all": ["a", "é", "\xff", "\u0100", "\u07ff", "\u0800", "中", "\uffff", "\U00010000", "😀", "\U0010ffff"],
+}
+
+
+def mixed_text(mix, length, seed):
+    pieces = MIXES[mix]
+    state = seed * 2654435761 + length + 1
+    out = []
+    for _ in range(length):
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+        out.append(pieces[(state >> 33) % len(pieces)])
+    return "".join(out)
+
+
+def decode_both(texts):
+    """Decodes `texts` through loads and unpackb, each text after every
+    padding 0..63 so its bytes start at every offset of a 64-byte block."""
+    doc = [["x" * pad, text] for text in texts for pad in range(64)]
+    for got in (orcodec.loads(json.dumps(doc, ensure_ascii=False).encode()), orcodec.unpackb(msgpack.packb(doc))):
+        assert len(got) == len(doc)
+        for (_, text), (_, value) in zip(doc, got):
+            check_same(value, text)
+
+
+@pytest.mark.parametrize("mix", sorted(MIXES))
+def test_every_length_and_alignment(mix):
+    for length in range(0, 201):
+        texts = [mixed_text(mix, length, seed) for seed in range(2)]
+        # Python's own decoding is the reference.
+        assert all(t.encode().decode("utf-8") == t for t in texts)
+        decode_both(texts)
+
+
+@pytest.mark.parametrize("piece", BOUNDARY, ids=lambda p: f"U+{ord(p):04X}")
+def test_boundary_code_points_at_every_offset(piece):
+    # One boundary code point at every byte offset of the first blocks, in
+    # ASCII, Latin-1, CJK and emoji text (4-byte sequences across block edges).
+    texts = []
+    for filler in ("a", "é", "中", "😀"):
+        for before in range(0, 70):
+            texts.append(filler * before + piece)
+            texts.append(filler * before + piece + filler * 3)
+            texts.append(piece * before)
+    for text in texts:
+        want = text.encode("utf-8").decode("utf-8")
+        check_same(orcodec.loads(json.dumps(text, ensure_ascii=False).encode()), want)
+        check_same(orcodec.unpackb(msgpack.packb(text)), want)
+    decode_both(texts[:: len(texts) // 40])
+
+
+BAD_UTF8 = [b"\xff", b"\x80", b"\xc3\x28", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe4\xb8", b"\xf0\x9f\x98"]
+
+
+@pytest.mark.parametrize("bad", BAD_UTF8, ids=lambda b: b.hex())
+def test_invalid_utf8_at_every_offset_rejected(bad):
+    for filler in ("a", "é", "中", "😀"):
+        for before in range(0, 140, 1 if filler == "a" else 3):
+            raw = (filler * before).encode() + bad
+            for data in (raw, raw + filler.encode() * 30):
+                packed = b"\xdb" + len(data).to_bytes(4, "big") + data
+                with pytest.raises(orcodec.MsgpackDecodeError, match="invalid UTF-8"):
+                    orcodec.unpackb(packed)
+                with pytest.raises(orcodec.MsgpackDecodeError, match="invalid UTF-8"):
+                    orcodec.unpackb(b"\x81" + packed + b"\x01")
+                with pytest.raises(orcodec.JSONDecodeError):
+                    orcodec.loads(b'"' + data + b'"')

@@ -30,6 +30,16 @@ pub trait Builder {
     fn non_ascii_str(&mut self, value: &str) -> Result<Self::Value, Self::Error> {
         self.str(value)
     }
+    /// A string value of `bytes`, which hold a byte beyond ASCII and may or
+    /// may not be valid UTF-8; `None` if they are not (nothing built). Lets a
+    /// builder validate and measure the text in one pass.
+    #[inline(always)]
+    fn checked_non_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Self::Value>, Self::Error> {
+        match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) => self.non_ascii_str(text).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
     /// A string value of `bytes`, which may or may not be valid UTF-8, built
     /// only if every byte is ASCII; `None` otherwise (nothing built, the
     /// decoder goes on to validate). Lets a builder check and copy in one

@@ -40,7 +40,7 @@ fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
 
 /// Decodes one JSON document from `input`; anything but whitespace after it is an error.
 pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Failure<B::Error>> {
-    if simdutf8::basic::from_utf8(input).is_err() {
+    if !crate::utf8_decode::is_valid(input) {
         let valid = match simdutf8::compat::from_utf8(input) {
             Err(e) => e.valid_up_to(),
             Ok(_) => input.len(),

@@ -23,6 +23,7 @@ pub mod msgpack_writer;
 mod pow5_table;
 pub mod sink;
 pub mod text;
+pub mod utf8_decode;
 
 /// Deepest container nesting the decoders accept (orjson's limit).
 pub const MAX_DECODE_DEPTH: usize = 1024;

@@ -247,11 +247,18 @@ fn read_item<B: Builder>(
                 // testing for ASCII again when the str is built.
                 let text = unsafe { core::str::from_utf8_unchecked(bytes) };
                 if slot == Slot::Key { b.key(text) } else { b.ascii_str(text) }
-            } else {
-                let Ok(text) = simdutf8::basic::from_utf8(bytes) else {
+            } else if slot == Slot::Key {
+                if !crate::utf8_decode::is_valid(bytes) {
                     return err(Kind::InvalidUtf8, at);
-                };
-                if slot == Slot::Key { b.key(text) } else { b.non_ascii_str(text) }
+                }
+                // SAFETY: just validated.
+                b.key(unsafe { core::str::from_utf8_unchecked(bytes) })
+            } else {
+                match b.checked_non_ascii_str(bytes) {
+                    Ok(Some(value)) => return Ok(Item::Value(value)),
+                    Ok(None) => return err(Kind::InvalidUtf8, at),
+                    Err(e) => return Err(Failure::Build(e)),
+                }
             }
         }
         0xc0 => b.null(),

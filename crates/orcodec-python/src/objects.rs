@@ -65,196 +65,45 @@ pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
     obj
 }
 
-/// A code unit of one of CPython's compact str kinds (PEP 393).
-trait Unit: Copy {
-    fn from_code_point(c: u32) -> Self;
-    /// Writes the 8 bytes of little-endian `word` as 8 units at `out`.
-    ///
-    /// # Safety
-    /// `out` has room for 8 units.
-    #[inline(always)]
-    unsafe fn widen8(word: u64, out: *mut Self) {
-        for k in 0..8 {
-            // SAFETY: k < 8, inside the room the caller guarantees.
-            unsafe { *out.add(k) = Self::from_code_point((word >> (8 * k)) as u8 as u32) };
-        }
-    }
-}
-impl Unit for u8 {
-    #[inline(always)]
-    fn from_code_point(c: u32) -> u8 {
-        c as u8
-    }
-    #[inline(always)]
-    unsafe fn widen8(word: u64, out: *mut u8) {
-        // SAFETY: 8 bytes of room, as the caller guarantees.
-        unsafe { core::ptr::write_unaligned(out as *mut u64, word.to_le()) }
-    }
-}
-impl Unit for u16 {
-    #[inline(always)]
-    fn from_code_point(c: u32) -> u16 {
-        c as u16
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn widen8(word: u64, out: *mut u16) {
-        use core::arch::x86_64::*;
-        // SAFETY: SSE2 is x86-64 baseline; one 16-byte store into the 8
-        // units of room the caller guarantees.
-        unsafe {
-            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), _mm_setzero_si128());
-            _mm_storeu_si128(out as *mut __m128i, v);
-        }
-    }
-}
-impl Unit for u32 {
-    #[inline(always)]
-    fn from_code_point(c: u32) -> u32 {
-        c
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn widen8(word: u64, out: *mut u32) {
-        use core::arch::x86_64::*;
-        // SAFETY: SSE2 is x86-64 baseline; two 16-byte stores into the 8
-        // units (32 bytes) of room the caller guarantees.
-        unsafe {
-            let zero = _mm_setzero_si128();
-            let v = _mm_unpacklo_epi8(_mm_cvtsi64_si128(word as i64), zero);
-            _mm_storeu_si128(out as *mut __m128i, _mm_unpacklo_epi16(v, zero));
-            _mm_storeu_si128(out.add(4) as *mut __m128i, _mm_unpackhi_epi16(v, zero));
-        }
-    }
-}
-
-/// Decodes valid UTF-8 into `out`, one unit per code point. Code points must
-/// fit `T` (the caller picked the kind from the largest lead byte).
-///
-/// # Safety
-/// `bytes` is valid UTF-8 and `out` has room for `units` units, one per code point.
-#[inline(always)]
-unsafe fn decode_utf8_into<T: Unit>(bytes: &[u8], mut out: *mut T, units: usize) {
-    let end = out.add(units);
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let n = bytes.len();
-    let p = bytes.as_ptr();
-    let mut i = 0;
-    // SAFETY (reads): `i < n` at each lead byte, valid UTF-8 puts all of a lead
-    // byte's continuation bytes inside `bytes`, and word reads check `i + 8 <= n`.
-    // (writes): one unit per code point, which is the room `out` has.
-    while i < n {
-        let b0 = *p.add(i) as u32;
-        if b0 < 0x80 {
-            // An ASCII run: up to 8 bytes per step, stopping at the first
-            // non-ASCII byte of the word (at least one, this one, is ASCII).
-            // With room for 8 units, all 8 bytes are widened at once and
-            // the units past the run are overwritten by what follows (every
-            // unit up to `end` is written in order, so none is left stale).
-            let run = if i + 8 <= n {
-                let word = u64::from_le_bytes(*(p.add(i) as *const [u8; 8]));
-                let high = word & HIGHS;
-                let run = if high == 0 { 8 } else { (high.trailing_zeros() / 8) as usize };
-                if end.offset_from(out) >= 8 {
-                    T::widen8(word, out);
-                    out = out.add(run);
-                    i += run;
-                    continue;
-                }
-                run
-            } else {
-                1
-            };
-            for k in 0..run {
-                *out.add(k) = T::from_code_point(*p.add(i + k) as u32);
-            }
-            out = out.add(run);
-            i += run;
-            continue;
-        }
-        let c = if b0 < 0xe0 {
-            i += 2;
-            (b0 & 0x1f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
-        } else if b0 < 0xf0 {
-            i += 3;
-            (b0 & 0x0f) << 12 | (*p.add(i - 2) as u32 & 0x3f) << 6 | (*p.add(i - 1) as u32 & 0x3f)
-        } else {
-            i += 4;
-            (b0 & 0x07) << 18
-                | (*p.add(i - 3) as u32 & 0x3f) << 12
-                | (*p.add(i - 2) as u32 & 0x3f) << 6
-                | (*p.add(i - 1) as u32 & 0x3f)
-        };
-        *out = T::from_code_point(c);
-        out = out.add(1);
-    }
-}
-
-/// The number of code points in valid UTF-8 `bytes` and its largest byte.
-#[inline(always)]
-#[allow(unused_assignments)]
-fn count_chars(bytes: &[u8]) -> (usize, u8) {
-    let n = bytes.len();
-    let mut continuations = 0usize;
-    let mut max = 0u8;
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86-64 baseline; loads stay inside `bytes`.
-    unsafe {
-        use core::arch::x86_64::*;
-        let mut maxv = _mm_setzero_si128();
-        // Continuation bytes 0x80-0xBF are the signed bytes below -64; a
-        // compare gives -1 for each, subtracted into byte counters that are
-        // summed (psadbw) before they can wrap, every 255 blocks.
-        let limit = _mm_set1_epi8(-64);
-        while i + 16 <= n {
-            let mut counts = _mm_setzero_si128();
-            let mut blocks = 0;
-            while blocks < 255 && i + 16 <= n {
-                let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
-                counts = _mm_sub_epi8(counts, _mm_cmplt_epi8(v, limit));
-                maxv = _mm_max_epu8(maxv, v);
-                i += 16;
-                blocks += 1;
-            }
-            let sums = _mm_sad_epu8(counts, _mm_setzero_si128());
-            continuations += (_mm_cvtsi128_si64(sums) + _mm_extract_epi16::<4>(sums) as i64) as usize;
-        }
-        let mut lanes = [0u8; 16];
-        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, maxv);
-        max = lanes.iter().copied().fold(0, u8::max);
-    }
-    for &b in &bytes[i..] {
-        continuations += ((b as i8) < -0x40) as usize;
-        max = max.max(b);
-    }
-    (n - continuations, max)
-}
-
 /// A new `str` from valid UTF-8 holding at least one non-ASCII character,
 /// decoded straight into the narrowest kind CPython requires (no
 /// `PyUnicode_DecodeUTF8`, which would validate and measure again).
 #[inline(never)]
 pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
-    // Code points are the bytes that do not continue a sequence; the largest
-    // lead byte says the largest code point's range: C2-C3 -> U+0080-U+00FF
-    // (UCS1), up to EF -> at most U+FFFF (UCS2), F0-F4 -> beyond (UCS4). That
-    // range holds the true maximum, so the kind is the canonical one.
-    let (chars, max) = count_chars(bytes);
-    let maxchar: Py_UCS4 = if max < 0xc4 { 0xff } else if max < 0xf0 { 0xffff } else { 0x10ffff };
+    let (chars, maxchar) = orcodec_core::utf8_decode::measure(bytes);
+    new_measured_str(bytes, chars, maxchar)
+}
+
+/// A new `str` of valid UTF-8 `bytes`, of `chars` code points, the largest at
+/// most `maxchar`, the narrowest kind's bound (as `measure` gives them).
+#[inline(always)]
+unsafe fn new_measured_str(bytes: &[u8], chars: usize, maxchar: u32) -> *mut PyObject {
+    use orcodec_core::utf8_decode::decode;
     let obj = PyUnicode_New(chars as Py_ssize_t, maxchar);
     if obj.is_null() {
         return obj;
     }
     // SAFETY: `obj` is a fresh compact str of `chars` units of the kind
-    // `maxchar` selects, and every code point fits that kind.
+    // `maxchar` selects (the narrowest holding every code point), and
+    // `bytes` is valid UTF-8 of `chars` code points.
     let data = PyUnicode_DATA(obj);
     match maxchar {
-        0xff => decode_utf8_into(bytes, data as *mut u8, chars),
-        0xffff => decode_utf8_into(bytes, data as *mut u16, chars),
-        _ => decode_utf8_into(bytes, data as *mut u32, chars),
+        0x7f | 0xff => decode(bytes, data as *mut u8, chars),
+        0xffff => decode(bytes, data as *mut u16, chars),
+        _ => decode(bytes, data as *mut u32, chars),
     }
     obj
+}
+
+/// [`new_non_ascii_str`] for bytes not yet validated: Ok(None) if they are
+/// not UTF-8, checked in the pass that counts the characters.
+#[inline(never)]
+pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Owned>, ()> {
+    let Some((chars, maxchar)) = orcodec_core::utf8_decode::measure_checked(bytes) else {
+        return Ok(None);
+    };
+    // SAFETY: `bytes` is valid UTF-8 of `chars` code points of at most `maxchar`.
+    Owned::new(new_measured_str(bytes, chars, maxchar)).map(Some)
 }
 
 /// Builds Python objects; errors mean a Python exception is set.
@@ -317,6 +166,11 @@ impl Builder for PyBuilder {
     fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
         // SAFETY: `value` is valid UTF-8 (a &str).
         unsafe { Owned::new(new_non_ascii_str(value.as_bytes())) }
+    }
+    #[inline(always)]
+    fn checked_non_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
+        // SAFETY: the GIL is held while decoding.
+        unsafe { new_checked_non_ascii_str(bytes) }
     }
     #[inline(always)]
     fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
