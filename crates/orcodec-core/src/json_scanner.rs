@@ -8,6 +8,8 @@ use crate::float_parse::decimal_to_f64;
 use crate::json_writer::special_bytes;
 use crate::text::put_code_point;
 
+mod unescape;
+
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -286,99 +288,17 @@ impl<'a, V> Scanner<'a, V> {
                 b'\\' => {}
                 _ => return err(Kind::ControlCharacterInString, i),
             }
-            i = if i + BLOCKS_NEED <= input.len() && ESCAPES[input[i + 1] as usize] > 1 {
-                self.simple_escapes(i)
-            } else {
-                self.escape(i)?
-            };
+            // Runs of simple escapes go a block at a time; anything else
+            // (and what the blocks leave near the end of the input) one
+            // escape at a time.
+            let simple = input.get(i + 1).is_some_and(|&c| ESCAPES[c as usize] > 1);
+            let after = if simple { unescape::simple_escapes(input, i, &mut self.scratch) } else { i };
+            i = if after != i { after } else { self.escape(i)? };
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
             self.scratch.extend_from_slice(&input[i..next]);
             i = next;
-        }
-    }
-
-    /// Decodes simple escapes and the runs between them 16 input bytes at a
-    /// time, from the escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
-    /// Returns where it stopped: at a special byte it leaves to the caller
-    /// (quote, control byte, `\\u` or invalid escape), or anywhere once
-    /// fewer than `BLOCKS_NEED` bytes are left.
-    ///
-    /// Per block, three compares give the backslash, quote and control
-    /// masks; which backslashes start an escape (the 1st, 3rd, ... of each
-    /// run) is worked out on the masks at once, so each escape is then found
-    /// by clearing the lowest bit, and its output offset is its input offset
-    /// less the escapes before it: no escape waits on the one before it.
-    /// Each escape writes its value and stores the 16 input bytes after it;
-    /// what lies between two escapes is kept from that store.
-    #[inline(always)]
-    fn simple_escapes(&mut self, i: usize) -> usize {
-        const EVEN: u32 = 0x5555;
-        const ODD: u32 = 0xaaaa;
-        let input = self.input;
-        let src = input.as_ptr();
-        // Block start `b`; the scratch offset `o_b` its byte maps to; `c` is
-        // 1 when that byte is the escaped character of the previous block's
-        // last escape (already written).
-        let mut b = i;
-        let mut o_b = self.scratch.len();
-        let mut c = 0u32;
-        loop {
-            if self.scratch.capacity() - o_b < BLOCK_ROOM {
-                // SAFETY: the bytes below `o_b` are written (below, or before).
-                unsafe { self.scratch.set_len(o_b) };
-                self.scratch.reserve(4 * BLOCK_ROOM);
-            }
-            // SAFETY: input reads stay below `b + 33 <= b + BLOCKS_NEED`
-            // (block at `b`, escaped bytes up to `b + 16`, stores from up to
-            // `b + 17 + 16`); output writes stay below `o_b + 33 <= capacity`
-            // (escape offsets are at most `o_b + 15`, each followed by a
-            // 16-byte store). Kept output bytes are escape values (ASCII)
-            // and input bytes cut next to ASCII bytes, so the scratch stays
-            // UTF-8.
-            unsafe {
-                let (backslash, quote, control) = block_masks(src.add(b));
-                let out = self.scratch.as_mut_ptr().add(o_b);
-                let runs = backslash & !c;
-                let run_starts = runs & !(runs << 1);
-                // Adding a run's lowest bit clears the run: the runs that
-                // start at an even offset, then the others.
-                let even_runs = runs & !(runs + (run_starts & EVEN));
-                let odd_runs = runs & !even_runs;
-                let starts = (even_runs & EVEN) | (odd_runs & ODD);
-                let escaped = (starts << 1) | c;
-                let stop = (quote & !escaped | control) & 0xffff;
-                let mut todo = if stop != 0 { starts & ((1 << stop.trailing_zeros()) - 1) } else { starts };
-                core::ptr::copy_nonoverlapping(src.add(b + c as usize), out.add(c as usize), 16);
-                let mut done = 0usize;
-                while todo != 0 {
-                    let p = todo.trailing_zeros() as usize;
-                    todo &= todo - 1;
-                    let value = ESCAPES[*src.add(b + p + 1) as usize];
-                    let o = p - done;
-                    if value <= 1 {
-                        // `\u` or invalid: the caller takes it from here.
-                        self.scratch.set_len(o_b + o);
-                        return b + p;
-                    }
-                    *out.add(o) = value;
-                    core::ptr::copy_nonoverlapping(src.add(b + p + 2), out.add(o + 1), 16);
-                    done += 1;
-                }
-                if stop != 0 {
-                    let p = stop.trailing_zeros() as usize;
-                    self.scratch.set_len(o_b + p - done);
-                    return b + p;
-                }
-                o_b += 16 - done;
-                c = (starts >> 15) & 1;
-                b += 16;
-                if b + BLOCKS_NEED > input.len() {
-                    self.scratch.set_len(o_b + c as usize);
-                    return b + c as usize;
-                }
-            }
         }
     }
 
@@ -681,43 +601,6 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
-/// Input bytes `simple_escapes` may read from the backslash it starts at.
-const BLOCKS_NEED: usize = 34;
-/// Spare scratch capacity one block of `simple_escapes` may write into.
-const BLOCK_ROOM: usize = 33;
-
-/// Masks of the backslashes, quotes and control bytes among the 16 bytes
-/// at `src` (bit k for byte k).
-///
-/// # Safety
-/// 16 bytes must be readable at `src`.
-#[inline(always)]
-unsafe fn block_masks(src: *const u8) -> (u32, u32, u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86-64 baseline; one unaligned 16-byte
-    // load within what the caller guarantees.
-    unsafe {
-        use core::arch::x86_64::*;
-        let v = _mm_loadu_si128(src as *const __m128i);
-        let backslash = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32;
-        let quote = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32;
-        let control = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)) as u32;
-        (backslash, quote, control)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        let (mut backslash, mut quote, mut control) = (0, 0, 0);
-        for k in 0..16 {
-            let c = *src.add(k);
-            backslash |= ((c == b'\\') as u32) << k;
-            quote |= ((c == b'"') as u32) << k;
-            control |= ((c < 0x20) as u32) << k;
-        }
-        (backslash, quote, control)
-    }
-}
-
 /// Index of the first non-whitespace byte of `input` at or after `i` (or the
 /// end), 16 bytes per step with SSE2.
 ///
@@ -854,6 +737,13 @@ pub(crate) mod tests {
 
     #[test]
     fn escape_runs_of_every_shape() {
+        for v in unescape::Variant::available() {
+            unescape::FORCED.with(|f| f.set(Some(v)));
+            escape_runs_of_every_shape_with_blocks();
+        }
+    }
+
+    fn escape_runs_of_every_shape_with_blocks() {
         // Random texts dense and sparse in escapes, at every offset from the
         // string's start and the input's end, spelled with short and \u
         // escapes; decoding gives the text back.
