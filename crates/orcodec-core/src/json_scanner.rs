@@ -40,6 +40,17 @@ fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
     Err(Failure::Syntax(DecodeError::new(kind, offset)))
 }
 
+/// Fuzz targets only (cargo-fuzz builds with `--cfg fuzzing`): calls `f`
+/// once with each way of unescaping strings this CPU has forced in turn.
+#[cfg(fuzzing)]
+pub fn with_each_unescape_variant(mut f: impl FnMut()) {
+    for v in unescape::Variant::available() {
+        unescape::FORCED.with(|forced| forced.set(Some(v)));
+        f();
+    }
+    unescape::FORCED.with(|forced| forced.set(None));
+}
+
 /// Decodes one JSON document from `input`; anything but whitespace after it is an error.
 pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Failure<B::Error>> {
     if simdutf8::basic::from_utf8(input).is_err() {

@@ -87,7 +87,7 @@ impl Variant {
     }
 
     /// Every variant this CPU can run.
-    #[cfg(test)]
+    #[cfg(any(test, fuzzing))]
     pub(crate) fn available() -> Vec<Variant> {
         Variant::ALL.iter().copied().filter(|v| v.supported()).collect()
     }
@@ -97,15 +97,15 @@ impl Variant {
 /// first use picks the best one the CPU can run).
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
-#[cfg(test)]
+#[cfg(any(test, fuzzing))]
 thread_local! {
-    /// A variant the tests force on their own thread.
+    /// A variant the tests (and fuzz targets) force on their own thread.
     pub(crate) static FORCED: core::cell::Cell<Option<Variant>> = const { core::cell::Cell::new(None) };
 }
 
 #[inline(always)]
 fn variant() -> Variant {
-    #[cfg(test)]
+    #[cfg(any(test, fuzzing))]
     if let Some(v) = FORCED.with(|f| f.get()) {
         return v;
     }
