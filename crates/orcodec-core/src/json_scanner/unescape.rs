@@ -573,13 +573,12 @@ mod tests {
             });
             let ctx = || format!("{v:?} from {i} in {:?}", String::from_utf8_lossy(input));
             assert!(scratch.starts_with(b"prefix"), "{}", ctx());
-            let k = between.iter().position(|&p| p == got).unwrap_or_else(|| panic!("stopped at {got}: {}", ctx()));
+            assert!(between.contains(&got), "stopped inside an escape at {got}: {}", ctx());
             assert_eq!(&scratch[6..], &reference(&input[..got], i).1[..], "{}", ctx());
             assert!(got <= stop, "{}", ctx());
             if got < stop {
                 // Short of the stop only near the end of the input.
                 assert!(got + tail(v) > input.len(), "stopped at {got} of {stop}: {}", ctx());
-                assert!(k > 0 || i + tail(v) > input.len() || v == Variant::Sse2 && i + BLOCKS_NEED > input.len(), "{}", ctx());
             } else {
                 assert_eq!(scratch.len() - 6, want.len(), "{}", ctx());
             }
