@@ -123,13 +123,14 @@ def test_errors_in_escape_heavy_strings_keep_their_offsets():
     # Each error after a run of simple escapes, at every offset: the position
     # is the same as when the run is plain text (the character index of the
     # bad escape's backslash, of the control character, or the end).
+    bad_escapes = ("\\x", "\\\x01", "\x01", "\\€", "\\\u070f", "\\u12", "\\ud800", "\\ud800\\u0041")
     for n in range(0, 140, 3):
         for prefix in ("\\n\\\"" * n, "a" * n, "\\\\" * n + "é"):
-            for bad, where in (("\\x", 0), ("\\\x01", 0), ("\x01", 0), ("\\u12", 0), ("\\ud800", 0), ("\\ud800\\u0041", 0)):
+            for bad in bad_escapes:
                 doc = f'["{prefix}{bad}zz"]'
                 with pytest.raises(orcodec.JSONDecodeError) as e:
                     orcodec.loads(doc.encode())
-                assert e.value.pos == 2 + len(prefix) + where, (doc, e.value.msg)
+                assert e.value.pos == 2 + len(prefix), (doc, e.value.msg)
             unterminated = f'["{prefix}'
             with pytest.raises(orcodec.JSONDecodeError) as e:
                 orcodec.loads(unterminated.encode())

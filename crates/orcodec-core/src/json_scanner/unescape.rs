@@ -587,8 +587,10 @@ mod tests {
 
     /// What `check` runs over: every escape kind (and the things that stop
     /// a block) at every offset of plain runs of every length up to 100.
-    const PIECES: [&[u8]; 20] = [
+    const PIECES: [&[u8]; 22] = [
         b"\\\"", b"\\\\", b"\\/", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t", b"\\u00e9", b"\\x", b"\\\x01", b"\\\xc3\xa9",
+        // A backslash before a byte whose low 7 bits spell `b` or a backslash.
+        "\\€".as_bytes(), "\\\u{070f}".as_bytes(),
         b"\"", b"\x01", b"\x1f", b"\\\\\\\"", b"\\\\\\", b"\\\\\\\\", "é".as_bytes(), "😀".as_bytes(),
     ];
 
