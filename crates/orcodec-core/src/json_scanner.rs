@@ -32,6 +32,9 @@ struct Scanner<'a, V> {
     scratch: Vec<u8>,
 }
 
+/// String values at least this long try the one-pass ASCII check and copy.
+const LONG_STR: usize = 64;
+
 /// Starting capacities of the value and frame stacks.
 const INITIAL_STACK: usize = 32;
 const INITIAL_FRAMES: usize = 16;
@@ -130,7 +133,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b'"') => {
                     self.pos += 1;
                     let span = self.string()?;
-                    b.str(self.text(span)).map_err(Failure::Build)?
+                    self.str_value(b, span).map_err(Failure::Build)?
                 }
                 Some(b't') => {
                     self.literal(b"true")?;
@@ -244,6 +247,21 @@ impl<'a, V> Scanner<'a, V> {
         // the scratch buffer holds input runs cut at ASCII bytes plus code points
         // written by `put_code_point`, which are valid UTF-8.
         unsafe { core::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// A string value. Long text that starts with ASCII is checked and
+    /// copied into the value in one pass ([`Builder::try_ascii_str`]; the
+    /// 16-byte peek keeps text that is not ASCII from building a value that
+    /// is thrown away), the rest goes to [`Builder::str`].
+    #[inline(always)]
+    fn str_value<B: Builder<Value = V>>(&self, b: &mut B, span: Span) -> Result<V, B::Error> {
+        let text = self.text(span);
+        if text.len() >= LONG_STR && crate::ascii::is_ascii(&text.as_bytes()[..16]) {
+            if let Some(value) = b.try_ascii_str(text.as_bytes())? {
+                return Ok(value);
+            }
+        }
+        b.str(text)
     }
 
     /// Index of the next `"`, `\` or control byte at or after `i`, if any.
