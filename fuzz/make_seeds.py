@@ -32,6 +32,9 @@ JSON_TEXTS = [
     # Escapes dense enough for the block decoder, backslash runs across block ends.
     b'["' + b'a\\"b\\\\c\\n' * 12 + b'", "' + b'\\\\' * 9 + b'\\"x' + b'\\\\\\u00e9' * 5 + b'"]',
     b'[1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740993, 0.30000000000000004, 1e23]',
+    # Escape runs longer than the widest (64-byte) block, a \u escape and a
+    # backslash run across block edges inside them.
+    b'{"k\\n": "' + b'\\n\\"\\\\\\/' * 30 + b'\\u00e9' + b'\\\\' * 40 + b'\\t' * 70 + b'", "z": [' + b'1,' * 40 + b'2]}',
 ]
 
 MSGPACK_EXTRA = [

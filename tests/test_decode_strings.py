@@ -155,3 +155,60 @@ def test_invalid_utf8_at_every_offset_rejected(bad):
                     orcodec.unpackb(b"\x81" + packed + b"\x01")
                 with pytest.raises(orcodec.JSONDecodeError):
                     orcodec.loads(b'"' + data + b'"')
+
+
+# Escape-heavy strings: the decoder unescapes runs of simple escapes a block
+# (16, 32 or 64 bytes) at a time, so every escape kind is put at every offset
+# of strings up to 100 bytes long, with the string ending the input or not.
+ESCAPES = ['\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\ud83d\\ude00", "\\u0001", "é", "😀"]
+
+
+def test_escape_kinds_at_every_offset_match_json():
+    for n in range(100):
+        dense = "\\n\\\"" * (n // 4)
+        for escape in ESCAPES:
+            for at in range(n + 1):
+                body = "a" * at + escape + "b" * (n - at)
+                for doc in (f'"{dense}{body}"', f'["{dense}{body}", "\\t\\\\"]', f'{{"{body}{dense}": "{body}"}}'):
+                    assert orcodec.loads(doc.encode()) == json.loads(doc), doc
+
+
+def test_backslash_runs_across_block_edges_match_json():
+    for offset in range(140):
+        for run in range(1, 9):
+            # A run of backslashes, then an escaped quote or a letter.
+            for after in ('\\"', "n", '\\\\\\"', "/"):
+                body = "x" * offset + "\\" * (2 * run) + after + "\\n" * 20
+                doc = f'["{body}", 1]'
+                assert orcodec.loads(doc.encode()) == json.loads(doc), doc
+                # An odd run: its last backslash escapes the letter after it.
+                odd = '["' + "x" * offset + "\\" * (2 * run - 1) + "n" + "\\t" * 20 + '", 1]'
+                assert orcodec.loads(odd.encode()) == json.loads(odd), odd
+
+
+def test_escape_heavy_round_trips():
+    texts = ['a"b\\c\n' * 30, "\\" * 131, '"' * 65, "\\/\b\f\n\r\t" * 19, "é\\😀\n中" * 25, "\x00\x1f\x7f" * 40]
+    for text in texts:
+        for k in range(0, len(text), 3):
+            piece = text[k:]
+            for encoded in (json.dumps(piece), json.dumps(piece, ensure_ascii=False), orcodec.dumps(piece).decode()):
+                check_same(orcodec.loads(encoded.encode()), piece)
+                check_same(orcodec.loads(encoded), piece)
+
+
+def test_errors_in_escape_heavy_strings_keep_their_offsets():
+    # Each error after a run of simple escapes, at every offset: the position
+    # is the same as when the run is plain text (the character index of the
+    # bad escape's backslash, of the control character, or the end).
+    bad_escapes = ("\\x", "\\\x01", "\x01", "\\€", "\\\u070f", "\\u12", "\\ud800", "\\ud800\\u0041")
+    for n in range(0, 140, 3):
+        for prefix in ("\\n\\\"" * n, "a" * n, "\\\\" * n + "é"):
+            for bad in bad_escapes:
+                doc = f'["{prefix}{bad}zz"]'
+                with pytest.raises(orcodec.JSONDecodeError) as e:
+                    orcodec.loads(doc.encode())
+                assert e.value.pos == 2 + len(prefix), (doc, e.value.msg)
+            unterminated = f'["{prefix}'
+            with pytest.raises(orcodec.JSONDecodeError) as e:
+                orcodec.loads(unterminated.encode())
+            assert e.value.pos == len(unterminated), unterminated

@@ -4,11 +4,13 @@
 //! must be std's `str::parse::<f64>`, bit for bit: a document that is one
 //! number is compared directly, and every input also spells a decimal
 //! (mantissa and exponent from its first bytes) that is parsed both ways.
+//! Each way of unescaping strings the CPU has (SIMD block widths) must give
+//! the same value, or the same error at the same offset.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
-use orcodec_core::json_scanner::parse;
+use orcodec_core::json_scanner::{parse, with_each_unescape_variant};
 use orcodec_fuzz::{heap_budget, json_view, peak_heap, to_json, Counting, Tree, Value};
 
 #[global_allocator]
@@ -18,6 +20,15 @@ fuzz_target!(|data: &[u8]| {
     check_decimal(data);
     let (result, peak) = peak_heap(|| parse(data, &mut Tree));
     assert!(peak <= heap_budget(data.len()), "{peak} heap bytes for {} input bytes", data.len());
+    // Every way of unescaping strings (SIMD widths by CPU) gives the same
+    // value, or the same error at the same offset.
+    let outcome = |r: &Result<Value, Failure<()>>| match r {
+        Ok(v) => Ok(v.clone()),
+        Err(Failure::Syntax(e)) => Err((e.kind.to_string(), e.offset)),
+        Err(Failure::Build(())) => unreachable!("Tree never fails"),
+    };
+    let want = outcome(&result);
+    with_each_unescape_variant(|| assert_eq!(outcome(&parse(data, &mut Tree)), want));
     match result {
         Ok(value) => {
             assert!(std::str::from_utf8(data).is_ok(), "accepted invalid UTF-8");

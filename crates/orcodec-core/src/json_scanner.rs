@@ -8,6 +8,8 @@ use crate::float_parse::decimal_to_f64;
 use crate::json_writer::special_bytes;
 use crate::text::put_code_point;
 
+mod unescape;
+
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -30,12 +32,26 @@ struct Scanner<'a, V> {
     scratch: Vec<u8>,
 }
 
+/// String values at least this long try the one-pass ASCII check and copy.
+const LONG_STR: usize = 64;
+
 /// Starting capacities of the value and frame stacks.
 const INITIAL_STACK: usize = 32;
 const INITIAL_FRAMES: usize = 16;
 
 fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
     Err(Failure::Syntax(DecodeError::new(kind, offset)))
+}
+
+/// Fuzz targets only (cargo-fuzz builds with `--cfg fuzzing`): calls `f`
+/// once with each way of unescaping strings this CPU has forced in turn.
+#[cfg(fuzzing)]
+pub fn with_each_unescape_variant(mut f: impl FnMut()) {
+    for v in unescape::Variant::available() {
+        unescape::FORCED.with(|forced| forced.set(Some(v)));
+        f();
+    }
+    unescape::FORCED.with(|forced| forced.set(None));
 }
 
 /// Decodes one JSON document from `input`; anything but whitespace after it is an error.
@@ -117,7 +133,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b'"') => {
                     self.pos += 1;
                     let span = self.string()?;
-                    b.str(self.text(span)).map_err(Failure::Build)?
+                    self.str_value(b, span).map_err(Failure::Build)?
                 }
                 Some(b't') => {
                     self.literal(b"true")?;
@@ -233,6 +249,21 @@ impl<'a, V> Scanner<'a, V> {
         unsafe { core::str::from_utf8_unchecked(bytes) }
     }
 
+    /// A string value. Long text that starts with ASCII is checked and
+    /// copied into the value in one pass ([`Builder::try_ascii_str`]; the
+    /// 16-byte peek keeps text that is not ASCII from building a value that
+    /// is thrown away), the rest goes to [`Builder::str`].
+    #[inline(always)]
+    fn str_value<B: Builder<Value = V>>(&self, b: &mut B, span: Span) -> Result<V, B::Error> {
+        let text = self.text(span);
+        if text.len() >= LONG_STR && crate::ascii::is_ascii(&text.as_bytes()[..16]) {
+            if let Some(value) = b.try_ascii_str(text.as_bytes())? {
+                return Ok(value);
+            }
+        }
+        b.str(text)
+    }
+
     /// Index of the next `"`, `\` or control byte at or after `i`, if any.
     #[inline(always)]
     fn next_special(&self, i: usize) -> Option<usize> {
@@ -286,99 +317,17 @@ impl<'a, V> Scanner<'a, V> {
                 b'\\' => {}
                 _ => return err(Kind::ControlCharacterInString, i),
             }
-            i = if i + BLOCKS_NEED <= input.len() && ESCAPES[input[i + 1] as usize] > 1 {
-                self.simple_escapes(i)
-            } else {
-                self.escape(i)?
-            };
+            // Runs of simple escapes go a block at a time; anything else
+            // (and what the blocks leave near the end of the input) one
+            // escape at a time.
+            let simple = input.get(i + 1).is_some_and(|&c| ESCAPES[c as usize] > 1);
+            let after = if simple { unescape::simple_escapes(input, i, &mut self.scratch) } else { i };
+            i = if after != i { after } else { self.escape(i)? };
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
             self.scratch.extend_from_slice(&input[i..next]);
             i = next;
-        }
-    }
-
-    /// Decodes simple escapes and the runs between them 16 input bytes at a
-    /// time, from the escape at `i` (with `i + BLOCKS_NEED <= input.len()`).
-    /// Returns where it stopped: at a special byte it leaves to the caller
-    /// (quote, control byte, `\\u` or invalid escape), or anywhere once
-    /// fewer than `BLOCKS_NEED` bytes are left.
-    ///
-    /// Per block, three compares give the backslash, quote and control
-    /// masks; which backslashes start an escape (the 1st, 3rd, ... of each
-    /// run) is worked out on the masks at once, so each escape is then found
-    /// by clearing the lowest bit, and its output offset is its input offset
-    /// less the escapes before it: no escape waits on the one before it.
-    /// Each escape writes its value and stores the 16 input bytes after it;
-    /// what lies between two escapes is kept from that store.
-    #[inline(always)]
-    fn simple_escapes(&mut self, i: usize) -> usize {
-        const EVEN: u32 = 0x5555;
-        const ODD: u32 = 0xaaaa;
-        let input = self.input;
-        let src = input.as_ptr();
-        // Block start `b`; the scratch offset `o_b` its byte maps to; `c` is
-        // 1 when that byte is the escaped character of the previous block's
-        // last escape (already written).
-        let mut b = i;
-        let mut o_b = self.scratch.len();
-        let mut c = 0u32;
-        loop {
-            if self.scratch.capacity() - o_b < BLOCK_ROOM {
-                // SAFETY: the bytes below `o_b` are written (below, or before).
-                unsafe { self.scratch.set_len(o_b) };
-                self.scratch.reserve(4 * BLOCK_ROOM);
-            }
-            // SAFETY: input reads stay below `b + 33 <= b + BLOCKS_NEED`
-            // (block at `b`, escaped bytes up to `b + 16`, stores from up to
-            // `b + 17 + 16`); output writes stay below `o_b + 33 <= capacity`
-            // (escape offsets are at most `o_b + 15`, each followed by a
-            // 16-byte store). Kept output bytes are escape values (ASCII)
-            // and input bytes cut next to ASCII bytes, so the scratch stays
-            // UTF-8.
-            unsafe {
-                let (backslash, quote, control) = block_masks(src.add(b));
-                let out = self.scratch.as_mut_ptr().add(o_b);
-                let runs = backslash & !c;
-                let run_starts = runs & !(runs << 1);
-                // Adding a run's lowest bit clears the run: the runs that
-                // start at an even offset, then the others.
-                let even_runs = runs & !(runs + (run_starts & EVEN));
-                let odd_runs = runs & !even_runs;
-                let starts = (even_runs & EVEN) | (odd_runs & ODD);
-                let escaped = (starts << 1) | c;
-                let stop = (quote & !escaped | control) & 0xffff;
-                let mut todo = if stop != 0 { starts & ((1 << stop.trailing_zeros()) - 1) } else { starts };
-                core::ptr::copy_nonoverlapping(src.add(b + c as usize), out.add(c as usize), 16);
-                let mut done = 0usize;
-                while todo != 0 {
-                    let p = todo.trailing_zeros() as usize;
-                    todo &= todo - 1;
-                    let value = ESCAPES[*src.add(b + p + 1) as usize];
-                    let o = p - done;
-                    if value <= 1 {
-                        // `\u` or invalid: the caller takes it from here.
-                        self.scratch.set_len(o_b + o);
-                        return b + p;
-                    }
-                    *out.add(o) = value;
-                    core::ptr::copy_nonoverlapping(src.add(b + p + 2), out.add(o + 1), 16);
-                    done += 1;
-                }
-                if stop != 0 {
-                    let p = stop.trailing_zeros() as usize;
-                    self.scratch.set_len(o_b + p - done);
-                    return b + p;
-                }
-                o_b += 16 - done;
-                c = (starts >> 15) & 1;
-                b += 16;
-                if b + BLOCKS_NEED > input.len() {
-                    self.scratch.set_len(o_b + c as usize);
-                    return b + c as usize;
-                }
-            }
         }
     }
 
@@ -634,35 +583,111 @@ fn parse_eight_digits(w: u64) -> u64 {
 }
 
 /// Index of the next `"`, `\\` or control byte (< 0x20) in `input` at or
-/// after `i`, if any: 16 bytes per step with SSE2 (always present on x86-64),
-/// 8 with a word-at-a-time test elsewhere, and byte by byte for the last few.
+/// after `i`, if any.
+///
+/// Inlined where strings are read: most strings end within their first 16
+/// bytes, which one SSE2 block (x86-64 baseline) checks here. Longer ones
+/// go on out of line ([`find_special_after_block`]).
 #[inline(always)]
-fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
+fn find_special(input: &[u8], i: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline; every load reads the 16
-        // bytes at `i..i + 16`, which the loop condition keeps inside `input`.
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            let backslash = _mm_set1_epi8(b'\\' as i8);
-            let below_space = _mm_set1_epi8(0x1f);
-            while i + 16 <= input.len() {
-                let v = _mm_loadu_si128(input.as_ptr().add(i) as *const __m128i);
-                // A byte is a control byte when min(byte, 0x1f) == byte (unsigned).
-                let control = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
-                let hit = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                    control,
-                );
-                let mask = _mm_movemask_epi8(hit) as u32;
-                if mask != 0 {
-                    return Some(i + mask.trailing_zeros() as usize);
-                }
-                i += 16;
+    if i + 16 <= input.len() {
+        // SAFETY: 16 bytes at `i` are inside `input`.
+        let mask = unsafe { special_mask_16(input.as_ptr().add(i)) };
+        if mask != 0 {
+            return Some(i + mask.trailing_zeros() as usize);
+        }
+        return find_special_after_block(input, i + 16);
+    }
+    find_special_by_word(input, i)
+}
+
+/// `find_special` past a first block without one: 64 bytes per step with
+/// AVX2 where the CPU has it, else 16 with SSE2, then the last few bytes.
+/// Out of line, so the long-string loops neither bloat the scanner's hot
+/// loop nor move with it.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn find_special_after_block(input: &[u8], i: usize) -> Option<usize> {
+    if crate::text::avx2_available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { find_special_avx2(input, i) };
+    }
+    find_special_sse2(input, i)
+}
+
+/// The mask of `"`, `\\` and control bytes among the 16 bytes at `p` (bit k
+/// for byte k).
+///
+/// # Safety
+/// 16 bytes must be readable at `p`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn special_mask_16(p: *const u8) -> u32 {
+    use core::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline; one load of 16 bytes the
+    // caller guarantees.
+    unsafe {
+        let v = _mm_loadu_si128(p as *const __m128i);
+        // A byte is a control byte when min(byte, 0x1f) == byte (unsigned).
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let quote_or_backslash =
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)));
+        _mm_movemask_epi8(_mm_or_si128(quote_or_backslash, control)) as u32
+    }
+}
+
+/// `find_special` 16 bytes per step with SSE2, then the last few bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn find_special_sse2(input: &[u8], mut i: usize) -> Option<usize> {
+    while i + 16 <= input.len() {
+        // SAFETY: 16 bytes at `i` are inside `input`.
+        let mask = unsafe { special_mask_16(input.as_ptr().add(i)) };
+        if mask != 0 {
+            return Some(i + mask.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    find_special_by_word(input, i)
+}
+
+/// `find_special` 64 bytes per step with AVX2 (two 32-byte blocks, one
+/// test), then 16 with SSE2 and the last few bytes.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn find_special_avx2(input: &[u8], mut i: usize) -> Option<usize> {
+    use core::arch::x86_64::*;
+    // SAFETY: each load reads 32 bytes at `i` or `i + 32`, with
+    // `i + 64 <= input.len()`.
+    unsafe {
+        let quote = _mm256_set1_epi8(b'"' as i8);
+        let backslash = _mm256_set1_epi8(b'\\' as i8);
+        let below_space = _mm256_set1_epi8(0x1f);
+        let special = |p: *const u8| {
+            let v = _mm256_loadu_si256(p as *const __m256i);
+            let control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, below_space), v);
+            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)), control)
+        };
+        while i + 64 <= input.len() {
+            let first = special(input.as_ptr().add(i));
+            let second = special(input.as_ptr().add(i + 32));
+            if _mm256_testz_si256(_mm256_or_si256(first, second), _mm256_or_si256(first, second)) == 0 {
+                let mask = _mm256_movemask_epi8(first) as u32 as u64 | (_mm256_movemask_epi8(second) as u32 as u64) << 32;
+                return Some(i + mask.trailing_zeros() as usize);
             }
+            i += 64;
         }
     }
+    find_special_sse2(input, i)
+}
+
+/// `find_special` 8 bytes per step with a word-at-a-time test, then byte by byte.
+#[inline(always)]
+fn find_special_by_word(input: &[u8], mut i: usize) -> Option<usize> {
     while i + 8 <= input.len() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&input[i..i + 8]);
@@ -679,43 +704,6 @@ fn find_special(input: &[u8], mut i: usize) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-/// Input bytes `simple_escapes` may read from the backslash it starts at.
-const BLOCKS_NEED: usize = 34;
-/// Spare scratch capacity one block of `simple_escapes` may write into.
-const BLOCK_ROOM: usize = 33;
-
-/// Masks of the backslashes, quotes and control bytes among the 16 bytes
-/// at `src` (bit k for byte k).
-///
-/// # Safety
-/// 16 bytes must be readable at `src`.
-#[inline(always)]
-unsafe fn block_masks(src: *const u8) -> (u32, u32, u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86-64 baseline; one unaligned 16-byte
-    // load within what the caller guarantees.
-    unsafe {
-        use core::arch::x86_64::*;
-        let v = _mm_loadu_si128(src as *const __m128i);
-        let backslash = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32;
-        let quote = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u32;
-        let control = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)) as u32;
-        (backslash, quote, control)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        let (mut backslash, mut quote, mut control) = (0, 0, 0);
-        for k in 0..16 {
-            let c = *src.add(k);
-            backslash |= ((c == b'\\') as u32) << k;
-            quote |= ((c == b'"') as u32) << k;
-            control |= ((c < 0x20) as u32) << k;
-        }
-        (backslash, quote, control)
-    }
 }
 
 /// Index of the first non-whitespace byte of `input` at or after `i` (or the
@@ -854,6 +842,13 @@ pub(crate) mod tests {
 
     #[test]
     fn escape_runs_of_every_shape() {
+        for v in unescape::Variant::available() {
+            unescape::FORCED.with(|f| f.set(Some(v)));
+            escape_runs_of_every_shape_with_blocks();
+        }
+    }
+
+    fn escape_runs_of_every_shape_with_blocks() {
         // Random texts dense and sparse in escapes, at every offset from the
         // string's start and the input's end, spelled with short and \u
         // escapes; decoding gives the text back.
@@ -1022,7 +1017,7 @@ pub(crate) mod tests {
     #[test]
     fn find_special_matches_a_plain_loop() {
         let naive = |input: &[u8], i: usize| (i..input.len()).find(|&j| matches!(input[j], b'"' | b'\\' | 0..=0x1f));
-        for len in 0..70 {
+        for len in 0..200 {
             for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
                 for at in 0..=len {
                     // Non-special bytes around it, including 0x20, 0x7f and non-ASCII.
@@ -1030,8 +1025,11 @@ pub(crate) mod tests {
                     if at < len {
                         input[at] = special;
                     }
-                    for start in [0, 1, 7, 15, 16, 17].into_iter().filter(|&s| s <= len) {
-                        assert_eq!(find_special(&input, start), naive(&input, start), "{input:?} from {start}");
+                    for start in [0, 1, 7, 15, 16, 17, 33, 64].into_iter().filter(|&s| s <= len) {
+                        let want = naive(&input, start);
+                        assert_eq!(find_special(&input, start), want, "{input:?} from {start}");
+                        #[cfg(target_arch = "x86_64")]
+                        assert_eq!(find_special_sse2(&input, start), want, "{input:?} from {start}");
                     }
                 }
             }
