@@ -108,12 +108,11 @@ pub unsafe fn write_fixed(out: *mut u8, mut v: u64, width: usize) {
 /// `out` must be writable for [`MAX_LEN`] bytes.
 #[inline(always)]
 pub unsafe fn write_i64(out: *mut u8, v: i64) -> usize {
-    if v < 0 {
-        *out = b'-';
-        1 + write_u64(out.add(1), v.unsigned_abs())
-    } else {
-        write_u64(out, v as u64)
-    }
+    // A `-` always written, kept only for a negative value: no branch on a
+    // sign that may be random.
+    *out = b'-';
+    let sign = (v < 0) as usize;
+    sign + write_u64(out.add(sign), v.unsigned_abs())
 }
 
 #[cfg(test)]

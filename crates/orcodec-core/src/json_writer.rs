@@ -1849,8 +1849,14 @@ fn put_u64(r: &mut Reserved, v: u64) {
 
 #[inline(always)]
 fn put_i64(r: &mut Reserved, v: i64) {
-    if v < 0 {
-        r.push(b'-');
+    // The sign of array data is often random: a `-` is always written and
+    // kept only for a negative value, instead of a branch that mispredicts
+    // on half of them (numpy int32 rows: one misprediction per value).
+    r.reserve(1);
+    // SAFETY: one byte reserved just above.
+    unsafe {
+        *r.tail() = b'-';
+        r.advance((v < 0) as usize);
     }
     put_u64(r, v.unsigned_abs());
 }
