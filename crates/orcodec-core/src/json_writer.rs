@@ -531,18 +531,20 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
     Ok(out)
 }
 
-/// [`escape_wide`] with SSSE3. From a non-ASCII unit on, four units go at a
-/// time whatever their mix of one- to four-byte forms (natural text switches
+/// [`escape_wide`] with SSSE3. From a non-ASCII unit on, eight units go at
+/// once if they are all two-byte with clean ASCII between (Cyrillic, Greek,
+/// accented Latin words and spaces) or all three-byte (CJK); otherwise four,
+/// whatever their mix of one- to four-byte forms. Natural text switches
 /// between ASCII and its own script every few characters, and a branch per
-/// unit on its length mispredicts at each switch): each unit's encoding is
-/// computed in its 32-bit lane and the lanes' used bytes gathered by one
-/// `pshufb` from a table indexed by the four lengths; a run of three-byte
-/// text then goes on eight at a time. From an ASCII unit on, as much of the
-/// next eight as is clean is copied. Escapes and surrogates go one by one.
+/// unit on its length mispredicts at each switch; here each unit's encoding
+/// is computed in its lane and the used bytes gathered by one `pshufb` from
+/// a table indexed by the lengths. A run of three-byte text then goes on
+/// eight at a time. From an ASCII unit on, as much of the next eight as is
+/// clean is copied. Escapes and surrogates go one by one.
 ///
-/// callgrind, instructions + 15 x mispredictions, on 200 strings of each
-/// kind, before -> after: Russian 682K -> 484K, Japanese with ASCII 423K ->
-/// 318K, CJK 99K -> 101K, English with emoji 141K -> 170K.
+/// callgrind, instructions + 15 x mispredictions, per dumps of 200 strings
+/// of each kind, unit-by-unit loop -> this: Russian 682K -> 209K, Japanese
+/// with ASCII 423K -> 333K, CJK 99K -> 86K, English with emoji 141K -> 190K.
 ///
 /// # Safety
 /// As [`escape_wide`], and the caller is compiled for SSSE3.
@@ -563,6 +565,15 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
                 continue;
             }
         } else if c >= 0x80 && n - i >= 4 {
+            if n - i >= 8 {
+                // Eight units of two bytes with ASCII between, or of three.
+                let written = T::multibyte8::<true>(p.add(i), out);
+                if written != 0 {
+                    i += 8;
+                    out = out.add(written);
+                    continue;
+                }
+            }
             match encode4::<T>(T::load4(p.add(i)), out) {
                 Ok((written, lengths)) => {
                     i += 4;
@@ -674,6 +685,29 @@ unsafe fn encode4<T: WideUnit>(c: core::arch::x86_64::__m128i, out: *mut u8) -> 
     Ok((4 + (low.count_ones() + 2 * high.count_ones()) as usize, lengths))
 }
 
+/// `pshufb` tables for eight UCS2 units of one or two UTF-8 bytes: for each
+/// mask of ASCII lanes, lane k's low byte (2k) and, unless it is ASCII, its
+/// high byte (2k + 1), one after the other; 0x80 (zero) after them.
+const GATHER_ONE_OR_TWO: [[u8; 16]; 256] = {
+    let mut tables = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut at = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            tables[mask][at] = (2 * lane) as u8;
+            at += 1;
+            if mask >> lane & 1 == 0 {
+                tables[mask][at] = (2 * lane + 1) as u8;
+                at += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    tables
+};
+
 /// All four lanes three bytes long, in [`encode4`]'s code.
 #[cfg(target_arch = "x86_64")]
 const ALL_THREE_BYTE: usize = 0xF0;
@@ -762,9 +796,9 @@ trait WideUnit: Copy {
     #[cfg(target_arch = "x86_64")]
     unsafe fn load4(p: *const Self) -> core::arch::x86_64::__m128i;
     /// If the eight units at `p` all take two UTF-8 bytes, or with `SSSE3`
-    /// all three (no surrogate among them), writes their UTF-8 to `out` and
-    /// returns its length (16 or 24); otherwise returns 0. May write up to
-    /// 32 bytes either way.
+    /// one or two (none of the ASCII needing an escape), or all three (no
+    /// surrogate among them), writes their UTF-8 to `out` and returns its
+    /// length; otherwise returns 0. May write up to 32 bytes either way.
     ///
     /// # Safety
     /// `p` readable for eight units, `out` writable for 32 bytes, and
@@ -799,12 +833,34 @@ impl WideUnit for u16 {
             let ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7F)), zero));
             let short = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7FF)), zero));
             let low6 = _mm_and_si128(v, _mm_set1_epi16(0x3F));
-            if short == 0xFFFF && ascii == 0 {
+            if short == 0xFFFF {
                 // 110xxxxx 10xxxxxx: each lane's two bytes, in order.
                 let lead = _mm_or_si128(_mm_srli_epi16(v, 6), _mm_set1_epi16(0xC0));
                 let tail = _mm_slli_epi16(_mm_or_si128(low6, _mm_set1_epi16(0x80)), 8);
-                _mm_storeu_si128(out as *mut __m128i, _mm_or_si128(lead, tail));
-                return 16;
+                let pairs = _mm_or_si128(lead, tail);
+                if ascii == 0 {
+                    _mm_storeu_si128(out as *mut __m128i, pairs);
+                    return 16;
+                }
+                if SSSE3 && ascii != 0xFFFF {
+                    // ASCII mixed in (Cyrillic, Greek, accented Latin text):
+                    // if none of it needs escaping, each ASCII lane keeps
+                    // its low byte and a shuffle drops the high ones.
+                    let escaped = _mm_or_si128(
+                        _mm_cmplt_epi16(v, _mm_set1_epi16(0x20)),
+                        _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(b'"' as i16)), _mm_cmpeq_epi16(v, _mm_set1_epi16(b'\\' as i16))),
+                    );
+                    if _mm_movemask_epi8(escaped) != 0 {
+                        return 0;
+                    }
+                    let ascii_lanes = _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7F)), zero);
+                    let units = _mm_or_si128(_mm_and_si128(ascii_lanes, v), _mm_andnot_si128(ascii_lanes, pairs));
+                    let mask = _mm_movemask_epi8(_mm_packs_epi16(ascii_lanes, zero)) as usize;
+                    let gather = _mm_loadu_si128(GATHER_ONE_OR_TWO[mask].as_ptr() as *const __m128i);
+                    _mm_storeu_si128(out as *mut __m128i, _mm_shuffle_epi8(units, gather));
+                    return 16 - mask.count_ones() as usize;
+                }
+                return 0;
             }
             if SSSE3 && short == 0 {
                 let surrogate = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)), _mm_set1_epi16(0xD800u16 as i16));
@@ -1369,12 +1425,17 @@ mod tests {
             x ^= x << 17;
             x % m
         };
-        for round in 0..20_000 {
+        for round in 0..30_000 {
             let len = next(70) as usize;
             let mut class = next(4) as usize;
+            // A third of the strings interleave ASCII with one other length
+            // unit by unit, as words and spaces do.
+            let interleave = [None, Some(1), Some(2)][round % 3];
             let units: Vec<u32> = (0..len)
                 .map(|_| {
-                    if next(10) == 0 {
+                    if let Some(other) = interleave {
+                        class = if next(3) == 0 { 0 } else { other };
+                    } else if next(10) == 0 {
                         // A lone surrogate in one string in about four.
                         class = if round % 4 == 0 && next(8) == 0 { 4 } else { next(4) as usize };
                     }
