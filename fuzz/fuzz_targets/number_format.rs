@@ -1,8 +1,9 @@
 //! Number formatting against references: every f64 bit pattern, i64 and u64
 //! through both writers. JSON text must be what std prints for integers, the
 //! shortest round-trip digits for floats (as many significant digits as std's
-//! `{:e}`, which is shortest by contract), and read back to the same value and
-//! type; MessagePack must read back bit for bit in the smallest family.
+//! `{:e}`, which is shortest by contract, and exactly ryu's text in orjson's
+//! form), and read back to the same value and type; MessagePack must read back
+//! bit for bit in the smallest family.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -39,6 +40,13 @@ fn check_f64(v: f64) {
         assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(v.to_bits()), "{text} for {v:e}");
         assert_eq!(json_scanner::parse(&out, &mut Tree).ok(), Some(Value::Float(v.to_bits())), "{text}");
         assert_eq!(significant_digits(text), significant_digits(&format!("{v:e}")), "{text} for {v:e}");
+        // Byte for byte ryu's text, with orjson's `+` in positive exponents.
+        let ryu = ryu::Buffer::new().format_finite(v).to_string();
+        let expected = match ryu.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+            _ => ryu,
+        };
+        assert_eq!(text, expected, "for {v:e}");
     }
     let mut packed = Vec::new();
     msgpack_writer::write_f64(&mut packed, v);
