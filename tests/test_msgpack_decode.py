@@ -632,3 +632,55 @@ def test_long_str_values_every_position_of_one_non_ascii_char(length):
             _error(fixarray([str32(broken), fixstr(b"ok")]))
     assert orcodec.unpackb(msgpack.packb(base)) == base
     assert orcodec.unpackb(msgpack.packb(base)).isascii()
+
+
+# --- decoder stacks kept between calls ----------------------------------------
+
+
+class Payload:
+    """What the ext_hook returns: a weakly referenceable object."""
+
+    def __init__(self, data):
+        self.data = data
+
+
+def test_kept_stacks_after_errors_nesting_and_large_documents():
+    # The decoders keep their stacks between calls (decode.rs): a failed
+    # decode must release what its unfinished containers held, a decode run
+    # from inside another (ext_hook) must not share them, and a large
+    # document must leave nothing behind for the next.
+    import gc
+    import weakref
+
+    refs = []
+
+    def hook(tag, data):
+        obj = Payload(data)
+        refs.append(weakref.ref(obj))
+        return obj
+
+    truncated = msgpack.packb([[msgpack.ExtType(1, b"x"), msgpack.ExtType(2, b"y")], "tail"])[:-2]
+    for _ in range(3):
+        with pytest.raises(orcodec.MsgpackDecodeError):
+            orcodec.unpackb(truncated, ext_hook=hook)
+        with pytest.raises(orcodec.JSONDecodeError):
+            orcodec.loads(b'[[{"a": [1, 2, "x"]}, "y"], [3')
+    gc.collect()
+    assert refs and all(r() is None for r in refs)
+
+    inner_doc = msgpack.packb({"inner": [1, 2, {"k": "v"}]})
+
+    def nesting_hook(tag, data):
+        # Decodes of both formats while the outer one is half done.
+        return (orcodec.unpackb(inner_doc), orcodec.loads(b'{"j": [true, null]}'), bytes(data))
+
+    outer = msgpack.packb([1, {"e": msgpack.ExtType(5, b"z")}, [2, 3]])
+    expected = [1, {"e": ({"inner": [1, 2, {"k": "v"}]}, {"j": [True, None]}, b"z")}, [2, 3]]
+    for _ in range(3):
+        assert orcodec.unpackb(outer, ext_hook=nesting_hook) == expected
+
+    big = [[i, str(i)] for i in range(200_000)]
+    assert orcodec.unpackb(msgpack.packb(big)) == big
+    assert orcodec.loads(orcodec.dumps(big)) == big
+    assert orcodec.unpackb(msgpack.packb({"a": [1]})) == {"a": [1]}
+    assert orcodec.loads(b'{"a": [1]}') == {"a": [1]}

@@ -54,8 +54,52 @@ pub fn with_each_unescape_variant(mut f: impl FnMut()) {
     unescape::FORCED.with(|forced| forced.set(None));
 }
 
+/// The value and frame stacks and the unescape buffer a decode works in. A
+/// caller that decodes often keeps one and passes it to [`parse_with`], so
+/// that a small document allocates nothing of its own; it is empty between
+/// calls.
+pub struct ScanStacks<V> {
+    stack: Vec<V>,
+    frames: Vec<Frame>,
+    scratch: Vec<u8>,
+}
+
+impl<V> ScanStacks<V> {
+    pub fn new() -> Self {
+        // One allocation each up front instead of regrowing from nothing:
+        // most documents fit.
+        ScanStacks {
+            stack: Vec::with_capacity(INITIAL_STACK),
+            frames: Vec::with_capacity(INITIAL_FRAMES),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Bytes the stacks and buffer hold room for (a caller may drop large ones).
+    pub fn capacity_bytes(&self) -> usize {
+        self.stack.capacity() * core::mem::size_of::<V>()
+            + self.frames.capacity() * core::mem::size_of::<Frame>()
+            + self.scratch.capacity()
+    }
+}
+
+impl<V> Default for ScanStacks<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Decodes one JSON document from `input`; anything but whitespace after it is an error.
 pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Failure<B::Error>> {
+    parse_with(input, builder, &mut ScanStacks::new())
+}
+
+/// [`parse`] in the stacks of `stacks`, which it leaves empty.
+pub fn parse_with<B: Builder>(
+    input: &[u8],
+    builder: &mut B,
+    stacks: &mut ScanStacks<B::Value>,
+) -> Result<B::Value, Failure<B::Error>> {
     if !crate::utf8_decode::is_valid(input) {
         let valid = match simdutf8::compat::from_utf8(input) {
             Err(e) => e.valid_up_to(),
@@ -63,20 +107,22 @@ pub fn parse<B: Builder>(input: &[u8], builder: &mut B) -> Result<B::Value, Fail
         };
         return err(Kind::InvalidUtf8, valid);
     }
+    debug_assert!(stacks.stack.is_empty() && stacks.frames.is_empty());
     let mut s = Scanner {
         input,
         pos: 0,
-        // One allocation each up front instead of regrowing from nothing:
-        // most documents fit, and the cost is paid once per call.
-        stack: Vec::with_capacity(INITIAL_STACK),
-        frames: Vec::with_capacity(INITIAL_FRAMES),
-        scratch: Vec::new(),
+        stack: core::mem::take(&mut stacks.stack),
+        frames: core::mem::take(&mut stacks.frames),
+        scratch: core::mem::take(&mut stacks.scratch),
     };
     s.skip_whitespace();
-    if s.pos == input.len() {
-        return err(Kind::EmptyDocument, s.pos);
-    }
-    s.run(builder)
+    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run(builder) };
+    // After an error, values of unfinished containers are still there.
+    s.stack.clear();
+    s.frames.clear();
+    s.scratch.clear();
+    (stacks.stack, stacks.frames, stacks.scratch) = (s.stack, s.frames, s.scratch);
+    result
 }
 
 impl<'a, V> Scanner<'a, V> {

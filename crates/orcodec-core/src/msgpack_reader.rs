@@ -110,12 +110,60 @@ enum Item<V> {
     Container { is_map: bool, len: usize, header: usize },
 }
 
+/// The value and frame stacks a decode works in. A caller that decodes
+/// often keeps one and passes it to [`read_with`], so that a small document
+/// allocates nothing of its own; it is empty between calls.
+pub struct ReadStacks<V> {
+    stack: Vec<V>,
+    frames: Vec<Frame>,
+}
+
+impl<V> ReadStacks<V> {
+    pub fn new() -> Self {
+        ReadStacks { stack: Vec::with_capacity(16), frames: Vec::with_capacity(16) }
+    }
+
+    /// Items the stacks hold room for (a caller may drop large ones).
+    pub fn capacity(&self) -> usize {
+        self.stack.capacity() + self.frames.capacity()
+    }
+}
+
+impl<V> Default for ReadStacks<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Decodes one MessagePack value from `input`; bytes after it are an error.
 pub fn read<B: Builder>(input: &[u8], b: &mut B, opts: ReadOptions) -> Result<B::Value, Failure<B::Error>> {
+    read_with(input, b, opts, &mut ReadStacks::new())
+}
+
+/// [`read`] in the stacks of `stacks`, which it leaves empty.
+pub fn read_with<B: Builder>(
+    input: &[u8],
+    b: &mut B,
+    opts: ReadOptions,
+    stacks: &mut ReadStacks<B::Value>,
+) -> Result<B::Value, Failure<B::Error>> {
+    let ReadStacks { stack, frames } = stacks;
+    let result = read_in(input, b, opts, stack, frames);
+    // After an error, values of unfinished containers are still there.
+    stack.clear();
+    frames.clear();
+    result
+}
+
+fn read_in<B: Builder>(
+    input: &[u8],
+    b: &mut B,
+    opts: ReadOptions,
+    stack: &mut Vec<B::Value>,
+    frames: &mut Vec<Frame>,
+) -> Result<B::Value, Failure<B::Error>> {
+    debug_assert!(stack.is_empty() && frames.is_empty());
     let mut r = Reader { input, pos: 0 };
-    // Sized up front (items are reserved per container as they open).
-    let mut stack: Vec<B::Value> = Vec::with_capacity(16);
-    let mut frames: Vec<Frame> = Vec::with_capacity(16);
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
     }
@@ -149,7 +197,7 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B, opts: ReadOptions) -> Result<B:
                 }
                 if len == 0 {
                     let start = stack.len();
-                    close(b, &mut stack, is_map, in_key, start)?
+                    close(b, stack, is_map, in_key, start)?
                 } else {
                     stack.reserve(needed);
                     frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
@@ -175,7 +223,7 @@ pub fn read<B: Builder>(input: &[u8], b: &mut B, opts: ReadOptions) -> Result<B:
             }
             let (is_map, in_key, start) = (frame.is_map, frame.in_key, frame.start);
             frames.pop();
-            let container = close(b, &mut stack, is_map, in_key, start)?;
+            let container = close(b, stack, is_map, in_key, start)?;
             stack.push(container);
         }
     }

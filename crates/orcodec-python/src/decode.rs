@@ -10,9 +10,46 @@ use crate::args::{none_to_null, parse_opts, Call};
 use crate::errors::{raise, take_exception, Raised};
 use crate::ffi::bytes_data;
 use crate::options;
-use orcodec_core::msgpack_reader::ReadOptions;
+use orcodec_core::json_scanner::ScanStacks;
+use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 use crate::objects::{Owned, PyBuilder};
 use crate::state::state;
+
+/// Decoder stacks kept between calls, one set per format, so a small
+/// document allocates none (two or three mallocs and frees were a few
+/// percent of a 6-key `unpackb`). A call takes its format's set out and
+/// puts it back when done; a nested call (from an `ext_hook`, say) finds
+/// none and makes its own. Stacks grown past `KEPT_STACK_BYTES` by a large
+/// document are dropped rather than kept.
+struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
+
+// SAFETY: only touched with the GIL held, by `with_stacks`, which runs no
+// Python code between taking the value and putting it back.
+unsafe impl<T> Sync for KeptStacks<T> {}
+
+const KEPT_STACK_BYTES: usize = 64 << 10;
+
+static JSON_STACKS: KeptStacks<ScanStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
+static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
+
+/// Runs `decode` with the kept stacks of `kept` (or new ones), keeping them
+/// again afterwards if they are not too large (`size` says how large).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(always)]
+unsafe fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, decode: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: the GIL is held and no Python code runs while the slot is
+    // read or written (decode runs between, with the slot empty).
+    let mut stacks = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
+    let result = decode(&mut stacks);
+    if size(&stacks) <= KEPT_STACK_BYTES {
+        // SAFETY: as above. The stacks are empty (the decoders leave them
+        // so), so replacing a nested call's set frees no Python object.
+        unsafe { *kept.0.get() = Some(stacks) };
+    }
+    result
+}
 
 /// The input's bytes, borrowed for the duration of one decode.
 struct Input {
@@ -227,7 +264,9 @@ pub unsafe extern "C" fn loads(
     };
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
-    let result = orcodec_core::json_scanner::parse(bytes, &mut PyBuilder::new());
+    let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
+        orcodec_core::json_scanner::parse_with(bytes, &mut PyBuilder::new(), stacks)
+    });
     drop(pause);
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
 }
@@ -270,7 +309,11 @@ pub unsafe extern "C" fn unpackb(
         }
     };
     let pause = GcPause::new(input.len);
-    let result = orcodec_core::msgpack_reader::read(input.bytes(), &mut PyBuilder { ext_hook }, read_opts);
+    let result = with_stacks(
+        &MSGPACK_STACKS,
+        |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
+        |stacks| orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder { ext_hook }, read_opts, stacks),
+    );
     drop(pause);
     finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
 }
