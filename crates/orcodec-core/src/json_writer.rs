@@ -736,46 +736,27 @@ const GATHER_UTF8: [[u8; 16]; 256] = {
     tables
 };
 
-/// [`escape_wide`] for UCS2, with three-byte blocks where the CPU has SSSE3.
+/// [`escape_wide`] with its SSSE3 steps where the CPU has them.
 ///
 /// # Safety
 /// As [`escape_wide`].
 #[inline(always)]
-unsafe fn escape_ucs2(src: &[u16], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_wide_best<T: WideUnit>(src: &[T], out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
     if crate::text::ssse3_available() {
-        return escape_ucs2_ssse3(src, out);
+        return escape_wide_with_ssse3(src, out);
     }
-    escape_wide::<u16, false>(src, out)
+    escape_wide::<T, false>(src, out)
 }
 
-/// # Safety
-/// As [`escape_wide`], and the CPU has SSSE3.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-unsafe fn escape_ucs2_ssse3(src: &[u16], out: *mut u8) -> Result<*mut u8, SurrogateError> {
-    escape_wide::<u16, true>(src, out)
-}
-
-/// [`escape_wide`] for UCS4, four units at a time where the CPU has SSSE3.
+/// [`escape_wide`] compiled for SSSE3.
 ///
 /// # Safety
-/// As [`escape_wide`].
-#[inline(always)]
-unsafe fn escape_ucs4(src: &[u32], out: *mut u8) -> Result<*mut u8, SurrogateError> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::text::ssse3_available() {
-        return escape_ucs4_ssse3(src, out);
-    }
-    escape_wide::<u32, false>(src, out)
-}
-
-/// # Safety
 /// As [`escape_wide`], and the CPU has SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn escape_ucs4_ssse3(src: &[u32], out: *mut u8) -> Result<*mut u8, SurrogateError> {
-    escape_wide::<u32, true>(src, out)
+unsafe fn escape_wide_with_ssse3<T: WideUnit>(src: &[T], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    escape_wide::<T, true>(src, out)
 }
 
 /// A UCS2 or UCS4 code unit.
@@ -1004,8 +985,8 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
         let end = match text {
             Text::Utf8(s) => escape_utf8_from(s, 0, body),
             Text::Ucs1(s) => escape_ucs1(s, body),
-            Text::Ucs2(s) => escape_ucs2(s, body)?,
-            Text::Ucs4(s) => escape_ucs4(s, body)?,
+            Text::Ucs2(s) => escape_wide_best(s, body)?,
+            Text::Ucs4(s) => escape_wide_best(s, body)?,
         };
         *end = b'"';
         out.advance(end.offset_from(start) as usize + 1);
@@ -1334,17 +1315,11 @@ mod tests {
             // variant only where the CPU has it.
             let end = unsafe {
                 let body = out.as_mut_ptr();
-                match (ssse3, core::mem::size_of::<T>()) {
+                match ssse3 {
                     #[cfg(target_arch = "x86_64")]
-                    (true, 2) if crate::text::ssse3_available() => {
-                        escape_ucs2_ssse3(core::slice::from_raw_parts(units.as_ptr() as *const u16, units.len()), body)
-                    }
-                    #[cfg(target_arch = "x86_64")]
-                    (true, 4) if crate::text::ssse3_available() => {
-                        escape_ucs4_ssse3(core::slice::from_raw_parts(units.as_ptr() as *const u32, units.len()), body)
-                    }
-                    (true, _) => continue,
-                    _ => escape_wide::<T, false>(units, body),
+                    true if crate::text::ssse3_available() => escape_wide_with_ssse3(units, body),
+                    true => continue,
+                    false => escape_wide::<T, false>(units, body),
                 }
             };
             results.push(end.ok().map(|end| {

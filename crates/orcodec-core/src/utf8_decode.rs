@@ -539,19 +539,8 @@ mod avx512 {
         }
         // The last bytes (none if `n` is a multiple of 64): zeros past the
         // end, so a sequence cut short there is an error like any other.
-        let left = n - i;
-        let upto = |k: usize| match left + k {
-            0 => 0,
-            m @ 1..=63 => u64::MAX >> (64 - m),
-            _ => u64::MAX,
-        };
-        let from = |k: usize| if i == 0 { u64::MAX << k } else { u64::MAX };
-        c.block(
-            masked(upto(0), p.wrapping_add(i), 0),
-            masked(upto(1) & from(1), p.wrapping_add(i), 1),
-            masked(upto(2) & from(2), p.wrapping_add(i), 2),
-            masked(upto(3) & from(3), p.wrapping_add(i), 3),
-        );
+        let [b0, b1, b2, b3] = tail_blocks(p, i, n);
+        c.block(b0, b1, b2, b3);
         if _mm512_test_epi8_mask(c.errors, c.errors) != 0 {
             return None;
         }
@@ -623,19 +612,8 @@ mod avx512 {
                 i += 64;
             }
         }
-        let left = n - i;
-        let upto = |k: usize| match left + k {
-            0 => 0,
-            m @ 1..=63 => u64::MAX >> (64 - m),
-            _ => u64::MAX,
-        };
-        let from = |k: usize| if i == 0 { u64::MAX << k } else { u64::MAX };
-        c.check(
-            masked(upto(0), p.wrapping_add(i), 0),
-            masked(upto(1) & from(1), p.wrapping_add(i), 1),
-            masked(upto(2) & from(2), p.wrapping_add(i), 2),
-            masked(upto(3) & from(3), p.wrapping_add(i), 3),
-        );
+        let [b0, b1, b2, b3] = tail_blocks(p, i, n);
+        c.check(b0, b1, b2, b3);
         _mm512_test_epi8_mask(c.errors, c.errors) == 0
     }
 
@@ -653,6 +631,27 @@ mod avx512 {
     #[inline(always)]
     unsafe fn masked(mask: u64, at: *const u8, back: usize) -> __m512i {
         _mm512_maskz_loadu_epi8(mask, at.wrapping_sub(back) as *const i8)
+    }
+
+    /// The block at `i` of the `n` bytes at `p` (`n - i < 64`) and the same
+    /// block seen from one, two and three bytes back, as the block steps
+    /// load them: zeros past the end, and before the start when `i` is 0.
+    #[inline(always)]
+    unsafe fn tail_blocks(p: *const u8, i: usize, n: usize) -> [__m512i; 4] {
+        let left = n - i;
+        let upto = |k: usize| match left + k {
+            0 => 0,
+            m @ 1..=63 => u64::MAX >> (64 - m),
+            _ => u64::MAX,
+        };
+        let from = |k: usize| if i == 0 { u64::MAX << k } else { u64::MAX };
+        let at = p.wrapping_add(i);
+        [
+            masked(upto(0), at, 0),
+            masked(upto(1) & from(1), at, 1),
+            masked(upto(2) & from(2), at, 2),
+            masked(upto(3) & from(3), at, 3),
+        ]
     }
 
     /// The kind's largest code point for the byte-wise maximum of valid UTF-8.

@@ -301,20 +301,23 @@ impl<E: Emitter> Walker<E> {
             self.emitter.utf8(ascii);
             return Ok(());
         }
-        self.stored_str(obj)
+        self.stored_str::<false>(obj)
     }
 
-    /// A str other than compact ASCII: its storage as it is, out of line.
+    /// A str (a map key with `KEY`) other than compact ASCII, out of line:
+    /// its cached UTF-8 if CPython has one, else its storage as it is.
     #[inline(never)]
-    unsafe fn stored_str(&mut self, obj: *mut PyObject) -> Result {
-        if let Some(utf8) = cached_utf8(obj) {
-            self.emitter.utf8(utf8);
+    unsafe fn stored_str<const KEY: bool>(&mut self, obj: *mut PyObject) -> Result {
+        type Emit<E> = fn(&mut E, Text<'_>) -> core::result::Result<(), SurrogateError>;
+        let (utf8, emit): (fn(&mut E, &[u8]), Emit<E>) = if KEY { (E::utf8_key, E::key) } else { (E::utf8, E::str) };
+        if let Some(bytes) = cached_utf8(obj) {
+            utf8(&mut self.emitter, bytes);
             return Ok(());
         }
         let text = text_of(obj).ok_or(EncodeError::Raised)?;
-        match self.emitter.str(text) {
+        match emit(&mut self.emitter, text) {
             Ok(()) => Ok(()),
-            Err(SurrogateError) => self.replace_surrogates(obj, E::str),
+            Err(SurrogateError) => self.replace_surrogates(obj, emit),
         }
     }
 
@@ -576,7 +579,7 @@ impl<E: Emitter> Walker<E> {
                 self.emitter.utf8_key(ascii);
                 return Ok(());
             }
-            return self.stored_str_key(key);
+            return self.stored_str::<true>(key);
         }
         if self.opts & options::NON_STR_KEYS != 0 {
             return self.non_str_key(key);
@@ -584,19 +587,6 @@ impl<E: Emitter> Walker<E> {
         Err(EncodeError::DictKeyNotStr)
     }
 
-    /// A str key other than compact ASCII, out of line as [`Self::stored_str`].
-    #[inline(never)]
-    unsafe fn stored_str_key(&mut self, key: *mut PyObject) -> Result {
-        if let Some(utf8) = cached_utf8(key) {
-            self.emitter.utf8_key(utf8);
-            return Ok(());
-        }
-        let text = text_of(key).ok_or(EncodeError::Raised)?;
-        match self.emitter.key(text) {
-            Ok(()) => Ok(()),
-            Err(SurrogateError) => self.replace_surrogates(key, E::key),
-        }
-    }
 
     pub(crate) fn has_default(&self) -> bool {
         !self.default.is_null()
