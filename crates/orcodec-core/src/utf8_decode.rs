@@ -465,6 +465,17 @@ mod avx512 {
     }
 
     impl Checked {
+        /// No errors, nothing counted yet.
+        #[inline(always)]
+        unsafe fn new() -> Self {
+            Checked {
+                errors: _mm512_setzero_si512(),
+                max: _mm512_setzero_si512(),
+                continuations: 0,
+                tables: [table16(&BYTE_1_HIGH), table16(&BYTE_1_LOW), table16(&BYTE_2_HIGH)],
+            }
+        }
+
         /// Checks block `v` (bytes past the end zero) with `prev1`, `prev2`
         /// and `prev3`, the blocks starting one, two and three bytes earlier
         /// (bytes before the start zero).
@@ -518,12 +529,7 @@ mod avx512 {
     pub(super) unsafe fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
         let n = bytes.len();
         let p = bytes.as_ptr();
-        let mut c = Checked {
-            errors: _mm512_setzero_si512(),
-            max: _mm512_setzero_si512(),
-            continuations: 0,
-            tables: [table16(&BYTE_1_HIGH), table16(&BYTE_1_LOW), table16(&BYTE_2_HIGH)],
-        };
+        let mut c = Checked::new();
         // SAFETY (all loads): plain loads cover `i - 3 .. i + 64` with
         // `3 <= i` and `i + 64 <= n`; masked loads enable only bytes inside
         // `bytes` (their addresses are formed with wrapping arithmetic, and
@@ -553,12 +559,7 @@ mod avx512 {
     pub(super) unsafe fn is_valid(bytes: &[u8]) -> bool {
         let n = bytes.len();
         let p = bytes.as_ptr();
-        let mut c = Checked {
-            errors: _mm512_setzero_si512(),
-            max: _mm512_setzero_si512(),
-            continuations: 0,
-            tables: [table16(&BYTE_1_HIGH), table16(&BYTE_1_LOW), table16(&BYTE_2_HIGH)],
-        };
+        let mut c = Checked::new();
         // SAFETY (all loads): as in `measure_checked`; aligned loads are
         // plain loads at a 64-byte boundary.
         let mut i = 0;
