@@ -587,7 +587,6 @@ impl<E: Emitter> Walker<E> {
         Err(EncodeError::DictKeyNotStr)
     }
 
-
     pub(crate) fn has_default(&self) -> bool {
         !self.default.is_null()
     }
