@@ -15,6 +15,7 @@ import os
 import sys
 import uuid
 
+import msgpack
 import numpy
 import pytest
 
@@ -117,6 +118,11 @@ MSGPACK_BAD = [
     OBJ.msgpack + b"\x00",  # trailing data
 ]
 EXT = b"\x92\xa1x\xd4\x05\x00"  # [ "x", ext(5, b"\x00") ]
+LONG_KEY = "k" * 100
+REPEATED_KEYS_JSON = ('{"a": [1], "a": "' + "v" * 50 + '", "a": {"b": 2}, "%s": 1, "%s": 2.5}' % (LONG_KEY, LONG_KEY)).encode()
+REPEATED_KEYS_MSGPACK = b"\x85" + b"".join(
+    msgpack.packb(k) + msgpack.packb(v) for k, v in [("a", [1]), ("a", "v" * 50), ("a", {"b": 2}), (LONG_KEY, 1), (LONG_KEY, 2.5)]
+)
 
 
 def growing_list_default():
@@ -168,12 +174,15 @@ CASES = {
     "loads-ok": (lambda: orcodec.loads(OBJ.json), None),
     "loads-ok-str": (lambda: orcodec.loads('{"k": ["é", 1.5, null]}'), None),
     "loads-ok-memoryview": (lambda: orcodec.loads(memoryview(OBJ.json)), None),
+    # A repeated key releases the value it replaces (and a long key, past the key cache, itself).
+    "loads-ok-repeated-keys": (lambda: orcodec.loads(REPEATED_KEYS_JSON), None),
     **{f"loads-error-{i}": (lambda data=data: orcodec.loads(data), orcodec.JSONDecodeError) for i, data in enumerate(JSON_BAD)},
     "loads-error-str-surrogate": (lambda: orcodec.loads('["\ud800"]'), orcodec.JSONDecodeError),
     "loads-error-type": (lambda: orcodec.loads(12), orcodec.JSONDecodeError),
     # unpackb
     "unpackb-ok": (lambda: orcodec.unpackb(OBJ.msgpack), None),
     "unpackb-ok-memoryview": (lambda: orcodec.unpackb(memoryview(OBJ.msgpack)), None),
+    "unpackb-ok-repeated-keys": (lambda: orcodec.unpackb(REPEATED_KEYS_MSGPACK), None),
     **{f"unpackb-error-{i}": (lambda data=data: orcodec.unpackb(data), orcodec.MsgpackDecodeError) for i, data in enumerate(MSGPACK_BAD)},
     "unpackb-ext-without-hook": (lambda: orcodec.unpackb(EXT), orcodec.MsgpackDecodeError),
     # The hook's HookError becomes the decode error's __cause__.
@@ -187,7 +196,7 @@ CASES = {
 def tracked() -> list:
     """Everything a case touches whose reference count must come back."""
     return [OBJ.doc, OBJ.typed, OBJ.typed_msgpack, OBJ.unsupported, OBJ.json, OBJ.msgpack, OBJ.self_ref, raising_hook, fresh_unsupported,
-            repr, *OBJ.doc.values(), *JSON_BAD, *MSGPACK_BAD, EXT, HookError, orcodec.JSONEncodeError,
+            repr, *OBJ.doc.values(), *JSON_BAD, *MSGPACK_BAD, EXT, REPEATED_KEYS_JSON, REPEATED_KEYS_MSGPACK, HookError, orcodec.JSONEncodeError,
             orcodec.MsgpackEncodeError, orcodec.JSONDecodeError, orcodec.MsgpackDecodeError]
 
 

@@ -8,6 +8,7 @@ mod args;
 mod dataclass;
 mod datetime;
 mod decode;
+mod dictbuild;
 mod dictiter;
 mod encode;
 mod errors;

@@ -5,7 +5,6 @@ use core::ptr::NonNull;
 use orcodec_core::build::Builder;
 use pyo3_ffi::*;
 
-use crate::ffi::_PyDict_NewPresized;
 use crate::keycache;
 
 /// An owned reference to a new Python object, released if dropped (so a
@@ -233,17 +232,13 @@ impl Builder for PyBuilder {
     }
 
     fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
-        let n = (items.len() - start) / 2;
-        // SAFETY: `PyDict_SetItem` takes its own references; ours drop after.
+        // SAFETY: the GIL is held; the items alternate key and value.
         unsafe {
-            let dict = Owned::new(_PyDict_NewPresized(n as Py_ssize_t))?;
-            let mut pairs = items.drain(start..);
-            while let (Some(key), Some(value)) = (pairs.next(), pairs.next()) {
-                if PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) != 0 {
-                    return Err(unhashable_key());
-                }
+            let dict = crate::dictbuild::dict_from_pairs(items, start);
+            if dict.is_null() {
+                unhashable_key();
             }
-            Ok(dict)
+            Owned::new(dict)
         }
     }
 }

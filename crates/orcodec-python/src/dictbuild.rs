@@ -1,0 +1,252 @@
+//! Building a decoded map's dict in one step.
+//!
+//! The decoders hand over a map's keys and values at once, every key an exact
+//! `str` whose hash is already set (the key cache hashes them). On CPython
+//! 3.11, the version whose layout this was written against and is tested on,
+//! the dict's keys table is written here directly: sized once as
+//! `_PyDict_NewPresized` sizes it, of the str-only kind a dict literal has,
+//! each entry placed on the slot CPython's own probe sequence gives, the
+//! references moved in rather than counted up and down. `PyDict_SetItem`
+//! spends most of its time on checks a fresh dict of hashed str keys does not
+//! need. A map with a key of another type or a repeated key, and every
+//! other version, goes through `PyDict_SetItem`.
+
+use pyo3_ffi::*;
+
+use crate::objects::Owned;
+
+/// A dict of the (key, value) pairs `items[start..]`, which it takes; a
+/// repeated key keeps its first key object and its last value, as inserting
+/// them one by one does. NULL with an exception set on failure.
+///
+/// # Safety
+/// The GIL is held; `items[start..]` holds an even number of values.
+#[inline(always)]
+pub unsafe fn dict_from_pairs(items: &mut Vec<Owned>, start: usize) -> *mut PyObject {
+    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    {
+        let pairs = &items[start..];
+        if !pairs.is_empty()
+            && pairs
+                .chunks_exact(2)
+                .all(|pair| PyUnicode_CheckExact(pair[0].as_ptr()) != 0)
+        {
+            if let Some(dict) = py311::str_keyed_dict(pairs) {
+                if !dict.is_null() {
+                    // The dict holds every reference now.
+                    for item in items.drain(start..) {
+                        item.into_raw();
+                    }
+                }
+                return dict;
+            }
+        }
+    }
+    dict_by_set_item(items, start)
+}
+
+/// `dict_from_pairs` through `PyDict_SetItem`, for any hashable keys.
+#[inline(never)]
+unsafe fn dict_by_set_item(items: &mut Vec<Owned>, start: usize) -> *mut PyObject {
+    let n = (items.len() - start) / 2;
+    let dict = crate::ffi::_PyDict_NewPresized(n as Py_ssize_t);
+    if dict.is_null() {
+        return dict;
+    }
+    let mut pairs = items.drain(start..);
+    // `PyDict_SetItem` takes its own references; ours drop with the drain.
+    while let (Some(key), Some(value)) = (pairs.next(), pairs.next()) {
+        if PyDict_SetItem(dict, key.as_ptr(), value.as_ptr()) != 0 {
+            Py_DECREF(dict);
+            return core::ptr::null_mut();
+        }
+    }
+    dict
+}
+
+#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+mod py311 {
+    use super::*;
+    use crate::dictiter::DictKeys;
+
+    /// `DICT_KEYS_UNICODE`: every key an exact str, entries [key, value].
+    const DICT_KEYS_UNICODE: u8 = 1;
+    /// `PyDict_LOG_MINSIZE`: the smallest table has 8 slots.
+    const LOG_MIN_SIZE: u8 = 3;
+    /// `PERTURB_SHIFT` of the probe sequence.
+    const PERTURB_SHIFT: u32 = 5;
+
+    /// `PyDictUnicodeEntry`.
+    #[repr(C)]
+    struct Entry {
+        key: *mut PyObject,
+        value: *mut PyObject,
+    }
+
+    /// `USABLE_FRACTION`: entries a table of `size` slots holds.
+    fn usable(size: usize) -> usize {
+        (size << 1) / 3
+    }
+
+    /// log2 of the table size a dict literal of `n` items gets (3.11's
+    /// `dict_new_presized`): the smallest table when it holds them, else
+    /// `estimate_log2_keysize`, room for about 3n/2.
+    fn log2_size_for(n: usize) -> u8 {
+        if n <= usable(1 << LOG_MIN_SIZE) {
+            return LOG_MIN_SIZE;
+        }
+        let estimate = (n * 3 + 1) >> 1;
+        let bits = usize::BITS
+            - (estimate | (1 << LOG_MIN_SIZE))
+                .saturating_sub(1)
+                .leading_zeros();
+        (bits as u8).max(LOG_MIN_SIZE)
+    }
+
+    /// log2 of the index table's bytes: one byte per slot up to 128 slots,
+    /// then two, four, eight (as `new_keys_object` chooses).
+    fn log2_index_bytes(log2_size: u8) -> u8 {
+        match log2_size {
+            0..=7 => log2_size,
+            8..=15 => log2_size + 1,
+            16..=31 => log2_size + 2,
+            _ => log2_size + 3,
+        }
+    }
+
+    /// The str's hash, computing it if not yet cached (str hashing cannot fail).
+    #[inline(always)]
+    unsafe fn str_hash(key: *mut PyObject) -> Py_hash_t {
+        let hash = (*(key as *mut PyASCIIObject)).hash;
+        if hash != -1 {
+            hash
+        } else {
+            PyObject_Hash(key)
+        }
+    }
+
+    /// `unicode_eq`: two strs of the same hash with the same characters.
+    #[inline(always)]
+    unsafe fn same_text(a: *mut PyObject, b: *mut PyObject) -> bool {
+        let len = PyUnicode_GET_LENGTH(a);
+        if len != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b) {
+            return false;
+        }
+        let bytes = len as usize * PyUnicode_KIND(a) as usize;
+        core::slice::from_raw_parts(PyUnicode_DATA(a) as *const u8, bytes)
+            == core::slice::from_raw_parts(PyUnicode_DATA(b) as *const u8, bytes)
+    }
+
+    /// A dict of `pairs` (keys exact strs) holding their references, which
+    /// the caller then gives up; on failure (NULL, MemoryError set) nothing
+    /// was taken. None when a key repeats: the caller inserts one by one,
+    /// the rare case left to CPython's rules (nothing taken either).
+    pub(super) unsafe fn str_keyed_dict(pairs: &[Owned]) -> Option<*mut PyObject> {
+        let n = pairs.len() / 2;
+        let log2_size = log2_size_for(n);
+        let log2_index = log2_index_bytes(log2_size);
+        let size = 1usize << log2_size;
+        let index_bytes = 1usize << log2_index;
+        let capacity = usable(size);
+        let table_bytes = core::mem::size_of::<DictKeys>()
+            + index_bytes
+            + capacity * core::mem::size_of::<Entry>();
+
+        // The empty dict first: CPython gives it its version tag and it may
+        // come from the dict free list.
+        let dict = PyDict_New();
+        if dict.is_null() {
+            return Some(dict);
+        }
+        let keys = PyObject_Malloc(table_bytes) as *mut DictKeys;
+        if keys.is_null() {
+            Py_DECREF(dict);
+            PyErr_NoMemory();
+            return Some(core::ptr::null_mut());
+        }
+        // SAFETY: `keys` is a fresh block of `table_bytes`: the header, the
+        // index table and `capacity` entries, laid out as 3.11's
+        // `new_keys_object` lays them out (and allocated as it does, so
+        // `free_keys_object` releases it like any other table). Every
+        // index starts empty (-1, all bits set) and every entry zeroed.
+        let indices = core::ptr::addr_of_mut!((*keys).dk_indices) as *mut u8;
+        core::ptr::write_bytes(indices, 0xff, index_bytes);
+        let entries = indices.add(index_bytes) as *mut Entry;
+        core::ptr::write_bytes(entries, 0, capacity);
+
+        let mask = size - 1;
+        let mut used = 0usize;
+        let mut has_tracked_value = false;
+        for pair in pairs.chunks_exact(2) {
+            let (key, value) = (pair[0].as_ptr(), pair[1].as_ptr());
+            let hash = str_hash(key);
+            // CPython's probe sequence (`find_empty_slot`, the lookups), so
+            // every later lookup walks to the slot chosen here.
+            let mut slot = hash as usize & mask;
+            let mut perturb = hash as usize;
+            loop {
+                let ix = read_index(indices, log2_index - log2_size, slot);
+                if ix < 0 {
+                    break;
+                }
+                let other = (*entries.add(ix as usize)).key;
+                if other == key || (str_hash(other) == hash && same_text(other, key)) {
+                    // SAFETY: the entries hold pointers, no references yet;
+                    // the table and the still empty dict go as they came.
+                    PyObject_Free(keys as *mut core::ffi::c_void);
+                    Py_DECREF(dict);
+                    return None;
+                }
+                perturb >>= PERTURB_SHIFT;
+                slot = (slot * 5 + perturb + 1) & mask;
+            }
+            write_index(indices, log2_index - log2_size, slot, used);
+            *entries.add(used) = Entry { key, value };
+            used += 1;
+            // As `MAINTAIN_TRACKING` decides: a dict holding only atoms
+            // (str, int, float, None...) stays out of the collector.
+            has_tracked_value |= PyType_HasFeature(Py_TYPE(value), Py_TPFLAGS_HAVE_GC) != 0;
+        }
+        (*keys).dk_refcnt = 1;
+        (*keys).dk_log2_size = log2_size;
+        (*keys).dk_log2_index_bytes = log2_index;
+        (*keys).dk_kind = DICT_KEYS_UNICODE;
+        (*keys).dk_version = 0;
+        (*keys).dk_usable = (capacity - used) as Py_ssize_t;
+        (*keys).dk_nentries = used as Py_ssize_t;
+
+        // SAFETY: a new dict from `PyDict_New` holds the shared empty
+        // table, with one table reference counted for it (3.11 counts
+        // `Py_EMPTY_KEYS`' references and never frees it); swap ours in.
+        let mp = dict as *mut PyDictObject;
+        let empty = (*mp).ma_keys as *mut DictKeys;
+        (*empty).dk_refcnt -= 1;
+        (*mp).ma_keys = keys as *mut PyDictKeysObject;
+        (*mp).ma_used = used as Py_ssize_t;
+        if has_tracked_value {
+            PyObject_GC_Track(dict as *mut core::ffi::c_void);
+        }
+        Some(dict)
+    }
+
+    /// Index slot `slot` of a table whose indices are 2**width_log2 bytes.
+    #[inline(always)]
+    unsafe fn read_index(indices: *const u8, width_log2: u8, slot: usize) -> isize {
+        match width_log2 {
+            0 => *(indices as *const i8).add(slot) as isize,
+            1 => *(indices as *const i16).add(slot) as isize,
+            2 => *(indices as *const i32).add(slot) as isize,
+            _ => *(indices as *const i64).add(slot) as isize,
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn write_index(indices: *mut u8, width_log2: u8, slot: usize, ix: usize) {
+        match width_log2 {
+            0 => *(indices as *mut i8).add(slot) = ix as i8,
+            1 => *(indices as *mut i16).add(slot) = ix as i16,
+            2 => *(indices as *mut i32).add(slot) = ix as i32,
+            _ => *(indices as *mut i64).add(slot) = ix as i64,
+        }
+    }
+}
