@@ -75,6 +75,8 @@ mod py311 {
     const LOG_MIN_SIZE: u8 = 3;
     /// `PERTURB_SHIFT` of the probe sequence.
     const PERTURB_SHIFT: u32 = 5;
+    /// Index tables up to this size (128 one-byte slots) are built on the stack.
+    const SMALL_INDEX_BYTES: usize = 128;
 
     /// `PyDictUnicodeEntry`.
     #[repr(C)]
@@ -168,11 +170,21 @@ mod py311 {
         // index table and `capacity` entries, laid out as 3.11's
         // `new_keys_object` lays them out (and allocated as it does, so
         // `free_keys_object` releases it like any other table). Every
-        // index starts empty (-1, all bits set) and every entry zeroed.
-        let indices = core::ptr::addr_of_mut!((*keys).dk_indices) as *mut u8;
-        core::ptr::write_bytes(indices, 0xff, index_bytes);
-        let entries = indices.add(index_bytes) as *mut Entry;
-        core::ptr::write_bytes(entries, 0, capacity);
+        // index starts empty (-1, all bits set); entries past the used ones
+        // are zeroed at the end, as CPython leaves them.
+        let table_indices = core::ptr::addr_of_mut!((*keys).dk_indices) as *mut u8;
+        let entries = table_indices.add(index_bytes) as *mut Entry;
+        // A small index table is built on the stack and copied over once:
+        // probing reads it right after it was filled, and reads of the
+        // fresh block just written (a cache miss, stores not yet retired)
+        // stalled on every map.
+        let mut small = [0xffu8; SMALL_INDEX_BYTES];
+        let indices = if index_bytes <= SMALL_INDEX_BYTES {
+            small.as_mut_ptr()
+        } else {
+            core::ptr::write_bytes(table_indices, 0xff, index_bytes);
+            table_indices
+        };
 
         let mask = size - 1;
         let mut used = 0usize;
@@ -207,6 +219,10 @@ mod py311 {
             // (str, int, float, None...) stays out of the collector.
             has_tracked_value |= PyType_HasFeature(Py_TYPE(value), Py_TPFLAGS_HAVE_GC) != 0;
         }
+        if index_bytes <= SMALL_INDEX_BYTES {
+            core::ptr::copy_nonoverlapping(small.as_ptr(), table_indices, index_bytes);
+        }
+        core::ptr::write_bytes(entries.add(used), 0, capacity - used);
         (*keys).dk_refcnt = 1;
         (*keys).dk_log2_size = log2_size;
         (*keys).dk_log2_index_bytes = log2_index;
