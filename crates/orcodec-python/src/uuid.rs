@@ -74,6 +74,11 @@ unsafe fn int_to_be_bytes(int: *mut PyObject, bytes: &mut [u8; 16]) -> core::ffi
     // Big-endian (0), unsigned buffer (4), negative values refused (8).
     let needed = PyLong_AsNativeBytes(int, bytes.as_mut_ptr() as *mut core::ffi::c_void, 16, 0 | 4 | 8);
     if needed < 0 {
+        // A negative int is a ValueError here, an OverflowError (with this
+        // message) through `_PyLong_AsByteArray` before 3.13: one error on every version.
+        if PyErr_ExceptionMatches(PyExc_ValueError) != 0 {
+            PyErr_SetString(PyExc_OverflowError, c"can't convert negative int to unsigned".as_ptr());
+        }
         return -1;
     }
     if needed > 16 {
