@@ -1,5 +1,20 @@
 // Emits `Py_3_X` cfgs for the Python being built against, so code can follow
 // CPython's struct layouts and API changes across versions.
+use pyo3_build_config::{GilUsed, PythonAbiKind, PythonImplementation};
+
 fn main() {
     pyo3_build_config::use_pyo3_cfgs();
+    // `dict_table_layout`: CPython 3.11 to 3.13 (GIL builds, full API) share
+    // the dict keys table layout that dictiter.rs reads and dictbuild.rs
+    // writes. Every other interpreter goes through the dict C API.
+    println!("cargo::rustc-check-cfg=cfg(dict_table_layout)");
+    let config = pyo3_build_config::get();
+    let version = config.version();
+    if config.implementation() == PythonImplementation::CPython
+        && config.target_abi().kind() == PythonAbiKind::VersionSpecific(GilUsed::GilEnabled)
+        && version.major == 3
+        && (11..=13).contains(&version.minor)
+    {
+        println!("cargo:rustc-cfg=dict_table_layout");
+    }
 }

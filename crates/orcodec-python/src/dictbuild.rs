@@ -2,8 +2,8 @@
 //!
 //! The decoders hand over a map's keys and values at once, every key an exact
 //! `str` whose hash is already set (the key cache hashes them). On CPython
-//! 3.11, the version whose layout this was written against and is tested on,
-//! the dict's keys table is written here directly: sized once as
+//! 3.11 to 3.13 (the `dict_table_layout` cfg; tested on each), the dict's
+//! keys table is written here directly: sized once as
 //! `_PyDict_NewPresized` sizes it, of the str-only kind a dict literal has,
 //! each entry placed on the slot CPython's own probe sequence gives, the
 //! references moved in rather than counted up and down. `PyDict_SetItem`
@@ -23,7 +23,7 @@ use crate::objects::Owned;
 /// The GIL is held; `items[start..]` holds an even number of values.
 #[inline(always)]
 pub unsafe fn dict_from_pairs(items: &mut Vec<Owned>, start: usize) -> *mut PyObject {
-    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    #[cfg(dict_table_layout)]
     {
         let pairs = &items[start..];
         if !pairs.is_empty()
@@ -31,7 +31,7 @@ pub unsafe fn dict_from_pairs(items: &mut Vec<Owned>, start: usize) -> *mut PyOb
                 .chunks_exact(2)
                 .all(|pair| PyUnicode_CheckExact(pair[0].as_ptr()) != 0)
         {
-            if let Some(dict) = py311::str_keyed_dict(pairs) {
+            if let Some(dict) = table::str_keyed_dict(pairs) {
                 if !dict.is_null() {
                     // The dict holds every reference now.
                     for item in items.drain(start..) {
@@ -64,8 +64,8 @@ unsafe fn dict_by_set_item(items: &mut Vec<Owned>, start: usize) -> *mut PyObjec
     dict
 }
 
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
-mod py311 {
+#[cfg(dict_table_layout)]
+mod table {
     use super::*;
     use crate::dictiter::DictKeys;
 
@@ -90,8 +90,8 @@ mod py311 {
         (size << 1) / 3
     }
 
-    /// log2 of the table size a dict literal of `n` items gets (3.11's
-    /// `dict_new_presized`): the smallest table when it holds them, else
+    /// log2 of the table size a dict literal of `n` items gets
+    /// (`dict_new_presized`): the smallest table when it holds them, else
     /// `estimate_log2_keysize`, room for about 3n/2.
     fn log2_size_for(n: usize) -> u8 {
         if n <= usable(1 << LOG_MIN_SIZE) {
@@ -160,16 +160,16 @@ mod py311 {
         if dict.is_null() {
             return Some(dict);
         }
-        let keys = PyObject_Malloc(table_bytes) as *mut DictKeys;
+        let keys = alloc_table(table_bytes) as *mut DictKeys;
         if keys.is_null() {
             Py_DECREF(dict);
             PyErr_NoMemory();
             return Some(core::ptr::null_mut());
         }
         // SAFETY: `keys` is a fresh block of `table_bytes`: the header, the
-        // index table and `capacity` entries, laid out as 3.11's
-        // `new_keys_object` lays them out (and allocated as it does, so
-        // `free_keys_object` releases it like any other table). Every
+        // index table and `capacity` entries, laid out as `new_keys_object`
+        // lays them out (and allocated as it does, so `free_keys_object`
+        // releases it like any other table). Every
         // index starts empty (-1, all bits set); entries past the used ones
         // are zeroed at the end, as CPython leaves them.
         let table_indices = core::ptr::addr_of_mut!((*keys).dk_indices) as *mut u8;
@@ -205,7 +205,7 @@ mod py311 {
                 if other == key || (str_hash(other) == hash && same_text(other, key)) {
                     // SAFETY: the entries hold pointers, no references yet;
                     // the table and the still empty dict go as they came.
-                    PyObject_Free(keys as *mut core::ffi::c_void);
+                    free_table(keys as *mut core::ffi::c_void);
                     Py_DECREF(dict);
                     return None;
                 }
@@ -232,17 +232,40 @@ mod py311 {
         (*keys).dk_nentries = used as Py_ssize_t;
 
         // SAFETY: a new dict from `PyDict_New` holds the shared empty
-        // table, with one table reference counted for it (3.11 counts
-        // `Py_EMPTY_KEYS`' references and never frees it); swap ours in.
+        // table. 3.11 counts a reference to it for the dict (and never
+        // frees it), which goes back; from 3.12 it is immortal, not counted.
         let mp = dict as *mut PyDictObject;
-        let empty = (*mp).ma_keys as *mut DictKeys;
-        (*empty).dk_refcnt -= 1;
+        #[cfg(not(Py_3_12))]
+        {
+            let empty = (*mp).ma_keys as *mut DictKeys;
+            (*empty).dk_refcnt -= 1;
+        }
         (*mp).ma_keys = keys as *mut PyDictKeysObject;
         (*mp).ma_used = used as Py_ssize_t;
         if has_tracked_value {
             PyObject_GC_Track(dict as *mut core::ffi::c_void);
         }
         Some(dict)
+    }
+
+    /// Memory for a keys table, from the allocator `new_keys_object` uses
+    /// (pymalloc's object domain through 3.12, its raw-memory domain in 3.13),
+    /// which `free_keys_object` will give it back to.
+    #[inline(always)]
+    unsafe fn alloc_table(bytes: usize) -> *mut core::ffi::c_void {
+        #[cfg(not(Py_3_13))]
+        return PyObject_Malloc(bytes);
+        #[cfg(Py_3_13)]
+        return PyMem_Malloc(bytes);
+    }
+
+    /// Releases a table from [`alloc_table`] that was never handed to a dict.
+    #[inline(always)]
+    unsafe fn free_table(table: *mut core::ffi::c_void) {
+        #[cfg(not(Py_3_13))]
+        PyObject_Free(table);
+        #[cfg(Py_3_13)]
+        PyMem_Free(table);
     }
 
     /// Index slot `slot` of a table whose indices are 2**width_log2 bytes.

@@ -2,15 +2,16 @@
 //!
 //! `next` behaves exactly like `PyDict_Next` (same `pos` meaning, same
 //! results, safe to call again after Python code changed the dict). On
-//! CPython 3.11, the version whose layout this was written against and is
-//! tested on, a dict with a combined table (every dict but an instance
-//! `__dict__` sharing its keys) is read in place, inlined into the walker;
-//! everything else, and every other version, calls `PyDict_Next`.
+//! CPython 3.11 to 3.13 (the `dict_table_layout` cfg; tested on each), a
+//! dict with a combined table (every dict but an instance `__dict__` sharing
+//! its keys) is read in place, inlined into the walker; everything else, and
+//! every other version, calls `PyDict_Next`.
 
 use pyo3_ffi::*;
 
-/// `struct _dictkeysobject` of CPython 3.11 (Include/internal/pycore_dict.h).
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+/// `struct _dictkeysobject` of CPython 3.11 to 3.13 without free threading
+/// (Include/internal/pycore_dict.h).
+#[cfg(dict_table_layout)]
 #[repr(C)]
 pub(crate) struct DictKeys {
     pub dk_refcnt: Py_ssize_t,
@@ -25,7 +26,7 @@ pub(crate) struct DictKeys {
 
 /// `DICT_KEYS_GENERAL`: entries carry their hash (any key type); the other
 /// kinds (all keys str) store only key and value.
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+#[cfg(dict_table_layout)]
 const DICT_KEYS_GENERAL: u8 = 0;
 
 /// Like `PyDict_Next`: the entry at or after `*pos` as borrowed (key, value)
@@ -40,14 +41,14 @@ pub unsafe fn next(
     key: &mut *mut PyObject,
     value: &mut *mut PyObject,
 ) -> bool {
-    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    #[cfg(dict_table_layout)]
     {
         let mp = dict as *mut PyDictObject;
         if (*mp).ma_values.is_null() {
             // SAFETY: a combined table: `ma_keys` is the dict's own keys
             // object, whose entries array follows the index table of
             // 2**dk_log2_index_bytes bytes and holds dk_nentries used slots
-            // (deleted ones have a NULL value), exactly as CPython 3.11's
+            // (deleted ones have a NULL value), exactly as CPython's
             // DK_ENTRIES and _PyDict_Next read it. Everything is re-read on
             // each call, so a dict resized by Python code in between is read
             // from its new table, as PyDict_Next would.
