@@ -75,6 +75,19 @@ pub trait Emitter {
     fn map_value(&mut self);
     fn end_map(&mut self, len: usize);
 
+    /// An empty array (`begin_array(0)` then `end_array(0)`), in one step.
+    #[inline(always)]
+    fn empty_array(&mut self) {
+        self.begin_array(0);
+        self.end_array(0);
+    }
+    /// An empty map (`begin_map(0)` then `end_map(0)`), in one step.
+    #[inline(always)]
+    fn empty_map(&mut self) {
+        self.begin_map(0);
+        self.end_map(0);
+    }
+
     /// All the items of an array of integers held in memory (a numpy row),
     /// between `begin_array` and `end_array`: the same output as
     /// `array_item(i)` and `i64` for each, which is what the default does.

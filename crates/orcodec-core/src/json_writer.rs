@@ -1251,6 +1251,14 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     fn end_map(&mut self, len: usize) {
         self.close(b'}', len);
     }
+    #[inline(always)]
+    fn empty_array(&mut self) {
+        self.out.extend(b"[]");
+    }
+    #[inline(always)]
+    fn empty_map(&mut self) {
+        self.out.extend(b"{}");
+    }
     #[inline]
     fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
         if PRETTY {

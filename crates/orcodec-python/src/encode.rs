@@ -49,7 +49,8 @@ unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
         EncodeError::Surrogates => "str is not valid UTF-8: surrogates not allowed".into(),
         EncodeError::RecursionLimit => "Recursion limit reached".into(),
         EncodeError::DefaultRecursionLimit => "default serializer exceeds recursion limit".into(),
-        EncodeError::ChangedSize(what) => format!("{what} changed size during serialization"),
+        EncodeError::ListChangedSize => "list changed size during serialization".into(),
+        EncodeError::DictChangedSize => "dict changed size during serialization".into(),
         EncodeError::TooLong => "object is too large for MessagePack (more than 2**32-1 items or bytes)".into(),
         EncodeError::TimezoneRaised => {
             raise_from_current(kind, "datetime's tzinfo.utcoffset() raised");

@@ -90,13 +90,13 @@ impl<E: Emitter> Walker<E> {
         let mut i = 0;
         while PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
             if i == len {
-                return Err(EncodeError::ChangedSize("dict"));
+                return Err(EncodeError::DictChangedSize);
             }
             self.entry(first + i, key, value)?;
             i += 1;
         }
         if i != len {
-            return Err(EncodeError::ChangedSize("dict"));
+            return Err(EncodeError::DictChangedSize);
         }
         Ok(())
     }

@@ -44,7 +44,10 @@ pub enum EncodeError {
     Surrogates,
     RecursionLimit,
     DefaultRecursionLimit,
-    ChangedSize(&'static str),
+    /// A list or dict changed size while it was walked (Python code run by
+    /// `default` or a property can do that).
+    ListChangedSize,
+    DictChangedSize,
     TooLong,
     /// A tzinfo's `utcoffset()` raised; that exception becomes the `__cause__`.
     TimezoneRaised,
@@ -131,9 +134,15 @@ impl<E: Emitter> Walker<E> {
     #[inline(never)]
     unsafe fn walk_container(&mut self, obj: *mut PyObject) -> Result {
         if is_type(obj, addr_of_mut!(PyDict_Type)) {
+            if dict_len(obj) == 0 {
+                return self.empty(E::empty_map);
+            }
             return self.held(obj, Self::dict);
         }
         if is_type(obj, addr_of_mut!(PyList_Type)) {
+            if PyList_GET_SIZE(obj) == 0 {
+                return self.empty(E::empty_array);
+            }
             return self.held(obj, Self::list);
         }
         if is_type(obj, addr_of_mut!(PyTuple_Type)) && self.opts & options::PASSTHROUGH_TUPLE == 0 {
@@ -143,6 +152,17 @@ impl<E: Emitter> Walker<E> {
             return self.bin(bytes_data(obj));
         }
         self.held(obj, Self::walk_other)
+    }
+
+    /// An empty list or dict: nothing to hold or loop over, but nested as
+    /// deep as any other container may be.
+    #[inline(always)]
+    fn empty(&mut self, write: fn(&mut E)) -> Result {
+        if self.depth >= MAX_DEPTH {
+            return Err(EncodeError::RecursionLimit);
+        }
+        write(&mut self.emitter);
+        Ok(())
     }
 
     /// Runs `walk` on `obj` while holding a reference to it. Python code can
@@ -428,11 +448,12 @@ impl<E: Emitter> Walker<E> {
             if i < PyList_GET_SIZE(obj) as usize { Some(PyList_GET_ITEM(obj, i as Py_ssize_t)) } else { None }
         })?;
         if PyList_GET_SIZE(obj) as usize != len {
-            return Err(EncodeError::ChangedSize("list"));
+            return Err(EncodeError::ListChangedSize);
         }
         Ok(())
     }
 
+    #[inline(never)]
     unsafe fn tuple(&mut self, obj: *mut PyObject) -> Result {
         let len = PyTuple_GET_SIZE(obj) as usize;
         self.sequence(obj, len, |obj, i| Some(PyTuple_GET_ITEM(obj, i as Py_ssize_t)))
@@ -451,7 +472,7 @@ impl<E: Emitter> Walker<E> {
         self.enter()?;
         self.emitter.begin_array(len);
         for i in 0..len {
-            let item = get(obj, i).ok_or(EncodeError::ChangedSize("list"))?;
+            let item = get(obj, i).ok_or(EncodeError::ListChangedSize)?;
             self.emitter.array_item(i);
             self.walk(item)?;
         }
@@ -475,7 +496,7 @@ impl<E: Emitter> Walker<E> {
             self.sorted_mixed_entries(obj, len)?;
         }
         if dict_len(obj) != len {
-            return Err(EncodeError::ChangedSize("dict"));
+            return Err(EncodeError::DictChangedSize);
         }
         self.emitter.end_map(len);
         self.leave();
@@ -491,13 +512,13 @@ impl<E: Emitter> Walker<E> {
         let mut i = 0;
         while crate::dictiter::next(obj, &mut pos, &mut key, &mut value) {
             if i == len {
-                return Err(EncodeError::ChangedSize("dict"));
+                return Err(EncodeError::DictChangedSize);
             }
             self.entry(i, key, value)?;
             i += 1;
         }
         if i != len {
-            return Err(EncodeError::ChangedSize("dict"));
+            return Err(EncodeError::DictChangedSize);
         }
         Ok(())
     }
