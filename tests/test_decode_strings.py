@@ -212,3 +212,46 @@ def test_errors_in_escape_heavy_strings_keep_their_offsets():
             with pytest.raises(orcodec.JSONDecodeError) as e:
                 orcodec.loads(unterminated.encode())
             assert e.value.pos == len(unterminated), unterminated
+
+
+# Short ASCII values go through a cache keyed by their exact text (up to 16
+# bytes held in two words): texts that differ in any one byte, at every
+# length, must never come back as each other, within a call or across calls.
+def near_twins():
+    for n in range(0, 18):
+        base = "".join(chr(97 + i % 26) for i in range(n))
+        yield base
+        for i in range(n):
+            yield base[:i] + "Z" + base[i + 1 :]
+            yield base[:i] + "\x00" + base[i + 1 :]
+
+
+TWINS = list(near_twins())
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_short_values_differing_in_one_byte_stay_apart(order):
+    values = TWINS if order == "forward" else TWINS[::-1]
+    # Each text three times: recorded, cached, then served from the cache.
+    doc = values * 3
+    for decoded in (orcodec.loads(json.dumps(doc)), orcodec.unpackb(msgpack.packb(doc))):
+        for got, want in zip(decoded, doc, strict=True):
+            check_same(got, want)
+
+
+def test_repeated_short_values_share_one_str():
+    # The memory of a decoded document holds a repeated short value once
+    # (from its second sighting on), like repeated keys.
+    doc = json.dumps([{"status": "active", "lang": "en"} for _ in range(100)])
+    decoded = orcodec.loads(doc)
+    assert len({id(record["status"]) for record in decoded}) <= 2
+    assert len({id(record["lang"]) for record in decoded}) <= 2
+    # Long and non-ASCII values are made one by one, as before.
+    long_doc = orcodec.loads(json.dumps(["x" * 17] * 3 + ["é"] * 3))
+    assert len({id(v) for v in long_doc[:3]}) == 3 and len({id(v) for v in long_doc[3:]}) == 3
+
+
+def test_a_value_and_a_key_of_the_same_text():
+    decoded = orcodec.loads('[{"a": "a"}, {"a": "a"}, {"a": "a"}, "a"]')
+    assert decoded == [{"a": "a"}] * 3 + ["a"]
+    assert hash(decoded[3]) == hash("a")

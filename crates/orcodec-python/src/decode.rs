@@ -265,7 +265,7 @@ pub unsafe extern "C" fn loads(
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
     let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
-        orcodec_core::json_scanner::parse_with(bytes, &mut PyBuilder::new(), stacks)
+        orcodec_core::json_scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
     });
     drop(pause);
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
@@ -312,7 +312,7 @@ pub unsafe extern "C" fn unpackb(
     let result = with_stacks(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
-        |stacks| orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder { ext_hook }, read_opts, stacks),
+        |stacks| orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks),
     );
     drop(pause);
     finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))

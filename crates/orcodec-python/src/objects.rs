@@ -108,12 +108,40 @@ pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Ow
 /// Builds Python objects; errors mean a Python exception is set.
 pub struct PyBuilder {
     /// `unpackb`'s `ext_hook`, called as `ext_hook(tag, data)`; NULL for none.
-    pub ext_hook: *mut PyObject,
+    ext_hook: *mut PyObject,
+    /// Short values looked up in the value cache in this decode, and how
+    /// many of their texts were found there.
+    value_lookups: u32,
+    value_hits: u32,
 }
 
+/// Every this many value lookups, a decode whose value texts were found in
+/// the cache less than one time in `VALUE_HIT_RATIO_MIN` stops looking them
+/// up: a document of unique values should not pay for a cache it never uses.
+const VALUE_LOOKUP_ROUND: u32 = 256;
+const VALUE_HIT_RATIO_MIN: u32 = 8;
+
 impl PyBuilder {
-    pub const fn new() -> Self {
-        PyBuilder { ext_hook: core::ptr::null_mut() }
+    pub const fn new(ext_hook: *mut PyObject) -> Self {
+        PyBuilder { ext_hook, value_lookups: 0, value_hits: 0 }
+    }
+
+    /// A str for a value of ASCII `bytes`: through the value cache while
+    /// it earns its keep in this decode, else newly made.
+    #[inline(always)]
+    unsafe fn ascii_value(&mut self, bytes: &[u8]) -> *mut PyObject {
+        if bytes.len() > keycache::MAX_CACHED_VALUE_LEN || self.value_lookups == u32::MAX {
+            return new_ascii_str(bytes);
+        }
+        let (obj, hit) = keycache::short_ascii_value(bytes);
+        self.value_hits += hit as u32;
+        self.value_lookups += 1;
+        if self.value_lookups % VALUE_LOOKUP_ROUND == 0
+            && (self.value_hits as u64) * (VALUE_HIT_RATIO_MIN as u64) < self.value_lookups as u64
+        {
+            self.value_lookups = u32::MAX;
+        }
+        obj
     }
 }
 
@@ -153,13 +181,20 @@ impl Builder for PyBuilder {
     }
     #[inline(always)]
     fn str(&mut self, value: &str) -> Result<Owned, ()> {
-        unsafe { Owned::new(new_str(value)) }
+        let bytes = value.as_bytes();
+        // SAFETY: ASCII is checked first; the GIL is held while decoding.
+        unsafe {
+            if orcodec_core::ascii::is_ascii(bytes) {
+                return Owned::new(self.ascii_value(bytes));
+            }
+            Owned::new(new_non_ascii_str(bytes))
+        }
     }
     #[inline(always)]
     fn ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
         debug_assert!(value.is_ascii());
         // SAFETY: the decoder calls this only for text it checked is ASCII.
-        unsafe { Owned::new(new_ascii_str(value.as_bytes())) }
+        unsafe { Owned::new(self.ascii_value(value.as_bytes())) }
     }
     #[inline(always)]
     fn non_ascii_str(&mut self, value: &str) -> Result<Owned, ()> {
