@@ -167,12 +167,10 @@ fn read_in<B: Builder>(
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
     }
+    // Where the next item goes, kept up to date as containers open and
+    // items complete (rather than worked out from the top frame each time).
+    let mut slot = Slot::Value;
     loop {
-        let slot = match frames.last() {
-            Some(f) if f.in_key => Slot::InKey,
-            Some(f) if f.is_map && f.remaining % 2 == 0 => Slot::Key,
-            _ => Slot::Value,
-        };
         let item = read_item(&mut r, b, slot, opts)?;
         let value = match item {
             Item::Value(v) => v,
@@ -201,6 +199,7 @@ fn read_in<B: Builder>(
                 } else {
                     stack.reserve(needed);
                     frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
+                    slot = if in_key { Slot::InKey } else if is_map { Slot::Key } else { Slot::Value };
                     continue;
                 }
             }
@@ -219,6 +218,13 @@ fn read_in<B: Builder>(
             };
             frame.remaining -= 1;
             if frame.remaining != 0 {
+                slot = if frame.in_key {
+                    Slot::InKey
+                } else if frame.is_map && frame.remaining % 2 == 0 {
+                    Slot::Key
+                } else {
+                    Slot::Value
+                };
                 break;
             }
             let (is_map, in_key, start) = (frame.is_map, frame.in_key, frame.start);
