@@ -157,7 +157,7 @@ def test_ext_exact_forms(length, header):
     assert orcodec.packb(orcodec.Ext(9, data)) == header + b"\x09" + data
 
 
-@pytest.mark.parametrize("tag", [128, 255, -1, -128, -129, 2**31])
+@pytest.mark.parametrize("tag", [128, 255, -1, -128, -129, 2**31, 2**63, 2**70, -(2**70)])
 def test_ext_tag_out_of_range_is_an_encode_error(tag):
     ext = orcodec.Ext(tag, b"")
     with pytest.raises(orcodec.MsgpackEncodeError, match="Extension type out of range"):
@@ -198,7 +198,8 @@ def test_ext_constructor_arguments_and_attributes():
         ext.data = b""
     assert repr(ext) == "Ext(5, b'payload')"
     assert orcodec.Ext.__module__ == "orcodec"
-    assert orcodec.Ext(True, b"").tag == 1
+    assert orcodec.Ext(True, b"").tag == 1 and type(orcodec.Ext(True, b"").tag) is int
+    assert repr(orcodec.Ext(2**70, b"")) == f"Ext({2**70}, b'')"
 
 
 def test_ext_equality_and_hash():

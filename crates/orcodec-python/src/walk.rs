@@ -304,14 +304,17 @@ impl<E: Emitter> Walker<E> {
     #[cold]
     unsafe fn ext(&mut self, obj: *mut PyObject) -> Result {
         let ext = &*(obj as *mut Ext);
-        if !(0..=127).contains(&ext.tag) {
+        // An exact int: no Python code runs, and any size is an answer.
+        let mut overflow = 0;
+        let tag = PyLong_AsLongAndOverflow(ext.tag, &mut overflow);
+        if overflow != 0 || !(0..=127).contains(&tag) {
             return Err(EncodeError::ExtTagRange);
         }
         let data = bytes_data(ext.data);
         if data.len() > orcodec_core::msgpack_writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
-        self.emitter.ext(ext.tag as i8, data);
+        self.emitter.ext(tag as i8, data);
         Ok(())
     }
 

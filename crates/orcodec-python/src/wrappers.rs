@@ -3,7 +3,7 @@
 //! verbatim (JSON text in `dumps`, MessagePack bytes in `packb`);
 //! `Ext(tag, data)` is a MessagePack extension value.
 
-use core::ffi::{c_int, c_long, c_void};
+use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use pyo3_ffi::*;
 
@@ -19,7 +19,9 @@ pub struct Fragment {
 #[repr(C)]
 pub struct Ext {
     ob_base: PyObject,
-    pub tag: c_long,
+    /// An exact int of any size, never NULL once constructed: a tag outside
+    /// 0..=127 is an error of `packb`, not of the constructor, however large.
+    pub tag: *mut PyObject,
     /// bytes, never NULL once constructed.
     pub data: *mut PyObject,
 }
@@ -58,27 +60,32 @@ unsafe extern "C" fn ext_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs:
         raise(PyExc_TypeError, "Ext tag must be an int");
         return null_mut();
     }
-    let tag = PyLong_AsLong(tag);
-    if tag == -1 && !PyErr_Occurred().is_null() {
-        return null_mut();
-    }
     if PyBytes_Check(data) == 0 {
         raise(PyExc_TypeError, "Ext data must be bytes");
         return null_mut();
     }
-    let obj = PyType_GenericAlloc(ty, 0);
-    if !obj.is_null() {
-        Py_INCREF(data);
-        (*(obj as *mut Ext)).tag = tag;
-        (*(obj as *mut Ext)).data = data;
+    // An exact int (`True` becomes 1), as an int member would have read back.
+    let tag = PyNumber_Long(tag);
+    if tag.is_null() {
+        return null_mut();
     }
+    let obj = PyType_GenericAlloc(ty, 0);
+    if obj.is_null() {
+        Py_DECREF(tag);
+        return null_mut();
+    }
+    Py_INCREF(data);
+    (*(obj as *mut Ext)).tag = tag;
+    (*(obj as *mut Ext)).data = data;
     obj
 }
 
-/// Frees an instance of a heap type whose one object field is `field`.
-unsafe fn dealloc(obj: *mut PyObject, field: *mut PyObject) {
+/// Frees an instance of a heap type whose object fields are `fields`.
+unsafe fn dealloc<const N: usize>(obj: *mut PyObject, fields: [*mut PyObject; N]) {
     let ty = Py_TYPE(obj);
-    Py_XDECREF(field);
+    for field in fields {
+        Py_XDECREF(field);
+    }
     if let Some(free) = (*ty).tp_free {
         free(obj as *mut c_void);
     }
@@ -87,11 +94,12 @@ unsafe fn dealloc(obj: *mut PyObject, field: *mut PyObject) {
 }
 
 unsafe extern "C" fn fragment_dealloc(obj: *mut PyObject) {
-    dealloc(obj, (*(obj as *mut Fragment)).contents)
+    dealloc(obj, [(*(obj as *mut Fragment)).contents])
 }
 
 unsafe extern "C" fn ext_dealloc(obj: *mut PyObject) {
-    dealloc(obj, (*(obj as *mut Ext)).data)
+    let ext = &*(obj as *mut Ext);
+    dealloc(obj, [ext.tag, ext.data])
 }
 
 unsafe extern "C" fn fragment_repr(obj: *mut PyObject) -> *mut PyObject {
@@ -100,7 +108,7 @@ unsafe extern "C" fn fragment_repr(obj: *mut PyObject) -> *mut PyObject {
 
 unsafe extern "C" fn ext_repr(obj: *mut PyObject) -> *mut PyObject {
     let ext = &*(obj as *mut Ext);
-    PyUnicode_FromFormat(c"Ext(%ld, %R)".as_ptr(), ext.tag, ext.data)
+    PyUnicode_FromFormat(c"Ext(%R, %R)".as_ptr(), ext.tag, ext.data)
 }
 
 /// `Ext` values compare equal when tag and data do.
@@ -111,9 +119,9 @@ unsafe extern "C" fn ext_richcompare(a: *mut PyObject, b: *mut PyObject, op: c_i
         return not_implemented;
     }
     let (x, y) = (&*(a as *mut Ext), &*(b as *mut Ext));
-    let equal = match PyObject_RichCompareBool(x.data, y.data, Py_EQ) {
-        -1 => return null_mut(),
-        same_data => x.tag == y.tag && same_data == 1,
+    let equal = match (PyObject_RichCompareBool(x.tag, y.tag, Py_EQ), PyObject_RichCompareBool(x.data, y.data, Py_EQ)) {
+        (-1, _) | (_, -1) => return null_mut(),
+        (same_tag, same_data) => same_tag == 1 && same_data == 1,
     };
     let result = if equal == (op == Py_EQ) { Py_True() } else { Py_False() };
     Py_INCREF(result);
@@ -122,11 +130,11 @@ unsafe extern "C" fn ext_richcompare(a: *mut PyObject, b: *mut PyObject, op: c_i
 
 unsafe extern "C" fn ext_hash(obj: *mut PyObject) -> Py_hash_t {
     let ext = &*(obj as *mut Ext);
-    let data_hash = PyObject_Hash(ext.data);
-    if data_hash == -1 {
+    let (tag_hash, data_hash) = (PyObject_Hash(ext.tag), PyObject_Hash(ext.data));
+    if tag_hash == -1 || data_hash == -1 {
         return -1;
     }
-    let hash = data_hash ^ (ext.tag as Py_hash_t).wrapping_mul(1_000_003);
+    let hash = data_hash ^ tag_hash.wrapping_mul(1_000_003);
     if hash == -1 { -2 } else { hash }
 }
 
@@ -142,7 +150,7 @@ static mut FRAGMENT_MEMBERS: [PyMemberDef; 2] = [
 ];
 
 static mut EXT_MEMBERS: [PyMemberDef; 3] = [
-    member(c"tag", Py_T_LONG, core::mem::offset_of!(Ext, tag), c"The extension type (0 to 127 to encode)."),
+    member(c"tag", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, tag), c"The extension type (0 to 127 to encode)."),
     member(c"data", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, data), c"The payload (bytes)."),
     NO_MEMBER,
 ];
