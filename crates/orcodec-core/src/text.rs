@@ -52,6 +52,18 @@ impl<'a> Text<'a> {
                 copy_bytes(s, dst);
                 Ok(s.len())
             }
+            #[cfg(target_arch = "x86_64")]
+            _ if avx512_vbmi2_available() => {
+                // SAFETY: the CPU has what the AVX-512 transcoder needs
+                // (checked just above); the room is the caller's promise.
+                let end = match *self {
+                    Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
+                    Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
+                    Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
+                    Text::Utf8(_) => unreachable!(),
+                };
+                Ok(end.offset_from(dst) as usize)
+            }
             Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
             Text::Ucs2(s) => ucs2_to_utf8(s, dst),
             Text::Ucs4(s) => ucs4_to_utf8(s, dst),
@@ -395,6 +407,222 @@ unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateErro
         out = put_code_point(out, c);
     }
     Ok(out.offset_from(dst) as usize)
+}
+
+/// What the transcoder does besides plain UTF-8: which code units it must
+/// hand back to the caller, and how they are written. MessagePack refuses
+/// lone surrogates only ([`PlainUtf8`]); JSON also escapes `"`, `\` and the
+/// controls below 0x20.
+pub(crate) trait Specials {
+    /// Whether `"`, `\` and code points below 0x20 are special too.
+    const JSON: bool;
+    /// Writes special code unit `c` (an escape, or the surrogate error).
+    ///
+    /// # Safety
+    /// `out` has room for what one code unit may take in this format.
+    unsafe fn put(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError>;
+}
+
+/// Plain UTF-8: only lone surrogates are special, and they are refused.
+pub(crate) struct PlainUtf8;
+
+impl Specials for PlainUtf8 {
+    const JSON: bool = false;
+    #[inline(always)]
+    unsafe fn put(_c: u32, _out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        Err(SurrogateError)
+    }
+}
+
+/// Whether the CPU has what [`avx512`] uses, detected once into one flag:
+/// AVX-512 F, BW, VL, VBMI (`vpmultishiftqb`) and VBMI2 (`vpcompressb`),
+/// BMI2 (`bzhi`) and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn avx512_vbmi2_available() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static STATE: AtomicU8 = AtomicU8::new(0);
+    match STATE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let yes = std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vl")
+                && std::is_x86_feature_detected!("avx512vbmi")
+                && std::is_x86_feature_detected!("avx512vbmi2")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt");
+            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+/// UCS1, UCS2 and UCS4 to UTF-8 with AVX-512, for both formats.
+///
+/// Every code unit is encoded in its own vector lane, whatever its length,
+/// so text that switches between ASCII and other scripts costs no branch
+/// mispredictions: a 16- (UCS1: 32-) bit lane per Latin-1 unit, a 32-bit
+/// lane per UCS2/UCS4 unit, with the UTF-8 bytes first-lowest; the bytes that
+/// count are then packed together by one `vpcompressb` and stored with a
+/// byte mask, so nothing is written past them. The tail of a string is the
+/// same step on a masked load. A step stops before its first special unit
+/// (a surrogate, or for JSON a byte to escape), which [`Specials::put`]
+/// writes, and the next step starts after it.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf8_avx512 {
+    use super::{SurrogateError, Specials};
+    use core::arch::x86_64::*;
+
+    /// A UCS2 or UCS4 code unit.
+    pub(crate) trait Wide: Copy + Into<u32> {
+        /// Whether a unit can be beyond U+FFFF (and take four bytes).
+        const ASTRAL: bool;
+        /// The units of `lanes` (a bit per unit) at `p` in 32-bit lanes, the
+        /// others zero.
+        ///
+        /// # Safety
+        /// `p` readable for the units in `lanes`; the CPU has AVX-512 BW, VL.
+        unsafe fn load16(p: *const Self, lanes: __mmask16) -> __m512i;
+    }
+
+    impl Wide for u16 {
+        const ASTRAL: bool = false;
+        #[inline(always)]
+        unsafe fn load16(p: *const u16, lanes: __mmask16) -> __m512i {
+            // SAFETY: a masked load touches only the units in `lanes`.
+            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, p as *const i16))
+        }
+    }
+
+    impl Wide for u32 {
+        const ASTRAL: bool = true;
+        #[inline(always)]
+        unsafe fn load16(p: *const u32, lanes: __mmask16) -> __m512i {
+            // SAFETY: a masked load touches only the units in `lanes`.
+            _mm512_maskz_loadu_epi32(lanes, p as *const i32)
+        }
+    }
+
+    /// The mask of the first `n` (at most `bits`) of `bits` lanes.
+    #[inline(always)]
+    unsafe fn first(n: usize, bits: u32) -> u64 {
+        _bzhi_u64(u64::MAX, n.min(bits as usize) as u32)
+    }
+
+    /// UCS2/UCS4 units to UTF-8 at `out`, 16 at a time; returns the new end.
+    ///
+    /// # Safety
+    /// `out` has room for 3 (UCS2) or 4 (UCS4) bytes per unit, or what
+    /// `S::put` needs per unit if that is more; the CPU has AVX-512 F, BW,
+    /// VL, VBMI, VBMI2, BMI2 and POPCNT ([`super::avx512_vbmi2_available`]).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+    pub(crate) unsafe fn wide<T: Wide, S: Specials>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        let n = src.len();
+        let p = src.as_ptr();
+        let splat = _mm512_set1_epi32;
+        // vpmultishiftqb picks, for each byte of a 64-bit word, the eight
+        // bits from a given offset: in each 32-bit lane, bits 18.., 12..,
+        // 6.. and 0.. of the code point, the payloads of a four-byte form,
+        // first-lowest; masked to six bits below.
+        let spread = _mm512_set1_epi64(0x2026_2c32_0006_0c12);
+        let mut i = 0;
+        while i < n {
+            let lanes = first(n - i, 16) as __mmask16;
+            // SAFETY: the units of `lanes` are `i..min(n, i + 16)`.
+            let c = T::load16(p.add(i), lanes);
+            let mut special =
+                _mm512_mask_cmpeq_epi32_mask(lanes, _mm512_and_si512(c, splat(!0x7FF)), splat(0xD800));
+            if S::JSON {
+                special |= _mm512_mask_cmplt_epu32_mask(lanes, c, splat(0x20))
+                    | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'"' as i32))
+                    | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'\\' as i32));
+            }
+            // The lanes before the first special one (all of them if none).
+            let take = lanes & special.wrapping_sub(1) & !special;
+            let payload = _mm512_and_si512(_mm512_multishift_epi64_epi8(spread, c), splat(0x3F3F_3F3F));
+            let mut utf8 = _mm512_mask_or_epi32(
+                c,
+                _mm512_cmpgt_epu32_mask(c, splat(0x7F)),
+                _mm512_srli_epi32::<16>(payload),
+                splat(0x80C0),
+            );
+            utf8 = _mm512_mask_or_epi32(
+                utf8,
+                _mm512_cmpgt_epu32_mask(c, splat(0x7FF)),
+                _mm512_srli_epi32::<8>(payload),
+                splat(0x80_80E0),
+            );
+            if T::ASTRAL {
+                utf8 = _mm512_mask_or_epi32(utf8, _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)), payload, splat(0x8080_80F0u32 as i32));
+            }
+            // Every used byte is nonzero but an ASCII NUL: set bit 0 of
+            // each taken lane so its first byte counts; other lanes are 0.
+            let marked = _mm512_maskz_or_epi32(take, utf8, splat(1));
+            let bytes = _mm512_test_epi8_mask(marked, marked);
+            let len = bytes.count_ones() as usize;
+            // SAFETY: `len` bytes, the UTF-8 of the taken units, within the
+            // room the caller promised for them.
+            _mm512_mask_storeu_epi8(out as *mut i8, first(len, 64), _mm512_maskz_compress_epi8(bytes, utf8));
+            out = out.add(len);
+            if special == 0 {
+                i += 16;
+                continue;
+            }
+            let k = special.trailing_zeros() as usize;
+            out = S::put((*p.add(i + k)).into(), out)?;
+            i += k + 1;
+        }
+        Ok(out)
+    }
+
+    /// Latin-1 units to UTF-8 at `out`, 32 at a time; returns the new end.
+    ///
+    /// # Safety
+    /// `out` has room for 2 bytes per unit, or what `S::put` needs per unit
+    /// if that is more; the CPU has what [`wide`] needs.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+    pub(crate) unsafe fn ucs1<S: Specials>(src: &[u8], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        let n = src.len();
+        let p = src.as_ptr();
+        let splat = _mm512_set1_epi16;
+        let mut i = 0;
+        while i < n {
+            let lanes = first(n - i, 32) as __mmask32;
+            // SAFETY: a masked load touches only bytes `i..min(n, i + 32)`.
+            let c = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(lanes, p.add(i) as *const i8));
+            let mut special: __mmask32 = 0;
+            if S::JSON {
+                special = _mm512_mask_cmplt_epu16_mask(lanes, c, splat(0x20))
+                    | _mm512_mask_cmpeq_epi16_mask(lanes, c, splat(b'"' as i16))
+                    | _mm512_mask_cmpeq_epi16_mask(lanes, c, splat(b'\\' as i16));
+            }
+            let take = lanes & special.wrapping_sub(1) & !special;
+            // 0x80..0xFF: 110000xx 10xxxxxx, first-lowest.
+            let high = _mm512_cmpgt_epu16_mask(c, splat(0x7F));
+            let pair = _mm512_or_si512(
+                _mm512_or_si512(_mm512_srli_epi16::<6>(c), _mm512_slli_epi16::<8>(_mm512_and_si512(c, splat(0x3F)))),
+                splat(0x80C0u16 as i16),
+            );
+            let utf8 = _mm512_mask_mov_epi16(c, high, pair);
+            // Each taken lane's first byte, and its second where it is high.
+            let bytes = _pdep_u64(take as u64, 0x5555_5555_5555_5555) | _pdep_u64((take & high) as u64, 0xAAAA_AAAA_AAAA_AAAA);
+            let len = bytes.count_ones() as usize;
+            // SAFETY: `len` bytes, the UTF-8 of the taken units, within the
+            // room the caller promised for them.
+            _mm512_mask_storeu_epi8(out as *mut i8, first(len, 64), _mm512_maskz_compress_epi8(bytes, utf8));
+            out = out.add(len);
+            if special == 0 {
+                i += 32;
+                continue;
+            }
+            let k = special.trailing_zeros() as usize;
+            out = S::put(*p.add(i + k) as u32, out)?;
+            i += k + 1;
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
