@@ -983,32 +983,57 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
     unsafe {
         let start = out.tail();
         *start = b'"';
-        let body = start.add(1);
-        #[cfg(target_arch = "x86_64")]
-        if crate::text::avx512_vbmi2_available() {
-            // SAFETY: the CPU has what the AVX-512 transcoder needs (checked
-            // just above); 6 bytes per unit are reserved, the most either
-            // UTF-8 or an escape takes.
-            let end = match text {
-                Text::Utf8(s) => escape_utf8_from(s, 0, body),
-                Text::Ucs1(s) => utf8_avx512::ucs1::<JsonEscapes>(s, body)?,
-                Text::Ucs2(s) => utf8_avx512::wide::<u16, JsonEscapes>(s, body)?,
-                Text::Ucs4(s) => utf8_avx512::wide::<u32, JsonEscapes>(s, body)?,
-            };
-            *end = b'"';
-            out.advance(end.offset_from(start) as usize + 1);
-            return Ok(());
-        }
-        let end = match text {
-            Text::Utf8(s) => escape_utf8_from(s, 0, body),
-            Text::Ucs1(s) => escape_ucs1(s, body),
-            Text::Ucs2(s) => escape_wide_best(s, body)?,
-            Text::Ucs4(s) => escape_wide_best(s, body)?,
-        };
+        let end = escape_text(text, start.add(1))?;
         *end = b'"';
         out.advance(end.offset_from(start) as usize + 1);
     }
     Ok(())
+}
+
+/// Escapes `text` into UTF-8 at `out` with the best transcoder the CPU has:
+/// the AVX-512 one shared with MessagePack, else SSSE3 blocks or a loop.
+/// Returns the new end.
+///
+/// # Safety
+/// `out` must have room for `6 * text.units() + SLACK` bytes.
+#[inline(always)]
+unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::avx512_vbmi2_available() {
+        return escape_text_avx512(text, out);
+    }
+    escape_text_fallback(text, out)
+}
+
+/// [`escape_text`] through the AVX-512 transcoder.
+///
+/// # Safety
+/// As [`escape_text`], and the CPU has what the transcoder needs
+/// ([`crate::text::avx512_vbmi2_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    // SAFETY: 6 bytes per unit, the most that UTF-8 or an escape takes.
+    Ok(match text {
+        Text::Utf8(s) => escape_utf8_from(s, 0, out),
+        Text::Ucs1(s) => utf8_avx512::ucs1::<JsonEscapes>(s, out)?,
+        Text::Ucs2(s) => utf8_avx512::wide::<u16, JsonEscapes>(s, out)?,
+        Text::Ucs4(s) => utf8_avx512::wide::<u32, JsonEscapes>(s, out)?,
+    })
+}
+
+/// [`escape_text`] for CPUs without AVX-512 VBMI2.
+///
+/// # Safety
+/// As [`escape_text`].
+#[inline(always)]
+unsafe fn escape_text_fallback(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    Ok(match text {
+        Text::Utf8(s) => escape_utf8_from(s, 0, out),
+        Text::Ucs1(s) => escape_ucs1(s, out),
+        Text::Ucs2(s) => escape_wide_best(s, out)?,
+        Text::Ucs4(s) => escape_wide_best(s, out)?,
+    })
 }
 
 /// JSON's special code units for the shared transcoder: the ASCII that needs
@@ -1328,7 +1353,41 @@ mod tests {
     fn json_str(t: Text) -> String {
         let mut v = Vec::new();
         write_str(&mut v, t).unwrap();
-        String::from_utf8(v).unwrap()
+        let s = String::from_utf8(v).unwrap();
+        assert_eq!(s, format!("\"{}\"", String::from_utf8(escaped_all_ways(t).unwrap()).unwrap()));
+        s
+    }
+
+    /// `t`'s escaped UTF-8 (no quotes) through every transcoder this CPU can
+    /// run, all checked to agree and to write nothing past their end.
+    fn escaped_all_ways(t: Text) -> Result<Vec<u8>, SurrogateError> {
+        type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
+        let mut ways: Vec<(&str, Escape)> = vec![("fallback", escape_text_fallback), ("best", escape_text)];
+        #[cfg(target_arch = "x86_64")]
+        if crate::text::avx512_vbmi2_available() {
+            ways.push(("avx512", escape_text_avx512));
+        }
+        let room = t.units() * MAX_ESCAPED_PER_UNIT + SLACK;
+        let mut results = Vec::new();
+        for (name, escape) in ways {
+            let mut out = vec![0xEEu8; room + 64];
+            // SAFETY: the room `escape_text` needs, and 64 bytes to check.
+            let end = unsafe { escape(t, out.as_mut_ptr()) };
+            let result = end.map(|end| {
+                // SAFETY: `end` points into `out`, at or after its start.
+                let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
+                assert!(out[n.max(room)..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
+                if name == "avx512" && !matches!(t, Text::Utf8(_)) {
+                    assert!(out[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end");
+                }
+                out[..n].to_vec()
+            });
+            results.push((name, result));
+        }
+        for w in results.windows(2) {
+            assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
+        }
+        results.pop().unwrap().1
     }
 
     /// Wide text as `escape_wide` writes it with and without SSSE3 blocks
@@ -1591,6 +1650,68 @@ mod tests {
     fn surrogates_are_errors() {
         let mut v = Vec::new();
         assert_eq!(write_str(&mut v, Text::Ucs2(&[0x61, 0xDC00])), Err(SurrogateError));
+    }
+
+    /// Code points at each UTF-8 length boundary, escapes among them.
+    const CLASSES: [u32; 24] = [
+        0x00, 0x01, 0x08, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7E, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x7FF, 0x800,
+        0x4E2D, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0x3B1,
+    ];
+
+    /// `units` in every storage width it fits, against the reference and
+    /// through every transcoder.
+    fn check_every_width(units: &[u32]) {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        let expected = reference(&s);
+        assert_eq!(json_str(Text::Ucs4(units)), expected, "ucs4 {s:?}");
+        if units.iter().all(|&c| c < 0x10000) {
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected, "ucs2 {s:?}");
+        }
+        if units.iter().all(|&c| c < 0x100) {
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected, "ucs1 {s:?}");
+        }
+    }
+
+    #[test]
+    fn transcoders_every_class_and_length() {
+        // Every length to 100 (each block size, tail and overlap of the
+        // transcoders): runs of one class, one class among ASCII at every
+        // position, and a rolling mix of all classes.
+        for len in 0..100usize {
+            for (j, &c) in CLASSES.iter().enumerate() {
+                check_every_width(&vec![c; len]);
+                for pos in (0..len).step_by(1 + len / 40) {
+                    let units: Vec<u32> = (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    check_every_width(&units);
+                }
+                let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
+                check_every_width(&mixed);
+                let narrow: Vec<u32> = mixed.iter().map(|&c| if c < 0x100 { c } else { c & 0xFF }).collect();
+                check_every_width(&narrow);
+            }
+        }
+    }
+
+    #[test]
+    fn transcoders_refuse_lone_surrogates_everywhere() {
+        for len in 1..70usize {
+            for pos in 0..len {
+                for surrogate in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
+                    for filler in [0x61u32, 0x22, 0xE9, 0x4E2D, 0x1F600] {
+                        let units: Vec<u32> = (0..len).map(|k| if k == pos { surrogate } else { filler }).collect();
+                        assert_eq!(escaped_all_ways(Text::Ucs4(&units)), Err(SurrogateError), "{units:x?}");
+                        if filler < 0x10000 {
+                            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+                            assert_eq!(escaped_all_ways(Text::Ucs2(&ucs2)), Err(SurrogateError), "{ucs2:x?}");
+                            let mut v = Vec::new();
+                            assert_eq!(write_str(&mut v, Text::Ucs2(&ucs2)), Err(SurrogateError));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn float(x: f64) -> String {

@@ -629,11 +629,109 @@ pub(crate) mod utf8_avx512 {
 mod tests {
     use super::*;
 
+    /// `t` as UTF-8 through `Text::write_utf8`, checked against the scalar
+    /// loops and the AVX-512 transcoder where the CPU has it, none writing
+    /// past its end.
     fn utf8(t: Text) -> Result<Vec<u8>, SurrogateError> {
-        let mut v = vec![0u8; t.utf8_len_bounds().1];
-        let n = unsafe { t.write_utf8(v.as_mut_ptr())? };
-        v.truncate(n);
-        Ok(v)
+        type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
+        unsafe fn dispatch(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+            t.write_utf8(dst)
+        }
+        unsafe fn scalar(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+            match t {
+                Text::Utf8(_) => t.write_utf8(dst),
+                Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
+                Text::Ucs2(s) => ucs2_to_utf8(s, dst),
+                Text::Ucs4(s) => ucs4_to_utf8(s, dst),
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+            let end = match t {
+                Text::Utf8(_) => return t.write_utf8(dst),
+                Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
+                Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
+                Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
+            };
+            Ok(end.offset_from(dst) as usize)
+        }
+        let mut ways: Vec<(&str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
+        #[cfg(target_arch = "x86_64")]
+        if avx512_vbmi2_available() {
+            ways.push(("avx512", simd));
+        }
+        let max = t.utf8_len_bounds().1;
+        let mut results = Vec::new();
+        for (name, write) in ways {
+            let mut v = vec![0xEEu8; max + 64];
+            // SAFETY: room for `utf8_len_bounds().1` bytes, and 64 to check.
+            let result = unsafe { write(t, v.as_mut_ptr()) }.map(|n| {
+                assert!(n <= max);
+                assert!(v[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end on {t:?}");
+                v.truncate(n);
+                v
+            });
+            results.push((name, result));
+        }
+        for w in results.windows(2) {
+            assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
+        }
+        results.pop().unwrap().1
+    }
+
+    /// Code points at each UTF-8 length boundary.
+    const CLASSES: [u32; 20] = [
+        0x00, 0x01, 0x22, 0x5C, 0x61, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x3B1, 0x7FF, 0x800, 0x4E2D, 0xD7FF, 0xE000,
+        0xFFFF, 0x10000, 0x1F600, 0x10FFFF,
+    ];
+
+    /// `units` in every storage width it fits, against `char::encode_utf8`.
+    fn check_every_width(units: &[u32]) {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        assert_eq!(utf8(Text::Ucs4(units)).unwrap(), s.as_bytes(), "ucs4 {s:?}");
+        if units.iter().all(|&c| c < 0x10000) {
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            assert_eq!(utf8(Text::Ucs2(&ucs2)).unwrap(), s.as_bytes(), "ucs2 {s:?}");
+        }
+        if units.iter().all(|&c| c < 0x100) {
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            assert_eq!(utf8(Text::Ucs1(&ucs1)).unwrap(), s.as_bytes(), "ucs1 {s:?}");
+        }
+    }
+
+    #[test]
+    fn every_class_length_and_position() {
+        for len in 0..100usize {
+            for (j, &c) in CLASSES.iter().enumerate() {
+                check_every_width(&vec![c; len]);
+                for pos in 0..len {
+                    let units: Vec<u32> = (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    check_every_width(&units);
+                }
+                let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
+                check_every_width(&mixed);
+                let narrow: Vec<u32> = mixed.iter().map(|&c| c & 0xFF).collect();
+                check_every_width(&narrow);
+            }
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_refused_at_every_position() {
+        for len in 1..70usize {
+            for pos in 0..len {
+                for surrogate in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
+                    for filler in [0x61u32, 0xE9, 0x4E2D, 0x1F600] {
+                        let units: Vec<u32> = (0..len).map(|k| if k == pos { surrogate } else { filler }).collect();
+                        assert_eq!(utf8(Text::Ucs4(&units)), Err(SurrogateError));
+                        if filler < 0x10000 {
+                            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+                            assert_eq!(utf8(Text::Ucs2(&ucs2)), Err(SurrogateError));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
