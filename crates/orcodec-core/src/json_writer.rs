@@ -1036,6 +1036,40 @@ unsafe fn escape_text_fallback(text: Text<'_>, out: *mut u8) -> Result<*mut u8, 
     })
 }
 
+/// `text` escaped (no quotes) through each way this CPU can run, by name:
+/// the dispatching one, the fallbacks (SSSE3 or loops) and the AVX-512
+/// transcoder. For tests and fuzzing; panics if one writes past its room,
+/// or the AVX-512 one past its end.
+#[doc(hidden)]
+pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
+    type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
+    let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::avx512_vbmi2_available() {
+        ways.push(("avx512", escape_text_avx512));
+    }
+    let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
+    let mut results = Vec::new();
+    for (name, escape) in ways {
+        let mut out = vec![0xEEu8; room + 64];
+        // SAFETY: the room `escape_text` needs (and 64 bytes to check); the
+        // AVX-512 transcoder only where the CPU has it.
+        let end = unsafe { escape(text, out.as_mut_ptr()) };
+        let result = end.map(|end| {
+            // SAFETY: `end` points into `out`, at or after its start.
+            let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
+            assert!(n <= room - SLACK, "{name} wrote more than the bound");
+            assert!(out[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
+            if name == "avx512" && !matches!(text, Text::Utf8(_)) {
+                assert!(out[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end");
+            }
+            out[..n].to_vec()
+        });
+        results.push((name, result));
+    }
+    results
+}
+
 /// JSON's special code units for the shared transcoder: the ASCII that needs
 /// an escape, and lone surrogates (refused).
 struct JsonEscapes;
@@ -1358,36 +1392,13 @@ mod tests {
         s
     }
 
-    /// `t`'s escaped UTF-8 (no quotes) through every transcoder this CPU can
-    /// run, all checked to agree and to write nothing past their end.
+    /// `t`'s escaped UTF-8 (no quotes) through every transcoder, all agreeing.
     fn escaped_all_ways(t: Text) -> Result<Vec<u8>, SurrogateError> {
-        type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
-        let mut ways: Vec<(&str, Escape)> = vec![("fallback", escape_text_fallback), ("best", escape_text)];
-        #[cfg(target_arch = "x86_64")]
-        if crate::text::avx512_vbmi2_available() {
-            ways.push(("avx512", escape_text_avx512));
-        }
-        let room = t.units() * MAX_ESCAPED_PER_UNIT + SLACK;
-        let mut results = Vec::new();
-        for (name, escape) in ways {
-            let mut out = vec![0xEEu8; room + 64];
-            // SAFETY: the room `escape_text` needs, and 64 bytes to check.
-            let end = unsafe { escape(t, out.as_mut_ptr()) };
-            let result = end.map(|end| {
-                // SAFETY: `end` points into `out`, at or after its start.
-                let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
-                assert!(out[n.max(room)..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
-                if name == "avx512" && !matches!(t, Text::Utf8(_)) {
-                    assert!(out[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end");
-                }
-                out[..n].to_vec()
-            });
-            results.push((name, result));
-        }
+        let results = escaped_each_way(t);
         for w in results.windows(2) {
             assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
         }
-        results.pop().unwrap().1
+        results.into_iter().last().unwrap().1
     }
 
     /// Wide text as `escape_wide` writes it with and without SSSE3 blocks

@@ -625,58 +625,66 @@ pub(crate) mod utf8_avx512 {
     }
 }
 
+/// `text` as UTF-8 through each way this CPU can run, by name: the
+/// dispatching [`Text::write_utf8`], the scalar loops and the AVX-512
+/// transcoder. For tests and fuzzing; panics if one writes past its end.
+#[doc(hidden)]
+pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
+    type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
+    unsafe fn dispatch(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        t.write_utf8(dst)
+    }
+    unsafe fn scalar(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        match t {
+            Text::Utf8(_) => t.write_utf8(dst),
+            Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
+            Text::Ucs2(s) => ucs2_to_utf8(s, dst),
+            Text::Ucs4(s) => ucs4_to_utf8(s, dst),
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        let end = match t {
+            Text::Utf8(_) => return t.write_utf8(dst),
+            Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
+            Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
+            Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
+        };
+        Ok(end.offset_from(dst) as usize)
+    }
+    let mut ways: Vec<(&'static str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
+    #[cfg(target_arch = "x86_64")]
+    if avx512_vbmi2_available() {
+        ways.push(("avx512", simd));
+    }
+    let max = text.utf8_len_bounds().1;
+    let mut results = Vec::new();
+    for (name, write) in ways {
+        let mut v = vec![0xEEu8; max + 64];
+        // SAFETY: room for `utf8_len_bounds().1` bytes (and 64 to check);
+        // the AVX-512 transcoder only where the CPU has it.
+        let result = unsafe { write(text, v.as_mut_ptr()) }.map(|n| {
+            assert!(n <= max, "{name} wrote more than the bound");
+            assert!(v[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end on {text:?}");
+            v.truncate(n);
+            v
+        });
+        results.push((name, result));
+    }
+    results
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// `t` as UTF-8 through `Text::write_utf8`, checked against the scalar
-    /// loops and the AVX-512 transcoder where the CPU has it, none writing
-    /// past its end.
+    /// `t` as UTF-8 through every transcoder, all agreeing.
     fn utf8(t: Text) -> Result<Vec<u8>, SurrogateError> {
-        type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
-        unsafe fn dispatch(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-            t.write_utf8(dst)
-        }
-        unsafe fn scalar(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-            match t {
-                Text::Utf8(_) => t.write_utf8(dst),
-                Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
-                Text::Ucs2(s) => ucs2_to_utf8(s, dst),
-                Text::Ucs4(s) => ucs4_to_utf8(s, dst),
-            }
-        }
-        #[cfg(target_arch = "x86_64")]
-        unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-            let end = match t {
-                Text::Utf8(_) => return t.write_utf8(dst),
-                Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
-                Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
-                Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
-            };
-            Ok(end.offset_from(dst) as usize)
-        }
-        let mut ways: Vec<(&str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
-        #[cfg(target_arch = "x86_64")]
-        if avx512_vbmi2_available() {
-            ways.push(("avx512", simd));
-        }
-        let max = t.utf8_len_bounds().1;
-        let mut results = Vec::new();
-        for (name, write) in ways {
-            let mut v = vec![0xEEu8; max + 64];
-            // SAFETY: room for `utf8_len_bounds().1` bytes, and 64 to check.
-            let result = unsafe { write(t, v.as_mut_ptr()) }.map(|n| {
-                assert!(n <= max);
-                assert!(v[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end on {t:?}");
-                v.truncate(n);
-                v
-            });
-            results.push((name, result));
-        }
+        let results = utf8_each_way(t);
         for w in results.windows(2) {
             assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
         }
-        results.pop().unwrap().1
+        results.into_iter().last().unwrap().1
     }
 
     /// Code points at each UTF-8 length boundary.
