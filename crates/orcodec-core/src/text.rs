@@ -416,6 +416,9 @@ unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateErro
 pub(crate) trait Specials {
     /// Whether `"`, `\` and code points below 0x20 are special too.
     const JSON: bool;
+    /// The room the caller has per code unit, if more than its UTF-8 needs
+    /// (JSON: an escape's six bytes); 0 otherwise.
+    const ROOM: usize;
     /// Writes special code unit `c` (an escape, or the surrogate error).
     ///
     /// # Safety
@@ -428,6 +431,7 @@ pub(crate) struct PlainUtf8;
 
 impl Specials for PlainUtf8 {
     const JSON: bool = false;
+    const ROOM: usize = 0;
     #[inline(always)]
     unsafe fn put(_c: u32, _out: *mut u8) -> Result<*mut u8, SurrogateError> {
         Err(SurrogateError)
@@ -465,11 +469,16 @@ pub(crate) fn avx512_vbmi2_available() -> bool {
 /// so text that switches between ASCII and other scripts costs no branch
 /// mispredictions: a 16- (UCS1: 32-) bit lane per Latin-1 unit, a 32-bit
 /// lane per UCS2/UCS4 unit, with the UTF-8 bytes first-lowest; the bytes that
-/// count are then packed together by one `vpcompressb` and stored with a
-/// byte mask, so nothing is written past them. The tail of a string is the
-/// same step on a masked load. A step stops before its first special unit
-/// (a surrogate, or for JSON a byte to escape), which [`Specials::put`]
-/// writes, and the next step starts after it.
+/// count are then packed together by one `vpcompressb`. Whole blocks with
+/// nothing special store all 64 bytes, which the room for the units left
+/// always holds (the bytes past the packed ones are overwritten next); the
+/// tail, and a block with a special unit (a surrogate, or for JSON a byte to
+/// escape), go through the same step on a masked load, stop before the
+/// special unit and store under a byte mask; [`Specials::put`] writes the
+/// special unit and the next step starts after it.
+///
+/// Port 5 (mask compares, `vpmultishiftqb`, `vpcompressb`, zero-extension)
+/// bounds the speed: a whole UCS2 block costs about 8 of its micro-ops.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf8_avx512 {
     use super::{SurrogateError, Specials};
@@ -479,6 +488,8 @@ pub(crate) mod utf8_avx512 {
     pub(crate) trait Wide: Copy + Into<u32> {
         /// Whether a unit can be beyond U+FFFF (and take four bytes).
         const ASTRAL: bool;
+        /// The most UTF-8 bytes a unit takes.
+        const MAX_UTF8: usize;
         /// The units of `lanes` (a bit per unit) at `p` in 32-bit lanes, the
         /// others zero.
         ///
@@ -489,6 +500,7 @@ pub(crate) mod utf8_avx512 {
 
     impl Wide for u16 {
         const ASTRAL: bool = false;
+        const MAX_UTF8: usize = 3;
         #[inline(always)]
         unsafe fn load16(p: *const u16, lanes: __mmask16) -> __m512i {
             // SAFETY: a masked load touches only the units in `lanes`.
@@ -498,6 +510,7 @@ pub(crate) mod utf8_avx512 {
 
     impl Wide for u32 {
         const ASTRAL: bool = true;
+        const MAX_UTF8: usize = 4;
         #[inline(always)]
         unsafe fn load16(p: *const u32, lanes: __mmask16) -> __m512i {
             // SAFETY: a masked load touches only the units in `lanes`.
@@ -511,55 +524,97 @@ pub(crate) mod utf8_avx512 {
         _bzhi_u64(u64::MAX, n.min(bits as usize) as u32)
     }
 
-    /// UCS2/UCS4 units to UTF-8 at `out`, 16 at a time; returns the new end.
-    ///
-    /// # Safety
-    /// `out` has room for 3 (UCS2) or 4 (UCS4) bytes per unit, or what
-    /// `S::put` needs per unit if that is more; the CPU has AVX-512 F, BW,
-    /// VL, VBMI, VBMI2, BMI2 and POPCNT ([`super::avx512_vbmi2_available`]).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
-    pub(crate) unsafe fn wide<T: Wide, S: Specials>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
-        let n = src.len();
-        let p = src.as_ptr();
+    /// The UTF-8 of the code points in the 32-bit lanes of `c` (none a
+    /// surrogate), first byte lowest, the rest of each lane zero.
+    #[inline(always)]
+    unsafe fn encode16<T: Wide>(c: __m512i) -> __m512i {
         let splat = _mm512_set1_epi32;
         // vpmultishiftqb picks, for each byte of a 64-bit word, the eight
         // bits from a given offset: in each 32-bit lane, bits 18.., 12..,
         // 6.. and 0.. of the code point, the payloads of a four-byte form,
-        // first-lowest; masked to six bits below.
+        // first-lowest; masked to six bits each. The shorter forms are its
+        // last three or two bytes, with their length's marks.
         let spread = _mm512_set1_epi64(0x2026_2c32_0006_0c12);
+        let payload = _mm512_and_si512(_mm512_multishift_epi64_epi8(spread, c), splat(0x3F3F_3F3F));
+        let mut utf8 =
+            _mm512_mask_or_epi32(c, _mm512_cmpgt_epu32_mask(c, splat(0x7F)), _mm512_srli_epi32::<16>(payload), splat(0x80C0));
+        utf8 = _mm512_mask_or_epi32(
+            utf8,
+            _mm512_cmpgt_epu32_mask(c, splat(0x7FF)),
+            _mm512_srli_epi32::<8>(payload),
+            splat(0x80_80E0),
+        );
+        if T::ASTRAL {
+            utf8 = _mm512_mask_or_epi32(utf8, _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)), payload, splat(0x8080_80F0u32 as i32));
+        }
+        utf8
+    }
+
+    /// The lanes of `lanes` whose code point `S` must write itself: lone
+    /// surrogates, and for JSON the ASCII to escape.
+    #[inline(always)]
+    unsafe fn special16<S: Specials>(c: __m512i, lanes: __mmask16) -> __mmask16 {
+        let splat = _mm512_set1_epi32;
+        let mut special = _mm512_mask_cmpeq_epi32_mask(lanes, _mm512_and_si512(c, splat(!0x7FF)), splat(0xD800));
+        if S::JSON {
+            special |= _mm512_mask_cmplt_epu32_mask(lanes, c, splat(0x20))
+                | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'"' as i32))
+                | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'\\' as i32));
+        }
+        special
+    }
+
+    /// UCS2/UCS4 units to UTF-8 at `out`, 16 at a time; returns the new end.
+    ///
+    /// # Safety
+    /// `out` has room for `T::MAX_UTF8` bytes per unit, or `S::ROOM` if that
+    /// is more; the CPU has AVX-512 F, BW, VL, VBMI, VBMI2, BMI2 and POPCNT
+    /// ([`super::avx512_vbmi2_available`]).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+    pub(crate) unsafe fn wide<T: Wide, S: Specials>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        let n = src.len();
+        let p = src.as_ptr();
+        let ones = _mm512_set1_epi32(1);
+        // Units left from which a whole 64-byte store fits the room left
+        // (at least `room` per unit left, as at most that much was written
+        // per unit so far).
+        let room = if S::ROOM > T::MAX_UTF8 { S::ROOM } else { T::MAX_UTF8 };
+        let whole = (64 + room - 1) / room;
+        let whole = if whole > 16 { whole } else { 16 };
         let mut i = 0;
         while i < n {
+            // Whole blocks without a special unit: no lane masks, and the
+            // packed bytes stored whole (the ones past them are scribbles
+            // in the room, overwritten next).
+            while n - i >= whole {
+                // SAFETY: units `i..i + 16` are in `src`.
+                let c = T::load16(p.add(i), 0xFFFF);
+                if special16::<S>(c, 0xFFFF) != 0 {
+                    break;
+                }
+                let utf8 = encode16::<T>(c);
+                // Every used byte is nonzero but an ASCII NUL: with bit 0
+                // of each lane set, a byte test finds them all.
+                let bytes = _mm512_test_epi8_mask(_mm512_or_si512(utf8, ones), _mm512_or_si512(utf8, ones));
+                // SAFETY: 64 bytes fit the room left (see `whole`).
+                _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
+                out = out.add(bytes.count_ones() as usize);
+                i += 16;
+            }
+            if i == n {
+                break;
+            }
+            // The tail, or a block with a special unit: up to 16 units on a
+            // masked load, stopping before the first special one, which
+            // `S::put` writes; the bytes are stored under a mask.
             let lanes = first(n - i, 16) as __mmask16;
             // SAFETY: the units of `lanes` are `i..min(n, i + 16)`.
             let c = T::load16(p.add(i), lanes);
-            let mut special =
-                _mm512_mask_cmpeq_epi32_mask(lanes, _mm512_and_si512(c, splat(!0x7FF)), splat(0xD800));
-            if S::JSON {
-                special |= _mm512_mask_cmplt_epu32_mask(lanes, c, splat(0x20))
-                    | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'"' as i32))
-                    | _mm512_mask_cmpeq_epi32_mask(lanes, c, splat(b'\\' as i32));
-            }
+            let special = special16::<S>(c, lanes);
             // The lanes before the first special one (all of them if none).
             let take = lanes & special.wrapping_sub(1) & !special;
-            let payload = _mm512_and_si512(_mm512_multishift_epi64_epi8(spread, c), splat(0x3F3F_3F3F));
-            let mut utf8 = _mm512_mask_or_epi32(
-                c,
-                _mm512_cmpgt_epu32_mask(c, splat(0x7F)),
-                _mm512_srli_epi32::<16>(payload),
-                splat(0x80C0),
-            );
-            utf8 = _mm512_mask_or_epi32(
-                utf8,
-                _mm512_cmpgt_epu32_mask(c, splat(0x7FF)),
-                _mm512_srli_epi32::<8>(payload),
-                splat(0x80_80E0),
-            );
-            if T::ASTRAL {
-                utf8 = _mm512_mask_or_epi32(utf8, _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)), payload, splat(0x8080_80F0u32 as i32));
-            }
-            // Every used byte is nonzero but an ASCII NUL: set bit 0 of
-            // each taken lane so its first byte counts; other lanes are 0.
-            let marked = _mm512_maskz_or_epi32(take, utf8, splat(1));
+            let utf8 = encode16::<T>(c);
+            let marked = _mm512_maskz_or_epi32(take, utf8, ones);
             let bytes = _mm512_test_epi8_mask(marked, marked);
             let len = bytes.count_ones() as usize;
             // SAFETY: `len` bytes, the UTF-8 of the taken units, within the
@@ -580,38 +635,68 @@ pub(crate) mod utf8_avx512 {
     /// Latin-1 units to UTF-8 at `out`, 32 at a time; returns the new end.
     ///
     /// # Safety
-    /// `out` has room for 2 bytes per unit, or what `S::put` needs per unit
-    /// if that is more; the CPU has what [`wide`] needs.
+    /// `out` has room for 2 bytes per unit, or `S::ROOM` if that is more;
+    /// the CPU has what [`wide`] needs.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
     pub(crate) unsafe fn ucs1<S: Specials>(src: &[u8], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
         let n = src.len();
         let p = src.as_ptr();
-        let splat = _mm512_set1_epi16;
-        let mut i = 0;
-        while i < n {
-            let lanes = first(n - i, 32) as __mmask32;
-            // SAFETY: a masked load touches only bytes `i..min(n, i + 32)`.
-            let c = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(lanes, p.add(i) as *const i8));
-            let mut special: __mmask32 = 0;
-            if S::JSON {
-                special = _mm512_mask_cmplt_epu16_mask(lanes, c, splat(0x20))
-                    | _mm512_mask_cmpeq_epi16_mask(lanes, c, splat(b'"' as i16))
-                    | _mm512_mask_cmpeq_epi16_mask(lanes, c, splat(b'\\' as i16));
+        // The lanes of `lanes` holding a byte JSON escapes.
+        #[inline(always)]
+        unsafe fn special32<S: Specials>(c: __m256i, lanes: __mmask32) -> __mmask32 {
+            if !S::JSON {
+                return 0;
             }
-            let take = lanes & special.wrapping_sub(1) & !special;
-            // 0x80..0xFF: 110000xx 10xxxxxx, first-lowest.
-            let high = _mm512_cmpgt_epu16_mask(c, splat(0x7F));
+            let splat = _mm256_set1_epi8;
+            _mm256_mask_cmplt_epu8_mask(lanes, c, splat(0x20))
+                | _mm256_mask_cmpeq_epi8_mask(lanes, c, splat(b'"' as i8))
+                | _mm256_mask_cmpeq_epi8_mask(lanes, c, splat(b'\\' as i8))
+        }
+        // Each unit in a 16-bit lane as its UTF-8, first byte lowest:
+        // 0x80..0xFF become 110000xx 10xxxxxx.
+        #[inline(always)]
+        unsafe fn encode32(c: __m256i) -> __m512i {
+            let splat = _mm512_set1_epi16;
+            let wide = _mm512_cvtepu8_epi16(c);
             let pair = _mm512_or_si512(
-                _mm512_or_si512(_mm512_srli_epi16::<6>(c), _mm512_slli_epi16::<8>(_mm512_and_si512(c, splat(0x3F)))),
+                _mm512_or_si512(_mm512_srli_epi16::<6>(wide), _mm512_slli_epi16::<8>(_mm512_and_si512(wide, splat(0x3F)))),
                 splat(0x80C0u16 as i16),
             );
-            let utf8 = _mm512_mask_mov_epi16(c, high, pair);
-            // Each taken lane's first byte, and its second where it is high.
+            _mm512_mask_mov_epi16(wide, _mm256_movepi8_mask(c), pair)
+        }
+        let mut i = 0;
+        while i < n {
+            // Whole blocks without a byte to escape, stored whole (the bytes
+            // past the packed ones are scribbles in the room).
+            while n - i >= 32 {
+                // SAFETY: bytes `i..i + 32` are in `src`.
+                let c = _mm256_loadu_si256(p.add(i) as *const __m256i);
+                if special32::<S>(c, !0) != 0 {
+                    break;
+                }
+                // Each lane's first byte, and its second where it is high.
+                let high = _mm256_movemask_epi8(c) as u32 as u64;
+                let bytes = 0x5555_5555_5555_5555 | _pdep_u64(high, 0xAAAA_AAAA_AAAA_AAAA);
+                // SAFETY: 64 bytes fit: at least 2 per unit left, 32 left.
+                _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, encode32(c)));
+                out = out.add(32 + high.count_ones() as usize);
+                i += 32;
+            }
+            if i == n {
+                break;
+            }
+            // The tail, or a block with a byte to escape: as in `wide`.
+            let lanes = first(n - i, 32) as __mmask32;
+            // SAFETY: a masked load touches only bytes `i..min(n, i + 32)`.
+            let c = _mm256_maskz_loadu_epi8(lanes, p.add(i) as *const i8);
+            let special = special32::<S>(c, lanes);
+            let take = lanes & special.wrapping_sub(1) & !special;
+            let high = _mm256_movemask_epi8(c) as u32;
             let bytes = _pdep_u64(take as u64, 0x5555_5555_5555_5555) | _pdep_u64((take & high) as u64, 0xAAAA_AAAA_AAAA_AAAA);
             let len = bytes.count_ones() as usize;
             // SAFETY: `len` bytes, the UTF-8 of the taken units, within the
             // room the caller promised for them.
-            _mm512_mask_storeu_epi8(out as *mut i8, first(len, 64), _mm512_maskz_compress_epi8(bytes, utf8));
+            _mm512_mask_storeu_epi8(out as *mut i8, first(len, 64), _mm512_maskz_compress_epi8(bytes, encode32(c)));
             out = out.add(len);
             if special == 0 {
                 i += 32;
@@ -627,7 +712,8 @@ pub(crate) mod utf8_avx512 {
 
 /// `text` as UTF-8 through each way this CPU can run, by name: the
 /// dispatching [`Text::write_utf8`], the scalar loops and the AVX-512
-/// transcoder. For tests and fuzzing; panics if one writes past its end.
+/// transcoder. For tests and fuzzing; panics if one writes past the room
+/// the caller gives (`utf8_len_bounds().1` bytes).
 #[doc(hidden)]
 pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
     type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
@@ -665,7 +751,7 @@ pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Surro
         // the AVX-512 transcoder only where the CPU has it.
         let result = unsafe { write(text, v.as_mut_ptr()) }.map(|n| {
             assert!(n <= max, "{name} wrote more than the bound");
-            assert!(v[n..].iter().all(|&b| b == 0xEE), "{name} wrote past its end on {text:?}");
+            assert!(v[max..].iter().all(|&b| b == 0xEE), "{name} wrote past its room on {text:?}");
             v.truncate(n);
             v
         });
