@@ -496,6 +496,16 @@ pub(crate) mod utf8_avx512 {
         /// # Safety
         /// `p` readable for the units in `lanes`; the CPU has AVX-512 BW, VL.
         unsafe fn load16(p: *const Self, lanes: __mmask16) -> __m512i;
+        /// Units [`any_special`](Wide::any_special) checks: 16 or 32.
+        const CHECKED: usize;
+        /// Whether any of the `CHECKED` units at `p` is special to `S`.
+        ///
+        /// # Safety
+        /// `p` readable for `CHECKED` units; the CPU has AVX-512 F, BW.
+        #[inline(always)]
+        unsafe fn any_special<S: Specials>(p: *const Self) -> bool {
+            special16::<S>(Self::load16(p, 0xFFFF), 0xFFFF) != 0
+        }
     }
 
     impl Wide for u16 {
@@ -505,6 +515,19 @@ pub(crate) mod utf8_avx512 {
         unsafe fn load16(p: *const u16, lanes: __mmask16) -> __m512i {
             // SAFETY: a masked load touches only the units in `lanes`.
             _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, p as *const i16))
+        }
+        const CHECKED: usize = 32;
+        #[inline(always)]
+        unsafe fn any_special<S: Specials>(p: *const u16) -> bool {
+            let splat = _mm512_set1_epi16;
+            let v = _mm512_loadu_si512(p as *const __m512i);
+            let mut special = _mm512_cmpeq_epi16_mask(_mm512_and_si512(v, splat(0xF800u16 as i16)), splat(0xD800u16 as i16));
+            if S::JSON {
+                special |= _mm512_cmplt_epu16_mask(v, splat(0x20))
+                    | _mm512_cmpeq_epi16_mask(v, splat(b'"' as i16))
+                    | _mm512_cmpeq_epi16_mask(v, splat(b'\\' as i16));
+            }
+            special != 0
         }
     }
 
@@ -516,6 +539,7 @@ pub(crate) mod utf8_avx512 {
             // SAFETY: a masked load touches only the units in `lanes`.
             _mm512_maskz_loadu_epi32(lanes, p as *const i32)
         }
+        const CHECKED: usize = 16;
     }
 
     /// The mask of the first `n` (at most `bits`) of `bits` lanes.
@@ -586,6 +610,26 @@ pub(crate) mod utf8_avx512 {
             // Whole blocks without a special unit: no lane masks, and the
             // packed bytes stored whole (the ones past them are scribbles
             // in the room, overwritten next).
+            // UCS2 checks 32 units at once in 16-bit lanes (half the mask
+            // compares of checking them in 32-bit ones), then writes them as
+            // two blocks.
+            // (The last block needs `whole` units left from its own start.)
+            while n - i >= T::CHECKED - 16 + whole {
+                // SAFETY: units `i..i + T::CHECKED` are in `src`.
+                if T::any_special::<S>(p.add(i)) {
+                    break;
+                }
+                for half in 0..T::CHECKED / 16 {
+                    // SAFETY: as just above.
+                    let c = T::load16(p.add(i + 16 * half), 0xFFFF);
+                    let utf8 = encode16::<T>(c);
+                    let bytes = _mm512_test_epi8_mask(_mm512_or_si512(utf8, ones), _mm512_or_si512(utf8, ones));
+                    // SAFETY: 64 bytes fit the room left (see `whole`).
+                    _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
+                    out = out.add(bytes.count_ones() as usize);
+                }
+                i += T::CHECKED;
+            }
             while n - i >= whole {
                 // SAFETY: units `i..i + 16` are in `src`.
                 let c = T::load16(p.add(i), 0xFFFF);
