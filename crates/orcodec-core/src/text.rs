@@ -496,15 +496,23 @@ pub(crate) mod utf8_avx512 {
         /// # Safety
         /// `p` readable for the units in `lanes`; the CPU has AVX-512 BW, VL.
         unsafe fn load16(p: *const Self, lanes: __mmask16) -> __m512i;
-        /// Units [`any_special`](Wide::any_special) checks: 16 or 32.
-        const CHECKED: usize;
-        /// Whether any of the `CHECKED` units at `p` is special to `S`.
+        /// Units [`whole_block`](Wide::whole_block) takes: 16 or 32.
+        const BLOCK: usize;
+        /// If none of the `BLOCK` units at `p` is special to `S`, writes
+        /// their UTF-8 at `out` and returns its length; else writes nothing.
+        /// May store up to `BLOCK * 4` bytes at `out` (fewer for UCS2, see
+        /// [`wide`]).
         ///
         /// # Safety
-        /// `p` readable for `CHECKED` units; the CPU has AVX-512 F, BW.
+        /// `p` readable for `BLOCK` units, room at `out` for what it stores;
+        /// the caller is compiled for what [`wide`] needs.
         #[inline(always)]
-        unsafe fn any_special<S: Specials>(p: *const Self) -> bool {
-            special16::<S>(Self::load16(p, 0xFFFF), 0xFFFF) != 0
+        unsafe fn whole_block<S: Specials>(p: *const Self, out: *mut u8) -> Option<usize> {
+            let c = Self::load16(p, 0xFFFF);
+            if special16::<S>(c, 0xFFFF) != 0 {
+                return None;
+            }
+            Some(pack16::<Self>(c, out))
         }
     }
 
@@ -516,10 +524,18 @@ pub(crate) mod utf8_avx512 {
             // SAFETY: a masked load touches only the units in `lanes`.
             _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, p as *const i16))
         }
-        const CHECKED: usize = 32;
+        const BLOCK: usize = 32;
+        /// The 32 units in 16-bit lanes: one check for specials (half the
+        /// mask compares of checking them in 32-bit lanes); a block of
+        /// units all below U+0800 (Cyrillic, Greek, Hebrew, Arabic... with
+        /// ASCII) is encoded in those lanes and packed by one `vpcompressb`,
+        /// a block all of three bytes (CJK) is interleaved by two fixed
+        /// `vpermt2b`, and any other goes as two blocks of 16 in 32-bit
+        /// lanes. Stores at most 96 bytes (the three-byte case, exactly).
         #[inline(always)]
-        unsafe fn any_special<S: Specials>(p: *const u16) -> bool {
+        unsafe fn whole_block<S: Specials>(p: *const u16, out: *mut u8) -> Option<usize> {
             let splat = _mm512_set1_epi16;
+            // SAFETY: the caller's promise: 32 units readable at `p`.
             let v = _mm512_loadu_si512(p as *const __m512i);
             let mut special = _mm512_cmpeq_epi16_mask(_mm512_and_si512(v, splat(0xF800u16 as i16)), splat(0xD800u16 as i16));
             if S::JSON {
@@ -527,9 +543,68 @@ pub(crate) mod utf8_avx512 {
                     | _mm512_cmpeq_epi16_mask(v, splat(b'"' as i16))
                     | _mm512_cmpeq_epi16_mask(v, splat(b'\\' as i16));
             }
-            special != 0
+            if special != 0 {
+                return None;
+            }
+            let long = _mm512_cmpgt_epu16_mask(v, splat(0x7FF));
+            let low6 = _mm512_and_si512(v, splat(0x3F));
+            if long == 0 {
+                // One or two bytes each: 110xxxxx 10xxxxxx first-lowest
+                // where above 0x7F, the unit itself elsewhere.
+                let high = _mm512_cmpgt_epu16_mask(v, splat(0x7F));
+                let pair = _mm512_or_si512(
+                    _mm512_or_si512(_mm512_srli_epi16::<6>(v), _mm512_slli_epi16::<8>(low6)),
+                    splat(0x80C0u16 as i16),
+                );
+                let utf8 = _mm512_mask_mov_epi16(v, high, pair);
+                let bytes = 0x5555_5555_5555_5555 | _pdep_u64(high as u64, 0xAAAA_AAAA_AAAA_AAAA);
+                // SAFETY: at most 64 bytes, within the caller's room.
+                _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
+                return Some(32 + high.count_ones() as usize);
+            }
+            if long == !0 {
+                // Three bytes each: 1110xxxx 10xxxxxx in one 16-bit lane,
+                // 10xxxxxx in another vector, interleaved by fixed tables.
+                let lead = _mm512_or_si512(
+                    _mm512_or_si512(_mm512_srli_epi16::<12>(v), _mm512_and_si512(_mm512_slli_epi16::<2>(v), splat(0x3F00))),
+                    splat(0x80E0u16 as i16),
+                );
+                let last = _mm512_or_si512(low6, splat(0x80));
+                let table = |k: usize| _mm512_loadu_si512(THREE_BYTE_PERMUTES[k].as_ptr() as *const __m512i);
+                // SAFETY: 96 bytes, the UTF-8 of the 32 units, within the
+                // caller's room.
+                _mm512_storeu_si512(out as *mut __m512i, _mm512_permutex2var_epi8(lead, table(0), last));
+                _mm256_storeu_si256(
+                    out.add(64) as *mut __m256i,
+                    _mm512_castsi512_si256(_mm512_permutex2var_epi8(lead, table(1), last)),
+                );
+                return Some(96);
+            }
+            // (Zero-extended from memory again: cheaper than extracting the
+            // upper half.)
+            let len = pack16::<u16>(Self::load16(p, 0xFFFF), out);
+            Some(len + pack16::<u16>(Self::load16(p.add(16), 0xFFFF), out.add(len)))
         }
     }
+
+    /// `vpermt2b` tables interleaving 32 three-byte sequences: output byte
+    /// `j` (64 per table) is byte `j % 3` of unit `j / 3`: its first two
+    /// from the lead vector (bytes `2u`, `2u + 1`), its last from the other
+    /// (byte `2u`, bit 6 of the index choosing it).
+    static THREE_BYTE_PERMUTES: [[u8; 64]; 2] = {
+        let mut tables = [[0u8; 64]; 2];
+        let mut j = 0;
+        while j < 96 {
+            let (unit, byte) = (j / 3, j % 3);
+            tables[j / 64][j % 64] = match byte {
+                0 => 2 * unit,
+                1 => 2 * unit + 1,
+                _ => 64 + 2 * unit,
+            } as u8;
+            j += 1;
+        }
+        tables
+    };
 
     impl Wide for u32 {
         const ASTRAL: bool = true;
@@ -539,7 +614,7 @@ pub(crate) mod utf8_avx512 {
             // SAFETY: a masked load touches only the units in `lanes`.
             _mm512_maskz_loadu_epi32(lanes, p as *const i32)
         }
-        const CHECKED: usize = 16;
+        const BLOCK: usize = 16;
     }
 
     /// The mask of the first `n` (at most `bits`) of `bits` lanes.
@@ -572,6 +647,24 @@ pub(crate) mod utf8_avx512 {
             utf8 = _mm512_mask_or_epi32(utf8, _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)), payload, splat(0x8080_80F0u32 as i32));
         }
         utf8
+    }
+
+    /// Writes the UTF-8 of the code points in the 32-bit lanes of `c` (no
+    /// surrogate among them) at `out`, storing all 64 bytes of the packed
+    /// vector; returns the length that counts.
+    ///
+    /// # Safety
+    /// 64 bytes writable at `out`; the caller is compiled for what [`wide`]
+    /// needs.
+    #[inline(always)]
+    unsafe fn pack16<T: Wide>(c: __m512i, out: *mut u8) -> usize {
+        let utf8 = encode16::<T>(c);
+        // Every used byte is nonzero but an ASCII NUL: with bit 0 of each
+        // lane set, a byte test finds them all.
+        let marked = _mm512_or_si512(utf8, _mm512_set1_epi32(1));
+        let bytes = _mm512_test_epi8_mask(marked, marked);
+        _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
+        bytes.count_ones() as usize
     }
 
     /// The lanes of `lanes` whose code point `S` must write itself: lone
@@ -609,26 +702,17 @@ pub(crate) mod utf8_avx512 {
         while i < n {
             // Whole blocks without a special unit: no lane masks, and the
             // packed bytes stored whole (the ones past them are scribbles
-            // in the room, overwritten next).
-            // UCS2 checks 32 units at once in 16-bit lanes (half the mask
-            // compares of checking them in 32-bit ones), then writes them as
-            // two blocks.
-            // (The last block needs `whole` units left from its own start.)
-            while n - i >= T::CHECKED - 16 + whole {
-                // SAFETY: units `i..i + T::CHECKED` are in `src`.
-                if T::any_special::<S>(p.add(i)) {
-                    break;
+            // in the room, overwritten next). A UCS2 block is 32 units and
+            // needs `whole` units left from its second half's start.
+            while n - i >= T::BLOCK - 16 + whole {
+                // SAFETY: units `i..i + T::BLOCK` are in `src`; what it
+                // stores fits the room left (see `whole`, and 96 bytes for
+                // 32 UCS2 units, within 3 per unit).
+                match T::whole_block::<S>(p.add(i), out) {
+                    Some(len) => out = out.add(len),
+                    None => break,
                 }
-                for half in 0..T::CHECKED / 16 {
-                    // SAFETY: as just above.
-                    let c = T::load16(p.add(i + 16 * half), 0xFFFF);
-                    let utf8 = encode16::<T>(c);
-                    let bytes = _mm512_test_epi8_mask(_mm512_or_si512(utf8, ones), _mm512_or_si512(utf8, ones));
-                    // SAFETY: 64 bytes fit the room left (see `whole`).
-                    _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
-                    out = out.add(bytes.count_ones() as usize);
-                }
-                i += T::CHECKED;
+                i += T::BLOCK;
             }
             while n - i >= whole {
                 // SAFETY: units `i..i + 16` are in `src`.
@@ -636,13 +720,8 @@ pub(crate) mod utf8_avx512 {
                 if special16::<S>(c, 0xFFFF) != 0 {
                     break;
                 }
-                let utf8 = encode16::<T>(c);
-                // Every used byte is nonzero but an ASCII NUL: with bit 0
-                // of each lane set, a byte test finds them all.
-                let bytes = _mm512_test_epi8_mask(_mm512_or_si512(utf8, ones), _mm512_or_si512(utf8, ones));
                 // SAFETY: 64 bytes fit the room left (see `whole`).
-                _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
-                out = out.add(bytes.count_ones() as usize);
+                out = out.add(pack16::<T>(c, out));
                 i += 16;
             }
             if i == n {
