@@ -98,7 +98,7 @@ mod sse2 {
 /// their count in bits 16..; a count of 0 marks the six-byte `\u00XX`.
 /// `UCS1` is for Latin-1 code units, whose bytes >= 0x80 become two UTF-8
 /// bytes; otherwise they are UTF-8 already and stay as they are.
-const fn escape_table<const UCS1: bool>() -> [u32; 256] {
+const fn escape_table<const UCS1: bool, const ESC: bool>() -> [u32; 256] {
     let mut table = [0u32; 256];
     let mut c = 0;
     while c < 256 {
@@ -109,7 +109,7 @@ const fn escape_table<const UCS1: bool>() -> [u32; 256] {
                 (1 << 16) | c as u32
             }
         } else {
-            match ESCAPE[c] {
+            match if ESC { ESCAPE[c] } else { 0 } {
                 0 => (1 << 16) | c as u32,
                 b'u' => 0,
                 e => (2 << 16) | ((e as u32) << 8) | b'\\' as u32,
@@ -120,8 +120,10 @@ const fn escape_table<const UCS1: bool>() -> [u32; 256] {
     table
 }
 
-static UTF8_ESCAPED: [u32; 256] = escape_table::<false>();
-static UCS1_ESCAPED: [u32; 256] = escape_table::<true>();
+static UTF8_ESCAPED: [u32; 256] = escape_table::<false, true>();
+static UCS1_ESCAPED: [u32; 256] = escape_table::<true, true>();
+/// Latin-1 to plain UTF-8, nothing escaped (MessagePack's fallback).
+static UCS1_PLAIN: [u32; 256] = escape_table::<true, false>();
 
 /// Escapes `p[i..end]` one byte at a time through `table`: a load, a two-byte
 /// store and an add per byte, with no branch but for the rare `\u00XX`, so
@@ -475,7 +477,7 @@ unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
 unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
     if SSSE3 {
-        return escape_wide_ssse3(src, out);
+        return escape_wide_ssse3::<T, true>(src, out);
     }
     let n = src.len();
     let p = src.as_ptr();
@@ -488,7 +490,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
         if c >= 0x80 && i >= blocks_from && n - i >= 8 {
             // Eight units that all take two (or, with SSSE3, all three)
             // bytes: a whole run of Cyrillic or CJK text goes eight at a time.
-            let written = T::multibyte8::<SSSE3>(p.add(i), out);
+            let written = T::multibyte8::<SSSE3, true>(p.add(i), out);
             if written != 0 {
                 i += 8;
                 out = out.add(written);
@@ -498,7 +500,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
         }
         if c < 0x80 {
             if n - i >= 8 {
-                let k = T::clean_ascii8(p.add(i), out);
+                let k = T::clean_ascii8::<true>(p.add(i), out);
                 if k > 0 {
                     i += k;
                     out = out.add(k);
@@ -552,7 +554,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
 /// As [`escape_wide`], and the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_wide_ssse3<T: WideUnit, const ESC: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
@@ -560,7 +562,7 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
         let c = (*p.add(i)).to_u32();
         if c < 0x80 && n - i >= 8 {
             // ASCII: as much of the next eight as is clean, then on.
-            let clean = T::clean_ascii8(p.add(i), out);
+            let clean = T::clean_ascii8::<ESC>(p.add(i), out);
             if clean > 0 {
                 i += clean;
                 out = out.add(clean);
@@ -569,21 +571,21 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
         } else if c >= 0x80 && n - i >= 4 {
             if n - i >= 8 {
                 // Eight units of two bytes with ASCII between, or of three.
-                let written = T::multibyte8::<true>(p.add(i), out);
+                let written = T::multibyte8::<true, ESC>(p.add(i), out);
                 if written != 0 {
                     i += 8;
                     out = out.add(written);
                     continue;
                 }
             }
-            match encode4::<T>(T::load4(p.add(i)), out) {
+            match encode4::<T, ESC>(T::load4(p.add(i)), out) {
                 Ok((written, lengths)) => {
                     i += 4;
                     out = out.add(written);
                     // A run of three-byte text goes on eight units at a time.
                     if lengths == ALL_THREE_BYTE {
                         while n - i >= 8 {
-                            let written = T::multibyte8::<true>(p.add(i), out);
+                            let written = T::multibyte8::<true, ESC>(p.add(i), out);
                             if written == 0 {
                                 break;
                             }
@@ -597,14 +599,14 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
                     // The units before the first refused one, and it, one
                     // by one, so the next try starts past it.
                     for k in 0..=refused {
-                        out = escape_unit((*p.add(i + k)).to_u32(), out)?;
+                        out = escape_unit::<ESC>((*p.add(i + k)).to_u32(), out)?;
                     }
                     i += refused + 1;
                     continue;
                 }
             }
         }
-        out = escape_unit(c, out)?;
+        out = escape_unit::<ESC>(c, out)?;
         i += 1;
     }
     Ok(out)
@@ -615,9 +617,9 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
 /// # Safety
 /// `out` must have room for 6 bytes.
 #[inline(always)]
-unsafe fn escape_unit(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_unit<const ESC: bool>(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     if c < 0x80 {
-        if ESCAPE[c as usize] != 0 {
+        if ESC && ESCAPE[c as usize] != 0 {
             return Ok(put_escape(out, c as u8));
         }
         *out = c as u8;
@@ -638,16 +640,16 @@ unsafe fn escape_unit(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
 /// `out` writable for 16 bytes; the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn encode4<T: WideUnit>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
+unsafe fn encode4<T: WideUnit, const ESC: bool>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
     use core::arch::x86_64::*;
     let splat = _mm_set1_epi32;
-    let refused = _mm_or_si128(
-        _mm_or_si128(_mm_cmplt_epi32(c, splat(0x20)), _mm_cmpeq_epi32(c, splat(b'"' as i32))),
-        _mm_or_si128(
-            _mm_cmpeq_epi32(c, splat(b'\\' as i32)),
-            _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800)),
-        ),
-    );
+    let mut refused = _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800));
+    if ESC {
+        refused = _mm_or_si128(
+            _mm_or_si128(_mm_cmplt_epi32(c, splat(0x20)), _mm_cmpeq_epi32(c, splat(b'"' as i32))),
+            _mm_or_si128(_mm_cmpeq_epi32(c, splat(b'\\' as i32)), refused),
+        );
+    }
     let refused = _mm_movemask_ps(_mm_castsi128_ps(refused));
     if refused != 0 {
         return Err(refused.trailing_zeros() as usize);
@@ -761,8 +763,31 @@ unsafe fn escape_wide_with_ssse3<T: WideUnit>(src: &[T], out: *mut u8) -> Result
     escape_wide::<T, true>(src, out)
 }
 
+/// UCS2/UCS4 units to plain UTF-8 (nothing escaped, lone surrogates
+/// refused) through the SSSE3 steps of [`escape_wide`]: MessagePack's
+/// transcoder where the CPU lacks AVX-512 VBMI2.
+///
+/// # Safety
+/// `out` has room for 3 (UCS2) or 4 (UCS4) bytes per unit plus
+/// [`crate::text::WRITE_SLACK`]; the CPU has SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+pub(crate) unsafe fn utf8_wide_ssse3<T: WideUnit>(src: &[T], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    escape_wide_ssse3::<T, false>(src, out)
+}
+
+/// Latin-1 to plain UTF-8 (nothing escaped) through the blocks and byte
+/// table of [`escape_ucs1`]: MessagePack's transcoder where the CPU lacks
+/// AVX-512 VBMI2. Returns the new end.
+///
+/// # Safety
+/// `out` has room for 2 bytes per unit.
+pub(crate) unsafe fn utf8_ucs1_plain(src: &[u8], out: *mut u8) -> *mut u8 {
+    escape_blocks::<true>(src, 0, out, &UCS1_PLAIN)
+}
+
 /// A UCS2 or UCS4 code unit.
-trait WideUnit: Copy {
+pub(crate) trait WideUnit: Copy {
     /// Whether a unit can be beyond U+FFFF.
     const ASTRAL: bool;
     fn to_u32(self) -> u32;
@@ -771,7 +796,7 @@ trait WideUnit: Copy {
     ///
     /// # Safety
     /// `p` readable for eight units, `out` writable for eight bytes.
-    unsafe fn clean_ascii8(p: *const Self, out: *mut u8) -> usize;
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const Self, out: *mut u8) -> usize;
     /// The four units at `p` in 32-bit lanes.
     ///
     /// # Safety
@@ -787,7 +812,7 @@ trait WideUnit: Copy {
     /// `p` readable for eight units, `out` writable for 32 bytes, and
     /// `SSSE3` only where the CPU has it (and the caller is compiled for it).
     #[inline(always)]
-    unsafe fn multibyte8<const SSSE3: bool>(_p: *const Self, _out: *mut u8) -> usize {
+    unsafe fn multibyte8<const SSSE3: bool, const ESC: bool>(_p: *const Self, _out: *mut u8) -> usize {
         0
     }
 }
@@ -805,7 +830,7 @@ impl WideUnit for u16 {
         _mm_unpacklo_epi16(_mm_loadl_epi64(p as *const __m128i), _mm_setzero_si128())
     }
     #[inline(always)]
-    unsafe fn multibyte8<const SSSE3: bool>(p: *const u16, out: *mut u8) -> usize {
+    unsafe fn multibyte8<const SSSE3: bool, const ESC: bool>(p: *const u16, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -833,7 +858,7 @@ impl WideUnit for u16 {
                         _mm_cmplt_epi16(v, _mm_set1_epi16(0x20)),
                         _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(b'"' as i16)), _mm_cmpeq_epi16(v, _mm_set1_epi16(b'\\' as i16))),
                     );
-                    if _mm_movemask_epi8(escaped) != 0 {
+                    if ESC && _mm_movemask_epi8(escaped) != 0 {
                         return 0;
                     }
                     let ascii_lanes = _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7F)), zero);
@@ -875,7 +900,7 @@ impl WideUnit for u16 {
         0
     }
     #[inline(always)]
-    unsafe fn clean_ascii8(p: *const u16, out: *mut u8) -> usize {
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const u16, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -884,12 +909,20 @@ impl WideUnit for u16 {
             // unit still has its top bit set in its byte.
             let bytes = _mm_packus_epi16(v, v);
             _mm_storel_epi64(out as *mut __m128i, bytes);
-            let mask = sse2::special::<true>(bytes) & 0xFF;
+            // (The pack is signed: units from 0x8000 become 0, which the
+            // escape check stops at as a control; without it, test the
+            // units themselves.)
+            let mask = if ESC {
+                sse2::special::<true>(bytes)
+            } else {
+                let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16)), _mm_setzero_si128());
+                !(_mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32)
+            } & 0xFF;
             if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            clean_ascii8_scalar(p, out)
+            clean_ascii8_scalar::<_, ESC>(p, out)
         }
     }
 }
@@ -906,7 +939,7 @@ impl WideUnit for u32 {
         core::arch::x86_64::_mm_loadu_si128(p as *const core::arch::x86_64::__m128i)
     }
     #[inline(always)]
-    unsafe fn clean_ascii8(p: *const u32, out: *mut u8) -> usize {
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const u32, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -917,12 +950,12 @@ impl WideUnit for u32 {
             let halves = _mm_packs_epi32(a, b);
             let bytes = _mm_packus_epi16(halves, halves);
             _mm_storel_epi64(out as *mut __m128i, bytes);
-            let mask = sse2::special::<true>(bytes) & 0xFF;
+            let mask = if ESC { sse2::special::<true>(bytes) } else { _mm_movemask_epi8(bytes) as u32 } & 0xFF;
             if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            clean_ascii8_scalar(p, out)
+            clean_ascii8_scalar::<_, ESC>(p, out)
         }
     }
 }
@@ -949,10 +982,10 @@ const THREE_BYTE_SHUFFLES: [[u8; 16]; 4] = {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-unsafe fn clean_ascii8_scalar<T: WideUnit>(p: *const T, out: *mut u8) -> usize {
+unsafe fn clean_ascii8_scalar<T: WideUnit, const ESC: bool>(p: *const T, out: *mut u8) -> usize {
     for k in 0..8 {
         let c = (*p.add(k)).to_u32();
-        if c >= 0x80 || ESCAPE[c as usize] != 0 {
+        if c >= 0x80 || (ESC && ESCAPE[c as usize] != 0) {
             return k;
         }
         *out.add(k) = c as u8;
@@ -1078,7 +1111,7 @@ impl Specials for JsonEscapes {
     const ROOM: usize = MAX_ESCAPED_PER_UNIT;
     #[inline(always)]
     unsafe fn put(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
-        escape_unit(c, out)
+        escape_unit::<true>(c, out)
     }
 }
 
