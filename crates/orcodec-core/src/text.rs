@@ -721,7 +721,7 @@ pub(crate) mod utf8_avx512 {
         // (at least `room` per unit left, as at most that much was written
         // per unit so far).
         let room = if S::ROOM > T::MAX_UTF8 { S::ROOM } else { T::MAX_UTF8 };
-        let whole = (64 + room - 1) / room;
+        let whole = 64usize.div_ceil(room);
         let whole = if whole > 16 { whole } else { 16 };
         let mut i = 0;
         while i < n {
