@@ -587,15 +587,16 @@ pub(crate) mod utf8_avx512 {
                 _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(bytes, utf8));
                 return Some(32 + high.count_ones() as usize);
             }
+            // 1110xxxx 10xxxxxx of each unit in its 16-bit lane, and the
+            // last byte 10xxxxxx in another vector.
+            let lead = _mm512_or_si512(
+                _mm512_or_si512(_mm512_srli_epi16::<12>(v), _mm512_and_si512(_mm512_slli_epi16::<2>(v), splat(0x3F00))),
+                splat(0x80E0u16 as i16),
+            );
+            let last = _mm512_or_si512(low6, splat(0x80));
+            let table = |k: usize| _mm512_loadu_si512(THREE_BYTE_PERMUTES[k].as_ptr() as *const __m512i);
             if long == !0 {
-                // Three bytes each: 1110xxxx 10xxxxxx in one 16-bit lane,
-                // 10xxxxxx in another vector, interleaved by fixed tables.
-                let lead = _mm512_or_si512(
-                    _mm512_or_si512(_mm512_srli_epi16::<12>(v), _mm512_and_si512(_mm512_slli_epi16::<2>(v), splat(0x3F00))),
-                    splat(0x80E0u16 as i16),
-                );
-                let last = _mm512_or_si512(low6, splat(0x80));
-                let table = |k: usize| _mm512_loadu_si512(THREE_BYTE_PERMUTES[k].as_ptr() as *const __m512i);
+                // Three bytes each: interleaved by fixed tables.
                 // SAFETY: 96 bytes, the UTF-8 of the 32 units, within the
                 // caller's room.
                 _mm512_storeu_si512(out as *mut __m512i, _mm512_permutex2var_epi8(lead, table(0), last));
@@ -605,12 +606,49 @@ pub(crate) mod utf8_avx512 {
                 );
                 return Some(96);
             }
+            if _mm512_cmpgt_epu16_mask(v, splat(0x7F)) == long {
+                // ASCII and three-byte units only (Japanese, Chinese with
+                // ASCII): the same interleave, an ASCII unit's lane holding
+                // the unit itself, then the bytes of its three that count
+                // (the first; all three of a long unit) packed in two parts.
+                let first = _mm512_mask_mov_epi16(v, long, lead);
+                let low = _mm512_permutex2var_epi8(first, table(0), last);
+                let high = _mm512_permutex2var_epi8(first, table(1), last);
+                let long = long as u64;
+                let [m0, m1, m2] = THREE_BYTE_KEEP;
+                let keep_low = m0[0] | _pdep_u64(long, m1[0]) | _pdep_u64(long, m2[0]);
+                let keep_high = m0[1] | _pdep_u64(long >> 21, m1[1]) | _pdep_u64(long >> 21, m2[1]);
+                let len = keep_low.count_ones() as usize;
+                // SAFETY: at most 64 + 32 bytes (the second part is at most
+                // 32), within the caller's room.
+                _mm512_storeu_si512(out as *mut __m512i, _mm512_maskz_compress_epi8(keep_low, low));
+                _mm256_storeu_si256(
+                    out.add(len) as *mut __m256i,
+                    _mm512_castsi512_si256(_mm512_maskz_compress_epi8(keep_high, high)),
+                );
+                return Some(len + keep_high.count_ones() as usize);
+            }
             // (Zero-extended from memory again: cheaper than extracting the
             // upper half.)
             let len = pack16::<u16>(Self::load16(p, 0xFFFF), out);
             Some(len + pack16::<u16>(Self::load16(p.add(16), 0xFFFF), out.add(len)))
         }
     }
+
+    /// Which of the 96 bytes interleaved by [`THREE_BYTE_PERMUTES`] belong
+    /// to each byte position of a unit: `[first, second, third]`, each as the
+    /// bits of the first 64 and of the last 32 bytes. A unit's first byte is
+    /// always kept; its second and third only if it is long, so those masks
+    /// are `pdep` targets (units 0-20 in the first part, 21-31 in the second).
+    const THREE_BYTE_KEEP: [[u64; 2]; 3] = {
+        let mut masks = [[0u64; 2]; 3];
+        let mut j = 0;
+        while j < 96 {
+            masks[j % 3][j / 64] |= 1 << (j % 64);
+            j += 1;
+        }
+        masks
+    };
 
     /// `vpermt2b` tables interleaving 32 three-byte sequences: output byte
     /// `j` (64 per table) is byte `j % 3` of unit `j / 3`: its first two
