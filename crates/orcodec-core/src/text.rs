@@ -64,6 +64,9 @@ impl<'a> Text<'a> {
                 let end = match *self {
                     Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
                     Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
+                    // Short UCS4 (an emoji and a word) costs less through
+                    // the loop than through the vector step's setup.
+                    Text::Ucs4(s) if s.len() < 16 => return ucs4_to_utf8(s, dst),
                     Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
                     Text::Utf8(_) => unreachable!(),
                 };
