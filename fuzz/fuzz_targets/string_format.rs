@@ -1,11 +1,12 @@
 //! String writing against simple reference encoders, for every storage kind
 //! CPython uses (UTF-8/ASCII, UCS1, UCS2, UCS4): JSON escaping byte for byte,
 //! MessagePack str and bin headers, lone surrogates refused, and each result
-//! read back to the same text.
+//! read back to the same text; each transcoder on its own too (the AVX-512
+//! one where the CPU has it, and the fallbacks), against the same references.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::text::{is_surrogate, SurrogateError, Text};
+use orcodec_core::text::{self, is_surrogate, SurrogateError, Text};
 use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
 use orcodec_fuzz::{Tree, Value};
 
@@ -75,9 +76,22 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     if has_surrogate {
         assert_eq!(json_result, Err(SurrogateError));
         assert_eq!(msgpack_result, Err(SurrogateError));
+        for (name, result) in text::utf8_each_way(text).into_iter().chain(json_writer::escaped_each_way(text)) {
+            assert_eq!(result, Err(SurrogateError), "{name}");
+        }
         return;
     }
     assert_eq!((json_result, msgpack_result), (Ok(()), Ok(())));
+    // Each transcoder alone (the AVX-512 one shared by both formats, and the
+    // fallbacks for CPUs without it) agrees with the reference too.
+    let string_for_ways: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
+    for (name, result) in text::utf8_each_way(text) {
+        assert_eq!(result.as_deref(), Ok(string_for_ways.as_bytes()), "{name}");
+    }
+    let quoted = reference_json(code_points).expect("no surrogates");
+    for (name, result) in json_writer::escaped_each_way(text) {
+        assert_eq!(result.as_deref(), Ok(&quoted[1..quoted.len() - 1]), "{name}");
+    }
     let string: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
     assert_eq!(Some(json.clone()), reference_json(code_points));
     assert_eq!(json_scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));

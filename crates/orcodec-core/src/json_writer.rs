@@ -3,7 +3,9 @@
 use crate::decimal;
 use crate::emit::{items_one_by_one, Emitter};
 use crate::sink::Sink;
-use crate::text::{SurrogateError, Text};
+use crate::text::{SurrogateError, Specials, Text};
+#[cfg(target_arch = "x86_64")]
+use crate::text::utf8_avx512;
 
 /// For each byte below 0x80: 0 if it stands as it is in a JSON string, else the
 /// letter after the backslash (`u` meaning `\u00XX`).
@@ -96,7 +98,7 @@ mod sse2 {
 /// their count in bits 16..; a count of 0 marks the six-byte `\u00XX`.
 /// `UCS1` is for Latin-1 code units, whose bytes >= 0x80 become two UTF-8
 /// bytes; otherwise they are UTF-8 already and stay as they are.
-const fn escape_table<const UCS1: bool>() -> [u32; 256] {
+const fn escape_table<const UCS1: bool, const ESC: bool>() -> [u32; 256] {
     let mut table = [0u32; 256];
     let mut c = 0;
     while c < 256 {
@@ -107,7 +109,7 @@ const fn escape_table<const UCS1: bool>() -> [u32; 256] {
                 (1 << 16) | c as u32
             }
         } else {
-            match ESCAPE[c] {
+            match if ESC { ESCAPE[c] } else { 0 } {
                 0 => (1 << 16) | c as u32,
                 b'u' => 0,
                 e => (2 << 16) | ((e as u32) << 8) | b'\\' as u32,
@@ -118,8 +120,10 @@ const fn escape_table<const UCS1: bool>() -> [u32; 256] {
     table
 }
 
-static UTF8_ESCAPED: [u32; 256] = escape_table::<false>();
-static UCS1_ESCAPED: [u32; 256] = escape_table::<true>();
+static UTF8_ESCAPED: [u32; 256] = escape_table::<false, true>();
+static UCS1_ESCAPED: [u32; 256] = escape_table::<true, true>();
+/// Latin-1 to plain UTF-8, nothing escaped (MessagePack's fallback).
+static UCS1_PLAIN: [u32; 256] = escape_table::<true, false>();
 
 /// Escapes `p[i..end]` one byte at a time through `table`: a load, a two-byte
 /// store and an add per byte, with no branch but for the rare `\u00XX`, so
@@ -473,7 +477,7 @@ unsafe fn escape_ucs1(src: &[u8], out: *mut u8) -> *mut u8 {
 unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
     if SSSE3 {
-        return escape_wide_ssse3(src, out);
+        return escape_wide_ssse3::<T, true>(src, out);
     }
     let n = src.len();
     let p = src.as_ptr();
@@ -486,7 +490,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
         if c >= 0x80 && i >= blocks_from && n - i >= 8 {
             // Eight units that all take two (or, with SSSE3, all three)
             // bytes: a whole run of Cyrillic or CJK text goes eight at a time.
-            let written = T::multibyte8::<SSSE3>(p.add(i), out);
+            let written = T::multibyte8::<SSSE3, true>(p.add(i), out);
             if written != 0 {
                 i += 8;
                 out = out.add(written);
@@ -496,7 +500,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
         }
         if c < 0x80 {
             if n - i >= 8 {
-                let k = T::clean_ascii8(p.add(i), out);
+                let k = T::clean_ascii8::<true>(p.add(i), out);
                 if k > 0 {
                     i += k;
                     out = out.add(k);
@@ -550,7 +554,7 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
 /// As [`escape_wide`], and the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_wide_ssse3<T: WideUnit, const ESC: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
@@ -558,7 +562,7 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
         let c = (*p.add(i)).to_u32();
         if c < 0x80 && n - i >= 8 {
             // ASCII: as much of the next eight as is clean, then on.
-            let clean = T::clean_ascii8(p.add(i), out);
+            let clean = T::clean_ascii8::<ESC>(p.add(i), out);
             if clean > 0 {
                 i += clean;
                 out = out.add(clean);
@@ -567,21 +571,21 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
         } else if c >= 0x80 && n - i >= 4 {
             if n - i >= 8 {
                 // Eight units of two bytes with ASCII between, or of three.
-                let written = T::multibyte8::<true>(p.add(i), out);
+                let written = T::multibyte8::<true, ESC>(p.add(i), out);
                 if written != 0 {
                     i += 8;
                     out = out.add(written);
                     continue;
                 }
             }
-            match encode4::<T>(T::load4(p.add(i)), out) {
+            match encode4::<T, ESC>(T::load4(p.add(i)), out) {
                 Ok((written, lengths)) => {
                     i += 4;
                     out = out.add(written);
                     // A run of three-byte text goes on eight units at a time.
                     if lengths == ALL_THREE_BYTE {
                         while n - i >= 8 {
-                            let written = T::multibyte8::<true>(p.add(i), out);
+                            let written = T::multibyte8::<true, ESC>(p.add(i), out);
                             if written == 0 {
                                 break;
                             }
@@ -595,14 +599,14 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
                     // The units before the first refused one, and it, one
                     // by one, so the next try starts past it.
                     for k in 0..=refused {
-                        out = escape_unit((*p.add(i + k)).to_u32(), out)?;
+                        out = escape_unit::<ESC>((*p.add(i + k)).to_u32(), out)?;
                     }
                     i += refused + 1;
                     continue;
                 }
             }
         }
-        out = escape_unit(c, out)?;
+        out = escape_unit::<ESC>(c, out)?;
         i += 1;
     }
     Ok(out)
@@ -613,9 +617,9 @@ unsafe fn escape_wide_ssse3<T: WideUnit>(src: &[T], mut out: *mut u8) -> Result<
 /// # Safety
 /// `out` must have room for 6 bytes.
 #[inline(always)]
-unsafe fn escape_unit(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_unit<const ESC: bool>(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     if c < 0x80 {
-        if ESCAPE[c as usize] != 0 {
+        if ESC && ESCAPE[c as usize] != 0 {
             return Ok(put_escape(out, c as u8));
         }
         *out = c as u8;
@@ -636,16 +640,16 @@ unsafe fn escape_unit(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
 /// `out` writable for 16 bytes; the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn encode4<T: WideUnit>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
+unsafe fn encode4<T: WideUnit, const ESC: bool>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
     use core::arch::x86_64::*;
     let splat = _mm_set1_epi32;
-    let refused = _mm_or_si128(
-        _mm_or_si128(_mm_cmplt_epi32(c, splat(0x20)), _mm_cmpeq_epi32(c, splat(b'"' as i32))),
-        _mm_or_si128(
-            _mm_cmpeq_epi32(c, splat(b'\\' as i32)),
-            _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800)),
-        ),
-    );
+    let mut refused = _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800));
+    if ESC {
+        refused = _mm_or_si128(
+            _mm_or_si128(_mm_cmplt_epi32(c, splat(0x20)), _mm_cmpeq_epi32(c, splat(b'"' as i32))),
+            _mm_or_si128(_mm_cmpeq_epi32(c, splat(b'\\' as i32)), refused),
+        );
+    }
     let refused = _mm_movemask_ps(_mm_castsi128_ps(refused));
     if refused != 0 {
         return Err(refused.trailing_zeros() as usize);
@@ -759,8 +763,31 @@ unsafe fn escape_wide_with_ssse3<T: WideUnit>(src: &[T], out: *mut u8) -> Result
     escape_wide::<T, true>(src, out)
 }
 
+/// UCS2/UCS4 units to plain UTF-8 (nothing escaped, lone surrogates
+/// refused) through the SSSE3 steps of [`escape_wide`]: MessagePack's
+/// transcoder where the CPU lacks AVX-512 VBMI2.
+///
+/// # Safety
+/// `out` has room for 3 (UCS2) or 4 (UCS4) bytes per unit plus
+/// [`crate::text::WRITE_SLACK`]; the CPU has SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+pub(crate) unsafe fn utf8_wide_ssse3<T: WideUnit>(src: &[T], out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    escape_wide_ssse3::<T, false>(src, out)
+}
+
+/// Latin-1 to plain UTF-8 (nothing escaped) through the blocks and byte
+/// table of [`escape_ucs1`]: MessagePack's transcoder where the CPU lacks
+/// AVX-512 VBMI2. Returns the new end.
+///
+/// # Safety
+/// `out` has room for 2 bytes per unit.
+pub(crate) unsafe fn utf8_ucs1_plain(src: &[u8], out: *mut u8) -> *mut u8 {
+    escape_blocks::<true>(src, 0, out, &UCS1_PLAIN)
+}
+
 /// A UCS2 or UCS4 code unit.
-trait WideUnit: Copy {
+pub(crate) trait WideUnit: Copy {
     /// Whether a unit can be beyond U+FFFF.
     const ASTRAL: bool;
     fn to_u32(self) -> u32;
@@ -769,7 +796,7 @@ trait WideUnit: Copy {
     ///
     /// # Safety
     /// `p` readable for eight units, `out` writable for eight bytes.
-    unsafe fn clean_ascii8(p: *const Self, out: *mut u8) -> usize;
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const Self, out: *mut u8) -> usize;
     /// The four units at `p` in 32-bit lanes.
     ///
     /// # Safety
@@ -785,7 +812,7 @@ trait WideUnit: Copy {
     /// `p` readable for eight units, `out` writable for 32 bytes, and
     /// `SSSE3` only where the CPU has it (and the caller is compiled for it).
     #[inline(always)]
-    unsafe fn multibyte8<const SSSE3: bool>(_p: *const Self, _out: *mut u8) -> usize {
+    unsafe fn multibyte8<const SSSE3: bool, const ESC: bool>(_p: *const Self, _out: *mut u8) -> usize {
         0
     }
 }
@@ -803,7 +830,7 @@ impl WideUnit for u16 {
         _mm_unpacklo_epi16(_mm_loadl_epi64(p as *const __m128i), _mm_setzero_si128())
     }
     #[inline(always)]
-    unsafe fn multibyte8<const SSSE3: bool>(p: *const u16, out: *mut u8) -> usize {
+    unsafe fn multibyte8<const SSSE3: bool, const ESC: bool>(p: *const u16, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -831,7 +858,7 @@ impl WideUnit for u16 {
                         _mm_cmplt_epi16(v, _mm_set1_epi16(0x20)),
                         _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(b'"' as i16)), _mm_cmpeq_epi16(v, _mm_set1_epi16(b'\\' as i16))),
                     );
-                    if _mm_movemask_epi8(escaped) != 0 {
+                    if ESC && _mm_movemask_epi8(escaped) != 0 {
                         return 0;
                     }
                     let ascii_lanes = _mm_cmpeq_epi16(_mm_subs_epu16(v, _mm_set1_epi16(0x7F)), zero);
@@ -873,7 +900,7 @@ impl WideUnit for u16 {
         0
     }
     #[inline(always)]
-    unsafe fn clean_ascii8(p: *const u16, out: *mut u8) -> usize {
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const u16, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -882,12 +909,20 @@ impl WideUnit for u16 {
             // unit still has its top bit set in its byte.
             let bytes = _mm_packus_epi16(v, v);
             _mm_storel_epi64(out as *mut __m128i, bytes);
-            let mask = sse2::special::<true>(bytes) & 0xFF;
+            // (The pack is signed: units from 0x8000 become 0, which the
+            // escape check stops at as a control; without it, test the
+            // units themselves.)
+            let mask = if ESC {
+                sse2::special::<true>(bytes)
+            } else {
+                let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16)), _mm_setzero_si128());
+                !(_mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32)
+            } & 0xFF;
             if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            clean_ascii8_scalar(p, out)
+            clean_ascii8_scalar::<_, ESC>(p, out)
         }
     }
 }
@@ -904,7 +939,7 @@ impl WideUnit for u32 {
         core::arch::x86_64::_mm_loadu_si128(p as *const core::arch::x86_64::__m128i)
     }
     #[inline(always)]
-    unsafe fn clean_ascii8(p: *const u32, out: *mut u8) -> usize {
+    unsafe fn clean_ascii8<const ESC: bool>(p: *const u32, out: *mut u8) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::*;
@@ -915,12 +950,12 @@ impl WideUnit for u32 {
             let halves = _mm_packs_epi32(a, b);
             let bytes = _mm_packus_epi16(halves, halves);
             _mm_storel_epi64(out as *mut __m128i, bytes);
-            let mask = sse2::special::<true>(bytes) & 0xFF;
+            let mask = if ESC { sse2::special::<true>(bytes) } else { _mm_movemask_epi8(bytes) as u32 } & 0xFF;
             if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            clean_ascii8_scalar(p, out)
+            clean_ascii8_scalar::<_, ESC>(p, out)
         }
     }
 }
@@ -947,10 +982,10 @@ const THREE_BYTE_SHUFFLES: [[u8; 16]; 4] = {
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-unsafe fn clean_ascii8_scalar<T: WideUnit>(p: *const T, out: *mut u8) -> usize {
+unsafe fn clean_ascii8_scalar<T: WideUnit, const ESC: bool>(p: *const T, out: *mut u8) -> usize {
     for k in 0..8 {
         let c = (*p.add(k)).to_u32();
-        if c >= 0x80 || ESCAPE[c as usize] != 0 {
+        if c >= 0x80 || (ESC && ESCAPE[c as usize] != 0) {
             return k;
         }
         *out.add(k) = c as u8;
@@ -981,17 +1016,103 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
     unsafe {
         let start = out.tail();
         *start = b'"';
-        let body = start.add(1);
-        let end = match text {
-            Text::Utf8(s) => escape_utf8_from(s, 0, body),
-            Text::Ucs1(s) => escape_ucs1(s, body),
-            Text::Ucs2(s) => escape_wide_best(s, body)?,
-            Text::Ucs4(s) => escape_wide_best(s, body)?,
-        };
+        let end = escape_text(text, start.add(1))?;
         *end = b'"';
         out.advance(end.offset_from(start) as usize + 1);
     }
     Ok(())
+}
+
+/// Escapes `text` into UTF-8 at `out` with the best transcoder the CPU has:
+/// the AVX-512 one shared with MessagePack, else SSSE3 blocks or a loop.
+/// Returns the new end.
+///
+/// # Safety
+/// `out` must have room for `6 * text.units() + SLACK` bytes.
+#[inline(always)]
+unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::avx512_vbmi2_available() {
+        return escape_text_avx512(text, out);
+    }
+    escape_text_fallback(text, out)
+}
+
+/// [`escape_text`] through the AVX-512 transcoder.
+///
+/// # Safety
+/// As [`escape_text`], and the CPU has what the transcoder needs
+/// ([`crate::text::avx512_vbmi2_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    // SAFETY: 6 bytes per unit, the most that UTF-8 or an escape takes.
+    Ok(match text {
+        Text::Utf8(s) => escape_utf8_from(s, 0, out),
+        // Short Latin-1 (names, words) costs less through the byte table
+        // than through the vector step's setup (interleaved A/B: 8%).
+        Text::Ucs1(s) if s.len() < 16 => escape_ucs1(s, out),
+        Text::Ucs1(s) => utf8_avx512::ucs1::<JsonEscapes>(s, out)?,
+        Text::Ucs2(s) => utf8_avx512::wide::<u16, JsonEscapes>(s, out)?,
+        Text::Ucs4(s) => utf8_avx512::wide::<u32, JsonEscapes>(s, out)?,
+    })
+}
+
+/// [`escape_text`] for CPUs without AVX-512 VBMI2.
+///
+/// # Safety
+/// As [`escape_text`].
+#[inline(always)]
+unsafe fn escape_text_fallback(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+    Ok(match text {
+        Text::Utf8(s) => escape_utf8_from(s, 0, out),
+        Text::Ucs1(s) => escape_ucs1(s, out),
+        Text::Ucs2(s) => escape_wide_best(s, out)?,
+        Text::Ucs4(s) => escape_wide_best(s, out)?,
+    })
+}
+
+/// `text` escaped (no quotes) through each way this CPU can run, by name:
+/// the dispatching one, the fallbacks (SSSE3 or loops) and the AVX-512
+/// transcoder. For tests and fuzzing; panics if one writes past its room.
+#[doc(hidden)]
+pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
+    type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
+    let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
+    #[cfg(target_arch = "x86_64")]
+    if crate::text::avx512_vbmi2_available() {
+        ways.push(("avx512", escape_text_avx512));
+    }
+    let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
+    let mut results = Vec::new();
+    for (name, escape) in ways {
+        let mut out = vec![0xEEu8; room + 64];
+        // SAFETY: the room `escape_text` needs (and 64 bytes to check); the
+        // AVX-512 transcoder only where the CPU has it.
+        let end = unsafe { escape(text, out.as_mut_ptr()) };
+        let result = end.map(|end| {
+            // SAFETY: `end` points into `out`, at or after its start.
+            let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
+            assert!(n <= room - SLACK, "{name} wrote more than the bound");
+            assert!(out[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
+            out[..n].to_vec()
+        });
+        results.push((name, result));
+    }
+    results
+}
+
+/// JSON's special code units for the shared transcoder: the ASCII that needs
+/// an escape, and lone surrogates (refused).
+struct JsonEscapes;
+
+impl Specials for JsonEscapes {
+    const JSON: bool = true;
+    const ROOM: usize = MAX_ESCAPED_PER_UNIT;
+    #[inline(always)]
+    unsafe fn put(c: u32, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        escape_unit::<true>(c, out)
+    }
 }
 
 /// Writes ASCII text that needs no escaping, quoted.
@@ -1307,7 +1428,18 @@ mod tests {
     fn json_str(t: Text) -> String {
         let mut v = Vec::new();
         write_str(&mut v, t).unwrap();
-        String::from_utf8(v).unwrap()
+        let s = String::from_utf8(v).unwrap();
+        assert_eq!(s, format!("\"{}\"", String::from_utf8(escaped_all_ways(t).unwrap()).unwrap()));
+        s
+    }
+
+    /// `t`'s escaped UTF-8 (no quotes) through every transcoder, all agreeing.
+    fn escaped_all_ways(t: Text) -> Result<Vec<u8>, SurrogateError> {
+        let results = escaped_each_way(t);
+        for w in results.windows(2) {
+            assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
+        }
+        results.into_iter().last().unwrap().1
     }
 
     /// Wide text as `escape_wide` writes it with and without SSSE3 blocks
@@ -1570,6 +1702,68 @@ mod tests {
     fn surrogates_are_errors() {
         let mut v = Vec::new();
         assert_eq!(write_str(&mut v, Text::Ucs2(&[0x61, 0xDC00])), Err(SurrogateError));
+    }
+
+    /// Code points at each UTF-8 length boundary, escapes among them.
+    const CLASSES: [u32; 24] = [
+        0x00, 0x01, 0x08, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7E, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x7FF, 0x800,
+        0x4E2D, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0x3B1,
+    ];
+
+    /// `units` in every storage width it fits, against the reference and
+    /// through every transcoder.
+    fn check_every_width(units: &[u32]) {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        let expected = reference(&s);
+        assert_eq!(json_str(Text::Ucs4(units)), expected, "ucs4 {s:?}");
+        if units.iter().all(|&c| c < 0x10000) {
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected, "ucs2 {s:?}");
+        }
+        if units.iter().all(|&c| c < 0x100) {
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected, "ucs1 {s:?}");
+        }
+    }
+
+    #[test]
+    fn transcoders_every_class_and_length() {
+        // Every length to 100 (each block size, tail and overlap of the
+        // transcoders): runs of one class, one class among ASCII at every
+        // position, and a rolling mix of all classes.
+        for len in 0..100usize {
+            for (j, &c) in CLASSES.iter().enumerate() {
+                check_every_width(&vec![c; len]);
+                for pos in (0..len).step_by(1 + len / 40) {
+                    let units: Vec<u32> = (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    check_every_width(&units);
+                }
+                let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
+                check_every_width(&mixed);
+                let narrow: Vec<u32> = mixed.iter().map(|&c| if c < 0x100 { c } else { c & 0xFF }).collect();
+                check_every_width(&narrow);
+            }
+        }
+    }
+
+    #[test]
+    fn transcoders_refuse_lone_surrogates_everywhere() {
+        for len in 1..70usize {
+            for pos in 0..len {
+                for surrogate in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
+                    for filler in [0x61u32, 0x22, 0xE9, 0x4E2D, 0x1F600] {
+                        let units: Vec<u32> = (0..len).map(|k| if k == pos { surrogate } else { filler }).collect();
+                        assert_eq!(escaped_all_ways(Text::Ucs4(&units)), Err(SurrogateError), "{units:x?}");
+                        if filler < 0x10000 {
+                            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+                            assert_eq!(escaped_all_ways(Text::Ucs2(&ucs2)), Err(SurrogateError), "{ucs2:x?}");
+                            let mut v = Vec::new();
+                            assert_eq!(write_str(&mut v, Text::Ucs2(&ucs2)), Err(SurrogateError));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn float(x: f64) -> String {

@@ -3,7 +3,7 @@
 
 use crate::emit::Emitter;
 use crate::sink::Sink;
-use crate::text::{copy_bytes, SurrogateError, Text};
+use crate::text::{copy_bytes, SurrogateError, Text, WRITE_SLACK};
 
 #[inline(always)]
 fn put<S: Sink, const N: usize>(out: &mut S, bytes: [u8; N]) {
@@ -142,9 +142,11 @@ fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
 fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
     let (min, max) = text.utf8_len_bounds();
     let guessed = str_header_len(max);
-    out.reserve(guessed + max);
-    // SAFETY: `guessed + max` bytes are reserved; the UTF-8 form is at most `max`
-    // bytes and its header at most `guessed` (the header only grows with length).
+    out.reserve(guessed + max + WRITE_SLACK);
+    // SAFETY: `guessed + max + WRITE_SLACK` bytes are reserved; the UTF-8 form
+    // is at most `max` bytes (the transcoders may scribble up to WRITE_SLACK
+    // past it) and its header at most `guessed` (the header only grows with
+    // length).
     unsafe {
         let start = out.tail();
         let len = text.write_utf8(start.add(guessed))?;
