@@ -198,26 +198,34 @@ pub(crate) fn ssse3_available() -> bool {
     std::is_x86_feature_detected!("ssse3")
 }
 
+/// A CPU feature test run once and its answer kept in `state` (0: not yet,
+/// 1: no, 2: yes), so each later check is a single load (std's own cache is
+/// looked up feature by feature).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn detected_once(state: &core::sync::atomic::AtomicU8, detect: fn() -> bool) -> bool {
+    use core::sync::atomic::Ordering;
+    match state.load(Ordering::Relaxed) {
+        0 => {
+            let yes = detect();
+            state.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        answer => answer == 2,
+    }
+}
+
 /// Whether the CPU has AVX-512 BW and VL with BMI2 (masked byte loads and
-/// stores on 32-byte vectors), detected once into one flag so the hot check
-/// is a single load.
+/// stores on 32-byte vectors).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn avx512_available() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    const UNKNOWN: u8 = 0;
-    const YES: u8 = 2;
-    static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
-    match STATE.load(Ordering::Relaxed) {
-        UNKNOWN => {
-            let yes = std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vl")
-                && std::is_x86_feature_detected!("bmi2");
-            STATE.store(if yes { YES } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-        state => state == YES,
-    }
+    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+    detected_once(&STATE, || {
+        std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("bmi2")
+    })
 }
 
 /// `copy_if_ascii` for at least 16 bytes, 64 per step with SSE2 (baseline on
@@ -466,29 +474,22 @@ impl Specials for PlainUtf8 {
     }
 }
 
-/// Whether the CPU has what [`avx512`] uses, detected once into one flag:
+/// Whether the CPU has what [`utf8_avx512`] uses, detected once:
 /// AVX-512 F, BW, VL, VBMI (`vpmultishiftqb`) and VBMI2 (`vpcompressb`),
 /// BMI2 (`bzhi`) and POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn avx512_vbmi2_available() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let yes = std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vl")
-                && std::is_x86_feature_detected!("avx512vbmi")
-                && std::is_x86_feature_detected!("avx512vbmi2")
-                && std::is_x86_feature_detected!("bmi2")
-                && std::is_x86_feature_detected!("popcnt");
-            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-    }
+    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+    detected_once(&STATE, || {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    })
 }
 
 /// UCS1, UCS2 and UCS4 to UTF-8 with AVX-512, for both formats.

@@ -193,21 +193,14 @@ impl Unit for u32 {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn avx512_available() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let yes = std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vbmi")
-                && std::is_x86_feature_detected!("avx512vbmi2")
-                && std::is_x86_feature_detected!("popcnt");
-            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-    }
+    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+    crate::text::detected_once(&STATE, || {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    })
 }
 
 /// Whether the CPU has AVX2 (and so SSSE3 and below), detected once.
