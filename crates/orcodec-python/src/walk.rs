@@ -158,9 +158,7 @@ impl<E: Emitter> Walker<E> {
     /// deep as any other container may be.
     #[inline(always)]
     fn empty(&mut self, write: fn(&mut E)) -> Result {
-        if self.depth >= MAX_DEPTH {
-            return Err(EncodeError::RecursionLimit);
-        }
+        self.check_depth()?;
         write(&mut self.emitter);
         Ok(())
     }
@@ -432,10 +430,17 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     pub(crate) fn enter(&mut self) -> Result {
+        self.check_depth()?;
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Whether one more container may open here (`MAX_DEPTH`).
+    #[inline(always)]
+    fn check_depth(&self) -> Result {
         if self.depth >= MAX_DEPTH {
             return Err(EncodeError::RecursionLimit);
         }
-        self.depth += 1;
         Ok(())
     }
 
