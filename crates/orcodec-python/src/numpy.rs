@@ -311,7 +311,12 @@ unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
 }
 
 /// Why an array is handed to `default`, worded for the error without one.
+///
+/// Pointer-sized so that every payload of `EncodeError` is one word: the
+/// walker's `Result<(), EncodeError>` is then a register pair, returned in
+/// RAX:RDX instead of through memory by every container call.
 #[derive(Clone, Copy, Debug)]
+#[repr(usize)]
 pub enum NotSupported {
     NotContiguous,
     ByteOrder,
