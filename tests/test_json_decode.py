@@ -161,6 +161,44 @@ def test_invalid_numbers(text):
     _rejected_in_all_input_types(f"[{text}]".encode())
 
 
+# Arrays of numbers are read in one run (a comma, optional whitespace, the
+# next number) that builds the array itself when `]` follows the last number
+# and hands anything else back to the general loop from the comma.
+NUMBER_RUNS = [
+    "[1,2]", "[1.5,-2.25e3]", "[[1,2],[3,4]]", "[1, 2,\n\t3 , 4]", "[1,2 ]", "[1 ,2]",
+    '[1,"a",2]', "[1,[2,3],4]", "[1,{},2]", '{"a":[1,2],"b":3}', '{"a":1,"b":[2]}', "[[],1,2]",
+    "[1,true,null,2.5]", "[-0,0.0,-0.0]", "[18446744073709551615,-9223372036854775808]",
+    "[1e400,-1e400]", "[123456789012345678901234567890,1]", " [ 7 , 8 ] ", "[[[0]]]",
+]
+
+
+@pytest.mark.parametrize("text", NUMBER_RUNS, ids=ascii)
+def test_number_runs_agree_with_stdlib(text):
+    # Ints beyond 64 bits are floats, as in orjson.
+    assert_strict_equal(orcodec.loads(text), json.loads(text), big_int_as_float=True)
+
+
+@pytest.mark.parametrize(
+    "text, pos",
+    [("[1,2,]", 4), ("[1, 2 ,]", 6), ("[1,2,x]", 5), ("[1,-]", 3), ("[1,2.]", 3), ("[1,2", 4), ("[1,2}", 4),
+     ("[[1,2]]]", 7), ("[1,2,,3]", 5), ('{"a":1,2}', 7)],
+    ids=ascii,
+)
+def test_number_run_errors(text, pos):
+    assert _error(text).pos == pos
+
+
+def test_long_number_runs_agree_with_stdlib():
+    rng = random.Random(7)
+    values = [rng.choice([rng.randrange(-(10**20), 10**20), rng.uniform(-1e6, 1e6), rng.randrange(0, 300)])
+              for _ in range(5000)]
+    for separator in [",", ", ", ",\n  "]:
+        text = "[" + separator.join(map(repr, values)) + "]"
+        assert_strict_equal(orcodec.loads(text), json.loads(text), big_int_as_float=True)
+        nested = "[" + separator.join(f"[{a!r},{b!r}]" for a, b in zip(values, values[1:])) + "]"
+        assert_strict_equal(orcodec.loads(nested), json.loads(nested), big_int_as_float=True)
+
+
 @pytest.mark.parametrize(
     "text",
     [

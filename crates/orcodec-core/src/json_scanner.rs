@@ -193,7 +193,7 @@ impl<'a, V> Scanner<'a, V> {
                     self.literal(b"null")?;
                     b.null().map_err(Failure::Build)?
                 }
-                Some(b'-' | b'0'..=b'9') => self.number(b)?,
+                Some(b'-' | b'0'..=b'9') => self.numbers(b)?,
                 Some(found) => {
                     return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at)
                 }
@@ -439,6 +439,53 @@ impl<'a, V> Scanner<'a, V> {
             self.scratch.set_len(len + end_ptr.offset_from(tail) as usize);
         }
         Ok(end)
+    }
+
+    /// The number at `pos` and, in an array, the numbers that follow it
+    /// (`,` then a number, whitespace allowed after the comma). When the
+    /// array ends right after them (`]`), the array is built and returned;
+    /// otherwise the last number is, all before it pushed, and `run` goes on
+    /// from the byte after it.
+    ///
+    /// Out of line, so that this loop keeps the input, the position and the
+    /// number's state in registers instead of competing for them with the
+    /// rest of `run`: arrays of numbers (coordinates, vectors, ids) then cost
+    /// one call, not one trip through `run` per item.
+    #[inline(never)]
+    fn numbers<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
+        let array_start = match self.frames.last() {
+            Some(&Frame { is_map: false, start }) => Some(start),
+            _ => None,
+        };
+        let input = self.input;
+        loop {
+            let value = self.number(b)?;
+            let Some(start) = array_start else {
+                return Ok(value);
+            };
+            match input.get(self.pos) {
+                Some(b',') => {
+                    let mut next = self.pos + 1;
+                    if matches!(input.get(next), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+                        next = skip_whitespace_run(input, next + 1);
+                    }
+                    // Anything but a number (or an error) is `run`'s, from the comma.
+                    if matches!(input.get(next), Some(b'-' | b'0'..=b'9')) {
+                        self.stack.push(value);
+                        self.pos = next;
+                        continue;
+                    }
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    self.frames.pop();
+                    self.stack.push(value);
+                    return b.array(&mut self.stack, start).map_err(Failure::Build);
+                }
+                _ => {}
+            }
+            return Ok(value);
+        }
     }
 
     /// A number: an int when it has no fraction or exponent and fits 64 bits,
