@@ -80,6 +80,15 @@ pub unsafe fn write_u64(out: *mut u8, v: u64) -> usize {
         core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), out, 2);
         return 2;
     }
+    if v < 10_000 {
+        // Three or four digits (ids, counts, years): two pairs, the first
+        // cut to its last digit when below 10, with no digit count.
+        let (high, low) = ((v / 100) as usize, (v % 100) as usize);
+        let three = (high < 10) as usize;
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(high * 2 + three), out, 2);
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(low * 2), out.add(2 - three), 2);
+        return 4 - three;
+    }
     let len = digit_count(v);
     write_digits(out, v, len);
     len
