@@ -1,4 +1,4 @@
-"""Ints around the one-digit fast path (|x| < 2**30 on CPython 3.11) and the
+"""Ints around the one-digit fast path (|x| < 2**30, read from the object on CPython 3.11-3.13) and the
 64-bit limits encode like orjson / msgpack."""
 
 import enum

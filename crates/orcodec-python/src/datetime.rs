@@ -41,9 +41,9 @@ unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
     Ok(result)
 }
 
-/// `datetime.timezone` of CPython 3.11 (`PyDateTime_TimeZone` in
-/// `_datetimemodule.c`, not in a public header).
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+/// `datetime.timezone` of CPython 3.11 to 3.13 (`PyDateTime_TimeZone` in
+/// `_datetimemodule.c`, not in a public header; the same in all three).
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy)))]
 #[repr(C)]
 struct TimeZone {
     ob_base: PyObject,
@@ -59,14 +59,14 @@ struct TimeZone {
 /// tzinfo, and on other CPython versions (the caller then calls).
 #[inline(always)]
 unsafe fn fixed_offset(tzinfo: *mut PyObject) -> Option<i32> {
-    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy)))]
     {
         // The UTC singleton is a `datetime.timezone`: its type is the type.
         if Py_TYPE(tzinfo) != Py_TYPE(PyDateTime_TimeZone_UTC()) {
             return None;
         }
         // SAFETY: `tzinfo` is a live `datetime.timezone` (exact type checked
-        // above), whose 3.11 layout `TimeZone` declares; `offset` is set by
+        // above), whose layout `TimeZone` declares; `offset` is set by
         // its constructor and never changed, and is kept alive by `tzinfo`.
         let delta = (*(tzinfo as *mut TimeZone)).offset;
         if delta.is_null() || PyDelta_CheckExact(delta) == 0 {
