@@ -7,7 +7,10 @@ fn main() {
     // `dict_table_layout`: CPython 3.11 to 3.13 (GIL builds, full API) share
     // the dict keys table layout that dictiter.rs reads and dictbuild.rs
     // writes. Every other interpreter goes through the dict C API.
+    // `int_layout`: the same versions, whose int objects pyint.rs reads (the
+    // 3.11 and the 3.12/3.13 forms, told apart by `Py_3_12`).
     println!("cargo::rustc-check-cfg=cfg(dict_table_layout)");
+    println!("cargo::rustc-check-cfg=cfg(int_layout)");
     let config = pyo3_build_config::get();
     let version = config.version();
     if config.implementation() == PythonImplementation::CPython
@@ -16,5 +19,6 @@ fn main() {
         && (11..=13).contains(&version.minor)
     {
         println!("cargo:rustc-cfg=dict_table_layout");
+        println!("cargo:rustc-cfg=int_layout");
     }
 }

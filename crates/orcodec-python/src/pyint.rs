@@ -10,7 +10,7 @@ use pyo3_ffi::*;
 
 /// `PyLongObject` of CPython 3.11: `ob_size` is the number of 30-bit digits,
 /// negative for negative values, 0 for zero.
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+#[cfg(all(int_layout, not(Py_3_12)))]
 #[repr(C)]
 struct Long {
     ob_base: PyVarObject,
@@ -20,7 +20,7 @@ struct Long {
 /// `PyLongObject` of CPython 3.12 and 3.13: `lv_tag` holds the number of
 /// 30-bit digits from bit 3 up and the sign in bits 0-1 (0 positive, 1 zero,
 /// 2 negative); at least one digit is always allocated.
-#[cfg(all(Py_3_12, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), not(Py_GIL_DISABLED)))]
+#[cfg(all(int_layout, Py_3_12))]
 #[repr(C)]
 struct Long {
     ob_base: PyObject,
@@ -35,12 +35,12 @@ struct Long {
 /// `obj` must be a live int (exact or subclass).
 #[inline(always)]
 unsafe fn digits_and_sign(obj: *mut PyObject) -> Option<(usize, bool)> {
-    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    #[cfg(all(int_layout, not(Py_3_12)))]
     {
         let size = (*(obj as *const Long)).ob_base.ob_size;
         return Some((size.unsigned_abs(), size < 0));
     }
-    #[cfg(all(Py_3_12, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), not(Py_GIL_DISABLED)))]
+    #[cfg(all(int_layout, Py_3_12))]
     {
         let tag = (*(obj as *const Long)).lv_tag;
         return Some((tag >> 3, tag & 3 == 2));
@@ -53,10 +53,7 @@ unsafe fn digits_and_sign(obj: *mut PyObject) -> Option<(usize, bool)> {
 }
 
 /// The digits of int `obj`, stored inline after its header.
-#[cfg(any(
-    all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)),
-    all(Py_3_12, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), not(Py_GIL_DISABLED))
-))]
+#[cfg(int_layout)]
 #[inline(always)]
 unsafe fn digits(obj: *mut PyObject) -> *const u32 {
     core::ptr::addr_of!((*(obj as *const Long)).ob_digit) as *const u32
@@ -69,10 +66,7 @@ unsafe fn digits(obj: *mut PyObject) -> *const u32 {
 /// `obj` must be a live int.
 #[inline(always)]
 pub unsafe fn small_value(obj: *mut PyObject) -> Option<i64> {
-    #[cfg(any(
-        all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)),
-        all(Py_3_12, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), not(Py_GIL_DISABLED))
-    ))]
+    #[cfg(int_layout)]
     {
         // SAFETY: every int of these versions has at least one digit
         // allocated (zero included, whose digit is 0); at most one digit
@@ -101,10 +95,7 @@ pub unsafe fn small_value(obj: *mut PyObject) -> Option<i64> {
 /// `obj` must be a live int (exact or subclass).
 #[inline]
 pub unsafe fn u128_value(obj: *mut PyObject) -> Option<u128> {
-    #[cfg(any(
-        all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)),
-        all(Py_3_12, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), not(Py_GIL_DISABLED))
-    ))]
+    #[cfg(int_layout)]
     {
         let (count, negative) = digits_and_sign(obj)?;
         // 2**128 needs 5 digits (150 bits), the top one below 2**8.
