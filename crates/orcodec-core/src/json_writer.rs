@@ -365,6 +365,9 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,bmi2")]
     pub unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
         let n = src.len();
+        if n >= LONG {
+            return copy_clean_prefix_long(src, out);
+        }
         let p = src.as_ptr();
         let mut i = 0;
         while n - i >= 32 {
@@ -381,6 +384,36 @@ mod avx512 {
         _mm256_mask_storeu_epi8(out.add(i) as *mut i8, lanes, v);
         let mask = special(v) & lanes;
         if mask == 0 { n } else { i + mask.trailing_zeros() as usize }
+    }
+
+    /// Texts at least this long take [`copy_clean_prefix_long`].
+    const LONG: usize = 256;
+
+    /// `copy_clean_prefix` for texts of at least `LONG` bytes, out of line
+    /// (so the short-text path inlined into every string write stays small):
+    /// two vectors and one branch per step, the rest as `copy_clean_prefix`.
+    ///
+    /// # Safety
+    /// As `copy_clean_prefix`.
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,bmi2")]
+    unsafe fn copy_clean_prefix_long(src: &[u8], out: *mut u8) -> usize {
+        let n = src.len();
+        let p = src.as_ptr();
+        let mut i = 0;
+        while n - i >= 64 {
+            let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
+            let b = _mm256_loadu_si256(p.add(i + 32) as *const __m256i);
+            _mm256_storeu_si256(out.add(i) as *mut __m256i, a);
+            _mm256_storeu_si256(out.add(i + 32) as *mut __m256i, b);
+            let mask = special(a) as u64 | (special(b) as u64) << 32;
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 64;
+        }
+        // Under 64 bytes left: the short path, from here.
+        i + copy_clean_prefix(&src[i..], out.add(i))
     }
 }
 
@@ -1627,9 +1660,10 @@ mod tests {
     fn clean_prefix_portable_matches_simd() {
         // The portable prefix copy (other architectures) against the one in
         // use, for every length (past two 64-byte AVX2 steps), special byte
-        // and position.
+        // and position; then lengths around AVX-512's long-text path (from
+        // 256 bytes, 64 per step, the rest by the short path).
         let specials = [b'"', b'\\', b'\n', 0x00, 0x1f, b'a', 0x7f, 0x80, 0xff];
-        for len in 0..200 {
+        for len in (0..200).chain([255, 256, 257, 287, 288, 319, 320, 321, 383, 384, 385, 447, 448, 449, 500]) {
             for pos in 0..len.max(1) {
                 for &special in &specials {
                     let mut src: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
