@@ -7,7 +7,10 @@ use core::fmt;
 pub enum DecodeErrorKind {
     EmptyDocument,
     UnexpectedEnd,
-    UnexpectedByte { found: u8, expected: &'static str },
+    UnexpectedByte {
+        found: u8,
+        expected: &'static str,
+    },
     TrailingData,
     TrailingComma,
     DepthLimit,
@@ -19,13 +22,19 @@ pub enum DecodeErrorKind {
     InvalidLiteral,
     // MessagePack only
     ReservedType(u8),
-    LengthBeyondInput { what: &'static str, declared: u64, available: u64 },
+    LengthBeyondInput {
+        what: &'static str,
+        declared: u64,
+        available: u64,
+    },
     NonStrKey,
     /// A map used as a map key (with non-str keys allowed): not hashable.
     MapKey,
     ExtensionType(i8),
     /// An extension -1 whose payload is not one of the timestamp forms.
-    InvalidTimestamp { len: usize },
+    InvalidTimestamp {
+        len: usize,
+    },
 }
 
 /// A decoder failure at `offset` bytes into the input.
@@ -86,10 +95,7 @@ impl fmt::Display for DecodeErrorKind {
                 f,
                 "invalid timestamp extension: {len} bytes of payload (must be 4, 8 or 12, with nanoseconds below 10**9)"
             ),
-            ExtensionType(tag) => write!(
-                f,
-                "extension type {tag} is not supported (pass ext_hook to decode it)"
-            ),
+            ExtensionType(tag) => write!(f, "extension type {tag} is not supported (pass ext_hook to decode it)"),
         }
     }
 }

@@ -162,12 +162,8 @@ impl<'a, V> Scanner<'a, V> {
                     let start = self.stack.len();
                     if self.peek() == Some(close) {
                         self.pos += 1;
-                        if is_map {
-                            b.map(&mut self.stack, start)
-                        } else {
-                            b.array(&mut self.stack, start)
-                        }
-                        .map_err(Failure::Build)?
+                        if is_map { b.map(&mut self.stack, start) } else { b.array(&mut self.stack, start) }
+                            .map_err(Failure::Build)?
                     } else {
                         self.frames.push(Frame { is_map, start });
                         if is_map {
@@ -194,9 +190,7 @@ impl<'a, V> Scanner<'a, V> {
                     b.null().map_err(Failure::Build)?
                 }
                 Some(b'-' | b'0'..=b'9') => self.numbers(b)?,
-                Some(found) => {
-                    return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at)
-                }
+                Some(found) => return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at),
             };
             self.stack.push(value);
 
@@ -252,10 +246,7 @@ impl<'a, V> Scanner<'a, V> {
         match self.peek() {
             Some(b'"') => self.pos += 1,
             Some(found) => {
-                return err(
-                    Kind::UnexpectedByte { found, expected: "a string key in double quotes" },
-                    self.pos,
-                )
+                return err(Kind::UnexpectedByte { found, expected: "a string key in double quotes" }, self.pos)
             }
             None => return err(Kind::UnexpectedEnd, self.pos),
         }
@@ -265,9 +256,7 @@ impl<'a, V> Scanner<'a, V> {
         self.skip_whitespace();
         match self.peek() {
             Some(b':') => self.pos += 1,
-            Some(found) => {
-                return err(Kind::UnexpectedByte { found, expected: "':' after the key" }, self.pos)
-            }
+            Some(found) => return err(Kind::UnexpectedByte { found, expected: "':' after the key" }, self.pos),
             None => return err(Kind::UnexpectedEnd, self.pos),
         }
         Ok(())
@@ -556,8 +545,7 @@ impl<'a, V> Scanner<'a, V> {
         let int_digits = digits_end - digits_start;
         if !is_float {
             // 19 digits never overflow u64; longer ones are checked.
-            let magnitude =
-                if int_digits <= 19 { Some(mantissa) } else { parse_u64(&input[digits_start..digits_end]) };
+            let magnitude = if int_digits <= 19 { Some(mantissa) } else { parse_u64(&input[digits_start..digits_end]) };
             if let Some(magnitude) = magnitude {
                 return if !negative {
                     b.u64(magnitude)
@@ -769,7 +757,8 @@ unsafe fn find_special_avx2(input: &[u8], mut i: usize) -> Option<usize> {
             let first = special(input.as_ptr().add(i));
             let second = special(input.as_ptr().add(i + 32));
             if _mm256_testz_si256(_mm256_or_si256(first, second), _mm256_or_si256(first, second)) == 0 {
-                let mask = _mm256_movemask_epi8(first) as u32 as u64 | (_mm256_movemask_epi8(second) as u32 as u64) << 32;
+                let mask =
+                    _mm256_movemask_epi8(first) as u32 as u64 | (_mm256_movemask_epi8(second) as u32 as u64) << 32;
                 return Some(i + mask.trailing_zeros() as usize);
             }
             i += 64;
@@ -841,9 +830,7 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
         // 19 digits never overflow u64.
         Some(digits.iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64))
     } else {
-        digits
-            .iter()
-            .try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add((d - b'0') as u64))
+        digits.iter().try_fold(0u64, |v, &d| v.checked_mul(10)?.checked_add((d - b'0') as u64))
     }
 }
 
@@ -930,7 +917,10 @@ pub(crate) mod tests {
     #[test]
     fn escapes() {
         assert_eq!(ok(r#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00z""#), format!("{:?}", "a\"\\/\u{8}\u{c}\n\r\té😀z"));
-        assert_eq!(ok(r#""long text before the escape \n and after it""#), format!("{:?}", "long text before the escape \n and after it"));
+        assert_eq!(
+            ok(r#""long text before the escape \n and after it""#),
+            format!("{:?}", "long text before the escape \n and after it")
+        );
     }
 
     #[test]
@@ -1023,9 +1013,23 @@ pub(crate) mod tests {
     #[test]
     fn floats_match_the_standard_parser() {
         let mut texts: Vec<String> = [
-            "0.1", "0.0", "1e22", "1e23", "9007199254740993.0", "9007199254740992e-22", "123456789012345678.5",
-            "0.000000000000000000001", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1E-22",
-            "43.474709000000132", "65.613616999999977", "1e0000000000000000000001", "1e-400", "2e308",
+            "0.1",
+            "0.0",
+            "1e22",
+            "1e23",
+            "9007199254740993.0",
+            "9007199254740992e-22",
+            "123456789012345678.5",
+            "0.000000000000000000001",
+            "1.7976931348623157e308",
+            "5e-324",
+            "2.2250738585072014e-308",
+            "1E-22",
+            "43.474709000000132",
+            "65.613616999999977",
+            "1e0000000000000000000001",
+            "1e-400",
+            "2e308",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -1072,7 +1076,11 @@ pub(crate) mod tests {
         let mut x: u64 = 12345;
         for k in 0..100_000u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let n = if k < 10 { [0, 99_999_999, 10_000_000, 1, 12_345_678, 87_654_321, 9, 90, 900, 9_000][k as usize] } else { (x >> 20) % 100_000_000 };
+            let n = if k < 10 {
+                [0, 99_999_999, 10_000_000, 1, 12_345_678, 87_654_321, 9, 90, 900, 9_000][k as usize]
+            } else {
+                (x >> 20) % 100_000_000
+            };
             let text = format!("{n:08}");
             let w = u64::from_le_bytes(text.as_bytes().try_into().unwrap());
             assert!(eight_digits(w), "{text}");

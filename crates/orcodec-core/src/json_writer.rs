@@ -3,9 +3,9 @@
 use crate::decimal;
 use crate::emit::{items_one_by_one, Emitter};
 use crate::sink::Sink;
-use crate::text::{SurrogateError, Specials, Text};
 #[cfg(target_arch = "x86_64")]
 use crate::text::utf8_avx512;
+use crate::text::{Specials, SurrogateError, Text};
 
 /// For each byte below 0x80: 0 if it stands as it is in a JSON string, else the
 /// letter after the backslash (`u` meaning `\u00XX`).
@@ -60,8 +60,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 pub(crate) fn special_bytes(word: u64, stop_at_non_ascii: bool) -> u64 {
     let control = word.wrapping_sub(ONES * 0x20) & !word;
     let quote = (word ^ (ONES * b'"' as u64)).wrapping_sub(ONES) & !(word ^ (ONES * b'"' as u64));
-    let backslash =
-        (word ^ (ONES * b'\\' as u64)).wrapping_sub(ONES) & !(word ^ (ONES * b'\\' as u64));
+    let backslash = (word ^ (ONES * b'\\' as u64)).wrapping_sub(ONES) & !(word ^ (ONES * b'\\' as u64));
     let mut mask = control | quote | backslash;
     if stop_at_non_ascii {
         mask |= word;
@@ -271,7 +270,11 @@ unsafe fn copy_clean_prefix_sse2(src: &[u8], out: *mut u8) -> usize {
     let v = _mm_loadu_si128(p.add(last) as *const __m128i);
     _mm_storeu_si128(out.add(last) as *mut __m128i, v);
     let mask = sse2::special::<false>(v);
-    if mask == 0 { n } else { last + mask.trailing_zeros() as usize }
+    if mask == 0 {
+        n
+    } else {
+        last + mask.trailing_zeros() as usize
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -337,7 +340,11 @@ mod avx2 {
         let a = _mm256_loadu_si256(p.add(last) as *const __m256i);
         _mm256_storeu_si256(out.add(last) as *mut __m256i, a);
         let mask = _mm256_movemask_epi8(special(a)) as u32;
-        if mask == 0 { n } else { last + mask.trailing_zeros() as usize }
+        if mask == 0 {
+            n
+        } else {
+            last + mask.trailing_zeros() as usize
+        }
     }
 }
 
@@ -383,7 +390,11 @@ mod avx512 {
         let v = _mm256_maskz_loadu_epi8(lanes, p.add(i) as *const i8);
         _mm256_mask_storeu_epi8(out.add(i) as *mut i8, lanes, v);
         let mask = special(v) & lanes;
-        if mask == 0 { n } else { i + mask.trailing_zeros() as usize }
+        if mask == 0 {
+            n
+        } else {
+            i + mask.trailing_zeros() as usize
+        }
     }
 
     /// Texts at least this long take [`copy_clean_prefix_long`].
@@ -561,7 +572,10 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
             (out as *mut [u8; 4]).write_unaligned(triple.to_le_bytes());
             out = out.add(3);
         } else {
-            let quad = (0xF0 | c >> 18) | (0x80 | (c >> 12 & 0x3F)) << 8 | (0x80 | (c >> 6 & 0x3F)) << 16 | (0x80 | (c & 0x3F)) << 24;
+            let quad = (0xF0 | c >> 18)
+                | (0x80 | (c >> 12 & 0x3F)) << 8
+                | (0x80 | (c >> 6 & 0x3F)) << 16
+                | (0x80 | (c & 0x3F)) << 24;
             (out as *mut [u8; 4]).write_unaligned(quad.to_le_bytes());
             out = out.add(4);
         }
@@ -589,7 +603,10 @@ unsafe fn escape_wide<T: WideUnit, const SSSE3: bool>(src: &[T], mut out: *mut u
 /// As [`escape_wide`], and the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn escape_wide_ssse3<T: WideUnit, const ESC: bool>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
+unsafe fn escape_wide_ssse3<T: WideUnit, const ESC: bool>(
+    src: &[T],
+    mut out: *mut u8,
+) -> Result<*mut u8, SurrogateError> {
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
@@ -675,7 +692,10 @@ unsafe fn escape_unit<const ESC: bool>(c: u32, out: *mut u8) -> Result<*mut u8, 
 /// `out` writable for 16 bytes; the caller is compiled for SSSE3.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn encode4<T: WideUnit, const ESC: bool>(c: core::arch::x86_64::__m128i, out: *mut u8) -> Result<(usize, usize), usize> {
+unsafe fn encode4<T: WideUnit, const ESC: bool>(
+    c: core::arch::x86_64::__m128i,
+    out: *mut u8,
+) -> Result<(usize, usize), usize> {
     use core::arch::x86_64::*;
     let splat = _mm_set1_epi32;
     let mut refused = _mm_cmpeq_epi32(_mm_and_si128(c, splat(0x1F_F800)), splat(0xD800));
@@ -891,7 +911,10 @@ impl WideUnit for u16 {
                     // its low byte and a shuffle drops the high ones.
                     let escaped = _mm_or_si128(
                         _mm_cmplt_epi16(v, _mm_set1_epi16(0x20)),
-                        _mm_or_si128(_mm_cmpeq_epi16(v, _mm_set1_epi16(b'"' as i16)), _mm_cmpeq_epi16(v, _mm_set1_epi16(b'\\' as i16))),
+                        _mm_or_si128(
+                            _mm_cmpeq_epi16(v, _mm_set1_epi16(b'"' as i16)),
+                            _mm_cmpeq_epi16(v, _mm_set1_epi16(b'\\' as i16)),
+                        ),
                     );
                     if ESC && _mm_movemask_epi8(escaped) != 0 {
                         return 0;
@@ -906,14 +929,18 @@ impl WideUnit for u16 {
                 return 0;
             }
             if SSSE3 && short == 0 {
-                let surrogate = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)), _mm_set1_epi16(0xD800u16 as i16));
+                let surrogate = _mm_cmpeq_epi16(
+                    _mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)),
+                    _mm_set1_epi16(0xD800u16 as i16),
+                );
                 if _mm_movemask_epi8(surrogate) != 0 {
                     return 0;
                 }
                 // 1110xxxx 10xxxxxx 10xxxxxx: the three bytes of every lane
                 // packed into byte vectors, then interleaved by shuffles.
                 let first = _mm_or_si128(_mm_srli_epi16(v, 12), _mm_set1_epi16(0xE0));
-                let second = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
+                let second =
+                    _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
                 let third = _mm_or_si128(low6, _mm_set1_epi16(0x80));
                 let leads = _mm_packus_epi16(first, second);
                 let thirds = _mm_packus_epi16(third, third);
@@ -953,7 +980,11 @@ impl WideUnit for u16 {
                 let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16)), _mm_setzero_si128());
                 !(_mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32)
             } & 0xFF;
-            if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
+            if mask == 0 {
+                8
+            } else {
+                mask.trailing_zeros() as usize
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -986,7 +1017,11 @@ impl WideUnit for u32 {
             let bytes = _mm_packus_epi16(halves, halves);
             _mm_storel_epi64(out as *mut __m128i, bytes);
             let mask = if ESC { sse2::special::<true>(bytes) } else { _mm_movemask_epi8(bytes) as u32 } & 0xFF;
-            if mask == 0 { 8 } else { mask.trailing_zeros() as usize }
+            if mask == 0 {
+                8
+            } else {
+                mask.trailing_zeros() as usize
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -1639,7 +1674,17 @@ mod tests {
             for &filler in &fillers {
                 for pos in 0..len.max(1) {
                     for &special in &specials {
-                        let s: String = (0..len).map(|k| if k == pos { special } else if k % 3 == 0 { filler } else { 'a' }).collect();
+                        let s: String = (0..len)
+                            .map(|k| {
+                                if k == pos {
+                                    special
+                                } else if k % 3 == 0 {
+                                    filler
+                                } else {
+                                    'a'
+                                }
+                            })
+                            .collect();
                         let expected = reference(&s);
                         assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected, "utf8 {s:?}");
                         let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
@@ -1742,8 +1787,8 @@ mod tests {
 
     /// Code points at each UTF-8 length boundary, escapes among them.
     const CLASSES: [u32; 24] = [
-        0x00, 0x01, 0x08, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7E, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x7FF, 0x800,
-        0x4E2D, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0x3B1,
+        0x00, 0x01, 0x08, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7E, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x7FF, 0x800, 0x4E2D,
+        0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0x3B1,
     ];
 
     /// `units` in every storage width it fits, against the reference and
@@ -1771,7 +1816,8 @@ mod tests {
             for (j, &c) in CLASSES.iter().enumerate() {
                 check_every_width(&vec![c; len]);
                 for pos in (0..len).step_by(1 + len / 40) {
-                    let units: Vec<u32> = (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    let units: Vec<u32> =
+                        (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
                     check_every_width(&units);
                 }
                 let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
@@ -1863,7 +1909,22 @@ mod tests {
             seed
         };
         let check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
-        for x in [0.001, 0.00123, 0.0009999, 1e-3, 999999999999999.0, 1e15, 123456789012345.6, 0.1, 0.3, 2.675, 98.5, -98.5, 3.0, -0.5] {
+        for x in [
+            0.001,
+            0.00123,
+            0.0009999,
+            1e-3,
+            999999999999999.0,
+            1e15,
+            123456789012345.6,
+            0.1,
+            0.3,
+            2.675,
+            98.5,
+            -98.5,
+            3.0,
+            -0.5,
+        ] {
             check(x);
         }
         for _ in 0..300_000 {
@@ -1977,7 +2038,6 @@ mod tests {
         assert!(text.ends_with("\n  ]\n]"));
     }
 }
-
 
 // --- Rows of numbers (numpy): one reservation per chunk, then plain stores ----------
 
@@ -2099,7 +2159,13 @@ const fn byte_texts(signed: bool) -> [[u8; 5]; 256] {
             n = 1;
         }
         let abs = if value < 0 { -value } else { value };
-        let digits = if abs >= 100 { 3 } else if abs >= 10 { 2 } else { 1 };
+        let digits = if abs >= 100 {
+            3
+        } else if abs >= 10 {
+            2
+        } else {
+            1
+        };
         let mut i = digits;
         let mut rest = abs;
         while i > 0 {
@@ -2243,8 +2309,26 @@ mod row_tests {
     fn float_rows_equal_events() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut floats = vec![
-            0.0, -0.0, 1.0, -1.5, 0.1, 1e-7, 1e15, 1e16, 1e22, 1e300, -1e-300, 5e-324, f64::MAX, f64::MIN_POSITIVE,
-            f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 123456.789, 0.001, 0.000999,
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.1,
+            1e-7,
+            1e15,
+            1e16,
+            1e22,
+            1e300,
+            -1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            123456.789,
+            0.001,
+            0.000999,
         ];
         for _ in 0..5000 {
             state ^= state << 13;

@@ -45,10 +45,7 @@ pub fn decode_timestamp(data: &[u8]) -> Option<(i64, u32)> {
             let packed = u64::from_be_bytes(data.try_into().ok()?);
             ((packed & ((1 << 34) - 1)) as i64, (packed >> 34) as u32)
         }
-        12 => (
-            i64::from_be_bytes(data[4..].try_into().ok()?),
-            u32::from_be_bytes(data[..4].try_into().ok()?),
-        ),
+        12 => (i64::from_be_bytes(data[4..].try_into().ok()?), u32::from_be_bytes(data[..4].try_into().ok()?)),
         _ => return None,
     };
     (nanoseconds < 1_000_000_000).then_some((seconds, nanoseconds))
@@ -83,10 +80,7 @@ impl<'a> Reader<'a> {
     fn body<E>(&mut self, len: usize, what: &'static str, header: usize) -> Result<&'a [u8], Failure<E>> {
         let available = self.input.len() - self.pos;
         if len > available {
-            return err(
-                Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 },
-                header,
-            );
+            return err(Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 }, header);
         }
         let bytes = &self.input[self.pos..self.pos + len];
         self.pos += len;
@@ -199,7 +193,13 @@ fn read_in<B: Builder>(
                 } else {
                     stack.reserve(needed);
                     frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
-                    slot = if in_key { Slot::InKey } else if is_map { Slot::Key } else { Slot::Value };
+                    slot = if in_key {
+                        Slot::InKey
+                    } else if is_map {
+                        Slot::Key
+                    } else {
+                        Slot::Value
+                    };
                     continue;
                 }
             }
@@ -300,7 +300,11 @@ fn read_item<B: Builder>(
                 // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
                 // testing for ASCII again when the str is built.
                 let text = unsafe { core::str::from_utf8_unchecked(bytes) };
-                if slot == Slot::Key { b.key(text) } else { b.ascii_str(text) }
+                if slot == Slot::Key {
+                    b.key(text)
+                } else {
+                    b.ascii_str(text)
+                }
             } else if slot == Slot::Key {
                 if !crate::utf8_decode::is_valid(bytes) {
                     return err(Kind::InvalidUtf8, at);

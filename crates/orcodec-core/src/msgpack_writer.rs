@@ -451,10 +451,14 @@ mod tests {
         // The inlined fixstr path (inline copy) and its neighbours, with
         // non-ASCII UTF-8 too, written after other output.
         for len in 0..70 {
-            let text: String = "aé中😀".chars().cycle().scan(0, |n, c| {
-                *n += c.len_utf8();
-                (*n <= len).then_some(c)
-            }).collect();
+            let text: String = "aé中😀"
+                .chars()
+                .cycle()
+                .scan(0, |n, c| {
+                    *n += c.len_utf8();
+                    (*n <= len).then_some(c)
+                })
+                .collect();
             let mut out = vec![0x11];
             write_str(&mut out, Text::Utf8(text.as_bytes())).unwrap();
             let n = text.len();

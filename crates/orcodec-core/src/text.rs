@@ -510,7 +510,7 @@ pub(crate) fn avx512_vbmi2_available() -> bool {
 /// bounds the speed: a whole UCS2 block costs about 8 of its micro-ops.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf8_avx512 {
-    use super::{SurrogateError, Specials};
+    use super::{Specials, SurrogateError};
     use core::arch::x86_64::*;
 
     /// A UCS2 or UCS4 code unit.
@@ -566,7 +566,8 @@ pub(crate) mod utf8_avx512 {
             let splat = _mm512_set1_epi16;
             // SAFETY: the caller's promise: 32 units readable at `p`.
             let v = _mm512_loadu_si512(p as *const __m512i);
-            let mut special = _mm512_cmpeq_epi16_mask(_mm512_and_si512(v, splat(0xF800u16 as i16)), splat(0xD800u16 as i16));
+            let mut special =
+                _mm512_cmpeq_epi16_mask(_mm512_and_si512(v, splat(0xF800u16 as i16)), splat(0xD800u16 as i16));
             if S::JSON {
                 special |= _mm512_cmplt_epu16_mask(v, splat(0x20))
                     | _mm512_cmpeq_epi16_mask(v, splat(b'"' as i16))
@@ -702,8 +703,12 @@ pub(crate) mod utf8_avx512 {
         // last three or two bytes, with their length's marks.
         let spread = _mm512_set1_epi64(0x2026_2c32_0006_0c12);
         let payload = _mm512_and_si512(_mm512_multishift_epi64_epi8(spread, c), splat(0x3F3F_3F3F));
-        let mut utf8 =
-            _mm512_mask_or_epi32(c, _mm512_cmpgt_epu32_mask(c, splat(0x7F)), _mm512_srli_epi32::<16>(payload), splat(0x80C0));
+        let mut utf8 = _mm512_mask_or_epi32(
+            c,
+            _mm512_cmpgt_epu32_mask(c, splat(0x7F)),
+            _mm512_srli_epi32::<16>(payload),
+            splat(0x80C0),
+        );
         utf8 = _mm512_mask_or_epi32(
             utf8,
             _mm512_cmpgt_epu32_mask(c, splat(0x7FF)),
@@ -711,7 +716,12 @@ pub(crate) mod utf8_avx512 {
             splat(0x80_80E0),
         );
         if T::ASTRAL {
-            utf8 = _mm512_mask_or_epi32(utf8, _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)), payload, splat(0x8080_80F0u32 as i32));
+            utf8 = _mm512_mask_or_epi32(
+                utf8,
+                _mm512_cmpgt_epu32_mask(c, splat(0xFFFF)),
+                payload,
+                splat(0x8080_80F0u32 as i32),
+            );
         }
         utf8
     }
@@ -849,7 +859,10 @@ pub(crate) mod utf8_avx512 {
             let splat = _mm512_set1_epi16;
             let wide = _mm512_cvtepu8_epi16(c);
             let pair = _mm512_or_si512(
-                _mm512_or_si512(_mm512_srli_epi16::<6>(wide), _mm512_slli_epi16::<8>(_mm512_and_si512(wide, splat(0x3F)))),
+                _mm512_or_si512(
+                    _mm512_srli_epi16::<6>(wide),
+                    _mm512_slli_epi16::<8>(_mm512_and_si512(wide, splat(0x3F))),
+                ),
                 splat(0x80C0u16 as i16),
             );
             _mm512_mask_mov_epi16(wide, _mm256_movepi8_mask(c), pair)
@@ -882,7 +895,8 @@ pub(crate) mod utf8_avx512 {
             let special = special32::<S>(c, lanes);
             let take = lanes & special.wrapping_sub(1) & !special;
             let high = _mm256_movemask_epi8(c) as u32;
-            let bytes = _pdep_u64(take as u64, 0x5555_5555_5555_5555) | _pdep_u64((take & high) as u64, 0xAAAA_AAAA_AAAA_AAAA);
+            let bytes =
+                _pdep_u64(take as u64, 0x5555_5555_5555_5555) | _pdep_u64((take & high) as u64, 0xAAAA_AAAA_AAAA_AAAA);
             let len = bytes.count_ones() as usize;
             // SAFETY: `len` bytes, the UTF-8 of the taken units, within the
             // room the caller promised for them.
@@ -1005,7 +1019,8 @@ mod tests {
             for (j, &c) in CLASSES.iter().enumerate() {
                 check_every_width(&vec![c; len]);
                 for pos in 0..len {
-                    let units: Vec<u32> = (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    let units: Vec<u32> =
+                        (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
                     check_every_width(&units);
                 }
                 let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
@@ -1063,7 +1078,8 @@ mod tests {
         for len in 0..50 {
             for pos in 0..len {
                 for special in ['é', '\u{ff}', '中', '\u{7ff}', '\u{800}', '\u{ffff}'] {
-                    let s: String = (0..len).map(|k| if k == pos || (k > pos + 9 && k % 2 == 0) { special } else { 'a' }).collect();
+                    let s: String =
+                        (0..len).map(|k| if k == pos || (k > pos + 9 && k % 2 == 0) { special } else { 'a' }).collect();
                     let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
                     assert_eq!(utf8(Text::Ucs2(&ucs2)).unwrap(), s.as_bytes(), "{s:?}");
                     if (special as u32) < 0x100 {

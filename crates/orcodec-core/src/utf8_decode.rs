@@ -356,9 +356,8 @@ mod avx512 {
     /// shifted (dropping the bytes after the code point), and what is kept.
     /// Nibbles 8-B are continuation bytes, never a lane's lead.
     static SHIFT: [u32; 16] = [18, 18, 18, 18, 18, 18, 18, 18, 0, 0, 0, 0, 12, 12, 6, 0];
-    static KEEP: [u32; 16] = [
-        0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0, 0, 0, 0, 0x7ff, 0x7ff, 0xffff, 0x1f_ffff,
-    ];
+    static KEEP: [u32; 16] =
+        [0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0, 0, 0, 0, 0x7ff, 0x7ff, 0xffff, 0x1f_ffff];
 
     /// [`super::measure`] on 64-byte blocks (the last one a masked load).
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]
@@ -402,8 +401,18 @@ mod avx512 {
     const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
     /// By the high nibble of the byte before.
     static BYTE_1_HIGH: [u8; 16] = [
-        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
         TOO_SHORT | OVERLONG_2,
         TOO_SHORT,
         TOO_SHORT | OVERLONG_3 | SURROGATE,
@@ -430,12 +439,22 @@ mod avx512 {
     ];
     /// By the high nibble of the byte itself.
     static BYTE_2_HIGH: [u8; 16] = [
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
         TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
         TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
         TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
         TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
     ];
 
     /// The largest byte that does not start a sequence running past the
@@ -991,7 +1010,8 @@ mod tests {
                 assert_eq!(got.iter().map(|&u| u as u32).collect::<Vec<_>>(), want, "{name} ucs1 {s:?}");
             }
             if kind <= 0xffff {
-                let got = if simd { decoded::<u16>(s, decode::<u16>) } else { decoded::<u16>(s, scalar::decode::<u16>) };
+                let got =
+                    if simd { decoded::<u16>(s, decode::<u16>) } else { decoded::<u16>(s, scalar::decode::<u16>) };
                 assert_eq!(got.iter().map(|&u| u as u32).collect::<Vec<_>>(), want, "{name} ucs2 {s:?}");
             }
             let got = if simd { decoded::<u32>(s, decode::<u32>) } else { decoded::<u32>(s, scalar::decode::<u32>) };
@@ -1000,8 +1020,20 @@ mod tests {
     }
 
     const PIECES: [&str; 14] = [
-        "a", "\x7f", "\u{80}", "é", "\u{ff}", "\u{100}", "\u{7ff}", "\u{800}", "中", "\u{ffff}", "\u{10000}",
-        "😀", "\u{10ffff}", "\u{fffd}",
+        "a",
+        "\x7f",
+        "\u{80}",
+        "é",
+        "\u{ff}",
+        "\u{100}",
+        "\u{7ff}",
+        "\u{800}",
+        "中",
+        "\u{ffff}",
+        "\u{10000}",
+        "😀",
+        "\u{10ffff}",
+        "\u{fffd}",
     ];
 
     #[test]
@@ -1060,7 +1092,13 @@ mod tests {
             let mix = next() % 8;
             for _ in 0..len {
                 let r = next();
-                let c = match (r % 16).min(if mix < 2 { 3 } else if mix < 5 { 11 } else { 15 }) {
+                let c = match (r % 16).min(if mix < 2 {
+                    3
+                } else if mix < 5 {
+                    11
+                } else {
+                    15
+                }) {
                     0..=3 => (b'a' + (r >> 8) as u8 % 26) as char,
                     4..=5 => char::from_u32(0x80 + (r >> 8) as u32 % 0x80).unwrap(),
                     6..=7 => char::from_u32(0x100 + (r >> 8) as u32 % 0x700).unwrap(),
@@ -1120,9 +1158,20 @@ mod tests {
     #[test]
     fn checked_errors_at_every_offset() {
         let bad: [&[u8]; 14] = [
-            b"\xff", b"\x80", b"\xc3\x28", b"\xc0\x80", b"\xc1\xbf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
-            b"\xe4\xb8", b"\xf0\x9f\x98", b"\xe0\x80\x80", b"\xf0\x80\x80\x80", b"\xf5\x80\x80\x80",
-            b"\xc3", b"\xf0\x9f",
+            b"\xff",
+            b"\x80",
+            b"\xc3\x28",
+            b"\xc0\x80",
+            b"\xc1\xbf",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe4\xb8",
+            b"\xf0\x9f\x98",
+            b"\xe0\x80\x80",
+            b"\xf0\x80\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xc3",
+            b"\xf0\x9f",
         ];
         for filler in ["a", "é", "中", "😀"] {
             for n in 0..200 {
@@ -1152,8 +1201,17 @@ mod tests {
     fn checked_in_ascii_at_every_offset() {
         // One sequence, whole or cut short, inside ASCII: at every offset of
         // the first blocks, so the blocks around it may be skipped as ASCII.
-        let seqs: [&[u8]; 9] =
-            [b"\xc3\xa9", b"\xc3", b"\xe4\xb8\xad", b"\xe4\xb8", b"\xe4", b"\xf0\x9f\x98\x80", b"\xf0\x9f\x98", b"\xf0", b"\x80"];
+        let seqs: [&[u8]; 9] = [
+            b"\xc3\xa9",
+            b"\xc3",
+            b"\xe4\xb8\xad",
+            b"\xe4\xb8",
+            b"\xe4",
+            b"\xf0\x9f\x98\x80",
+            b"\xf0\x9f\x98",
+            b"\xf0",
+            b"\x80",
+        ];
         for len in [200usize, 256] {
             for at in 0..len - 4 {
                 for seq in seqs {
@@ -1181,7 +1239,13 @@ mod tests {
                         v[start + at..start + at + seq.len()].copy_from_slice(seq);
                         check_bytes(&v[start..start + len]);
                     }
-                    at += if at < 140 { 1 } else if len < 500 { 7 } else { 13 };
+                    at += if at < 140 {
+                        1
+                    } else if len < 500 {
+                        7
+                    } else {
+                        13
+                    };
                 }
                 check_bytes(&buf[start..start + len]);
             }

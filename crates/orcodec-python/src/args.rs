@@ -71,7 +71,11 @@ impl Call {
 /// `None` (or absent) for a `default`/`ext_hook`-style argument becomes NULL.
 #[inline(always)]
 pub unsafe fn none_to_null(obj: *mut PyObject) -> *mut PyObject {
-    if obj == Py_None() { core::ptr::null_mut() } else { obj }
+    if obj == Py_None() {
+        core::ptr::null_mut()
+    } else {
+        obj
+    }
 }
 
 /// The `option` argument: absent, None, or an int made of known flags.

@@ -120,11 +120,12 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
         }
     }
     let mut names = read_field_names(fields)?;
-    names.from_dict = (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc))
-        && names.names.iter().all(|&name| {
-            let attr = _PyType_Lookup(ty, name);
-            attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none()
-        });
+    names.from_dict =
+        (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc))
+            && names.names.iter().all(|&name| {
+                let attr = _PyType_Lookup(ty, name);
+                attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none()
+            });
     let names = Rc::new(names);
     // Reading the names ran Python code (getattr on Field objects), which
     // cannot reach this cache, but look it up afresh all the same.
@@ -220,7 +221,11 @@ unsafe fn scan_entries(dict: *mut PyObject, names: &FieldNames, values: &mut [*m
 /// None for any other dict or version, or anything unexpected in the table,
 /// and the caller then iterates the ordinary way.
 #[inline(always)]
-unsafe fn scan_split(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> Option<usize> {
+unsafe fn scan_split(
+    dict: *mut PyObject,
+    names: &FieldNames,
+    values: &mut [*mut PyObject; MAX_SCANNED],
+) -> Option<usize> {
     #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
     {
         let mp = dict as *mut PyDictObject;
@@ -283,7 +288,8 @@ impl<E: Emitter> Walker<E> {
     /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
     pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
         let names = field_names(Py_TYPE(obj), fields)?;
-        let dict = if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
+        let dict =
+            if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
         if dict.is_null() {
             PyErr_Clear();
         }
@@ -299,7 +305,11 @@ impl<E: Emitter> Walker<E> {
 
     /// The fields' entries from `values`, references the caller took; all
     /// are released, whatever happens.
-    unsafe fn scanned_fields(&mut self, names: &[*mut PyObject], values: &mut [*mut PyObject]) -> Result<(), EncodeError> {
+    unsafe fn scanned_fields(
+        &mut self,
+        names: &[*mut PyObject],
+        values: &mut [*mut PyObject],
+    ) -> Result<(), EncodeError> {
         let len = names.len();
         let result = self.enter().and_then(|()| {
             self.emitter.begin_map(len);
@@ -318,7 +328,12 @@ impl<E: Emitter> Walker<E> {
     }
 
     /// The fields' entries; values from `dict` (the instance's, or NULL) where present.
-    unsafe fn fields(&mut self, obj: *mut PyObject, names: &[*mut PyObject], dict: *mut PyObject) -> Result<(), EncodeError> {
+    unsafe fn fields(
+        &mut self,
+        obj: *mut PyObject,
+        names: &[*mut PyObject],
+        dict: *mut PyObject,
+    ) -> Result<(), EncodeError> {
         let len = names.len();
         self.enter()?;
         self.emitter.begin_map(len);

@@ -101,10 +101,7 @@ unsafe fn in_place(at: *mut u8, write: impl FnOnce(&mut DateWriter)) -> usize {
 }
 
 fn style(opts: Opt) -> Style {
-    Style {
-        omit_microseconds: opts & options::OMIT_MICROSECONDS != 0,
-        utc_z: opts & options::UTC_Z != 0,
-    }
+    Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 }
 }
 
 /// Writes the fields of datetime `obj`, then its UTC `offset` if it has one.
@@ -179,7 +176,8 @@ impl<E: Emitter> Walker<E> {
             return Some(check_time(obj).map(|()| {
                 let style = style(self.opts);
                 // SAFETY: as for the date.
-                self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_time(text, obj, style)) });
+                self.emitter
+                    .ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_time(text, obj, style)) });
             }));
         }
         None
@@ -196,17 +194,15 @@ impl<E: Emitter> Walker<E> {
         }
         let style = style(self.opts);
         // SAFETY: the emitter hands over MAX_TEXT writable bytes.
-        self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_datetime(text, obj, offset, style)) });
+        self.emitter
+            .ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_datetime(text, obj, offset, style)) });
         Ok(())
     }
 
     /// An aware datetime as the timestamp extension.
     unsafe fn timestamp(&mut self, obj: *mut PyObject, offset: i32) -> Result<(), EncodeError> {
-        let days = days_from_civil(
-            PyDateTime_GET_YEAR(obj),
-            PyDateTime_GET_MONTH(obj) as u32,
-            PyDateTime_GET_DAY(obj) as u32,
-        );
+        let days =
+            days_from_civil(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj) as u32, PyDateTime_GET_DAY(obj) as u32);
         let seconds = days * 86_400
             + PyDateTime_DATE_GET_HOUR(obj) as i64 * 3600
             + PyDateTime_DATE_GET_MINUTE(obj) as i64 * 60
@@ -218,7 +214,6 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 }
-
 
 /// A UTC datetime from a decoded timestamp; None (with an exception set) when
 /// it falls outside `datetime`'s years 1 to 9999.

@@ -9,11 +9,11 @@ use pyo3_ffi::*;
 use crate::args::{none_to_null, parse_opts, Call};
 use crate::errors::{raise, take_exception, Raised};
 use crate::ffi::bytes_data;
+use crate::objects::{Owned, PyBuilder};
 use crate::options;
+use crate::state::state;
 use orcodec_core::json_scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
-use crate::objects::{Owned, PyBuilder};
-use crate::state::state;
 
 /// Decoder stacks kept between calls, one set per format, so a small
 /// document allocates none (two or three mallocs and frees were a few
@@ -38,7 +38,11 @@ static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::Un
 /// # Safety
 /// The GIL is held.
 #[inline(always)]
-unsafe fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, decode: impl FnOnce(&mut T) -> R) -> R {
+unsafe fn with_stacks<T: Default, R>(
+    kept: &KeptStacks<T>,
+    size: impl Fn(&T) -> usize,
+    decode: impl FnOnce(&mut T) -> R,
+) -> R {
     // SAFETY: the GIL is held and no Python code runs while the slot is
     // read or written (decode runs between, with the slot empty).
     let mut stacks = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
@@ -221,10 +225,7 @@ unsafe fn decode_error_from_current(raise_new: impl FnOnce()) {
 /// Turns a failed decode into the format's exception (builder failures have
 /// one set already).
 #[inline(always)]
-fn finish(
-    result: Result<Owned, Failure<()>>,
-    on_syntax: impl FnOnce(DecodeError) -> Raised,
-) -> *mut PyObject {
+fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError) -> Raised) -> *mut PyObject {
     match result {
         Ok(value) => value.into_raw(),
         Err(Failure::Syntax(e)) => {
@@ -312,7 +313,9 @@ pub unsafe extern "C" fn unpackb(
     let result = with_stacks(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
-        |stacks| orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks),
+        |stacks| {
+            orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+        },
     );
     drop(pause);
     finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))

@@ -26,11 +26,7 @@ pub unsafe fn dict_from_pairs(items: &mut Vec<Owned>, start: usize) -> *mut PyOb
     #[cfg(dict_table_layout)]
     {
         let pairs = &items[start..];
-        if !pairs.is_empty()
-            && pairs
-                .chunks_exact(2)
-                .all(|pair| PyUnicode_CheckExact(pair[0].as_ptr()) != 0)
-        {
+        if !pairs.is_empty() && pairs.chunks_exact(2).all(|pair| PyUnicode_CheckExact(pair[0].as_ptr()) != 0) {
             if let Some(dict) = table::str_keyed_dict(pairs) {
                 if !dict.is_null() {
                     // The dict holds every reference now.
@@ -98,10 +94,7 @@ mod table {
             return LOG_MIN_SIZE;
         }
         let estimate = (n * 3 + 1) >> 1;
-        let bits = usize::BITS
-            - (estimate | (1 << LOG_MIN_SIZE))
-                .saturating_sub(1)
-                .leading_zeros();
+        let bits = usize::BITS - (estimate | (1 << LOG_MIN_SIZE)).saturating_sub(1).leading_zeros();
         (bits as u8).max(LOG_MIN_SIZE)
     }
 
@@ -150,9 +143,7 @@ mod table {
         let size = 1usize << log2_size;
         let index_bytes = 1usize << log2_index;
         let capacity = usable(size);
-        let table_bytes = core::mem::size_of::<DictKeys>()
-            + index_bytes
-            + capacity * core::mem::size_of::<Entry>();
+        let table_bytes = core::mem::size_of::<DictKeys>() + index_bytes + capacity * core::mem::size_of::<Entry>();
 
         // The empty dict first: CPython gives it its version tag and it may
         // come from the dict free list.

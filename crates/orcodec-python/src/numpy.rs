@@ -214,8 +214,7 @@ fn datetime64_text(value: i64, unit: TimeUnit, opts: options::Opt) -> Result<Dat
     }
     let of_day = micros.rem_euclid(86_400_000_000);
     let seconds = (of_day / 1_000_000) as i32;
-    let style =
-        Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 };
+    let style = Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 };
     Ok(DateText::build(|text| {
         text.date(year as i32, month as i32, day as i32);
         text.push(b'T');

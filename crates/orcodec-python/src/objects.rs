@@ -39,7 +39,6 @@ impl Drop for Owned {
     }
 }
 
-
 /// A new `str` from UTF-8 text.
 #[inline(always)]
 pub unsafe fn new_str(text: &str) -> *mut PyObject {

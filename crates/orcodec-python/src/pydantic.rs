@@ -7,7 +7,7 @@
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
-use crate::ffi::{dict_len, _PyType_Lookup};
+use crate::ffi::{_PyType_Lookup, dict_len};
 use crate::state::state;
 use crate::walk::{EncodeError, Walker};
 

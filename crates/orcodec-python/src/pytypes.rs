@@ -21,7 +21,8 @@ struct Cell(UnsafeCell<Types>);
 // free-threading support), so there is never concurrent access.
 unsafe impl Sync for Cell {}
 
-static TYPES: Cell = Cell(UnsafeCell::new(Types { uuid: null_mut(), enum_meta: null_mut(), dataclass_field: null_mut() }));
+static TYPES: Cell =
+    Cell(UnsafeCell::new(Types { uuid: null_mut(), enum_meta: null_mut(), dataclass_field: null_mut() }));
 
 /// `sys.modules[module].attr` as a new reference, or NULL (with no exception
 /// set) when the module is not imported or lacks the attribute.
@@ -72,8 +73,8 @@ pub unsafe fn is_enum_type(ty: *mut PyTypeObject) -> bool {
         return false;
     }
     let t = TYPES.0.get();
-    let enum_meta =
-        lazy(core::ptr::addr_of_mut!((*t).enum_meta) as *mut *mut PyObject, state().str_enum, c"EnumMeta") as *mut PyTypeObject;
+    let enum_meta = lazy(core::ptr::addr_of_mut!((*t).enum_meta) as *mut *mut PyObject, state().str_enum, c"EnumMeta")
+        as *mut PyTypeObject;
     !enum_meta.is_null() && (meta == enum_meta || PyType_IsSubtype(meta, enum_meta) != 0)
 }
 

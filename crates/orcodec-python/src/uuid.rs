@@ -104,12 +104,7 @@ pub fn format_uuid(bytes: &[u8; 16]) -> [u8; 36] {
 /// The canonical text of the UUID whose 128-bit value is `value`: the same
 /// as `format_uuid(&value.to_be_bytes())`, eight hex digits at a time.
 pub fn format_uuid_u128(value: u128) -> [u8; 36] {
-    let hex = [
-        hex8((value >> 96) as u32),
-        hex8((value >> 64) as u32),
-        hex8((value >> 32) as u32),
-        hex8(value as u32),
-    ];
+    let hex = [hex8((value >> 96) as u32), hex8((value >> 64) as u32), hex8((value >> 32) as u32), hex8(value as u32)];
     let mut out = [b'-'; 36];
     out[0..8].copy_from_slice(&hex[0]);
     out[9..13].copy_from_slice(&hex[1][..4]);

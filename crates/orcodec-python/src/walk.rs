@@ -453,7 +453,11 @@ impl<E: Emitter> Walker<E> {
         let len = PyList_GET_SIZE(obj) as usize;
         self.sequence(obj, len, |obj, i| {
             // `default` may shrink the list while it is walked; check every time.
-            if i < PyList_GET_SIZE(obj) as usize { Some(PyList_GET_ITEM(obj, i as Py_ssize_t)) } else { None }
+            if i < PyList_GET_SIZE(obj) as usize {
+                Some(PyList_GET_ITEM(obj, i as Py_ssize_t))
+            } else {
+                None
+            }
         })?;
         if PyList_GET_SIZE(obj) as usize != len {
             return Err(EncodeError::ListChangedSize);

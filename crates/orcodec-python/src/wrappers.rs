@@ -27,7 +27,11 @@ pub struct Ext {
 }
 
 /// Exactly `N` positional arguments and no keywords, or a TypeError.
-unsafe fn positional<const N: usize>(name: &str, args: *mut PyObject, kwargs: *mut PyObject) -> Option<[*mut PyObject; N]> {
+unsafe fn positional<const N: usize>(
+    name: &str,
+    args: *mut PyObject,
+    kwargs: *mut PyObject,
+) -> Option<[*mut PyObject; N]> {
     if (!kwargs.is_null() && PyDict_Size(kwargs) != 0) || PyTuple_GET_SIZE(args) as usize != N {
         let plural = if N == 1 { "" } else { "s" };
         raise(PyExc_TypeError, &format!("{name}() takes exactly {N} positional argument{plural}"));
@@ -135,17 +139,37 @@ unsafe extern "C" fn ext_hash(obj: *mut PyObject) -> Py_hash_t {
         return -1;
     }
     let hash = data_hash ^ tag_hash.wrapping_mul(1_000_003);
-    if hash == -1 { -2 } else { hash }
+    if hash == -1 {
+        -2
+    } else {
+        hash
+    }
 }
 
-const fn member(name: &'static core::ffi::CStr, kind: c_int, offset: usize, doc: &'static core::ffi::CStr) -> PyMemberDef {
-    PyMemberDef { name: name.as_ptr(), type_code: kind, offset: offset as Py_ssize_t, flags: Py_READONLY, doc: doc.as_ptr() }
+const fn member(
+    name: &'static core::ffi::CStr,
+    kind: c_int,
+    offset: usize,
+    doc: &'static core::ffi::CStr,
+) -> PyMemberDef {
+    PyMemberDef {
+        name: name.as_ptr(),
+        type_code: kind,
+        offset: offset as Py_ssize_t,
+        flags: Py_READONLY,
+        doc: doc.as_ptr(),
+    }
 }
 
 const NO_MEMBER: PyMemberDef = PyMemberDef { name: null_mut(), type_code: 0, offset: 0, flags: 0, doc: null_mut() };
 
 static mut FRAGMENT_MEMBERS: [PyMemberDef; 2] = [
-    member(c"contents", Py_T_OBJECT_EX, core::mem::offset_of!(Fragment, contents), c"The encoded content (bytes or str)."),
+    member(
+        c"contents",
+        Py_T_OBJECT_EX,
+        core::mem::offset_of!(Fragment, contents),
+        c"The encoded content (bytes or str).",
+    ),
     NO_MEMBER,
 ];
 
@@ -159,11 +183,7 @@ fn slot(slot: c_int, pfunc: *mut c_void) -> PyType_Slot {
     PyType_Slot { slot, pfunc }
 }
 
-unsafe fn new_type(
-    name: &'static core::ffi::CStr,
-    basicsize: usize,
-    slots: &mut [PyType_Slot],
-) -> *mut PyTypeObject {
+unsafe fn new_type(name: &'static core::ffi::CStr, basicsize: usize, slots: &mut [PyType_Slot]) -> *mut PyTypeObject {
     let mut spec = PyType_Spec {
         name: name.as_ptr(),
         basicsize: basicsize as c_int,

@@ -197,9 +197,8 @@ unsafe fn avx512(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
             let letters = _mm512_test_epi8_mask(values, values) & !_mm512_movepi8_mask(next);
             // Where the block stops: an unescaped quote, a control byte, the
             // backslash of any other escape.
-            let stop = (_mm512_cmpeq_epi8_mask(v, quotes) & !escaped)
-                | _mm512_cmplt_epu8_mask(v, space)
-                | (starts & !letters);
+            let stop =
+                (_mm512_cmpeq_epi8_mask(v, quotes) & !escaped) | _mm512_cmplt_epu8_mask(v, space) | (starts & !letters);
             // Below the first stop (all bits when there is none), less the letters.
             let keep = !escaped & stop.wrapping_sub(1) & !stop;
             // Values over every backslash: those that start an escape are
@@ -306,14 +305,14 @@ unsafe fn ssse3(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
             let keep = !escaped & stop.wrapping_sub(1) & !stop & 0xffff;
             let merged = _mm_or_si128(_mm_and_si128(is_backslash, values), _mm_andnot_si128(is_backslash, v));
             let (keep_low, keep_high) = ((keep & 0xff) as usize, (keep >> 8) as usize);
-            let order = _mm_set_epi64x(
-                (PACK_8[keep_high] | 0x0808_0808_0808_0808) as i64,
-                PACK_8[keep_low] as i64,
-            );
+            let order = _mm_set_epi64x((PACK_8[keep_high] | 0x0808_0808_0808_0808) as i64, PACK_8[keep_low] as i64);
             let packed = _mm_shuffle_epi8(merged, order);
             let out = scratch.as_mut_ptr().add(o);
             _mm_storel_epi64(out as *mut __m128i, packed);
-            _mm_storel_epi64(out.add(keep_low.count_ones() as usize) as *mut __m128i, _mm_unpackhi_epi64(packed, packed));
+            _mm_storel_epi64(
+                out.add(keep_low.count_ones() as usize) as *mut __m128i,
+                _mm_unpackhi_epi64(packed, packed),
+            );
             o += keep.count_ones() as usize;
             if stop != 0 {
                 scratch.set_len(o);
@@ -368,8 +367,7 @@ unsafe fn avx2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
             let escaped = (starts << 1 | c) & 0xffff_ffff;
             let low = _mm256_and_si256(next, nibble);
             let high = _mm256_and_si256(_mm256_srli_epi16(next, 4), nibble);
-            let values =
-                _mm256_add_epi8(_mm256_shuffle_epi8(low_value, low), _mm256_shuffle_epi8(high_value, high));
+            let values = _mm256_add_epi8(_mm256_shuffle_epi8(low_value, low), _mm256_shuffle_epi8(high_value, high));
             let class = _mm256_and_si256(_mm256_shuffle_epi8(low_class, low), _mm256_shuffle_epi8(high_class, high));
             let letters = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(class, zero)) as u32 as u64);
             let stop = (quote & !escaped) | control | (starts & !letters);
@@ -588,10 +586,29 @@ mod tests {
     /// What `check` runs over: every escape kind (and the things that stop
     /// a block) at every offset of plain runs of every length up to 100.
     const PIECES: [&[u8]; 22] = [
-        b"\\\"", b"\\\\", b"\\/", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t", b"\\u00e9", b"\\x", b"\\\x01", b"\\\xc3\xa9",
+        b"\\\"",
+        b"\\\\",
+        b"\\/",
+        b"\\b",
+        b"\\f",
+        b"\\n",
+        b"\\r",
+        b"\\t",
+        b"\\u00e9",
+        b"\\x",
+        b"\\\x01",
+        b"\\\xc3\xa9",
         // A backslash before a byte whose low 7 bits spell `b` or a backslash.
-        "\\€".as_bytes(), "\\\u{070f}".as_bytes(),
-        b"\"", b"\x01", b"\x1f", b"\\\\\\\"", b"\\\\\\", b"\\\\\\\\", "é".as_bytes(), "😀".as_bytes(),
+        "\\€".as_bytes(),
+        "\\\u{070f}".as_bytes(),
+        b"\"",
+        b"\x01",
+        b"\x1f",
+        b"\\\\\\\"",
+        b"\\\\\\",
+        b"\\\\\\\\",
+        "é".as_bytes(),
+        "😀".as_bytes(),
     ];
 
     #[test]
@@ -681,7 +698,10 @@ mod tests {
                     body.extend((at..len).map(|k| b'0' + (k % 10) as u8));
                     // Strings whose end is the end of the input and strings
                     // followed by more document.
-                    for (before, after) in [("[\"\\t", "\"]"), ("{\"k\\\\\":\"", "\",\"z\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]}")] {
+                    for (before, after) in [
+                        ("[\"\\t", "\"]"),
+                        ("{\"k\\\\\":\"", "\",\"z\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]}"),
+                    ] {
                         let mut json = before.as_bytes().to_vec();
                         json.extend_from_slice(&body);
                         json.extend_from_slice(after.as_bytes());
@@ -689,7 +709,10 @@ mod tests {
                         let (stop, text, _) = reference(&body, 0);
                         if stop == body.len() {
                             let text = String::from_utf8(text).unwrap();
-                            assert!(got.as_ref().is_ok_and(|s| s.contains(&format!("{text:?}")[1..])), "{got:?} for {text:?}");
+                            assert!(
+                                got.as_ref().is_ok_and(|s| s.contains(&format!("{text:?}")[1..])),
+                                "{got:?} for {text:?}"
+                            );
                         }
                     }
                 }
