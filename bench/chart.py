@@ -31,7 +31,10 @@ def main(argv: list[str] | None = None) -> int:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("chart.py: matplotlib is not installed (pip install -r bench/requirements.txt); no chart drawn", file=sys.stderr)
+        print(
+            "chart.py: matplotlib is not installed (pip install -r bench/requirements.txt); no chart drawn",
+            file=sys.stderr,
+        )
         return 0
 
     results = json.loads(args.json.read_text(encoding="utf-8"))
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     nrows = -(-len(ops) // ncols)
     most = max(sum(r["operation"] == op for r in results["rows"]) for op in ops)
     fig, axes = plt.subplots(nrows, ncols, figsize=(6.4 * ncols, nrows * (0.3 * most + 1.2) + 0.6), squeeze=False)
-    for ax in axes.flat[len(ops):]:
+    for ax in axes.flat[len(ops) :]:
         ax.set_visible(False)
     for ax, op in zip(axes.flat, ops):
         rows = [r for r in results["rows"] if r["operation"] == op]
@@ -64,9 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         ax.set_title(op, fontsize=10)
         ax.set_xlabel("orcodec time / best peer (< 1: faster)", fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle(f"orcodec {meta['versions'].get('orcodec', '')} vs the best peer per row "
-                 f"({meta['mode']} run, {meta['timestamp'][:10]}, {meta['cpu_count']} CPUs, Python {meta['python'].split()[0]})",
-                 fontsize=10)
+    fig.suptitle(
+        f"orcodec {meta['versions'].get('orcodec', '')} vs the best peer per row "
+        f"({meta['mode']} run, {meta['timestamp'][:10]}, {meta['cpu_count']} CPUs, Python {meta['python'].split()[0]})",
+        fontsize=10,
+    )
     fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)

@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from documents import (  # noqa: E402
     DOCUMENTS,
-    GENERATED_FIXTURES,
     FIXTURES_ENV,
+    GENERATED_FIXTURES,
     REPO_ROOT,
     Document,
     fixtures_dir,
@@ -64,7 +64,8 @@ NOTES = [
     "str-returning encoders (ujson, rapidjson, json) are timed with .encode() so every dumps yields UTF-8 bytes,",
     "  with ensure_ascii=False (and ujson escape_forward_slashes=False) so all produce the same bytes as orjson;",
     "  json = stdlib json with one reused JSONEncoder(separators=(',', ':')).",
-    "msgspec reuses one Encoder/Decoder instance per format; msgpack is packb/unpackb with use_bin_type=True/raw=False.",
+    "msgspec reuses one Encoder/Decoder instance per format;"
+    " msgpack is packb/unpackb with use_bin_type=True/raw=False.",
     "loads/unpackb inputs are bytes: the document as compact JSON (the fixture file as is), and msgpack.packb of it.",
     "marshal (unranked floor): marshal.dumps of the same object graph for dumps/packb, marshal.loads of it for",
     "  loads/unpackb; plain documents only.",
@@ -131,8 +132,11 @@ class Row:
         return PEERS[FAMILY[self.op]]
 
     def best_peer(self) -> tuple[str | None, float | None]:
-        timed = [(self.cells[p].median_s, p) for p in self.peers
-                 if self.cells[p].median_s is not None and self.cells[p].status is None]
+        timed = [
+            (self.cells[p].median_s, p)
+            for p in self.peers
+            if self.cells[p].median_s is not None and self.cells[p].status is None
+        ]
         if not timed:
             return None, None
         best_time, best = min(timed)
@@ -298,7 +302,8 @@ def load_documents(names: list[str], msgpack: Any) -> tuple[list[Document], dict
         how = f"${FIXTURES_ENV}" if os.environ.get(FIXTURES_ENV) else f"default; set ${FIXTURES_ENV} to override"
         print(
             f"NOTE: shared fixtures not found in {shared} ({how}); using {', '.join(fell_back)}\n"
-            "      instead (marked * in the table); their timings are not comparable with runs on the real documents.\n",
+            "      instead (marked * in the table);"
+            " their timings are not comparable with runs on the real documents.\n",
             file=sys.stderr,
         )
     return docs, unavailable
@@ -408,8 +413,12 @@ def measure(row: Row, settings: Settings) -> None:
 def all_rows() -> list[tuple[str, str]]:
     from documents import NUMPY_DOCUMENTS, TYPED_DOCUMENTS
 
-    return [(doc, op) for doc in DOCUMENTS for op in OPERATIONS
-            if op in ("dumps", "packb") or (doc not in TYPED_DOCUMENTS and doc not in NUMPY_DOCUMENTS)]
+    return [
+        (doc, op)
+        for doc in DOCUMENTS
+        for op in OPERATIONS
+        if op in ("dumps", "packb") or (doc not in TYPED_DOCUMENTS and doc not in NUMPY_DOCUMENTS)
+    ]
 
 
 def select_rows(tokens: list[str] | None) -> list[tuple[str, str]]:
@@ -421,8 +430,10 @@ def select_rows(tokens: list[str] | None) -> list[tuple[str, str]]:
     for token in (t for arg in tokens for t in arg.split(",") if t):
         hits = {(d, o) for d, o in every if token in (d, o) or fnmatch.fnmatchcase(f"{d}.{o}", token)}
         if not hits:
-            raise ValueError(f"--rows {token!r} matches nothing; documents: {', '.join(DOCUMENTS)}; "
-                             f"operations: {', '.join(OPERATIONS)}; or DOC.OP globs")
+            raise ValueError(
+                f"--rows {token!r} matches nothing; documents: {', '.join(DOCUMENTS)}; "
+                f"operations: {', '.join(OPERATIONS)}; or DOC.OP globs"
+            )
         chosen |= hits
     return [row for row in every if row in chosen]
 
@@ -490,8 +501,11 @@ def print_header(info: dict[str, Any]) -> None:
     print(f"python    {info['python']}")
     print(f"machine   {info['platform']} | {info['cpu_count']} CPUs | {info['cpu']}")
     print("versions  " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()))
-    print(f"method    {info['mode']}: round-robin per row (shuffled each round), samples of ~{info['target_sample_ms']:.0f} ms "
-          "(gc off), median per call across rounds")
+    print(
+        f"method    {info['mode']}: round-robin per row (shuffled each round),"
+        f" samples of ~{info['target_sample_ms']:.0f} ms "
+        "(gc off), median per call across rounds"
+    )
 
 
 def print_table(family: str, rows: list[Row]) -> None:
@@ -503,8 +517,10 @@ def print_table(family: str, rows: list[Row]) -> None:
         label = f"{row.doc.name}{'*' if row.doc.generated else ''}.{row.op}"
         body.append([label, *(cell_text(row, lib) for lib in libs), ratio_text(row), best or "-"])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    print(f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster; "
-          f"{', '.join(FLOORS)} is an unranked floor)")
+    print(
+        f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster; "
+        f"{', '.join(FLOORS)} is an unranked floor)"
+    )
     for line in [head, *body]:
         cols = [line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:-1], widths[1:-1])), line[-1]]
         print("  ".join(cols))
@@ -518,15 +534,22 @@ def print_report(info: dict[str, Any], rows: list[Row], unavailable: dict[str, s
             print_table(family, family_rows)
     print()
     if any(r.doc.generated for r in rows):
-        print(f"* generated stand-in from {GENERATED_FIXTURES} (shared fixture not found); not comparable with the real document.")
+        print(
+            f"* generated stand-in from {GENERATED_FIXTURES} (shared fixture not found);"
+            " not comparable with the real document."
+        )
     if any(r.noisy() for r in rows if r.ratio() is not None):
-        print(f"~ noisy: the interquartile range of orcodec or the best peer exceeds {NOISY_SPREAD:.0%} of its median; rerun on a quieter machine.")
+        print(
+            f"~ noisy: the interquartile range of orcodec or the best peer exceeds {NOISY_SPREAD:.0%} of its median;"
+            " rerun on a quieter machine."
+        )
     for note in NOTES:
         print(note)
     for name, why in unavailable.items():
         print(f"document {name} skipped: {why}")
-    problems = [(r.name, lib, c.status, c.reason) for r in rows for lib, c in r.cells.items()
-                if c.status in (RAISED, DIFFERS)]
+    problems = [
+        (r.name, lib, c.status, c.reason) for r in rows for lib, c in r.cells.items() if c.status in (RAISED, DIFFERS)
+    ]
     if problems:
         print("\nn/a and ≠ cells:")
         for name, lib, status, reason in problems:
@@ -538,21 +561,38 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
         times = sorted(cell.per_call_s)
         quartiles = statistics.quantiles(times, n=4) if len(times) >= 2 else [None, None, None]
         ns = lambda s: None if s is None else round(s * 1e9, 2)  # noqa: E731
-        return {"median_ns": ns(cell.median_s), "q1_ns": ns(quartiles[0]), "q3_ns": ns(quartiles[2]),
-                "min_ns": ns(times[0] if times else None), "spread": cell.spread, "rounds": len(times),
-                "iterations_per_sample": cell.iterations, "status": cell.status, "error": cell.reason}
+        return {
+            "median_ns": ns(cell.median_s),
+            "q1_ns": ns(quartiles[0]),
+            "q3_ns": ns(quartiles[2]),
+            "min_ns": ns(times[0] if times else None),
+            "spread": cell.spread,
+            "rounds": len(times),
+            "iterations_per_sample": cell.iterations,
+            "status": cell.status,
+            "error": cell.reason,
+        }
 
     out_rows = []
     for row in rows:
         best, _ = row.best_peer()
         arg = row.doc.input_for(row.op)
-        out_rows.append({
-            "row": row.name, "document": row.doc.name, "operation": row.op, "family": FAMILY[row.op],
-            "kind": row.doc.kind, "generated": row.doc.generated, "source": row.doc.source,
-            "input_bytes": len(arg) if isinstance(arg, bytes) else None,
-            "results": {lib: cell_json(cell) for lib, cell in row.cells.items()},
-            "ratio": row.ratio(), "best_peer": best, "noisy": row.noisy(),
-        })
+        out_rows.append(
+            {
+                "row": row.name,
+                "document": row.doc.name,
+                "operation": row.op,
+                "family": FAMILY[row.op],
+                "kind": row.doc.kind,
+                "generated": row.doc.generated,
+                "source": row.doc.source,
+                "input_bytes": len(arg) if isinstance(arg, bytes) else None,
+                "results": {lib: cell_json(cell) for lib, cell in row.cells.items()},
+                "ratio": row.ratio(),
+                "best_peer": best,
+                "noisy": row.noisy(),
+            }
+        )
     return {"meta": info, "notes": NOTES, "rows": out_rows}
 
 
@@ -578,10 +618,19 @@ def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, s
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Benchmark orcodec against orjson, ormsgpack, msgspec and friends.")
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (a smoke run of about a minute)")
-    parser.add_argument("--rows", nargs="+", metavar="ROW",
-                        help="documents, operations or DOC.OP globs to run, e.g. twitter canada.loads '*.packb'")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH",
-                        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO_ROOT)})")
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        metavar="ROW",
+        help="documents, operations or DOC.OP globs to run, e.g. twitter canada.loads '*.packb'",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        metavar="PATH",
+        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO_ROOT)})",
+    )
     args = parser.parse_args(argv)
     try:
         args.selected = select_rows(args.rows)
@@ -609,7 +658,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{i}/{len(selected)}] {row.name}", file=sys.stderr, flush=True)
         cell = row.cells["orcodec"]
         if cell.status in (RAISED, DIFFERS):
-            print(f"    orcodec {'FAILED' if row.failed() else 'n/a'} on {row.name}: {cell.reason}"[:300], file=sys.stderr, flush=True)
+            print(
+                f"    orcodec {'FAILED' if row.failed() else 'n/a'} on {row.name}: {cell.reason}"[:300],
+                file=sys.stderr,
+                flush=True,
+            )
         measure(row, settings)
         rows.append(row)
 

@@ -39,7 +39,14 @@ ALL_OPS = ("dumps", "loads", "packb", "unpackb")
 
 FIXTURE_DOCUMENTS = ("twitter", "github", "citm_catalog", "canada")
 
-SMALL = {"id": 12345, "name": "Ada Lovelace", "active": True, "score": 98.5, "tags": ["a", "b"], "email": "ada@example.com"}
+SMALL = {
+    "id": 12345,
+    "name": "Ada Lovelace",
+    "active": True,
+    "score": 98.5,
+    "tags": ["a", "b"],
+    "email": "ada@example.com",
+}
 
 
 # --- the string-shaped documents ---------------------------------------------------
@@ -48,7 +55,7 @@ SMALL = {"id": 12345, "name": "Ada Lovelace", "active": True, "score": 98.5, "ta
 def strings_ascii() -> list[str]:
     """200 strings of 200 ASCII characters, nothing to escape."""
     alphabet = string.ascii_letters + string.digits + " .,-"
-    return [(alphabet[i % len(alphabet):] + alphabet * 4)[:200] for i in range(200)]
+    return [(alphabet[i % len(alphabet) :] + alphabet * 4)[:200] for i in range(200)]
 
 
 def text_11kb() -> dict[str, str]:
@@ -128,9 +135,16 @@ class Status(enum.Enum):
 def dataclasses_1000() -> list[Person]:
     """1000 Person dataclasses, each with a list of two Address dataclasses."""
     return [
-        Person(i, f"Person {i}", f"p{i}@example.com", i % 2 == 0,
-               [Address(f"{i} Main Street", "Springfield", f"{10000 + i}"),
-                Address(f"{i} Side Road", "Shelbyville", f"{20000 + i}")])
+        Person(
+            i,
+            f"Person {i}",
+            f"p{i}@example.com",
+            i % 2 == 0,
+            [
+                Address(f"{i} Main Street", "Springfield", f"{10000 + i}"),
+                Address(f"{i} Side Road", "Shelbyville", f"{20000 + i}"),
+            ],
+        )
         for i in range(1000)
     ]
 
@@ -224,7 +238,9 @@ def fixture_path(name: str) -> tuple[Path, bool]:
     return fallback, True
 
 
-def plain_document(name: str, value: Any, raw: bytes | None, source: str, msgpack: Any, generated: bool = False) -> Document:
+def plain_document(
+    name: str, value: Any, raw: bytes | None, source: str, msgpack: Any, generated: bool = False
+) -> Document:
     if raw is None:
         raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
     return Document(name, "plain", value, value, raw, msgpack.packb(value, use_bin_type=True), source, generated)

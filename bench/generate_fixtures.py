@@ -25,12 +25,38 @@ DEFAULT_OUT = REPO_ROOT / "fixtures" / "generated"
 # Text fragments mixing ASCII, accented Latin, CJK and astral-plane emoji so
 # that decoders exercise all UTF-8 sequence lengths and encoders the escapes.
 WORDS = [
-    "hello", "world", "json", "fast", "rust", "python", "codec", "today",
-    "café", "naïve", "über", "señor", "façade", "Ærø", "Москва", "Ελλάδα",
-    "名前", "第一印象", "好きなところ", "ありがとう", "東京", "一言", "今日は",
-    "😋", "✨", "😊", "❤️", "💖", "🎉", "👍",
+    "hello",
+    "world",
+    "json",
+    "fast",
+    "rust",
+    "python",
+    "codec",
+    "today",
+    "café",
+    "naïve",
+    "über",
+    "señor",
+    "façade",
+    "Ærø",
+    "Москва",
+    "Ελλάδα",
+    "名前",
+    "第一印象",
+    "好きなところ",
+    "ありがとう",
+    "東京",
+    "一言",
+    "今日は",
+    "😋",
+    "✨",
+    "😊",
+    "❤️",
+    "💖",
+    "🎉",
+    "👍",
 ]
-PUNCT = ["", "", "", "!", "?", "…", "。", "\n", "\t", " \"quoted\" ", " \\ "]
+PUNCT = ["", "", "", "!", "?", "…", "。", "\n", "\t", ' "quoted" ', " \\ "]
 
 
 def sentence(rng: random.Random, lo: int, hi: int) -> str:
@@ -51,11 +77,14 @@ def handle(rng: random.Random) -> str:
 def twitter_date(rng: random.Random) -> str:
     day = rng.choice(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
     mon = rng.choice(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
-    return f"{day} {mon} {rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d} +0000 {rng.randint(2008, 2014)}"
+    clock = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+    return f"{day} {mon} {rng.randint(1, 28):02d} {clock} +0000 {rng.randint(2008, 2014)}"
 
 
 def iso_date(rng: random.Random) -> str:
-    return f"2013-01-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+    return (
+        f"2013-01-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+    )
 
 
 # --- twitter: search results, statuses with nested users and entities -------
@@ -112,10 +141,15 @@ def twitter_status(rng: random.Random, sid: int, depth: int = 0) -> dict:
     for _ in range(rng.randint(0, 2)):
         mid = rng.randint(10_000, 3_000_000_000)
         start = rng.randint(0, 40)
-        mentions.append({
-            "screen_name": handle(rng), "name": sentence(rng, 1, 2),
-            "id": mid, "id_str": str(mid), "indices": [start, start + rng.randint(5, 15)],
-        })
+        mentions.append(
+            {
+                "screen_name": handle(rng),
+                "name": sentence(rng, 1, 2),
+                "id": mid,
+                "id_str": str(mid),
+                "indices": [start, start + rng.randint(5, 15)],
+            }
+        )
     reply_to = rng.choice([None, rng.randint(10_000, 3_000_000_000)])
     status = {
         "metadata": {"result_type": "recent", "iso_language_code": rng.choice(["ja", "en", "fr"])},
@@ -176,12 +210,40 @@ def make_twitter() -> dict:
 # --- github: activity feed, events embedding repository objects --------------
 
 REPO_URL_FIELDS = [
-    "forks", "keys", "collaborators", "teams", "hooks", "issue_events", "events",
-    "assignees", "branches", "tags", "blobs", "git_tags", "git_refs", "trees",
-    "statuses", "languages", "stargazers", "contributors", "subscribers",
-    "subscription", "commits", "git_commits", "comments", "issue_comment",
-    "contents", "compare", "merges", "archive", "downloads", "issues", "pulls",
-    "milestones", "notifications", "labels",
+    "forks",
+    "keys",
+    "collaborators",
+    "teams",
+    "hooks",
+    "issue_events",
+    "events",
+    "assignees",
+    "branches",
+    "tags",
+    "blobs",
+    "git_tags",
+    "git_refs",
+    "trees",
+    "statuses",
+    "languages",
+    "stargazers",
+    "contributors",
+    "subscribers",
+    "subscription",
+    "commits",
+    "git_commits",
+    "comments",
+    "issue_comment",
+    "contents",
+    "compare",
+    "merges",
+    "archive",
+    "downloads",
+    "issues",
+    "pulls",
+    "milestones",
+    "notifications",
+    "labels",
 ]
 
 
@@ -212,46 +274,55 @@ def github_repository(rng: random.Random, owner: dict, name: str) -> dict:
     }
     for field in REPO_URL_FIELDS:
         repo[f"{field}_url"] = f"{api}/{field}{{/id}}"
-    repo.update({
-        "created_at": iso_date(rng),
-        "updated_at": iso_date(rng),
-        "pushed_at": iso_date(rng),
-        "git_url": f"git://github.com/{owner['login']}/{name}.git",
-        "ssh_url": f"git@github.com:{owner['login']}/{name}.git",
-        "clone_url": f"https://github.com/{owner['login']}/{name}.git",
-        "homepage": rng.choice([None, "", f"http://{name}.example.org/"]),
-        "size": rng.randint(0, 100_000),
-        "watchers_count": rng.randint(0, 5_000),
-        "language": rng.choice([None, "Python", "Rust", "JavaScript", "C"]),
-        "has_issues": True,
-        "has_downloads": True,
-        "has_wiki": rng.random() < 0.7,
-        "forks_count": rng.randint(0, 500),
-        "mirror_url": None,
-        "open_issues_count": rng.randint(0, 200),
-        "forks": rng.randint(0, 500),
-        "open_issues": rng.randint(0, 200),
-        "watchers": rng.randint(0, 5_000),
-        "master_branch": "master",
-        "default_branch": "master",
-        "public": True,
-    })
+    repo.update(
+        {
+            "created_at": iso_date(rng),
+            "updated_at": iso_date(rng),
+            "pushed_at": iso_date(rng),
+            "git_url": f"git://github.com/{owner['login']}/{name}.git",
+            "ssh_url": f"git@github.com:{owner['login']}/{name}.git",
+            "clone_url": f"https://github.com/{owner['login']}/{name}.git",
+            "homepage": rng.choice([None, "", f"http://{name}.example.org/"]),
+            "size": rng.randint(0, 100_000),
+            "watchers_count": rng.randint(0, 5_000),
+            "language": rng.choice([None, "Python", "Rust", "JavaScript", "C"]),
+            "has_issues": True,
+            "has_downloads": True,
+            "has_wiki": rng.random() < 0.7,
+            "forks_count": rng.randint(0, 500),
+            "mirror_url": None,
+            "open_issues_count": rng.randint(0, 200),
+            "forks": rng.randint(0, 500),
+            "open_issues": rng.randint(0, 200),
+            "watchers": rng.randint(0, 5_000),
+            "master_branch": "master",
+            "default_branch": "master",
+            "public": True,
+        }
+    )
     return repo
 
 
 def github_payload(rng: random.Random, kind: str, actor: dict, repo_name: str) -> dict:
     if kind == "PushEvent":
-        commits = [{
-            "url": f"https://api.github.com/repos/{actor['login']}/{repo_name}/commits/{hexstr(rng, 40)}",
-            "distinct": rng.random() < 0.9,
-            "message": sentence(rng, 3, 15),
-            "author": {"email": f"{actor['login']}@example.com", "name": actor["login"]},
-            "sha": hexstr(rng, 40),
-        } for _ in range(rng.randint(1, 3))]
+        commits = [
+            {
+                "url": f"https://api.github.com/repos/{actor['login']}/{repo_name}/commits/{hexstr(rng, 40)}",
+                "distinct": rng.random() < 0.9,
+                "message": sentence(rng, 3, 15),
+                "author": {"email": f"{actor['login']}@example.com", "name": actor["login"]},
+                "sha": hexstr(rng, 40),
+            }
+            for _ in range(rng.randint(1, 3))
+        ]
         return {
-            "size": len(commits), "head": hexstr(rng, 40), "commits": commits,
-            "distinct_size": len(commits), "push_id": rng.randint(10**8, 2 * 10**8),
-            "ref": "refs/heads/master", "before": hexstr(rng, 40),
+            "size": len(commits),
+            "head": hexstr(rng, 40),
+            "commits": commits,
+            "distinct_size": len(commits),
+            "push_id": rng.randint(10**8, 2 * 10**8),
+            "ref": "refs/heads/master",
+            "before": hexstr(rng, 40),
         }
     if kind == "ForkEvent":
         return {"forkee": github_repository(rng, github_user(rng), repo_name)}
@@ -280,8 +351,12 @@ def github_payload(rng: random.Random, kind: str, actor: dict, repo_name: str) -
         }
         return {"action": rng.choice(["opened", "closed", "created"]), "issue": issue}
     if kind == "CreateEvent":
-        return {"ref": "master", "ref_type": rng.choice(["branch", "repository", "tag"]),
-                "master_branch": "master", "description": sentence(rng, 2, 8)}
+        return {
+            "ref": "master",
+            "ref_type": rng.choice(["branch", "repository", "tag"]),
+            "master_branch": "master",
+            "description": sentence(rng, 2, 8),
+        }
     return {"action": "started"}  # WatchEvent
 
 
@@ -314,9 +389,28 @@ def make_github() -> list:
 
 # --- citm_catalog: dicts keyed by numeric strings, lists of ints -------------
 
-CITM_WORDS = ["Orchestre", "Philharmonique", "Récital", "Opéra", "Musique", "baroque",
-              "chambre", "Symphonie", "Création", "Jeune", "public", "Abonné", "Violon",
-              "Piano", "Chœur", "Danse", "Génération", "Été", "Salle", "Pleyel"]
+CITM_WORDS = [
+    "Orchestre",
+    "Philharmonique",
+    "Récital",
+    "Opéra",
+    "Musique",
+    "baroque",
+    "chambre",
+    "Symphonie",
+    "Création",
+    "Jeune",
+    "public",
+    "Abonné",
+    "Violon",
+    "Piano",
+    "Chœur",
+    "Danse",
+    "Génération",
+    "Été",
+    "Salle",
+    "Pleyel",
+]
 
 
 def citm_name(rng: random.Random, lo: int = 1, hi: int = 4) -> str:
@@ -356,20 +450,28 @@ def make_citm_catalog() -> dict:
     performances = []
     for i in range(200):
         cats = rng.sample(seat_ids, rng.randint(1, 4))
-        performances.append({
-            "eventId": rng.choice(event_ids),
-            "id": 339_887_544 + i * 7,
-            "logo": rng.choice([None, f"/images/UE0AAAAA{hexstr(rng, 8).upper()}AAAAZDSVRN"]),
-            "name": None,
-            "prices": [{"amount": rng.randint(10, 200) * 250, "audienceSubCategoryId": 337_100_890,
-                        "seatCategoryId": c} for c in cats],
-            "seatCategories": [{"areas": [{"areaId": a, "blockIds": []}
-                                          for a in rng.sample(area_ids, rng.randint(2, 9))],
-                                "seatCategoryId": c} for c in cats],
-            "seatMapImage": None,
-            "start": 1_372_872_600_000 + i * 86_400_000,
-            "venueCode": "PLEYEL_PLEYEL",
-        })
+        performances.append(
+            {
+                "eventId": rng.choice(event_ids),
+                "id": 339_887_544 + i * 7,
+                "logo": rng.choice([None, f"/images/UE0AAAAA{hexstr(rng, 8).upper()}AAAAZDSVRN"]),
+                "name": None,
+                "prices": [
+                    {"amount": rng.randint(10, 200) * 250, "audienceSubCategoryId": 337_100_890, "seatCategoryId": c}
+                    for c in cats
+                ],
+                "seatCategories": [
+                    {
+                        "areas": [{"areaId": a, "blockIds": []} for a in rng.sample(area_ids, rng.randint(2, 9))],
+                        "seatCategoryId": c,
+                    }
+                    for c in cats
+                ],
+                "seatMapImage": None,
+                "start": 1_372_872_600_000 + i * 86_400_000,
+                "venueCode": "PLEYEL_PLEYEL",
+            }
+        )
 
     return {
         "areaNames": areas,
@@ -408,11 +510,13 @@ def make_canada() -> dict:
     sizes = [rng.choice([4, 9, 14, 23, 28, 33, 60, 120, 280]) for _ in range(130)]
     return {
         "type": "FeatureCollection",
-        "features": [{
-            "type": "Feature",
-            "properties": {"name": "Canada"},
-            "geometry": {"type": "Polygon", "coordinates": [ring(rng, n) for n in sizes]},
-        }],
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {"name": "Canada"},
+                "geometry": {"type": "Polygon", "coordinates": [ring(rng, n) for n in sizes]},
+            }
+        ],
     }
 
 

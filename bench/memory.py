@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import marshal
-import os
 import subprocess
 import sys
 import tempfile
@@ -42,8 +41,12 @@ LIBS = {
     "dumps": ("orcodec", "orjson", "msgspec"),
     "packb": ("orcodec", "ormsgpack", "msgspec", "msgpack"),
 }
-RANKED_AGAINST = {"loads": ("orjson", "msgspec"), "unpackb": ("ormsgpack", "msgspec"),
-                  "dumps": ("orjson", "msgspec"), "packb": ("ormsgpack", "msgspec")}
+RANKED_AGAINST = {
+    "loads": ("orjson", "msgspec"),
+    "unpackb": ("ormsgpack", "msgspec"),
+    "dumps": ("orjson", "msgspec"),
+    "packb": ("ormsgpack", "msgspec"),
+}
 
 CHILD = r"""
 import gc, marshal, resource, sys
@@ -93,8 +96,12 @@ print(peak - base, out, method)
 def build_document(min_bytes: int) -> list:
     """Records of the fixtures, repeated until their JSON is at least min_bytes long."""
     records = []
-    for name, pick in (("twitter", lambda d: d["statuses"]), ("github", lambda d: d),
-                       ("citm_catalog", lambda d: list(d["events"].values())), ("canada", lambda d: d["features"])):
+    for name, pick in (
+        ("twitter", lambda d: d["statuses"]),
+        ("github", lambda d: d),
+        ("citm_catalog", lambda d: list(d["events"].values())),
+        ("canada", lambda d: d["features"]),
+    ):
         path, _ = fixture_path(name)
         records.extend(pick(json.loads(path.read_bytes())))
     size = len(json.dumps(records, ensure_ascii=False, separators=(",", ":")).encode())
@@ -104,10 +111,14 @@ def build_document(min_bytes: int) -> list:
 def run_child(lib: str, op: str, path: Path) -> dict:
     proc = subprocess.run([sys.executable, "-c", CHILD, lib, op, str(path)], capture_output=True, text=True)
     if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["exit code %d" % proc.returncode])[-1]
+        tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         return {"error": tail[:200]}
     growth_kb, out, method = proc.stdout.split()
-    return {"peak_growth_bytes": int(growth_kb) * 1024, "output_bytes": None if out == "None" else int(out), "method": method}
+    return {
+        "peak_growth_bytes": int(growth_kb) * 1024,
+        "output_bytes": None if out == "None" else int(out),
+        "method": method,
+    }
 
 
 def mb(n: int | None) -> str:
@@ -125,10 +136,19 @@ def main(argv: list[str] | None = None) -> int:
     doc = build_document(int(args.mb * 1e6))
     json_bytes = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
     msgpack_bytes = msgpack.packb(doc, use_bin_type=True)
-    results: dict = {"json_bytes": len(json_bytes), "msgpack_bytes": len(msgpack_bytes), "records": len(doc), "rows": {}}
+    results: dict = {
+        "json_bytes": len(json_bytes),
+        "msgpack_bytes": len(msgpack_bytes),
+        "records": len(doc),
+        "rows": {},
+    }
     with tempfile.TemporaryDirectory(prefix="orcodec-mem-") as tmp:
-        inputs = {"loads": Path(tmp, "doc.json"), "unpackb": Path(tmp, "doc.msgpack"),
-                  "dumps": Path(tmp, "doc.marshal"), "packb": Path(tmp, "doc.marshal")}
+        inputs = {
+            "loads": Path(tmp, "doc.json"),
+            "unpackb": Path(tmp, "doc.msgpack"),
+            "dumps": Path(tmp, "doc.marshal"),
+            "packb": Path(tmp, "doc.marshal"),
+        }
         inputs["loads"].write_bytes(json_bytes)
         inputs["unpackb"].write_bytes(msgpack_bytes)
         inputs["dumps"].write_bytes(marshal.dumps(doc))
@@ -138,8 +158,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"memory: {op} {lib}", file=sys.stderr, flush=True)
                 results["rows"].setdefault(op, {})[lib] = run_child(lib, op, inputs[op])
 
-    print(f"\nPeak RSS growth, one call in a fresh process (MB); document: {results['records']} fixture records, "
-          f"{mb(results['json_bytes'])} MB JSON, {mb(results['msgpack_bytes'])} MB MessagePack")
+    print(
+        f"\nPeak RSS growth, one call in a fresh process (MB); document: {results['records']} fixture records, "
+        f"{mb(results['json_bytes'])} MB JSON, {mb(results['msgpack_bytes'])} MB MessagePack"
+    )
     failed = False
     for op, libs in LIBS.items():
         cells = results["rows"][op]

@@ -28,7 +28,7 @@ _peers, _missing = compare.import_peers()
 _libraries = compare.Libraries(_orcodec, _peers)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _document(name: str):
     return load_document(name, _peers["msgpack"])
 

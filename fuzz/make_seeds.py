@@ -15,9 +15,29 @@ import msgpack
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "fuzz"
 
 DOCUMENTS = [
-    None, True, False, 0, -1, 2**63 - 1, -(2**63), 2**64 - 1, 1.5, -0.0, 1e16, 1e-7, 5e-324,
-    1.7976931348623157e308, "", "plain", "é中😀", "\"\\/\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029\ufeff",
-    [], {}, [[[]]], {"a": {"b": {"c": []}}},
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**63 - 1,
+    -(2**63),
+    2**64 - 1,
+    1.5,
+    -0.0,
+    1e16,
+    1e-7,
+    5e-324,
+    1.7976931348623157e308,
+    "",
+    "plain",
+    "é中😀",
+    '"\\/\b\f\n\r\t\x00\x1f\x7f',
+    "\u2028\u2029\ufeff",
+    [],
+    {},
+    [[[]]],
+    {"a": {"b": {"c": []}}},
     [1, -2, 3.25, "x", None, True, False, [], {}],
     {"id": 1, "name": "naïve", "tags": ["a", "b"], "score": -12.5e-3, "ok": True, "next": None},
     [{"k": i, "v": str(i) * i} for i in range(6)],
@@ -27,33 +47,80 @@ DOCUMENTS = [
 ]
 
 JSON_TEXTS = [
-    b' [ 1 , 2 ]\n', b'{"a":1,"a":2}', b'"\\ud83d\\ude00 \\u00e9 \\u0000"', b'1E+2', b'-0.0e-0',
-    b'123456789012345678901234567890', b'1e400', b'[' * 20 + b']' * 20, b'\t{\r\n"k" :\t[]\n}',
+    b" [ 1 , 2 ]\n",
+    b'{"a":1,"a":2}',
+    b'"\\ud83d\\ude00 \\u00e9 \\u0000"',
+    b"1E+2",
+    b"-0.0e-0",
+    b"123456789012345678901234567890",
+    b"1e400",
+    b"[" * 20 + b"]" * 20,
+    b'\t{\r\n"k" :\t[]\n}',
     # Escapes dense enough for the block decoder, backslash runs across block ends.
-    b'["' + b'a\\"b\\\\c\\n' * 12 + b'", "' + b'\\\\' * 9 + b'\\"x' + b'\\\\\\u00e9' * 5 + b'"]',
-    b'[1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740993, 0.30000000000000004, 1e23]',
+    b'["' + b'a\\"b\\\\c\\n' * 12 + b'", "' + b"\\\\" * 9 + b'\\"x' + b"\\\\\\u00e9" * 5 + b'"]',
+    b"[1.7976931348623157e308, 2.2250738585072014e-308, 9007199254740993, 0.30000000000000004, 1e23]",
     # Escape runs longer than the widest (64-byte) block, a \u escape and a
     # backslash run across block edges inside them.
-    b'{"k\\n": "' + b'\\n\\"\\\\\\/' * 30 + b'\\u00e9' + b'\\\\' * 40 + b'\\t' * 70 + b'", "z": [' + b'1,' * 40 + b'2]}',
+    b'{"k\\n": "'
+    + b'\\n\\"\\\\\\/' * 30
+    + b"\\u00e9"
+    + b"\\\\" * 40
+    + b"\\t" * 70
+    + b'", "z": ['
+    + b"1," * 40
+    + b"2]}",
 ]
 
 MSGPACK_EXTRA = [
-    b"\xd9\x01a", b"\xda\x00\x01a", b"\xdb\x00\x00\x00\x01a",  # str8/16/32
-    b"\xc4\x01\x00", b"\xc5\x00\x01\x00", b"\xc6\x00\x00\x00\x01\x00",  # bin8/16/32
-    b"\xdc\x00\x01\xc0", b"\xdd\x00\x00\x00\x01\xc0",  # array16/32
-    b"\xde\x00\x01\xa1k\xc0", b"\xdf\x00\x00\x00\x01\xa1k\xc0",  # map16/32
-    b"\xca\x3f\xc0\x00\x00", b"\xcc\xff", b"\xcd\xff\xff", b"\xce\xff\xff\xff\xff",
-    b"\xd0\x80", b"\xd1\x80\x00", b"\xd2\x80\x00\x00\x00",
-    b"\xd4\x01\x00", b"\xd6\xff\x00\x00\x00\x00", b"\xc7\x01\x05\x00",  # ext
+    b"\xd9\x01a",
+    b"\xda\x00\x01a",
+    b"\xdb\x00\x00\x00\x01a",  # str8/16/32
+    b"\xc4\x01\x00",
+    b"\xc5\x00\x01\x00",
+    b"\xc6\x00\x00\x00\x01\x00",  # bin8/16/32
+    b"\xdc\x00\x01\xc0",
+    b"\xdd\x00\x00\x00\x01\xc0",  # array16/32
+    b"\xde\x00\x01\xa1k\xc0",
+    b"\xdf\x00\x00\x00\x01\xa1k\xc0",  # map16/32
+    b"\xca\x3f\xc0\x00\x00",
+    b"\xcc\xff",
+    b"\xcd\xff\xff",
+    b"\xce\xff\xff\xff\xff",
+    b"\xd0\x80",
+    b"\xd1\x80\x00",
+    b"\xd2\x80\x00\x00\x00",
+    b"\xd4\x01\x00",
+    b"\xd6\xff\x00\x00\x00\x00",
+    b"\xc7\x01\x05\x00",  # ext
 ]
 
-NUMBERS = [0.0, -0.0, 1.0, 0.1, 1e16, 1e-7, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
-           float("nan"), float("inf"), 123456789.125,
-           -2195313474847423.25]  # an exact decimal tie: ryu rounds it half to even, std half up
+NUMBERS = [
+    0.0,
+    -0.0,
+    1.0,
+    0.1,
+    1e16,
+    1e-7,
+    5e-324,
+    2.2250738585072014e-308,
+    1.7976931348623157e308,
+    float("nan"),
+    float("inf"),
+    123456789.125,
+    -2195313474847423.25,
+]  # an exact decimal tie: ryu rounds it half to even, std half up
 INTEGERS = [0, 127, 128, 255, 256, 65535, 65536, 2**32, 2**63 - 1, 2**64 - 1]
 
-STRINGS = ["plain ascii", "quote\" backslash\\ tab\t nl\n", "\x00\x01\x1f\x7f", "é ÿ", "中文 ü",
-           "😀🎉", "\u2028\u2029\ufeff", "a" * 64]
+STRINGS = [
+    "plain ascii",
+    'quote" backslash\\ tab\t nl\n',
+    "\x00\x01\x1f\x7f",
+    "é ÿ",
+    "中文 ü",
+    "😀🎉",
+    "\u2028\u2029\ufeff",
+    "a" * 64,
+]
 
 
 def write(subdir: str, items: list[bytes]) -> None:
@@ -67,12 +134,23 @@ def main() -> None:
     import orjson
 
     write("json", [orjson.dumps(d) for d in DOCUMENTS] + JSON_TEXTS)
-    write("msgpack", [msgpack.packb(d, use_bin_type=True) for d in DOCUMENTS]
-          + [msgpack.packb(b"\x00\xff" * 20)] + MSGPACK_EXTRA)
-    write("number", [struct.pack("<d", x) for x in NUMBERS]
-          + [struct.pack("<Q", n) for n in INTEGERS] + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)])
-    write("string", [s.encode("utf-8") for s in STRINGS] + [s.encode("utf-16-le") for s in STRINGS]
-          + [s.encode("utf-32-le") for s in STRINGS] + [b"\x00\xd8\x00\xdc", b"\x00\xdc", b"\xff\xfe"])
+    write(
+        "msgpack",
+        [msgpack.packb(d, use_bin_type=True) for d in DOCUMENTS] + [msgpack.packb(b"\x00\xff" * 20)] + MSGPACK_EXTRA,
+    )
+    write(
+        "number",
+        [struct.pack("<d", x) for x in NUMBERS]
+        + [struct.pack("<Q", n) for n in INTEGERS]
+        + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)],
+    )
+    write(
+        "string",
+        [s.encode("utf-8") for s in STRINGS]
+        + [s.encode("utf-16-le") for s in STRINGS]
+        + [s.encode("utf-32-le") for s in STRINGS]
+        + [b"\x00\xd8\x00\xdc", b"\x00\xdc", b"\xff\xfe"],
+    )
 
 
 if __name__ == "__main__":

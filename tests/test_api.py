@@ -7,9 +7,8 @@ import json
 import operator
 import random
 
-import pytest
-
 import orcodec
+import pytest
 
 ALL_FLAGS = [
     "OPT_APPEND_NEWLINE",

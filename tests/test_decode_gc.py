@@ -3,9 +3,8 @@
 import gc
 
 import msgpack
-import pytest
-
 import orcodec
+import pytest
 
 BIG = [{"k": [i, str(i)], "n": None} for i in range(5000)]
 BIG_JSON = orcodec.dumps(BIG)

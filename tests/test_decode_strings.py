@@ -10,11 +10,24 @@ import json
 import sys
 
 import msgpack
+import orcodec
 import pytest
 
-import orcodec
-
-PIECES = ["a", "\x7f", "\x80", "é", "\xff", "\u0100", "\u07ff", "\u0800", "中", "\uffff", "\U00010000", "😀", "\U0010ffff"]
+PIECES = [
+    "a",
+    "\x7f",
+    "\x80",
+    "é",
+    "\xff",
+    "\u0100",
+    "\u07ff",
+    "\u0800",
+    "中",
+    "\uffff",
+    "\U00010000",
+    "😀",
+    "\U0010ffff",
+]
 
 
 def samples():
@@ -139,7 +152,16 @@ def test_boundary_code_points_at_every_offset(piece):
     decode_both(texts[:: len(texts) // 40])
 
 
-BAD_UTF8 = [b"\xff", b"\x80", b"\xc3\x28", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe4\xb8", b"\xf0\x9f\x98"]
+BAD_UTF8 = [
+    b"\xff",
+    b"\x80",
+    b"\xc3\x28",
+    b"\xc0\x80",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xe4\xb8",
+    b"\xf0\x9f\x98",
+]
 
 
 @pytest.mark.parametrize("bad", BAD_UTF8, ids=lambda b: b.hex())
@@ -165,7 +187,7 @@ ESCAPES = ['\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "
 
 def test_escape_kinds_at_every_offset_match_json():
     for n in range(100):
-        dense = "\\n\\\"" * (n // 4)
+        dense = '\\n\\"' * (n // 4)
         for escape in ESCAPES:
             for at in range(n + 1):
                 body = "a" * at + escape + "b" * (n - at)
@@ -202,7 +224,7 @@ def test_errors_in_escape_heavy_strings_keep_their_offsets():
     # bad escape's backslash, of the control character, or the end).
     bad_escapes = ("\\x", "\\\x01", "\x01", "\\€", "\\\u070f", "\\u12", "\\ud800", "\\ud800\\u0041")
     for n in range(0, 140, 3):
-        for prefix in ("\\n\\\"" * n, "a" * n, "\\\\" * n + "é"):
+        for prefix in ('\\n\\"' * n, "a" * n, "\\\\" * n + "é"):
             for bad in bad_escapes:
                 doc = f'["{prefix}{bad}zz"]'
                 with pytest.raises(orcodec.JSONDecodeError) as e:

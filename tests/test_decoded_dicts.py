@@ -11,9 +11,8 @@ import json
 import sys
 
 import msgpack
-import pytest
-
 import orcodec
+import pytest
 
 SIZES = [1, 2, 5, 6, 7, 10, 11, 16, 85, 86, 87, 170, 171, 1000, 21845, 21846, 100_000]
 
@@ -27,7 +26,9 @@ def both_decoders(d):
 def test_every_key_is_found_and_the_dict_stays_mutable(n):
     # Around each table size step (one-, two- and four-byte index tables),
     # with ASCII, two-byte and four-byte keys and long keys the key cache skips.
-    reference = {f"{'é' if i % 3 == 1 else '😀' if i % 3 == 2 else ''}k{i}{'x' * (70 if i % 5 == 0 else 0)}": i for i in range(n)}
+    reference = {
+        f"{'é' if i % 3 == 1 else '😀' if i % 3 == 2 else ''}k{i}{'x' * (70 if i % 5 == 0 else 0)}": i for i in range(n)
+    }
     for decoded in both_decoders(reference):
         assert decoded == reference
         assert list(decoded) == list(reference)
@@ -74,8 +75,16 @@ def test_repeated_keys_release_what_they_replace():
 
 @pytest.mark.parametrize(
     "doc",
-    ['{"a": 1}', '{"a": "x", "b": null, "c": 1.5, "d": true}', '{"a": []}', '{"a": {}}', '{"a": 1, "b": [1]}',
-     '{"a": {"b": 1}}', "[{}]", "{}"],
+    [
+        '{"a": 1}',
+        '{"a": "x", "b": null, "c": 1.5, "d": true}',
+        '{"a": []}',
+        '{"a": {}}',
+        '{"a": 1, "b": [1]}',
+        '{"a": {"b": 1}}',
+        "[{}]",
+        "{}",
+    ],
 )
 def test_gc_tracking_matches_insertion(doc):
     # A dict of atoms only stays untracked, as PyDict_SetItem leaves it.

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import (
     Unsupported,
     assert_strict_equal,

@@ -5,10 +5,9 @@ the rest (split instance dicts, other versions)."""
 import json
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 
 
 def both(d):
@@ -65,7 +64,9 @@ def test_subclass_and_resized_while_built():
     assert json.loads(orcodec.dumps(d)) == d
 
 
-@pytest.mark.parametrize("fn, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "fn, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 def test_dict_grown_by_default_is_an_error_not_a_crash(fn, error):
     d = {"a": object(), "b": 1}
 
@@ -78,7 +79,9 @@ def test_dict_grown_by_default_is_an_error_not_a_crash(fn, error):
         fn(d, default=default)
 
 
-@pytest.mark.parametrize("fn, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "fn, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 def test_dict_emptied_by_default_is_an_error_not_a_crash(fn, error):
     d = {"a": object(), "b": "x" * 100, "c": 1}
 

@@ -11,9 +11,8 @@ import doctest
 import re
 from pathlib import Path
 
-import pytest
-
 import orcodec
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -42,5 +41,7 @@ def test_examples_run(page: Path) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {page.name} failed (see output above)"
+    assert result.failed == 0, (
+        f"{result.failed} of {result.attempted} examples in {page.name} failed (see output above)"
+    )
     assert result.attempted > 0

@@ -7,10 +7,9 @@ import functools
 import json
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import assert_strict_equal, fixture_bytes
 
 DOCUMENTS = ["twitter.json", "github.json", "citm_catalog.json", "canada.json"]
@@ -18,7 +17,7 @@ DOCUMENTS = ["twitter.json", "github.json", "citm_catalog.json", "canada.json"]
 FLOAT_HEAVY = {"canada.json"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str) -> tuple[bytes, object]:
     data = fixture_bytes(name)
     return data, json.loads(data)

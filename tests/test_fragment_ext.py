@@ -6,17 +6,25 @@ from __future__ import annotations
 import gc
 import sys
 
+import orcodec
 import orjson
 import ormsgpack
 import pytest
-
-import orcodec
 
 # --------------------------------------------------------------------------------------
 # Fragment
 # --------------------------------------------------------------------------------------
 
-JSON_FRAGMENTS = [b"1", b"[1, 2]", b'{"a": {"b": [true, null]}}', b"", b"not json at all", "\u00e9\U0001f600", '"str"', b"\xff\xfe"]
+JSON_FRAGMENTS = [
+    b"1",
+    b"[1, 2]",
+    b'{"a": {"b": [true, null]}}',
+    b"",
+    b"not json at all",
+    "\u00e9\U0001f600",
+    '"str"',
+    b"\xff\xfe",
+]
 
 
 @pytest.mark.parametrize("contents", JSON_FRAGMENTS, ids=repr)
@@ -28,7 +36,9 @@ def test_fragment_in_dumps_equals_orjson(contents):
     doc_ours = {"x": [ours, 1, {"y": ours}], "z": ours}
     doc_theirs = {"x": [theirs, 1, {"y": theirs}], "z": theirs}
     for option in ["OPT_INDENT_2", "OPT_SORT_KEYS", "OPT_APPEND_NEWLINE", "OPT_NON_STR_KEYS"]:
-        assert orcodec.dumps(doc_ours, option=getattr(orcodec, option)) == orjson.dumps(doc_theirs, option=getattr(orjson, option))
+        assert orcodec.dumps(doc_ours, option=getattr(orcodec, option)) == orjson.dumps(
+            doc_theirs, option=getattr(orjson, option)
+        )
     assert orcodec.dumps(doc_ours, option=orcodec.OPT_INDENT_2 | orcodec.OPT_SORT_KEYS) == orjson.dumps(
         doc_theirs, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     )
@@ -41,7 +51,9 @@ def test_fragment_exact_in_indent():
     )
 
 
-@pytest.mark.parametrize("contents", [b"\x93\x01\x02\x03", b"\xc0", b"\x81\xa1a\xc3", b"", b"\xc1", b"\x92\x01"], ids=repr)
+@pytest.mark.parametrize(
+    "contents", [b"\x93\x01\x02\x03", b"\xc0", b"\x81\xa1a\xc3", b"", b"\xc1", b"\x92\x01"], ids=repr
+)
 def test_fragment_in_packb_is_verbatim_bytes(contents):
     assert orcodec.packb(orcodec.Fragment(contents)) == contents
     assert orcodec.packb([orcodec.Fragment(contents), 1]) == b"\x92" + contents + b"\x01"
@@ -149,8 +161,19 @@ def test_ext_equals_ormsgpack(tag, length):
 
 @pytest.mark.parametrize(
     "length, header",
-    [(1, b"\xd4"), (2, b"\xd5"), (4, b"\xd6"), (8, b"\xd7"), (16, b"\xd8"), (0, b"\xc7\x00"), (3, b"\xc7\x03"),
-     (255, b"\xc7\xff"), (256, b"\xc8\x01\x00"), (65535, b"\xc8\xff\xff"), (65536, b"\xc9\x00\x01\x00\x00")],
+    [
+        (1, b"\xd4"),
+        (2, b"\xd5"),
+        (4, b"\xd6"),
+        (8, b"\xd7"),
+        (16, b"\xd8"),
+        (0, b"\xc7\x00"),
+        (3, b"\xc7\x03"),
+        (255, b"\xc7\xff"),
+        (256, b"\xc8\x01\x00"),
+        (65535, b"\xc8\xff\xff"),
+        (65536, b"\xc9\x00\x01\x00\x00"),
+    ],
 )
 def test_ext_exact_forms(length, header):
     data = b"\xab" * length
@@ -247,7 +270,9 @@ def test_ext_hook_is_called_with_tag_and_bytes():
     assert calls == [(1, b"a", bytes), (127, b"", bytes)]
     # Negative (reserved) types are passed as negative ints.
     assert orcodec.unpackb(b"\xd4\x80\x00", ext_hook=lambda t, d: t) == -128
-    assert orcodec.unpackb(b"\xd4\x80\x00", ext_hook=lambda t, d: t) == ormsgpack.unpackb(b"\xd4\x80\x00", ext_hook=lambda t, d: t)
+    assert orcodec.unpackb(b"\xd4\x80\x00", ext_hook=lambda t, d: t) == ormsgpack.unpackb(
+        b"\xd4\x80\x00", ext_hook=lambda t, d: t
+    )
     assert orcodec.unpackb(data, ext_hook=lambda t, d: (t, d)) == ormsgpack.unpackb(data, ext_hook=lambda t, d: (t, d))
 
 

@@ -18,10 +18,9 @@ import sys
 from pathlib import Path
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import FIXTURES_DIR, assert_strict_equal, fixture_bytes, missing_fixtures
 
 SMALL_DOC = 4096
@@ -122,12 +121,21 @@ def test_seed_corpora_truncated_at_every_offset():
 
 MAX32 = b"\xff\xff\xff\xff"
 LENGTH_BOMBS = {
-    "array32": (b"\xdd" + MAX32 + b"\xc0\xc0\xc0", "array declares 4294967295 items but only 3 bytes of input remain at byte 0"),
-    "map32": (b"\xdf" + MAX32 + b"\xa1a\xc0", "map declares 4294967295 entries but only 3 bytes of input remain at byte 0"),
+    "array32": (
+        b"\xdd" + MAX32 + b"\xc0\xc0\xc0",
+        "array declares 4294967295 items but only 3 bytes of input remain at byte 0",
+    ),
+    "map32": (
+        b"\xdf" + MAX32 + b"\xa1a\xc0",
+        "map declares 4294967295 entries but only 3 bytes of input remain at byte 0",
+    ),
     "str32": (b"\xdb" + MAX32 + b"abc", "str declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
     "bin32": (b"\xc6" + MAX32 + b"abc", "bin declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
     "ext32": (b"\xc9" + MAX32 + b"\x05abc", "ext declares 4294967295 bytes but only 3 bytes of input remain at byte 0"),
-    "nested": (b"\x91\x91\xdd" + MAX32 + b"\xc0", "array declares 4294967295 items but only 1 bytes of input remain at byte 2"),
+    "nested": (
+        b"\x91\x91\xdd" + MAX32 + b"\xc0",
+        "array declares 4294967295 items but only 1 bytes of input remain at byte 2",
+    ),
 }
 
 
@@ -230,7 +238,9 @@ def test_deep_msgpack_is_the_depth_error(data, message):
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 def test_100000_deep_tuples_and_mixed_on_encode(encode, error):
     tuples: object = ()
     mixed: object = None
@@ -243,7 +253,9 @@ def test_100000_deep_tuples_and_mixed_on_encode(encode, error):
         assert str(info.value) == "Recursion limit reached"
 
 
-@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 def test_default_building_ever_deeper_containers(encode, error):
     class Node:
         pass
@@ -316,7 +328,9 @@ def test_invalid_utf8_every_kind_in_msgpack_str_and_keys():
     assert checked > 30_000
 
 
-@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 @pytest.mark.parametrize("s", ["\ud800", "\udfff", "a\udc00b", "\U0001f600\ud83d", "é\udbff", "中\udc00文"], ids=ascii)
 def test_lone_surrogates_on_encode(encode, error, s):
     for obj in (s, [s], {s: 1}, {"k": s}):
@@ -368,7 +382,9 @@ def test_extreme_floats_round_trip_both_formats(value):
     assert struct.pack(">d", orcodec.unpackb(packed)) == struct.pack(">d", value)
 
 
-@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 @pytest.mark.parametrize("value", [10**400, -(10**400), 2**64, -(2**63) - 1])
 def test_huge_ints_on_encode(encode, error, value):
     with pytest.raises(error) as info:
@@ -410,7 +426,9 @@ def _released_view() -> memoryview:
     [(lambda: memoryview(b"[1, 2]")[::2], BufferError), (_released_view, ValueError)],
     ids=["non-contiguous", "released"],
 )
-@pytest.mark.parametrize("decode, error", [(orcodec.loads, orcodec.JSONDecodeError), (orcodec.unpackb, orcodec.MsgpackDecodeError)])
+@pytest.mark.parametrize(
+    "decode, error", [(orcodec.loads, orcodec.JSONDecodeError), (orcodec.unpackb, orcodec.MsgpackDecodeError)]
+)
 def test_unreadable_memoryview_is_the_decode_error(make_view, cause, decode, error):
     with pytest.raises(error) as info:
         decode(make_view())

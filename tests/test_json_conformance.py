@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import (
     assert_strict_equal,
     fixture_bytes,

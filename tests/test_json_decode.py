@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import random
 
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import (
-    depth_of,
     INT_BOUNDARIES,
     assert_strict_equal,
+    depth_of,
     random_doubles,
 )
 
@@ -31,7 +30,7 @@ def _error(data) -> orcodec.JSONDecodeError:
 
 
 def _rejected_in_all_input_types(data: bytes) -> None:
-    for name, convert in INPUT_TYPES.items():
+    for _name, convert in INPUT_TYPES.items():
         try:
             converted = convert(data)
         except UnicodeDecodeError:
@@ -71,7 +70,7 @@ def _rejected_in_all_input_types(data: bytes) -> None:
         ("{}", {}),
         ("[1,[2,[3]]]", [1, [2, [3]]]),
         ('{"a":{"b":[null,true,false]}}', {"a": {"b": [None, True, False]}}),
-        (' \t\r\n[ \t\r\n1 \t\r\n, \t\r\n2 \t\r\n] \t\r\n', [1, 2]),
+        (" \t\r\n[ \t\r\n1 \t\r\n, \t\r\n2 \t\r\n] \t\r\n", [1, 2]),
         ('{ "a" : 1 , "b" : [ ] }', {"a": 1, "b": []}),
     ],
     ids=repr,
@@ -150,9 +149,36 @@ def test_random_doubles_parse_exactly(seed):
 @pytest.mark.parametrize(
     "text",
     [
-        "01", "-01", "00", "+1", "-", ".5", "-.5", "1.", "1.e5", "1e", "1e+", "1E-", "1ee2",
-        "0x10", "1_000", "NaN", "nan", "-NaN", "Infinity", "-Infinity", "inf", "--1", "1.5.2",
-        "\uff11", "-\u0031\u0032a", "1e5.0", "2.e3", "0e+-1", "- 1", "1 .5",
+        "01",
+        "-01",
+        "00",
+        "+1",
+        "-",
+        ".5",
+        "-.5",
+        "1.",
+        "1.e5",
+        "1e",
+        "1e+",
+        "1E-",
+        "1ee2",
+        "0x10",
+        "1_000",
+        "NaN",
+        "nan",
+        "-NaN",
+        "Infinity",
+        "-Infinity",
+        "inf",
+        "--1",
+        "1.5.2",
+        "\uff11",
+        "-\u0031\u0032a",
+        "1e5.0",
+        "2.e3",
+        "0e+-1",
+        "- 1",
+        "1 .5",
     ],
     ids=ascii,
 )
@@ -165,10 +191,25 @@ def test_invalid_numbers(text):
 # next number) that builds the array itself when `]` follows the last number
 # and hands anything else back to the general loop from the comma.
 NUMBER_RUNS = [
-    "[1,2]", "[1.5,-2.25e3]", "[[1,2],[3,4]]", "[1, 2,\n\t3 , 4]", "[1,2 ]", "[1 ,2]",
-    '[1,"a",2]', "[1,[2,3],4]", "[1,{},2]", '{"a":[1,2],"b":3}', '{"a":1,"b":[2]}', "[[],1,2]",
-    "[1,true,null,2.5]", "[-0,0.0,-0.0]", "[18446744073709551615,-9223372036854775808]",
-    "[1e400,-1e400]", "[123456789012345678901234567890,1]", " [ 7 , 8 ] ", "[[[0]]]",
+    "[1,2]",
+    "[1.5,-2.25e3]",
+    "[[1,2],[3,4]]",
+    "[1, 2,\n\t3 , 4]",
+    "[1,2 ]",
+    "[1 ,2]",
+    '[1,"a",2]',
+    "[1,[2,3],4]",
+    "[1,{},2]",
+    '{"a":[1,2],"b":3}',
+    '{"a":1,"b":[2]}',
+    "[[],1,2]",
+    "[1,true,null,2.5]",
+    "[-0,0.0,-0.0]",
+    "[18446744073709551615,-9223372036854775808]",
+    "[1e400,-1e400]",
+    "[123456789012345678901234567890,1]",
+    " [ 7 , 8 ] ",
+    "[[[0]]]",
 ]
 
 
@@ -180,8 +221,18 @@ def test_number_runs_agree_with_stdlib(text):
 
 @pytest.mark.parametrize(
     "text, pos",
-    [("[1,2,]", 4), ("[1, 2 ,]", 6), ("[1,2,x]", 5), ("[1,-]", 3), ("[1,2.]", 3), ("[1,2", 4), ("[1,2}", 4),
-     ("[[1,2]]]", 7), ("[1,2,,3]", 5), ('{"a":1,2}', 7)],
+    [
+        ("[1,2,]", 4),
+        ("[1, 2 ,]", 6),
+        ("[1,2,x]", 5),
+        ("[1,-]", 3),
+        ("[1,2.]", 3),
+        ("[1,2", 4),
+        ("[1,2}", 4),
+        ("[[1,2]]]", 7),
+        ("[1,2,,3]", 5),
+        ('{"a":1,2}', 7),
+    ],
     ids=ascii,
 )
 def test_number_run_errors(text, pos):
@@ -190,8 +241,10 @@ def test_number_run_errors(text, pos):
 
 def test_long_number_runs_agree_with_stdlib():
     rng = random.Random(7)
-    values = [rng.choice([rng.randrange(-(10**20), 10**20), rng.uniform(-1e6, 1e6), rng.randrange(0, 300)])
-              for _ in range(5000)]
+    values = [
+        rng.choice([rng.randrange(-(10**20), 10**20), rng.uniform(-1e6, 1e6), rng.randrange(0, 300)])
+        for _ in range(5000)
+    ]
     for separator in [",", ", ", ",\n  "]:
         text = "[" + separator.join(map(repr, values)) + "]"
         assert_strict_equal(orcodec.loads(text), json.loads(text), big_int_as_float=True)
@@ -202,11 +255,49 @@ def test_long_number_runs_agree_with_stdlib():
 @pytest.mark.parametrize(
     "text",
     [
-        "nul", "tru", "fals", "True", "False", "NULL", "None", "nulll", "truefalse",
-        "[", "]", "{", "}", "[1,]", "[,1]", "[1,,2]", "[1 2]", "[1:2]", "{1:2}", "{'a':1}",
-        '{"a"}', '{"a":}', '{"a" 1}', '{"a":1,}', '{,"a":1}', '{"a":1 "b":2}', '{"a"::1}',
-        '{"a":1]', "[1}", '["a"', '"abc', "'abc'", "[/*c*/1]", "[1]//", "#", "@", "[\x00]",
-        "\x00", "[1]\x00", '{"a":1}}', "[[1]", '"\\', "[true false]",
+        "nul",
+        "tru",
+        "fals",
+        "True",
+        "False",
+        "NULL",
+        "None",
+        "nulll",
+        "truefalse",
+        "[",
+        "]",
+        "{",
+        "}",
+        "[1,]",
+        "[,1]",
+        "[1,,2]",
+        "[1 2]",
+        "[1:2]",
+        "{1:2}",
+        "{'a':1}",
+        '{"a"}',
+        '{"a":}',
+        '{"a" 1}',
+        '{"a":1,}',
+        '{,"a":1}',
+        '{"a":1 "b":2}',
+        '{"a"::1}',
+        '{"a":1]',
+        "[1}",
+        '["a"',
+        '"abc',
+        "'abc'",
+        "[/*c*/1]",
+        "[1]//",
+        "#",
+        "@",
+        "[\x00]",
+        "\x00",
+        "[1]\x00",
+        '{"a":1}}',
+        "[[1]",
+        '"\\',
+        "[true false]",
     ],
     ids=ascii,
 )
@@ -283,7 +374,7 @@ def test_empty_input_position():
 def test_string_values(text, expected):
     assert_strict_equal(orcodec.loads(text.encode("utf-8")), expected)
     assert_strict_equal(orcodec.loads(text), expected)
-    assert_strict_equal(orcodec.loads(f'{{{text}:[{text}]}}'), {expected: [expected]})
+    assert_strict_equal(orcodec.loads(f"{{{text}:[{text}]}}"), {expected: [expected]})
 
 
 @pytest.mark.parametrize("code", list(range(0x20)), ids=lambda c: f"U+{c:04X}")
@@ -300,8 +391,25 @@ def test_escaped_control_characters(code):
 
 @pytest.mark.parametrize(
     "escape",
-    [r"\a", r"\x41", r"\'", r"\0", r"\U0041", r"\u", r"\u1", r"\u12", r"\u123", r"\u12g4",
-     r"\uXXXX", r"\ ", "\\\n", "\\\t", r"\e", r"\v", r"\N"],
+    [
+        r"\a",
+        r"\x41",
+        r"\'",
+        r"\0",
+        r"\U0041",
+        r"\u",
+        r"\u1",
+        r"\u12",
+        r"\u123",
+        r"\u12g4",
+        r"\uXXXX",
+        r"\ ",
+        "\\\n",
+        "\\\t",
+        r"\e",
+        r"\v",
+        r"\N",
+    ],
     ids=ascii,
 )
 def test_invalid_escapes(escape):
@@ -385,8 +493,8 @@ def test_str_input_with_lone_surrogate_rejected(s):
 
 def test_valid_utf8_boundaries():
     for ch in ["\x7f", "\x80", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\U00010000", "\U0010ffff"]:
-        assert orcodec.loads(f'"{ch}"'.encode("utf-8")) == ch
-        assert orcodec.loads(f'{{"{ch}":"{ch}"}}'.encode("utf-8")) == {ch: ch}
+        assert orcodec.loads(f'"{ch}"'.encode()) == ch
+        assert orcodec.loads(f'{{"{ch}":"{ch}"}}'.encode()) == {ch: ch}
 
 
 @pytest.mark.parametrize("length", [0, 1, 15, 16, 31, 32, 33, 100, 1000, 100_000])
@@ -442,7 +550,7 @@ def test_key_cache_same_object():
 
 def test_many_objects_same_keys():
     n = 1000
-    text = "[" + ",".join('{"id":%d,"name":"n%d","tags":[]}' % (i, i) for i in range(n)) + "]"
+    text = "[" + ",".join(f'{{"id":{i},"name":"n{i}","tags":[]}}' for i in range(n)) + "]"
     result = orcodec.loads(text)
     assert result == json.loads(text)
     first_keys = list(result[0])
@@ -468,7 +576,7 @@ INPUT_DOCS = [
 def test_input_types_identical(doc):
     expected = orcodec.loads(doc)
     assert_strict_equal(expected, json.loads(doc), big_int_as_float=True)
-    for name, convert in INPUT_TYPES.items():
+    for _name, convert in INPUT_TYPES.items():
         assert_strict_equal(orcodec.loads(convert(doc)), expected)
 
 
@@ -534,14 +642,14 @@ def test_error_position_is_a_character_index(prefix):
     "text",
     [
         "[1,x]",
-        "{\n\"a\":\n1,\n\"b\" 2}",
+        '{\n"a":\n1,\n"b" 2}',
         "[\n\n\n  tru]",
         "\n\n\n",
         "[1,2,3,\n4,5,\n6,,7]",
-        "[\"\u00e9\",\n\"\U0001f600\" ,\n x]",
-        "{\"a\":[1,2,{\"b\":nul}]}",
+        '["\u00e9",\n"\U0001f600" ,\n x]',
+        '{"a":[1,2,{"b":nul}]}',
         "[1]\n\n x",
-        "\"abc",
+        '"abc',
         "[1.5e]",
     ],
     ids=ascii,
@@ -639,7 +747,13 @@ def _random_json_text(rng: random.Random, depth: int = 0) -> str:
         return '"' + "".join(rng.choice(alphabet) for _ in range(rng.randrange(12))) + '"'
     ws = lambda: rng.choice(["", " ", "\n", "\t ", "\r\n"])  # noqa: E731
     if choice in (6, 7):
-        return "[" + ws() + ("," + ws()).join(_random_json_text(rng, depth + 1) for _ in range(rng.randrange(5))) + ws() + "]"
+        return (
+            "["
+            + ws()
+            + ("," + ws()).join(_random_json_text(rng, depth + 1) for _ in range(rng.randrange(5)))
+            + ws()
+            + "]"
+        )
     items = []
     for _ in range(rng.randrange(5)):
         key = '"' + rng.choice(["a", "b", "key", "\u00e9", "\\u00e9", ""]) + '"'

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import struct
 
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import (
     CONTROL_CHARS,
     INT_BOUNDARIES,
@@ -396,7 +395,9 @@ def test_output_size_hint_across_calls():
                 assert orcodec.dumps(doc, option=option) == orjson.dumps(doc, option=option)
 
 
-@pytest.mark.parametrize("doc", [["a" * 20_000] * 200, {"text": "b" * 11_000}, ["c" * 600]], ids=["4MB", "11KB", "600B"])
+@pytest.mark.parametrize(
+    "doc", [["a" * 20_000] * 200, {"text": "b" * 11_000}, ["c" * 600]], ids=["4MB", "11KB", "600B"]
+)
 def test_large_output_is_an_ordinary_bytes_object(doc):
     # Outputs past pymalloc's sizes (512 bytes) keep spare capacity past
     # their end (see BytesSink::finish): the object must still say its

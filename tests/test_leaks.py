@@ -17,9 +17,8 @@ import uuid
 
 import msgpack
 import numpy
-import pytest
-
 import orcodec
+import pytest
 from helpers import Unsupported
 
 CALLS = 100_000
@@ -119,9 +118,12 @@ MSGPACK_BAD = [
 ]
 EXT = b"\x92\xa1x\xd4\x05\x00"  # [ "x", ext(5, b"\x00") ]
 LONG_KEY = "k" * 100
-REPEATED_KEYS_JSON = ('{"a": [1], "a": "' + "v" * 50 + '", "a": {"b": 2}, "%s": 1, "%s": 2.5}' % (LONG_KEY, LONG_KEY)).encode()
+REPEATED_KEYS_JSON = (
+    '{"a": [1], "a": "' + "v" * 50 + f'", "a": {{"b": 2}}, "{LONG_KEY}": 1, "{LONG_KEY}": 2.5}}'
+).encode()
 REPEATED_KEYS_MSGPACK = b"\x85" + b"".join(
-    msgpack.packb(k) + msgpack.packb(v) for k, v in [("a", [1]), ("a", "v" * 50), ("a", {"b": 2}), (LONG_KEY, 1), (LONG_KEY, 2.5)]
+    msgpack.packb(k) + msgpack.packb(v)
+    for k, v in [("a", [1]), ("a", "v" * 50), ("a", {"b": 2}), (LONG_KEY, 1), (LONG_KEY, 2.5)]
 )
 
 
@@ -140,7 +142,10 @@ CASES = {
     # dumps
     "dumps-ok": (lambda: orcodec.dumps(D), None),
     "dumps-ok-typed": (lambda: orcodec.dumps(OBJ.typed, option=TYPED_OPTS), None),
-    "packb-ok-typed": (lambda: orcodec.packb({k: v for k, v in OBJ.typed.items() if k != "frag"}, option=TYPED_OPTS), None),
+    "packb-ok-typed": (
+        lambda: orcodec.packb({k: v for k, v in OBJ.typed.items() if k != "frag"}, option=TYPED_OPTS),
+        None,
+    ),
     "unpackb-ok-ext-timestamp": (
         lambda: orcodec.unpackb(OBJ.typed_msgpack, ext_hook=orcodec.Ext, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT),
         None,
@@ -149,7 +154,11 @@ CASES = {
     "dumps-ok-default": (lambda: orcodec.dumps([U, D, U], default=repr), None),
     "dumps-unsupported": (lambda: orcodec.dumps([D, U]), orcodec.JSONEncodeError),
     "dumps-default-raises": (lambda: orcodec.dumps([D, U], default=raising_hook), orcodec.JSONEncodeError),
-    "dumps-default-chain": (lambda: orcodec.dumps([D, U], default=fresh_unsupported), orcodec.JSONEncodeError, CHAIN_CALLS),
+    "dumps-default-chain": (
+        lambda: orcodec.dumps([D, U], default=fresh_unsupported),
+        orcodec.JSONEncodeError,
+        CHAIN_CALLS,
+    ),
     "dumps-surrogate": (lambda: orcodec.dumps([D, "a\ud800"]), orcodec.JSONEncodeError),
     "dumps-big-int": (lambda: orcodec.dumps([D, 2**64]), orcodec.JSONEncodeError),
     "dumps-key-not-str": (lambda: orcodec.dumps({"a": D, 1: 2}), orcodec.JSONEncodeError),
@@ -163,7 +172,11 @@ CASES = {
     "packb-ok-default": (lambda: orcodec.packb([U, D, U], default=repr), None),
     "packb-unsupported": (lambda: orcodec.packb([D, U]), orcodec.MsgpackEncodeError),
     "packb-default-raises": (lambda: orcodec.packb([D, U], default=raising_hook), orcodec.MsgpackEncodeError),
-    "packb-default-chain": (lambda: orcodec.packb([D, U], default=fresh_unsupported), orcodec.MsgpackEncodeError, CHAIN_CALLS),
+    "packb-default-chain": (
+        lambda: orcodec.packb([D, U], default=fresh_unsupported),
+        orcodec.MsgpackEncodeError,
+        CHAIN_CALLS,
+    ),
     "packb-surrogate": (lambda: orcodec.packb({"a\ud800": D}), orcodec.MsgpackEncodeError),
     "packb-big-int": (lambda: orcodec.packb([D, -(2**64)]), orcodec.MsgpackEncodeError),
     "packb-recursion": (lambda: orcodec.packb(OBJ.self_ref), orcodec.MsgpackEncodeError),
@@ -176,14 +189,20 @@ CASES = {
     "loads-ok-memoryview": (lambda: orcodec.loads(memoryview(OBJ.json)), None),
     # A repeated key releases the value it replaces (and a long key, past the key cache, itself).
     "loads-ok-repeated-keys": (lambda: orcodec.loads(REPEATED_KEYS_JSON), None),
-    **{f"loads-error-{i}": (lambda data=data: orcodec.loads(data), orcodec.JSONDecodeError) for i, data in enumerate(JSON_BAD)},
+    **{
+        f"loads-error-{i}": (lambda data=data: orcodec.loads(data), orcodec.JSONDecodeError)
+        for i, data in enumerate(JSON_BAD)
+    },
     "loads-error-str-surrogate": (lambda: orcodec.loads('["\ud800"]'), orcodec.JSONDecodeError),
     "loads-error-type": (lambda: orcodec.loads(12), orcodec.JSONDecodeError),
     # unpackb
     "unpackb-ok": (lambda: orcodec.unpackb(OBJ.msgpack), None),
     "unpackb-ok-memoryview": (lambda: orcodec.unpackb(memoryview(OBJ.msgpack)), None),
     "unpackb-ok-repeated-keys": (lambda: orcodec.unpackb(REPEATED_KEYS_MSGPACK), None),
-    **{f"unpackb-error-{i}": (lambda data=data: orcodec.unpackb(data), orcodec.MsgpackDecodeError) for i, data in enumerate(MSGPACK_BAD)},
+    **{
+        f"unpackb-error-{i}": (lambda data=data: orcodec.unpackb(data), orcodec.MsgpackDecodeError)
+        for i, data in enumerate(MSGPACK_BAD)
+    },
     "unpackb-ext-without-hook": (lambda: orcodec.unpackb(EXT), orcodec.MsgpackDecodeError),
     # The hook's HookError becomes the decode error's __cause__.
     "unpackb-ext-hook-raises": (lambda: orcodec.unpackb(EXT, ext_hook=raising_hook), orcodec.MsgpackDecodeError),
@@ -195,9 +214,29 @@ CASES = {
 
 def tracked() -> list:
     """Everything a case touches whose reference count must come back."""
-    return [OBJ.doc, OBJ.typed, OBJ.typed_msgpack, OBJ.unsupported, OBJ.json, OBJ.msgpack, OBJ.self_ref, raising_hook, fresh_unsupported,
-            repr, *OBJ.doc.values(), *JSON_BAD, *MSGPACK_BAD, EXT, REPEATED_KEYS_JSON, REPEATED_KEYS_MSGPACK, HookError, orcodec.JSONEncodeError,
-            orcodec.MsgpackEncodeError, orcodec.JSONDecodeError, orcodec.MsgpackDecodeError]
+    return [
+        OBJ.doc,
+        OBJ.typed,
+        OBJ.typed_msgpack,
+        OBJ.unsupported,
+        OBJ.json,
+        OBJ.msgpack,
+        OBJ.self_ref,
+        raising_hook,
+        fresh_unsupported,
+        repr,
+        *OBJ.doc.values(),
+        *JSON_BAD,
+        *MSGPACK_BAD,
+        EXT,
+        REPEATED_KEYS_JSON,
+        REPEATED_KEYS_MSGPACK,
+        HookError,
+        orcodec.JSONEncodeError,
+        orcodec.MsgpackEncodeError,
+        orcodec.JSONDecodeError,
+        orcodec.MsgpackDecodeError,
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

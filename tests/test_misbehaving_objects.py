@@ -15,15 +15,19 @@ import dataclasses
 import datetime
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import Unsupported
 
 FORMATS = [
     pytest.param(orcodec.dumps, orcodec.JSONEncodeError, orjson.dumps, id="json"),
-    pytest.param(orcodec.packb, orcodec.MsgpackEncodeError, lambda o, **kw: msgpack.packb(o, use_bin_type=True, **kw), id="msgpack"),
+    pytest.param(
+        orcodec.packb,
+        orcodec.MsgpackEncodeError,
+        lambda o, **kw: msgpack.packb(o, use_bin_type=True, **kw),
+        id="msgpack",
+    ),
 ]
 
 

@@ -9,9 +9,8 @@ import struct
 import time
 
 import msgpack
-import pytest
-
 import orcodec
+import pytest
 from helpers import INT_BOUNDARIES, assert_strict_equal, depth_of
 
 # --------------------------------------------------------------------------------------
@@ -220,8 +219,19 @@ def test_nil_and_bool(data, expected):
 # Floats
 # --------------------------------------------------------------------------------------
 
-FLOAT32_VALUES = [1.5, 0.0, -0.0, 0.1, -2.5, 3.4028234663852886e38, 1.401298464324817e-45, 1e-30,
-                  float("inf"), float("-inf"), 16777217.0]
+FLOAT32_VALUES = [
+    1.5,
+    0.0,
+    -0.0,
+    0.1,
+    -2.5,
+    3.4028234663852886e38,
+    1.401298464324817e-45,
+    1e-30,
+    float("inf"),
+    float("-inf"),
+    16777217.0,
+]
 
 
 @pytest.mark.parametrize("value", FLOAT32_VALUES, ids=repr)
@@ -243,8 +253,18 @@ def test_float32_nan():
     assert type(result) is float and math.isnan(result)
 
 
-FLOAT64_VALUES = [0.0, -0.0, 1.5, 0.1, 5e-324, 1.7976931348623157e308, -1e-300, 2.2250738585072014e-308,
-                  float("inf"), float("-inf")]
+FLOAT64_VALUES = [
+    0.0,
+    -0.0,
+    1.5,
+    0.1,
+    5e-324,
+    1.7976931348623157e308,
+    -1e-300,
+    2.2250738585072014e-308,
+    float("inf"),
+    float("-inf"),
+]
 
 
 @pytest.mark.parametrize("value", FLOAT64_VALUES, ids=repr)
@@ -425,7 +445,9 @@ def test_trailing_bytes_rejected(data):
 
 
 VALID_ENCODINGS = [
-    msgpack.packb({"key": [1, -200, 70000, 2**40, -(2**40), 1.5, None, True, "s" * 40, b"\x00" * 300]}, use_bin_type=True),
+    msgpack.packb(
+        {"key": [1, -200, 70000, 2**40, -(2**40), 1.5, None, True, "s" * 40, b"\x00" * 300]}, use_bin_type=True
+    ),
     msgpack.packb([2**64 - 1, -(2**63), "\u00e9\u4e2d\U0001f600", {"a": {"b": []}}], use_bin_type=True),
     msgpack.packb("x" * 300),
     msgpack.packb(list(range(20))),
@@ -540,8 +562,17 @@ def test_error_offset(data, offset):
 
 @pytest.mark.parametrize(
     "data",
-    [b"\xc1", b"\x01\x02", b"\x92\x01", b"", b"\xd4\x01\x02", b"\x81\x01\x02", b"\xa1\xff", b"\xdd\xff\xff\xff\xff",
-     b"\x91" * 1025 + b"\x90"],
+    [
+        b"\xc1",
+        b"\x01\x02",
+        b"\x92\x01",
+        b"",
+        b"\xd4\x01\x02",
+        b"\x81\x01\x02",
+        b"\xa1\xff",
+        b"\xdd\xff\xff\xff\xff",
+        b"\x91" * 1025 + b"\x90",
+    ],
     ids=lambda b: b[:8].hex(),
 )
 def test_every_error_message_ends_with_offset(data):
@@ -622,12 +653,12 @@ def test_long_str_values_every_position_of_one_non_ascii_char(length):
     positions = sorted({0, 1, 15, 16, 17, 31, 32, 63, 64, 127, 128, length // 2, length - 2, length - 1})
     for at in (p for p in positions if p < length):
         for ch in ("é", "中", "😀"):
-            text = base[:at] + ch + base[at + 1:]
+            text = base[:at] + ch + base[at + 1 :]
             packed = msgpack.packb([text, {"k": text}])
             assert orcodec.unpackb(packed) == [text, {"k": text}]
         raw = base.encode()
         for bad in (b"\xff", b"\xc3\x28", b"\xed\xa0\x80"):
-            broken = raw[:at] + bad + raw[at + 1:]
+            broken = raw[:at] + bad + raw[at + 1 :]
             _error(str32(broken))
             _error(fixarray([str32(broken), fixstr(b"ok")]))
     assert orcodec.unpackb(msgpack.packb(base)) == base

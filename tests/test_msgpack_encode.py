@@ -7,9 +7,8 @@ import math
 import struct
 
 import msgpack
-import pytest
-
 import orcodec
+import pytest
 from helpers import (
     CONTROL_CHARS,
     INT_BOUNDARIES,
@@ -406,7 +405,9 @@ def test_bytes_do_not_go_to_default():
     def default(obj):  # pragma: no cover - must not be called
         raise AssertionError(f"default called for {obj!r}")
 
-    assert orcodec.packb([b"a", bytearray(b"b"), memoryview(b"c")], default=default) == b"\x93\xc4\x01a\xc4\x01b\xc4\x01c"
+    assert (
+        orcodec.packb([b"a", bytearray(b"b"), memoryview(b"c")], default=default) == b"\x93\xc4\x01a\xc4\x01b\xc4\x01c"
+    )
 
 
 def test_output_size_hint_across_calls():

@@ -8,11 +8,10 @@ import datetime as dt
 import enum
 import uuid
 
+import orcodec
 import orjson
 import ormsgpack
 import pytest
-
-import orcodec
 from helpers import MyInt, MyStr, opts
 
 UTC = dt.timezone.utc
@@ -78,7 +77,13 @@ MSGPACK_ONLY_KEYS = {
     "nested_tuple": ((1, (2, 3)), b"x"),
     "empty_tuple": (),
 }
-DATETIME_FLAG_SETS = [(), ("OPT_NAIVE_UTC",), ("OPT_UTC_Z", "OPT_NAIVE_UTC"), ("OPT_OMIT_MICROSECONDS",), ("OPT_PASSTHROUGH_SUBCLASS",)]
+DATETIME_FLAG_SETS = [
+    (),
+    ("OPT_NAIVE_UTC",),
+    ("OPT_UTC_Z", "OPT_NAIVE_UTC"),
+    ("OPT_OMIT_MICROSECONDS",),
+    ("OPT_PASSTHROUGH_SUBCLASS",),
+]
 
 
 @pytest.mark.parametrize("name", list(KEYS))
@@ -87,8 +92,12 @@ def test_key_equals_peers(name):
     for extra in DATETIME_FLAG_SETS:
         names = NSK + extra
         doc = {key: [key]} if name != "str_subclass" or "OPT_PASSTHROUGH_SUBCLASS" not in extra else {key: 1}
-        assert orcodec.dumps(doc, option=opts(orcodec, names), default=str) == orjson.dumps(doc, option=opts(orjson, names), default=str), names
-        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(doc, option=opts(ormsgpack, names), default=str), names
+        assert orcodec.dumps(doc, option=opts(orcodec, names), default=str) == orjson.dumps(
+            doc, option=opts(orjson, names), default=str
+        ), names
+        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(
+            doc, option=opts(ormsgpack, names), default=str
+        ), names
 
 
 @pytest.mark.parametrize("name", list(MSGPACK_ONLY_KEYS))
@@ -98,7 +107,9 @@ def test_msgpack_only_keys(name):
     packed = orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS)
     assert packed == ormsgpack.packb(doc, option=ormsgpack.OPT_NON_STR_KEYS)
     assert orcodec.unpackb(packed, option=orcodec.OPT_NON_STR_KEYS) == doc
-    assert orcodec.unpackb(packed, option=orcodec.OPT_NON_STR_KEYS) == ormsgpack.unpackb(packed, option=ormsgpack.OPT_NON_STR_KEYS)
+    assert orcodec.unpackb(packed, option=orcodec.OPT_NON_STR_KEYS) == ormsgpack.unpackb(
+        packed, option=ormsgpack.OPT_NON_STR_KEYS
+    )
     # JSON has no text for them.
     with pytest.raises(orcodec.JSONEncodeError, match="Dict key must be a type serializable with OPT_NON_STR_KEYS"):
         orcodec.dumps(doc, option=orcodec.OPT_NON_STR_KEYS)
@@ -114,8 +125,13 @@ def test_passthrough_flags_do_not_apply_to_keys():
         assert ours == b"\x82\x03\x01\x92\x01\x91\x02\x02"
     for extra in ["OPT_PASSTHROUGH_SUBCLASS", "OPT_PASSTHROUGH_TUPLE"]:
         names = NSK + (extra,)
-        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(doc, option=opts(ormsgpack, names), default=str)
-    assert orcodec.dumps({MyInt(3): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS) == b'{"3":1}'
+        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(
+            doc, option=opts(ormsgpack, names), default=str
+        )
+    assert (
+        orcodec.dumps({MyInt(3): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS) == b'{"3":1}'
+    )
+
     # Tuple items follow the key rules too, as in ormsgpack.
     @dataclasses.dataclass(frozen=True)
     class Frozen:
@@ -129,21 +145,37 @@ def test_passthrough_flags_do_not_apply_to_keys():
 
     class MyFloat(float):
         pass
-    assert orcodec.packb({MyFloat(1.5): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS) == orcodec.packb(
-        {1.5: 1}, option=orcodec.OPT_NON_STR_KEYS
-    )
+
+    assert orcodec.packb(
+        {MyFloat(1.5): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS
+    ) == orcodec.packb({1.5: 1}, option=orcodec.OPT_NON_STR_KEYS)
 
 
 def test_key_exact_text():
-    doc = {2: "a", 1.5: "b", float("nan"): "c", float("-inf"): "d", True: "e", None: "f",
-           dt.date(2020, 1, 1): "g", Color.RED: "h", uuid.UUID(int=1): "i", dt.time(1, 2): "j"}
+    doc = {
+        2: "a",
+        1.5: "b",
+        float("nan"): "c",
+        float("-inf"): "d",
+        True: "e",
+        None: "f",
+        dt.date(2020, 1, 1): "g",
+        Color.RED: "h",
+        uuid.UUID(int=1): "i",
+        dt.time(1, 2): "j",
+    }
     assert orcodec.dumps(doc, option=orcodec.OPT_NON_STR_KEYS) == (
         b'{"2":"a","1.5":"b","null":"c","null":"d","true":"e","null":"f","2020-01-01":"g","1":"h",'
         b'"00000000-0000-0000-0000-000000000001":"i","01:02:00":"j"}'
     )
-    assert orcodec.packb({1: 2, None: 3, b"b": 4}, option=orcodec.OPT_NON_STR_KEYS) == b"\x83\x01\x02\xc0\x03\xc4\x01b\x04"
+    assert (
+        orcodec.packb({1: 2, None: 3, b"b": 4}, option=orcodec.OPT_NON_STR_KEYS) == b"\x83\x01\x02\xc0\x03\xc4\x01b\x04"
+    )
     dt_key = {dt.datetime(2020, 1, 1): 1}
-    assert orcodec.dumps(dt_key, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'{"2020-01-01T00:00:00Z":1}'
+    assert (
+        orcodec.dumps(dt_key, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z)
+        == b'{"2020-01-01T00:00:00Z":1}'
+    )
 
 
 @pytest.mark.parametrize("fmt", ["json", "msgpack"])
@@ -153,7 +185,9 @@ def test_key_exact_text():
     ids=repr,
 )
 def test_big_int_key_is_an_error(fmt, key):
-    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    encode, error = (
+        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    )
     with pytest.raises(error):
         encode({key: 1}, option=orcodec.OPT_NON_STR_KEYS)
     with pytest.raises(error):
@@ -197,7 +231,9 @@ def test_unsupported_key_is_an_error(name):
         orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS, default=str)
     if name == "enum_of_tuple":
         # MessagePack keys may be arrays: the enum's tuple value is a key there.
-        assert orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS) == ormsgpack.packb(doc, option=ormsgpack.OPT_NON_STR_KEYS)
+        assert orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS) == ormsgpack.packb(
+            doc, option=ormsgpack.OPT_NON_STR_KEYS
+        )
         return
     with pytest.raises(orcodec.MsgpackEncodeError):
         orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS)
@@ -207,7 +243,9 @@ def test_unsupported_key_is_an_error(name):
 
 @pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_without_flag_non_str_keys_are_an_error(fmt):
-    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    encode, error = (
+        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    )
     for key in [1, None, 1.5, True, dt.date(2020, 1, 1), uuid.UUID(int=1), Color.RED, b"x", (1,)]:
         with pytest.raises(error, match="Dict key must be str"):
             encode({key: 1})
@@ -222,7 +260,7 @@ def test_without_flag_non_str_keys_are_an_error(fmt):
 SORTABLE = [
     {3: "a", 1: "b", 2: "c"},
     {"b": 1, 10: 2, 9: 3, "a": 4, -1: 5},
-    {1.5: 1, 1: 2, "1.25": 3, None: 4, True: 5, False: 6},
+    {1.5: 1, 1: 2, "1.25": 3, None: 4, True: 5, False: 6},  # noqa: F601 (True is 1)
     {dt.date(2020, 1, 2): 1, dt.date(2019, 12, 31): 2, "2020-01-01": 3},
     {dt.datetime(2020, 1, 1, tzinfo=UTC): 1, dt.datetime(2020, 1, 1): 2, dt.time(0, 0): 3},
     {Color.NAME: 1, Color.RED: 2, uuid.UUID(int=5): 3, "\u00e9": 4, "z": 5, "\U0001f600": 6},
@@ -328,7 +366,7 @@ def test_decode_timestamp_key():
 @pytest.mark.parametrize(
     "doc",
     [
-        {1: 2, 3.5: 4, None: 5, True: 6, b"b": 7, (1, 2): 8, "s": {9: 10}},
+        {1: 2, 3.5: 4, None: 5, True: 6, b"b": 7, (1, 2): 8, "s": {9: 10}},  # noqa: F601 (True is 1)
         {(): 1, ((),): 2, (b"",): 3},
         {i: str(i) for i in range(-50, 50)},
     ],
@@ -344,13 +382,27 @@ def test_non_str_keys_round_trip(doc):
 
 @pytest.mark.parametrize(
     "extra",
-    ["OPT_PASSTHROUGH_DATETIME", "OPT_PASSTHROUGH_ENUM", "OPT_PASSTHROUGH_UUID", "OPT_PASSTHROUGH_BIG_INT", "OPT_PASSTHROUGH_SUBCLASS"],
+    [
+        "OPT_PASSTHROUGH_DATETIME",
+        "OPT_PASSTHROUGH_ENUM",
+        "OPT_PASSTHROUGH_UUID",
+        "OPT_PASSTHROUGH_BIG_INT",
+        "OPT_PASSTHROUGH_SUBCLASS",
+    ],
 )
 def test_keys_never_go_to_default(extra):
     # The passthrough flags are about values; keys are written as keys, in both formats
     # (as orjson and ormsgpack do), and default is never asked about one.
-    doc = {dt.datetime(2020, 1, 1): 1, dt.date(2020, 1, 2): 2, dt.time(3): 3, Color.RED: 4, Letter.A: 5,
-           uuid.UUID(int=9): 6, MyInt(7): 7, (Color.NAME, dt.date(2020, 1, 3)): 8}
+    doc = {
+        dt.datetime(2020, 1, 1): 1,
+        dt.date(2020, 1, 2): 2,
+        dt.time(3): 3,
+        Color.RED: 4,
+        Letter.A: 5,
+        uuid.UUID(int=9): 6,
+        MyInt(7): 7,
+        (Color.NAME, dt.date(2020, 1, 3)): 8,
+    }
 
     def default(obj):
         raise AssertionError(f"default asked about {obj!r}")
@@ -361,8 +413,12 @@ def test_keys_never_go_to_default(extra):
     if hasattr(ormsgpack, extra):
         assert packed == ormsgpack.packb(doc, default=default, option=opts(ormsgpack, names))
     json_doc = {k: v for k, v in doc.items() if not isinstance(k, tuple)}
-    assert orcodec.dumps(json_doc, default=default, option=opts(orcodec, names)) == orcodec.dumps(json_doc, option=orcodec.OPT_NON_STR_KEYS)
+    assert orcodec.dumps(json_doc, default=default, option=opts(orcodec, names)) == orcodec.dumps(
+        json_doc, option=orcodec.OPT_NON_STR_KEYS
+    )
     if hasattr(orjson, extra):
-        assert orcodec.dumps(json_doc, option=opts(orcodec, names)) == orjson.dumps(json_doc, default=default, option=opts(orjson, names))
+        assert orcodec.dumps(json_doc, option=opts(orcodec, names)) == orjson.dumps(
+            json_doc, default=default, option=opts(orjson, names)
+        )
     with pytest.raises(orcodec.MsgpackEncodeError, match="64-bit"):
         orcodec.packb({2**64: 1}, default=str, option=opts(orcodec, names))

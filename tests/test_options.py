@@ -14,11 +14,10 @@ import json
 import random
 import sys
 
+import orcodec
 import orjson
 import ormsgpack
 import pytest
-
-import orcodec
 from helpers import (
     INT_BOUNDARIES,
     INTS_OUT_OF_RANGE,
@@ -72,9 +71,37 @@ FORMATS = {
 }
 
 KEYS = [
-    "", "a", "A", "b", "aa", "ab", "a\x00", "a ", "z", "Z", "_", "0", "10", "9", "~",
-    "\x7f", "\u00e9", "\u00ff", "e\u0301", "\u0100", "\u4e2d", "\u4e2d\u6587", "\u2028",
-    "\uffff", "\ufeff", "\U0001f600", "\U00010000", "\U0010ffff", "\"", "\\", "key\n",
+    "",
+    "a",
+    "A",
+    "b",
+    "aa",
+    "ab",
+    "a\x00",
+    "a ",
+    "z",
+    "Z",
+    "_",
+    "0",
+    "10",
+    "9",
+    "~",
+    "\x7f",
+    "\u00e9",
+    "\u00ff",
+    "e\u0301",
+    "\u0100",
+    "\u4e2d",
+    "\u4e2d\u6587",
+    "\u2028",
+    "\uffff",
+    "\ufeff",
+    "\U0001f600",
+    "\U00010000",
+    "\U0010ffff",
+    '"',
+    "\\",
+    "key\n",
 ]
 
 SCALARS = [None, True, False, 0, -1, 2**53 - 1, -(2**53 - 1), 1.5, -0.0, 1e16, "", "s\u00e9\u4e2d\U0001f600"]
@@ -118,7 +145,7 @@ DOCUMENTS = HAND_DOCUMENTS + RANDOM_DOCUMENTS
 FIXTURES = ["twitter.json", "github.json", "citm_catalog.json", "canada.json"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fixture(name: str):
     return json.loads(fixture_bytes(name))
 
@@ -161,8 +188,7 @@ def test_dumps_string_kinds_equal_orjson(names):
 def test_indent_exact_bytes():
     doc = {"a": [1, {}, [], {"b": [{}]}], "c": {}}
     expected = (
-        b'{\n  "a": [\n    1,\n    {},\n    [],\n    {\n      "b": [\n        {}\n      ]\n    }\n  ],\n'
-        b'  "c": {}\n}'
+        b'{\n  "a": [\n    1,\n    {},\n    [],\n    {\n      "b": [\n        {}\n      ]\n    }\n  ],\n  "c": {}\n}'
     )
     assert orcodec.dumps(doc, option=orcodec.OPT_INDENT_2) == expected
     assert orcodec.dumps(doc, option=orcodec.OPT_INDENT_2 | orcodec.OPT_APPEND_NEWLINE) == expected + b"\n"
@@ -326,7 +352,7 @@ def test_passthrough_tuple_to_default():
     for doc in TUPLE_DOCUMENTS:
         seen = []
 
-        def default(obj):
+        def default(obj, seen=seen):
             seen.append(type(obj))
             return list(obj)
 
@@ -430,7 +456,7 @@ SURROGATE_VALUES = SURROGATE_STRINGS + [
     "\u4e2d\udc00\u6587",
     "\U0001f600\udfff\U0001f600",
     "\ud800" * 40,
-    "\"\n\ud800\\\x00",
+    '"\n\ud800\\\x00',
     "a" * 31 + "\ud800",
 ]
 

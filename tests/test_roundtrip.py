@@ -6,10 +6,9 @@ from __future__ import annotations
 import random
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 from helpers import (
     INT_BOUNDARIES,
     LONG_STRINGS,
@@ -43,7 +42,7 @@ def _random_document(rng: random.Random, depth: int = 0):
     if choice == 4:
         return random_doubles(1, rng.randrange(2**32))[0]
     if choice in (5, 6):
-        alphabet = "ab\u00e9\u00ff\u4e2d\u2028\U0001f600\U0010ffff\x00\n\"\\/\x7f"
+        alphabet = 'ab\u00e9\u00ff\u4e2d\u2028\U0001f600\U0010ffff\x00\n"\\/\x7f'
         return "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
     if choice == 7:
         return rng.choice(list(STRING_KINDS.values()))

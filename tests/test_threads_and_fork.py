@@ -11,9 +11,8 @@ import os
 import sys
 import threading
 
-import pytest
-
 import orcodec
+import pytest
 from helpers import Unsupported
 
 THREADS = 8

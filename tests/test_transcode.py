@@ -9,10 +9,9 @@ escapes mixed in.
 """
 
 import msgpack
+import orcodec
 import orjson
 import pytest
-
-import orcodec
 
 # Code points at each UTF-8 length boundary, and JSON's escapes.
 CLASSES = {
@@ -87,20 +86,25 @@ def test_rolling_mix_of_every_class():
             check([c for c in units if c < 0x100] + [0xE9])
 
 
-@pytest.mark.parametrize("phrase", [
-    "Grüße aus München, schöne Straße. ",
-    "Привет, как дела? Всё хорошо. ",
-    "東京都の天気は晴れです。明日も晴れ。",
-    "RT @user: 今日は良い天気 https://t.co/abc 楽しい! ",
-    "great 😀 job 👍 ",
-    "tab\there \"quoted\" back\\slash\nnewline é 中 😀",
-])
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "Grüße aus München, schöne Straße. ",
+        "Привет, как дела? Всё хорошо. ",
+        "東京都の天気は晴れです。明日も晴れ。",
+        "RT @user: 今日は良い天気 https://t.co/abc 楽しい! ",
+        "great 😀 job 👍 ",
+        'tab\there "quoted" back\\slash\nnewline é 中 😀',
+    ],
+)
 def test_natural_text_every_repetition(phrase):
     for times in range(1, 12):
         check([ord(c) for c in phrase * times])
 
 
-@pytest.mark.parametrize("encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)])
+@pytest.mark.parametrize(
+    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
+)
 @pytest.mark.parametrize("surrogate", [0xD800, 0xDBFF, 0xDC00, 0xDFFF])
 @pytest.mark.parametrize("filler", [0x61, 0x22, 0xE9, 0x4E2D, 0x1F600])
 def test_lone_surrogate_at_every_position(encode, error, surrogate, filler):

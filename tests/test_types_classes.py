@@ -11,12 +11,11 @@ import sys
 import typing
 import uuid
 
+import orcodec
 import orjson
 import ormsgpack
 import pydantic
 import pytest
-
-import orcodec
 from helpers import Unsupported, opts
 
 UTC = dt.timezone.utc
@@ -93,7 +92,7 @@ class Nested:
     items: list
     mapping: dict
     when: dt.datetime
-    maybe: typing.Optional["Nested"] = None
+    maybe: Nested | None = None
 
 
 @dataclasses.dataclass
@@ -135,8 +134,10 @@ def test_dataclass_exact_bytes_and_order():
     assert orcodec.dumps(Point(1, 2.0)) == b'{"x":1,"y":2.0,"label":"origin"}'
     assert orcodec.packb(Point(1, 2.0)) == b"\x83\xa1x\x01\xa1y\xcb@\x00\x00\x00\x00\x00\x00\x00\xa5label\xa6origin"
     assert orcodec.dumps(Frozen(2, 1)) == b'{"b":2,"a":1}'
-    assert orcodec.dumps(Frozen(2, 1), option=orcodec.OPT_SORT_KEYS) == b'{"b":2,"a":1}' == orjson.dumps(
-        Frozen(2, 1), option=orjson.OPT_SORT_KEYS
+    assert (
+        orcodec.dumps(Frozen(2, 1), option=orcodec.OPT_SORT_KEYS)
+        == b'{"b":2,"a":1}'
+        == orjson.dumps(Frozen(2, 1), option=orjson.OPT_SORT_KEYS)
     )
     assert orcodec.dumps(Derived()) == b'{"base":1,"shared":"derived","derived":2}'
     assert orcodec.dumps(Empty()) == b"{}"
@@ -156,7 +157,10 @@ def test_dataclass_special_fields_excluded():
     assert orcodec.packb(obj) == ormsgpack.packb(obj)
     assert "not_in_init" not in obj.__dict__
     assert orjson.loads(orjson.dumps(obj)) == {
-        "kept": 1, "from_factory": [1, 2], "not_in_repr": 3, "derived_value": 10,
+        "kept": 1,
+        "from_factory": [1, 2],
+        "not_in_repr": 3,
+        "derived_value": 10,
     }
 
 
@@ -232,7 +236,7 @@ def test_many_dataclasses_beyond_the_cache():
 
 
 def test_dataclass_class_object_is_not_an_instance():
-    for fmt, (encode, error) in FORMATS.items():
+    for _fmt, (encode, error) in FORMATS.items():
         with pytest.raises(error):
             encode(Point)
         assert encode(Point, default=lambda o: o.__name__) == encode("Point")
@@ -292,7 +296,9 @@ def test_dict_subclasses_exact():
         with pytest.raises(error, match="serializable: (collections.)?OrderedDict"):
             encode(collections.OrderedDict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
         # A TypedDict instance is a plain dict: no subclass.
-        assert encode(MAPPINGS["typeddict"], option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == encode(dict(MAPPINGS["typeddict"]))
+        assert encode(MAPPINGS["typeddict"], option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == encode(
+            dict(MAPPINGS["typeddict"])
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -360,9 +366,18 @@ class Big(enum.Enum):
 
 
 ENUMS = [
-    *Color, *Level, *Text, Perm.R, Perm.R | Perm.W, Perm(0), IntPerm.R, IntPerm.R | IntPerm.W, *NestedEnum,
+    *Color,
+    *Level,
+    *Text,
+    Perm.R,
+    Perm.R | Perm.W,
+    Perm(0),
+    IntPerm.R,
+    IntPerm.R | IntPerm.W,
+    *NestedEnum,
 ]
 if sys.version_info >= (3, 11):
+
     class Str(enum.StrEnum):
         S = "s"
 
@@ -377,7 +392,9 @@ def test_enum_equals_peers(member):
 
 
 def test_enum_value_is_walked_with_options():
-    assert orcodec.dumps(Color.WHEN, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'"2020-01-01T00:00:00.000007Z"'
+    assert (
+        orcodec.dumps(Color.WHEN, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'"2020-01-01T00:00:00.000007Z"'
+    )
     assert orcodec.dumps(Color.POINT) == b'{"x":0,"y":0.0,"label":"origin"}'
     assert orcodec.dumps(NestedEnum.INNER) == b"1"
     assert orcodec.packb(Level.HIGH) == orcodec.packb(2**60)
@@ -418,7 +435,9 @@ def test_enum_value_returning_itself_is_a_recursion_error(fmt):
         with pytest.raises(error, match="Recursion limit reached"):
             encode({Weird.SELF: 1}, option=option)
     assert encode(ValueProperty.SELF) == encode(1)
-    assert encode({ValueProperty.SELF: 1}, option=orcodec.OPT_NON_STR_KEYS) == encode({1: 1}, option=orcodec.OPT_NON_STR_KEYS)
+    assert encode({ValueProperty.SELF: 1}, option=orcodec.OPT_NON_STR_KEYS) == encode(
+        {1: 1}, option=orcodec.OPT_NON_STR_KEYS
+    )
 
 
 def test_enum_with_unsupported_value_calls_default_with_the_value():
@@ -459,7 +478,9 @@ def test_uuid(value):
     for names in [(), ("OPT_SORT_KEYS",)]:
         same_as_peers([value, {"u": value}], names)
     # orjson's no-op flag.
-    assert orcodec.dumps(value, option=orcodec.OPT_SERIALIZE_UUID) == orjson.dumps(value, option=orjson.OPT_SERIALIZE_UUID)
+    assert orcodec.dumps(value, option=orcodec.OPT_SERIALIZE_UUID) == orjson.dumps(
+        value, option=orjson.OPT_SERIALIZE_UUID
+    )
 
 
 def test_uuid_random_equal_peers():
@@ -500,14 +521,14 @@ class Person(pydantic.BaseModel):
     born: dt.datetime
     address: Address
     tags: list[str] = []
-    friends: list["Person"] = []
-    uid: typing.Optional[uuid.UUID] = None
+    friends: list[Person] = []
+    uid: uuid.UUID | None = None
 
 
 class Open(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="allow")
     a: int
-    nested: typing.Optional[Address] = None
+    nested: Address | None = None
 
 
 class WithPrivate(pydantic.BaseModel):
@@ -550,14 +571,20 @@ def _model_dict(obj):
     return {**obj.__dict__, **extra}
 
 
-PYDANTIC_FLAG_SETS = [("OPT_SERIALIZE_PYDANTIC",), ("OPT_SERIALIZE_PYDANTIC", "OPT_NAIVE_UTC", "OPT_UTC_Z"), ("OPT_SERIALIZE_PYDANTIC", "OPT_SORT_KEYS")]
+PYDANTIC_FLAG_SETS = [
+    ("OPT_SERIALIZE_PYDANTIC",),
+    ("OPT_SERIALIZE_PYDANTIC", "OPT_NAIVE_UTC", "OPT_UTC_Z"),
+    ("OPT_SERIALIZE_PYDANTIC", "OPT_SORT_KEYS"),
+]
 
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_pydantic_equals_ormsgpack(name):
     obj = MODELS[name]
     for names in PYDANTIC_FLAG_SETS:
-        assert orcodec.packb(obj, option=opts(orcodec, names)) == ormsgpack.packb(obj, option=opts(ormsgpack, names)), names
+        assert orcodec.packb(obj, option=opts(orcodec, names)) == ormsgpack.packb(obj, option=opts(ormsgpack, names)), (
+            names
+        )
         # JSON: the same map, as orjson writes it when default gives it.
         json_names = [n for n in names if n != "OPT_SERIALIZE_PYDANTIC"]
         assert orcodec.dumps(obj, option=opts(orcodec, names)) == orjson.dumps(
@@ -619,7 +646,13 @@ def test_older_flags_with_new_types_equal_ormsgpack(index):
         ("OPT_REPLACE_SURROGATES", "OPT_PASSTHROUGH_BIG_INT"),
         ("OPT_REPLACE_SURROGATES", "OPT_PASSTHROUGH_BIG_INT", "OPT_PASSTHROUGH_TUPLE"),
         ("OPT_REPLACE_SURROGATES", "OPT_PASSTHROUGH_BIG_INT", "OPT_PASSTHROUGH_SUBCLASS", "OPT_SERIALIZE_PYDANTIC"),
-        ("OPT_REPLACE_SURROGATES", "OPT_PASSTHROUGH_BIG_INT", "OPT_PASSTHROUGH_TUPLE", "OPT_SERIALIZE_PYDANTIC", "OPT_NAIVE_UTC"),
+        (
+            "OPT_REPLACE_SURROGATES",
+            "OPT_PASSTHROUGH_BIG_INT",
+            "OPT_PASSTHROUGH_TUPLE",
+            "OPT_SERIALIZE_PYDANTIC",
+            "OPT_NAIVE_UTC",
+        ),
         (),
     ]
     for names in names_sets:
@@ -656,7 +689,9 @@ def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
     Pair = collections.namedtuple("Pair", "a b")
     obj = [Pair(1, 2), (3, 4)]
     assert encode(obj) == encode([[1, 2], [3, 4]])
-    assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == encode([{"a": 1, "b": 2}, [3, 4]])
+    assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == encode(
+        [{"a": 1, "b": 2}, [3, 4]]
+    )
     with pytest.raises(error, match="serializable: Pair"):
         encode(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
     # As orjson and ormsgpack do with their flag.

@@ -10,14 +10,13 @@ import random
 import struct
 import zoneinfo
 
+import orcodec
 import orjson
 import ormsgpack
 import pendulum
 import pytest
 import pytz
 from dateutil import tz as dateutil_tz
-
-import orcodec
 from helpers import opts
 
 UTC = dt.timezone.utc
@@ -132,9 +131,19 @@ def test_datetime_text_exact_bytes():
 @pytest.mark.parametrize(
     "seconds, text",
     [
-        (1, "+00:00"), (-1, "-00:00"), (29, "+00:00"), (-29, "-00:00"), (30, "+00:01"), (-30, "-00:01"),
-        (89, "+00:01"), (90, "+00:02"), (3599, "+00:60"), (-3599, "-00:60"), (3630, "+01:01"),
-        (18_030, "+05:01"), (-86_399, "-23:60"),
+        (1, "+00:00"),
+        (-1, "-00:00"),
+        (29, "+00:00"),
+        (-29, "-00:00"),
+        (30, "+00:01"),
+        (-30, "-00:01"),
+        (89, "+00:01"),
+        (90, "+00:02"),
+        (3599, "+00:60"),
+        (-3599, "-00:60"),
+        (3630, "+01:01"),
+        (18_030, "+05:01"),
+        (-86_399, "-23:60"),
     ],
 )
 def test_offset_with_seconds_rounds_like_orjson(seconds, text):
@@ -156,7 +165,9 @@ def test_date(value):
     text = value.isoformat()
     for names in FLAG_SETS + [("OPT_DATETIME_AS_TIMESTAMP_EXT",)]:
         assert orcodec.dumps(value, option=opts(orcodec, names)) == f'"{text}"'.encode()
-        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(value, option=opts(ormsgpack, names))
+        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(
+            value, option=opts(ormsgpack, names)
+        )
         if "OPT_DATETIME_AS_TIMESTAMP_EXT" not in names:
             assert orcodec.dumps(value, option=opts(orcodec, names)) == orjson.dumps(value, option=opts(orjson, names))
 
@@ -169,12 +180,16 @@ def test_date(value):
 def test_time(value):
     for names in FLAG_SETS:
         assert orcodec.dumps(value, option=opts(orcodec, names)) == orjson.dumps(value, option=opts(orjson, names))
-        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(value, option=opts(ormsgpack, names))
+        assert orcodec.packb(value, option=opts(orcodec, names)) == ormsgpack.packb(
+            value, option=opts(ormsgpack, names)
+        )
     assert orcodec.dumps(dt.time(1, 2, 3, 4)) == b'"01:02:03.000004"'
     assert orcodec.dumps(dt.time(1, 2, 3, 4), option=orcodec.OPT_OMIT_MICROSECONDS) == b'"01:02:03"'
 
 
-@pytest.mark.parametrize("zone", [UTC, fixed(3600), zoneinfo.ZoneInfo("Europe/Berlin")], ids=["utc", "fixed", "zoneinfo"])
+@pytest.mark.parametrize(
+    "zone", [UTC, fixed(3600), zoneinfo.ZoneInfo("Europe/Berlin")], ids=["utc", "fixed", "zoneinfo"]
+)
 def test_time_with_tzinfo_is_an_error(zone):
     value = dt.time(1, 2, 3, tzinfo=zone)
     with pytest.raises(orcodec.JSONEncodeError, match="datetime.time must not have tzinfo set"):
@@ -213,7 +228,9 @@ class MyDate(dt.date):
 )
 @pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_passthrough_datetime(value, fmt):
-    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    encode, error = (
+        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    )
     seen = []
 
     def default(obj):
@@ -223,7 +240,13 @@ def test_passthrough_datetime(value, fmt):
     option = orcodec.OPT_PASSTHROUGH_DATETIME | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC
     assert encode([value], default=default, option=option) == encode(["passed"])
     assert seen == [value] and type(seen[0]) is type(value)
-    with pytest.raises(error, match=f"Type is not (JSON|MessagePack) serializable: {type(value).__module__}.{type(value).__name__}|serializable: {type(value).__name__}"):
+    with pytest.raises(
+        error,
+        match=(
+            f"Type is not (JSON|MessagePack) serializable: {type(value).__module__}.{type(value).__name__}"
+            f"|serializable: {type(value).__name__}"
+        ),
+    ):
         encode(value, option=orcodec.OPT_PASSTHROUGH_DATETIME)
 
 
@@ -239,8 +262,12 @@ def test_passthrough_datetime(value, fmt):
     ids=["MyDateTime", "MyDate", "pendulum.DateTime", "pendulum.Date", "pendulum.Time"],
 )
 def test_datetime_subclasses_go_to_default_like_peers(value):
-    assert orcodec.dumps(value, default=lambda o: type(o).__name__) == orjson.dumps(value, default=lambda o: type(o).__name__)
-    assert orcodec.packb(value, default=lambda o: type(o).__name__) == ormsgpack.packb(value, default=lambda o: type(o).__name__)
+    assert orcodec.dumps(value, default=lambda o: type(o).__name__) == orjson.dumps(
+        value, default=lambda o: type(o).__name__
+    )
+    assert orcodec.packb(value, default=lambda o: type(o).__name__) == ormsgpack.packb(
+        value, default=lambda o: type(o).__name__
+    )
     assert orcodec.dumps(value, default=lambda o: type(o).__name__) == f'"{type(value).__name__}"'.encode()
     with pytest.raises(orcodec.JSONEncodeError, match="Type is not JSON serializable"):
         orcodec.dumps(value)
@@ -292,7 +319,9 @@ def test_utcoffset_none_is_naive():
 @pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_utcoffset_raising_is_an_encode_error_with_cause(fmt):
     # orjson segfaults on this input: it is never given to the peers.
-    encode, error = (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    encode, error = (
+        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
+    )
     value = dt.datetime(2020, 1, 1, tzinfo=RaisingOffset())
     for option in (0, orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT, orcodec.OPT_NON_STR_KEYS):
         with pytest.raises(error, match=r"utcoffset\(\) raised") as info:
@@ -369,7 +398,9 @@ def test_ormsgpack_timestamp_bug_is_a_deviation():
     assert ormsgpack_loses_fraction(value)
     expected = b"\xd7\xff" + struct.pack(">Q", (607_673_000 << 34) | 190937410)
     assert orcodec.packb(value, option=TS) == expected
-    assert ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == b"\xd6\xff" + struct.pack(">I", 190937410)
+    assert ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == b"\xd6\xff" + struct.pack(
+        ">I", 190937410
+    )
     assert orcodec.unpackb(expected, option=TS) == value
     assert ormsgpack.unpackb(expected, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == value
 
@@ -383,16 +414,24 @@ def _stamp_forms():
         # 64-bit: nanoseconds, or seconds in 2**32..2**34-1.
         (dt.datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", 1000 << 34)),
         (dt.datetime(2106, 2, 7, 6, 28, 16, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", 2**32)),
-        (dt.datetime(2514, 5, 30, 1, 53, 3, 999_999, tzinfo=UTC), b"\xd7\xff" + struct.pack(">Q", (999_999_000 << 34) | (2**34 - 1))),
+        (
+            dt.datetime(2514, 5, 30, 1, 53, 3, 999_999, tzinfo=UTC),
+            b"\xd7\xff" + struct.pack(">Q", (999_999_000 << 34) | (2**34 - 1)),
+        ),
         # 96-bit: negative seconds or beyond 2**34-1.
         (dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, -1)),
         (dt.datetime(1, 1, 1, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, -62135596800)),
-        (dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 999_999_000, 253402300799)),
+        (
+            dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+            b"\xc7\x0c\xff" + struct.pack(">Iq", 999_999_000, 253402300799),
+        ),
         (dt.datetime(2514, 5, 30, 1, 53, 4, tzinfo=UTC), b"\xc7\x0c\xff" + struct.pack(">Iq", 0, 2**34)),
     ]
 
 
-@pytest.mark.parametrize("value, expected", _stamp_forms(), ids=lambda v: str(v)[:26] if isinstance(v, dt.datetime) else None)
+@pytest.mark.parametrize(
+    "value, expected", _stamp_forms(), ids=lambda v: str(v)[:26] if isinstance(v, dt.datetime) else None
+)
 def test_timestamp_forms_exact(value, expected):
     assert orcodec.packb(value, option=TS) == expected
     if not ormsgpack_loses_fraction(value):
@@ -439,7 +478,10 @@ def test_timestamp_random_round_trips():
     span_us = int((dt.datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC) - lo) / dt.timedelta(microseconds=1))
     values = [lo + dt.timedelta(microseconds=rng.randrange(span_us + 1)) for _ in range(3000)]
     values += [v.replace(microsecond=0) for v in values[:500]]
-    values += [dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(seconds=rng.randrange(-10**6, 2**34 + 10**6)) for _ in range(500)]
+    values += [
+        dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(seconds=rng.randrange(-(10**6), 2**34 + 10**6))
+        for _ in range(500)
+    ]
     packed = orcodec.packb(values, option=TS)
     back = orcodec.unpackb(packed, option=TS)
     assert back == values

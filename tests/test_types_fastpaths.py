@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import orcodec
 import orjson
 import ormsgpack
 import pytest
-
-import orcodec
 
 
 class CallOffset(dt.tzinfo):
@@ -178,7 +177,20 @@ def test_enum_value_missing_from_dict_uses_getattr():
 
 np = pytest.importorskip("numpy")
 
-ROW_DTYPES = ["float64", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool", "float32", "float16"]
+ROW_DTYPES = [
+    "float64",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint64",
+    "uint32",
+    "uint16",
+    "uint8",
+    "bool",
+    "float32",
+    "float16",
+]
 
 
 def _values(dtype, n, seed=3):
@@ -207,7 +219,9 @@ def _both(arr):
 
 
 @pytest.mark.parametrize("dtype", ROW_DTYPES)
-@pytest.mark.parametrize("shape", [(0,), (1,), (2,), (255,), (256,), (257,), (3, 700), (2, 0), (4, 1), (2, 3, 100)], ids=str)
+@pytest.mark.parametrize(
+    "shape", [(0,), (1,), (2,), (255,), (256,), (257,), (3, 700), (2, 0), (4, 1), (2, 3, 100)], ids=str
+)
 def test_rows_equal_peers_and_unaligned_path(dtype, shape):
     arr = _values(dtype, int(np.prod(shape))).reshape(shape)
     json_bytes, msgpack_bytes = _both(arr)
@@ -243,9 +257,7 @@ def test_row_float_specials_and_exact_text():
 
 def test_row_int_exact_text():
     arr = np.array([np.iinfo(np.int64).min, -1, 0, 9, 10, 99, 100, 9999, 10000, np.iinfo(np.int64).max])
-    assert _both(arr)[0] == (
-        b"[-9223372036854775808,-1,0,9,10,99,100,9999,10000,9223372036854775807]"
-    )
+    assert _both(arr)[0] == (b"[-9223372036854775808,-1,0,9,10,99,100,9999,10000,9223372036854775807]")
     assert _both(np.array([2**64 - 1, 0], dtype=np.uint64))[0] == b"[18446744073709551615,0]"
 
 

@@ -14,11 +14,10 @@ import sys
 import textwrap
 
 import numpy as np
+import orcodec
 import orjson
 import ormsgpack
 import pytest
-
-import orcodec
 from helpers import opts, random_doubles
 
 NUMPY = ("OPT_SERIALIZE_NUMPY",)
@@ -76,7 +75,9 @@ def test_bool_arrays_and_scalars():
 def _random_float_bits(dtype, count, seed):
     rng = np.random.default_rng(seed)
     width = np.dtype(dtype).itemsize
-    raw = rng.integers(0, 2 ** (8 * width), size=count, dtype=np.uint64).astype({2: np.uint16, 4: np.uint32, 8: np.uint64}[width])
+    raw = rng.integers(0, 2 ** (8 * width), size=count, dtype=np.uint64).astype(
+        {2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
+    )
     return raw.view(dtype)
 
 
@@ -88,7 +89,9 @@ def test_random_float32_float16_equal_peers(dtype):
     json_bytes, msgpack_bytes = same_as_peers(values)
     # Each value on its own as a scalar too.
     for v in values[:2000]:
-        assert orcodec.dumps(v, option=orcodec.OPT_SERIALIZE_NUMPY) == orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY)
+        assert orcodec.dumps(v, option=orcodec.OPT_SERIALIZE_NUMPY) == orjson.dumps(
+            v, option=orjson.OPT_SERIALIZE_NUMPY
+        )
     # MessagePack float32 keeps every value exactly (half precision widened).
     decoded = np.array(orcodec.unpackb(msgpack_bytes), dtype=np.float64)
     with np.errstate(invalid="ignore"):
@@ -113,7 +116,10 @@ def test_random_float64_equal_peers():
 def test_float_exact_bytes():
     arr = np.array([1.5, -0.0, np.nan], dtype=np.float32)
     assert orcodec.dumps(arr, option=orcodec.OPT_SERIALIZE_NUMPY) == b"[1.5,-0.0,null]"
-    assert orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY) == b"\x93\xca?\xc0\x00\x00\xca\x80\x00\x00\x00\xca\x7f\xc0\x00\x00"
+    assert (
+        orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY)
+        == b"\x93\xca?\xc0\x00\x00\xca\x80\x00\x00\x00\xca\x7f\xc0\x00\x00"
+    )
     assert orcodec.dumps(np.float16(1.1), option=orcodec.OPT_SERIALIZE_NUMPY) == b"1.0996094"
     # Half precision: a signalling NaN becomes a quiet float32 NaN with its payload,
     # infinities and subnormals are exact.
@@ -122,16 +128,25 @@ def test_float_exact_bytes():
         b"\x96\xca\x7f\xc0\x20\x00\xca\xff\xc0\x00\x00\xca\x7f\x80\x00\x00\xca\xff\x80\x00\x00"
         b"\xca\x33\x80\x00\x00\xca\xb3\x80\x00\x00"
     )
-    assert orcodec.packb(halves, option=orcodec.OPT_SERIALIZE_NUMPY) == ormsgpack.packb(halves, option=ormsgpack.OPT_SERIALIZE_NUMPY)
+    assert orcodec.packb(halves, option=orcodec.OPT_SERIALIZE_NUMPY) == ormsgpack.packb(
+        halves, option=ormsgpack.OPT_SERIALIZE_NUMPY
+    )
     assert orcodec.dumps(np.float32(0.1), option=orcodec.OPT_SERIALIZE_NUMPY) == b"0.1"
 
 
 @pytest.mark.parametrize(
     "arr",
     [
-        np.zeros((0,)), np.zeros((0, 3)), np.zeros((3, 0)), np.zeros((2, 0, 2)), np.zeros((2, 2, 0), dtype=np.int8),
-        np.arange(24, dtype=np.int16).reshape(2, 3, 4), np.arange(32, dtype=np.uint8).reshape(2, 2, 2, 2, 2),
-        np.arange(10)[2:7], np.ones((1,)), np.arange(6.0).reshape(3, 2)[1:],
+        np.zeros((0,)),
+        np.zeros((0, 3)),
+        np.zeros((3, 0)),
+        np.zeros((2, 0, 2)),
+        np.zeros((2, 2, 0), dtype=np.int8),
+        np.arange(24, dtype=np.int16).reshape(2, 3, 4),
+        np.arange(32, dtype=np.uint8).reshape(2, 2, 2, 2, 2),
+        np.arange(10)[2:7],
+        np.ones((1,)),
+        np.arange(6.0).reshape(3, 2)[1:],
     ],
     ids=lambda a: f"{a.dtype}{a.shape}",
 )
@@ -148,7 +163,9 @@ def test_zero_dimensional_arrays_are_their_value():
         assert arr.ndim == 0
         assert orcodec.loads(orcodec.dumps(arr, option=orcodec.OPT_SERIALIZE_NUMPY)) == expected
         assert orcodec.unpackb(orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY)) == expected
-        assert orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY) == orcodec.packb(arr[()], option=orcodec.OPT_SERIALIZE_NUMPY)
+        assert orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY) == orcodec.packb(
+            arr[()], option=orcodec.OPT_SERIALIZE_NUMPY
+        )
         with pytest.raises(TypeError):
             orjson.dumps(arr, option=orjson.OPT_SERIALIZE_NUMPY)
         with pytest.raises(TypeError):
@@ -166,9 +183,22 @@ def test_indent_and_sort_keys_with_arrays():
 # datetime64
 # --------------------------------------------------------------------------------------
 
-DT_TEXTS = ["1970-01-01", "2020-02-29T12:34:56.789012", "1900-01-01T23:59:59.999999", "2262-01-01", "1677-09-22", "2000-06-15T01:02:03.000001"]
+DT_TEXTS = [
+    "1970-01-01",
+    "2020-02-29T12:34:56.789012",
+    "1900-01-01T23:59:59.999999",
+    "2262-01-01",
+    "1677-09-22",
+    "2000-06-15T01:02:03.000001",
+]
 DT_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns"]
-DT_FLAG_SETS = [(), ("OPT_NAIVE_UTC",), ("OPT_NAIVE_UTC", "OPT_UTC_Z"), ("OPT_OMIT_MICROSECONDS",), ("OPT_NAIVE_UTC", "OPT_UTC_Z", "OPT_OMIT_MICROSECONDS")]
+DT_FLAG_SETS = [
+    (),
+    ("OPT_NAIVE_UTC",),
+    ("OPT_NAIVE_UTC", "OPT_UTC_Z"),
+    ("OPT_OMIT_MICROSECONDS",),
+    ("OPT_NAIVE_UTC", "OPT_UTC_Z", "OPT_OMIT_MICROSECONDS"),
+]
 
 
 @pytest.mark.parametrize("unit", DT_UNITS)
@@ -188,22 +218,30 @@ def test_datetime64_exact():
     assert orcodec.dumps(arr, option=option) == b'["2020-02-29T12:34:56.789012"]'
     assert orcodec.dumps(arr, option=option | orcodec.OPT_OMIT_MICROSECONDS) == b'["2020-02-29T12:34:56"]'
     assert orcodec.dumps(arr, option=option | orcodec.OPT_NAIVE_UTC) == b'["2020-02-29T12:34:56.789012+00:00"]'
-    assert orcodec.dumps(arr, option=option | orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'["2020-02-29T12:34:56.789012Z"]'
+    assert (
+        orcodec.dumps(arr, option=option | orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z)
+        == b'["2020-02-29T12:34:56.789012Z"]'
+    )
     before_epoch = np.array(["1969-12-31T23:59:59.999999999", "1969-12"], dtype="datetime64[ns]")
     assert orcodec.dumps(before_epoch, option=option) == b'["1969-12-31T23:59:59.999999","1969-12-01T00:00:00"]'
     months = np.array(["1969-12", "0001-01", "9999-12"], dtype="datetime64[M]")
-    assert orcodec.dumps(months, option=option) == b'["1969-12-01T00:00:00","0001-01-01T00:00:00","9999-12-01T00:00:00"]'
+    assert (
+        orcodec.dumps(months, option=option) == b'["1969-12-01T00:00:00","0001-01-01T00:00:00","9999-12-01T00:00:00"]'
+    )
     assert orcodec.packb(months, option=option) == ormsgpack.packb(months, option=ormsgpack.OPT_SERIALIZE_NUMPY)
     # datetime64 is text, never the timestamp extension.
-    assert orcodec.packb(arr, option=option | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC) == orcodec.packb(
-        ["2020-02-29T12:34:56.789012+00:00"]
-    )
+    assert orcodec.packb(
+        arr, option=option | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC
+    ) == orcodec.packb(["2020-02-29T12:34:56.789012+00:00"])
 
 
 def test_datetime64_unit_multiples():
     # The peers crash on these; orcodec scales the value.
     option = orcodec.OPT_SERIALIZE_NUMPY
-    assert orcodec.dumps(np.array([0, 5], dtype="datetime64[10ms]"), option=option) == b'["1970-01-01T00:00:00","1970-01-01T00:00:00.050000"]'
+    assert (
+        orcodec.dumps(np.array([0, 5], dtype="datetime64[10ms]"), option=option)
+        == b'["1970-01-01T00:00:00","1970-01-01T00:00:00.050000"]'
+    )
     assert orcodec.dumps(np.array([5], dtype="datetime64[2D]"), option=option) == b'["1970-01-11T00:00:00"]'
     assert orcodec.dumps(np.array([3], dtype="datetime64[3M]"), option=option) == b'["1970-10-01T00:00:00"]'
     assert orcodec.dumps(np.datetime64(5, "10ms"), option=option) == b'"1970-01-01T00:00:00.050000"'
@@ -331,7 +369,19 @@ def test_without_flag_numpy_goes_to_default(fmt):
 
 
 def test_numpy_scalar_types_equal_peers():
-    values = [np.float64(0.1), np.float32(-2.5e-8), np.float16(65504), np.int64(-(2**63)), np.uint64(2**64 - 1), np.int8(-128), np.uint8(255), np.int16(7), np.uint16(7), np.int32(-7), np.uint32(7)]
+    values = [
+        np.float64(0.1),
+        np.float32(-2.5e-8),
+        np.float16(65504),
+        np.int64(-(2**63)),
+        np.uint64(2**64 - 1),
+        np.int8(-128),
+        np.uint8(255),
+        np.int16(7),
+        np.uint16(7),
+        np.int32(-7),
+        np.uint32(7),
+    ]
     same_as_peers(values)
     same_as_peers({"k": values})
 
@@ -355,7 +405,8 @@ def test_orcodec_does_not_import_numpy():
             "date": datetime.date(2020, 1, 1), "t": datetime.time(1), "od": collections.OrderedDict(a=1),
             "f": orcodec.Fragment(b"1"), "l": [1, 2.5, None, True, "s", (1,)], 1: 2,
         }
-        for option in (0, orcodec.OPT_SERIALIZE_NUMPY, orcodec.OPT_SERIALIZE_NUMPY | orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
+        numpy_keys = orcodec.OPT_SERIALIZE_NUMPY | orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS
+        for option in (0, orcodec.OPT_SERIALIZE_NUMPY, numpy_keys):
             option |= orcodec.OPT_NON_STR_KEYS
             orcodec.dumps(doc, option=option, default=str)
             del doc["f"]

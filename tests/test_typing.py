@@ -22,7 +22,8 @@ WRONG_USES = {
     "orcodec.Fragment(b'1').contents.decode()": "union-attr",
     "orcodec.unpackb(b'', ext_hook=lambda tag: tag)": "arg-type",
     "orcodec.packb(1, default=1)": "arg-type",
-    "y: int = orcodec.OPT_UTC_Z.bit_length() + orcodec.Ext(1, b'').tag + len(orcodec.Ext(1, b'').data) + orcodec.nope": "attr-defined",
+    "y: int = orcodec.OPT_UTC_Z.bit_length() + orcodec.Ext(1, b'').tag + len(orcodec.Ext(1, b'').data)"
+    " + orcodec.nope": "attr-defined",
 }
 
 
@@ -30,9 +31,23 @@ def test_mypy_strict_accepts_the_usage_and_rejects_wrong_uses(tmp_path):
     wrong = tmp_path / "wrong_uses.py"
     wrong.write_text("import orcodec\n\n" + "\n".join(WRONG_USES) + "\n")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
-         "--hide-error-context", "--no-error-summary", str(TESTS / "typing_usage.py"), str(wrong)],
-        capture_output=True, text=True, cwd=str(TESTS.parent), timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--hide-error-context",
+            "--no-error-summary",
+            str(TESTS / "typing_usage.py"),
+            str(wrong),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(TESTS.parent),
+        timeout=300,
     )
     lines = [line for line in result.stdout.splitlines() if ": error:" in line]
     usage_errors = [line for line in lines if "typing_usage.py" in line]
@@ -55,7 +70,9 @@ def test_usage_runs():
     finally:
         sys.path.remove(str(TESTS))
     typing_usage.main()
-    assert sorted(set(typing_usage.ALL_FLAGS)) == sorted({getattr(orcodec, n) for n in dir(orcodec) if n.startswith("OPT_")})
+    assert sorted(set(typing_usage.ALL_FLAGS)) == sorted(
+        {getattr(orcodec, n) for n in dir(orcodec) if n.startswith("OPT_")}
+    )
 
 
 def test_stub_names_every_public_name():
@@ -76,4 +93,4 @@ def test_stub_names_every_public_name():
             assert attr in members, f"{cls}.{attr}"
             assert any(isinstance(d, ast.Name) and d.id == "property" for d in members[attr].decorator_list)
     src = textwrap.dedent(STUB.read_text())
-    assert "ext_hook: Optional[Callable[[int, bytes], Any]]" in src
+    assert "ext_hook: Callable[[int, bytes], Any] | None" in src

@@ -1,9 +1,12 @@
 """The walker under a `default` hook that changes what is being walked, and
 OPT_PASSTHROUGH_SUBCLASS, in both formats."""
 
-import pytest
+import dataclasses
+import datetime as dt
+import gc
 
 import orcodec
+import pytest
 from helpers import MyDict, MyFloat, MyInt, MyList, MyStr, Unsupported
 
 FORMATS = [
@@ -125,10 +128,6 @@ def test_memoryview_slices_and_bytearray_are_bin():
 # a clean error (or output), never a use-after-free. Run under `python -X dev`
 # the freed memory is poisoned, so a regression crashes these tests.
 
-import dataclasses
-import datetime as dt
-import gc
-
 
 def _tz_that_runs(action):
     class Meddling(dt.tzinfo):
@@ -194,7 +193,19 @@ def test_the_meddling_cases_under_python_dev_mode():
 
     here = Path(__file__).resolve()
     result = subprocess.run(
-        [sys.executable, "-X", "dev", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(here), "-k", "utcoffset or property"],
+        [
+            sys.executable,
+            "-X",
+            "dev",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(here),
+            "-k",
+            "utcoffset or property",
+        ],
         capture_output=True,
         text=True,
         cwd=here.parent,

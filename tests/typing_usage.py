@@ -12,7 +12,7 @@ Not a test module (pytest collects test_*.py only).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional, Union, assert_type
+from typing import Any, Callable, Union, assert_type
 
 import orcodec
 from orcodec import (
@@ -46,11 +46,27 @@ from orcodec import (
 )
 
 ALL_FLAGS: list[int] = [
-    OPT_APPEND_NEWLINE, OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_INDENT_2, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-    OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-    OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
-    OPT_REPLACE_SURROGATES, OPT_SERIALIZE_DATACLASS, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
-    OPT_SERIALIZE_UUID, OPT_SORT_KEYS, OPT_STRICT_INTEGER, OPT_UTC_Z,
+    OPT_APPEND_NEWLINE,
+    OPT_DATETIME_AS_TIMESTAMP_EXT,
+    OPT_INDENT_2,
+    OPT_NAIVE_UTC,
+    OPT_NON_STR_KEYS,
+    OPT_OMIT_MICROSECONDS,
+    OPT_PASSTHROUGH_BIG_INT,
+    OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME,
+    OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS,
+    OPT_PASSTHROUGH_TUPLE,
+    OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES,
+    OPT_SERIALIZE_DATACLASS,
+    OPT_SERIALIZE_NUMPY,
+    OPT_SERIALIZE_PYDANTIC,
+    OPT_SERIALIZE_UUID,
+    OPT_SORT_KEYS,
+    OPT_STRICT_INTEGER,
+    OPT_UTC_Z,
 ]
 
 
@@ -60,7 +76,7 @@ def default(obj: Any) -> Any:
     raise TypeError
 
 
-def ext_hook(tag: int, data: bytes) -> Union[Ext, tuple[int, bytes]]:
+def ext_hook(tag: int, data: bytes) -> Ext | tuple[int, bytes]:
     return Ext(tag, data) if tag else (tag, data)
 
 
@@ -115,7 +131,7 @@ def use_msgpack() -> None:
     assert_type(orcodec.packb(None, default=None, option=None), bytes)
     value = orcodec.unpackb(packed, ext_hook=ext_hook, option=OPT_NON_STR_KEYS)
     assert_type(value, Any)
-    hook: Optional[Callable[[int, bytes], Any]] = Ext
+    hook: Callable[[int, bytes], Any] | None = Ext
     orcodec.unpackb(packed, ext_hook=hook, option=option)
     simple = orcodec.packb({"k": Ext(3, b"")})
     orcodec.unpackb(bytearray(orcodec.packb([1])), ext_hook=None, option=None)

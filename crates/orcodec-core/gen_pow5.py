@@ -4,6 +4,7 @@ set), as (high, low) u64 halves. Positive powers are truncated; negative ones
 are 2**k // 5**-q plus one, computed at 128 bits for q >= -27 and at about
 twice the needed width otherwise, then truncated to 128 bits (the table
 Eisel-Lemire's error bounds assume)."""
+
 import sys
 
 LOW, HIGH = -342, 308

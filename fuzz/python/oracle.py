@@ -9,9 +9,8 @@ import json
 import math
 
 import msgpack
-import orjson
-
 import orcodec
+import orjson
 
 
 def same(a, b) -> bool:

@@ -10,10 +10,9 @@ import atheris
 
 with atheris.instrument_imports():
     import msgpack
-    import orjson
-
-    import orcodec
     import oracle
+    import orcodec
+    import orjson
 
 JSON_OPTIONS = [
     (0, 0),
@@ -42,7 +41,10 @@ def generate(fdp: atheris.FuzzedDataProvider, depth: int, with_bytes: bool):
         return [generate(fdp, depth + 1, with_bytes) for _ in range(n)]
     if kind == 7:
         return tuple(generate(fdp, depth + 1, with_bytes) for _ in range(n))
-    return {fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 10)): generate(fdp, depth + 1, with_bytes) for _ in range(n)}
+    return {
+        fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 10)): generate(fdp, depth + 1, with_bytes)
+        for _ in range(n)
+    }
 
 
 def plain(obj, json: bool, sort_keys: bool = False):

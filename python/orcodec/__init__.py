@@ -6,12 +6,6 @@ ormsgpack's, and both formats share one set of ``OPT_*`` flags and one
 """
 
 from ._orcodec import (
-    Ext,
-    Fragment,
-    JSONDecodeError,
-    JSONEncodeError,
-    MsgpackDecodeError,
-    MsgpackEncodeError,
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
@@ -33,6 +27,12 @@ from ._orcodec import (
     OPT_SORT_KEYS,
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
+    Ext,
+    Fragment,
+    JSONDecodeError,
+    JSONEncodeError,
+    MsgpackDecodeError,
+    MsgpackEncodeError,
     __version__,
     dumps,
     loads,

@@ -1,5 +1,5 @@
 import json
-from typing import Any, Callable, Optional, Union, final
+from typing import Any, Callable, final
 
 __version__: str
 
@@ -9,8 +9,8 @@ class Fragment:
     dumps, MessagePack bytes for packb."""
 
     @property
-    def contents(self) -> Union[bytes, str]: ...
-    def __new__(cls, contents: Union[bytes, str], /) -> "Fragment": ...
+    def contents(self) -> bytes | str: ...
+    def __new__(cls, contents: bytes | str, /) -> Fragment: ...
 
 @final
 class Ext:
@@ -20,7 +20,7 @@ class Ext:
     def tag(self) -> int: ...
     @property
     def data(self) -> bytes: ...
-    def __new__(cls, tag: int, data: bytes, /) -> "Ext": ...
+    def __new__(cls, tag: int, data: bytes, /) -> Ext: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -28,22 +28,22 @@ class Ext:
 def dumps(
     obj: Any,
     /,
-    default: Optional[Callable[[Any], Any]] = ...,
-    option: Optional[int] = ...,
+    default: Callable[[Any], Any] | None = ...,
+    option: int | None = ...,
 ) -> bytes: ...
-def loads(obj: Union[bytes, bytearray, memoryview, str], /) -> Any: ...
+def loads(obj: bytes | bytearray | memoryview | str, /) -> Any: ...
 def packb(
     obj: Any,
     /,
-    default: Optional[Callable[[Any], Any]] = ...,
-    option: Optional[int] = ...,
+    default: Callable[[Any], Any] | None = ...,
+    option: int | None = ...,
 ) -> bytes: ...
 def unpackb(
-    obj: Union[bytes, bytearray, memoryview],
+    obj: bytes | bytearray | memoryview,
     /,
     *,
-    ext_hook: Optional[Callable[[int, bytes], Any]] = ...,
-    option: Optional[int] = ...,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
 ) -> Any: ...
 
 class JSONEncodeError(TypeError): ...
