@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
     let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u32, usize))> =
         vec![("dispatch", utf8_decode::decode::<u32>), ("scalar", utf8_decode::scalar::decode::<u32>)];
     #[cfg(target_arch = "x86_64")]
-    if utf8_decode::avx2_available() {
+    if orcodec_core::cpu::avx2_popcnt() {
         paths.push(("avx2", utf8_decode::avx2::decode::<u32>));
     }
     for (name, f) in paths {
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
         let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u16, usize))> =
             vec![("dispatch", utf8_decode::decode::<u16>), ("scalar", utf8_decode::scalar::decode::<u16>)];
         #[cfg(target_arch = "x86_64")]
-        if utf8_decode::avx2_available() {
+        if orcodec_core::cpu::avx2_popcnt() {
             paths.push(("avx2", utf8_decode::avx2::decode::<u16>));
         }
         for (name, f) in paths {
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u8, usize))> =
             vec![("dispatch", utf8_decode::decode::<u8>), ("scalar", utf8_decode::scalar::decode::<u8>)];
         #[cfg(target_arch = "x86_64")]
-        if utf8_decode::avx2_available() {
+        if orcodec_core::cpu::avx2_popcnt() {
             paths.push(("avx2", utf8_decode::avx2::decode::<u8>));
         }
         for (name, f) in paths {

@@ -212,10 +212,10 @@ unsafe fn escape_utf8_from(src: &[u8], i: usize, out: *mut u8) -> *mut u8 {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
-    if crate::text::avx512_available() {
+    if crate::cpu::avx512_bw_vl_bmi2() {
         return avx512::copy_clean_prefix(src, out);
     }
-    if src.len() >= 32 && crate::text::avx2_available() {
+    if src.len() >= 32 && crate::cpu::avx2() {
         return avx2::copy_clean_prefix(src, out);
     }
     copy_clean_prefix_sse2(src, out)
@@ -802,7 +802,7 @@ const GATHER_UTF8: [[u8; 16]; 256] = {
 #[inline(always)]
 unsafe fn escape_wide_best<T: WideUnit>(src: &[T], out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
-    if crate::text::ssse3_available() {
+    if crate::cpu::ssse3() {
         return escape_wide_with_ssse3(src, out);
     }
     escape_wide::<T, false>(src, out)
@@ -1102,7 +1102,7 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
 #[inline(always)]
 unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
-    if crate::text::avx512_vbmi2_available() {
+    if crate::cpu::avx512_vbmi2() {
         return escape_text_avx512(text, out);
     }
     escape_text_fallback(text, out)
@@ -1112,7 +1112,7 @@ unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, Surrogate
 ///
 /// # Safety
 /// As [`escape_text`], and the CPU has what the transcoder needs
-/// ([`crate::text::avx512_vbmi2_available`]).
+/// ([`crate::cpu::avx512_vbmi2`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
@@ -1150,7 +1150,7 @@ pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Su
     type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
     let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
     #[cfg(target_arch = "x86_64")]
-    if crate::text::avx512_vbmi2_available() {
+    if crate::cpu::avx512_vbmi2() {
         ways.push(("avx512", escape_text_avx512));
     }
     let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
@@ -1527,7 +1527,7 @@ mod tests {
                 let body = out.as_mut_ptr();
                 match ssse3 {
                     #[cfg(target_arch = "x86_64")]
-                    true if crate::text::ssse3_available() => escape_wide_with_ssse3(units, body),
+                    true if crate::cpu::ssse3() => escape_wide_with_ssse3(units, body),
                     true => continue,
                     false => escape_wide::<T, false>(units, body),
                 }
@@ -1732,12 +1732,12 @@ mod tests {
                         // SAFETY: room for len + 16 bytes; AVX2 only if the CPU has it.
                         unsafe {
                             assert_eq!(copy_clean_prefix_sse2(&src, c.as_mut_ptr()), y, "sse2 {src:?}");
-                            if len >= 32 && crate::text::avx2_available() {
+                            if len >= 32 && crate::cpu::avx2() {
                                 assert_eq!(avx2::copy_clean_prefix(&src, c.as_mut_ptr()), y, "avx2 {src:?}");
                             }
                         }
                         assert_eq!(c[..y], src[..y]);
-                        if crate::text::avx512_available() {
+                        if crate::cpu::avx512_bw_vl_bmi2() {
                             // Masked tails: nothing is written past the text.
                             let mut d = vec![0xeeu8; len + 32];
                             // SAFETY: room for len bytes; the CPU has AVX-512 BW/VL.

@@ -11,6 +11,8 @@
 
 pub mod ascii;
 pub mod build;
+#[cfg(target_arch = "x86_64")]
+pub mod cpu;
 pub mod datetime;
 pub mod decimal;
 pub mod emit;

@@ -58,7 +58,7 @@ impl<'a> Text<'a> {
                 Ok(s.len())
             }
             #[cfg(target_arch = "x86_64")]
-            _ if avx512_vbmi2_available() => {
+            _ if crate::cpu::avx512_vbmi2() => {
                 // SAFETY: the CPU has what the AVX-512 transcoder needs
                 // (checked just above); the room is the caller's promise.
                 let end = match *self {
@@ -82,7 +82,7 @@ impl<'a> Text<'a> {
                 // per 200 strs against 496K through the SSSE3 steps.)
                 let end = match *self {
                     Text::Ucs1(s) => crate::json_writer::utf8_ucs1_plain(s, dst),
-                    Text::Ucs2(s) if ssse3_available() => crate::json_writer::utf8_wide_ssse3(s, dst)?,
+                    Text::Ucs2(s) if crate::cpu::ssse3() => crate::json_writer::utf8_wide_ssse3(s, dst)?,
                     Text::Ucs2(s) => dst.add(ucs2_to_utf8(s, dst)?),
                     Text::Ucs4(s) => dst.add(ucs4_to_utf8(s, dst)?),
                     Text::Utf8(_) => unreachable!(),
@@ -168,7 +168,7 @@ pub unsafe fn copy_if_ascii(src: &[u8], dst: *mut u8) -> bool {
     }
     #[cfg(target_arch = "x86_64")]
     {
-        if avx2_available() {
+        if crate::cpu::avx2() {
             // SAFETY: the CPU has AVX2 (checked just above).
             return copy_if_ascii_avx2(src, dst);
         }
@@ -182,50 +182,6 @@ pub unsafe fn copy_if_ascii(src: &[u8], dst: *mut u8) -> bool {
         core::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
         true
     }
-}
-
-/// Whether the CPU has AVX2, detected once (std caches the answer).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn avx2_available() -> bool {
-    std::is_x86_feature_detected!("avx2")
-}
-
-/// Whether the CPU has SSSE3 (byte shuffles), detected once (std caches it).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn ssse3_available() -> bool {
-    std::is_x86_feature_detected!("ssse3")
-}
-
-/// A CPU feature test run once and its answer kept in `state` (0: not yet,
-/// 1: no, 2: yes), so each later check is a single load (std's own cache is
-/// looked up feature by feature).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn detected_once(state: &core::sync::atomic::AtomicU8, detect: fn() -> bool) -> bool {
-    use core::sync::atomic::Ordering;
-    match state.load(Ordering::Relaxed) {
-        0 => {
-            let yes = detect();
-            state.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-        answer => answer == 2,
-    }
-}
-
-/// Whether the CPU has AVX-512 BW and VL with BMI2 (masked byte loads and
-/// stores on 32-byte vectors).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn avx512_available() -> bool {
-    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
-    detected_once(&STATE, || {
-        std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("bmi2")
-    })
 }
 
 /// `copy_if_ascii` for at least 16 bytes, 64 per step with SSE2 (baseline on
@@ -472,24 +428,6 @@ impl Specials for PlainUtf8 {
     unsafe fn put(_c: u32, _out: *mut u8) -> Result<*mut u8, SurrogateError> {
         Err(SurrogateError)
     }
-}
-
-/// Whether the CPU has what [`utf8_avx512`] uses, detected once:
-/// AVX-512 F, BW, VL, VBMI (`vpmultishiftqb`) and VBMI2 (`vpcompressb`),
-/// BMI2 (`bzhi`) and POPCNT.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn avx512_vbmi2_available() -> bool {
-    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
-    detected_once(&STATE, || {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512vbmi")
-            && std::is_x86_feature_detected!("avx512vbmi2")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    })
 }
 
 /// UCS1, UCS2 and UCS4 to UTF-8 with AVX-512, for both formats.
@@ -763,7 +701,7 @@ pub(crate) mod utf8_avx512 {
     /// # Safety
     /// `out` has room for `T::MAX_UTF8` bytes per unit, or `S::ROOM` if that
     /// is more; the CPU has AVX-512 F, BW, VL, VBMI, VBMI2, BMI2 and POPCNT
-    /// ([`super::avx512_vbmi2_available`]).
+    /// ([`crate::cpu::avx512_vbmi2`]).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
     pub(crate) unsafe fn wide<T: Wide, S: Specials>(src: &[T], mut out: *mut u8) -> Result<*mut u8, SurrogateError> {
         let n = src.len();
@@ -955,11 +893,11 @@ pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Surro
     }
     let mut ways: Vec<(&'static str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
     #[cfg(target_arch = "x86_64")]
-    if ssse3_available() {
+    if crate::cpu::ssse3() {
         ways.push(("ssse3", ssse3));
     }
     #[cfg(target_arch = "x86_64")]
-    if avx512_vbmi2_available() {
+    if crate::cpu::avx512_vbmi2() {
         ways.push(("avx512", simd));
     }
     let max = text.utf8_len_bounds().1;

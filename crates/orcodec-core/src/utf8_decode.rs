@@ -31,7 +31,7 @@
 pub fn measure(bytes: &[u8]) -> (usize, u32) {
     #[cfg(target_arch = "x86_64")]
     {
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             // SAFETY: the CPU has the features (checked just above).
             return unsafe { avx512::measure(bytes) };
         }
@@ -45,7 +45,7 @@ pub fn measure(bytes: &[u8]) -> (usize, u32) {
 pub fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
     #[cfg(target_arch = "x86_64")]
     {
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             // SAFETY: the CPU has the features (checked just above).
             return unsafe { avx512::measure_checked(bytes) };
         }
@@ -59,7 +59,7 @@ pub fn measure_checked(bytes: &[u8]) -> Option<(usize, u32)> {
 pub fn is_valid(bytes: &[u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             // SAFETY: the CPU has the features (checked just above).
             return unsafe { avx512::is_valid(bytes) };
         }
@@ -77,11 +77,11 @@ pub fn is_valid(bytes: &[u8]) -> bool {
 pub unsafe fn decode<T: Unit>(bytes: &[u8], out: *mut T, chars: usize) {
     #[cfg(target_arch = "x86_64")]
     if bytes.len() >= SHORT {
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             // SAFETY: the CPU has the features; the rest is the caller's.
             return T::decode_avx512(bytes, out, chars);
         }
-        if avx2_available() {
+        if crate::cpu::avx2_popcnt() {
             // SAFETY: the CPU has AVX2; the rest is the caller's.
             return avx2::decode(bytes, out, chars);
         }
@@ -186,28 +186,6 @@ impl Unit for u32 {
     unsafe fn decode_avx512(bytes: &[u8], out: *mut u32, chars: usize) {
         avx512::decode::<4>(bytes, out as *mut u8, chars)
     }
-}
-
-/// Whether the CPU has what the AVX-512 paths use, detected once: AVX-512 F
-/// and BW, VBMI (`vpermb`) and VBMI2 (`vpcompressb`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn avx512_available() -> bool {
-    static STATE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
-    crate::text::detected_once(&STATE, || {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vbmi")
-            && std::is_x86_feature_detected!("avx512vbmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    })
-}
-
-/// Whether the CPU has AVX2 (and so SSSE3 and below), detected once.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn avx2_available() -> bool {
-    std::is_x86_feature_detected!("avx2")
 }
 
 /// The portable versions, also the reference the SIMD paths are tested against.
@@ -987,12 +965,12 @@ mod tests {
         assert_eq!(scalar::measure(s.as_bytes()), (chars, kind), "{s:?}");
         assert_eq!(measure(s.as_bytes()), (chars, kind), "{s:?}");
         #[cfg(target_arch = "x86_64")]
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             assert_eq!(unsafe { avx512::measure(s.as_bytes()) }, (chars, kind), "{s:?}");
         }
         let want: Vec<u32> = s.chars().map(|c| c as u32).chain([0]).collect();
         #[cfg(target_arch = "x86_64")]
-        if avx2_available() {
+        if crate::cpu::avx2_popcnt() {
             if kind <= 0xff {
                 let got = decoded::<u8>(s, avx2::decode::<u8>);
                 assert_eq!(got.iter().map(|&u| u as u32).collect::<Vec<_>>(), want, "avx2 ucs1 {s:?}");
@@ -1040,7 +1018,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn says_which_path_runs() {
         // Not an assertion: the SIMD path is only tested where the CPU has it.
-        eprintln!("utf8_decode: AVX-512 VBMI2 path available: {}", avx512_available());
+        eprintln!("utf8_decode: AVX-512 VBMI2 path available: {}", crate::cpu::avx512_vbmi2());
     }
 
     #[test]
@@ -1117,7 +1095,7 @@ mod tests {
         assert_eq!(measure_checked(b), want, "{b:x?}");
         assert_eq!(is_valid(b), want.is_some(), "{b:x?}");
         #[cfg(target_arch = "x86_64")]
-        if avx512_available() {
+        if crate::cpu::avx512_vbmi2() {
             assert_eq!(unsafe { avx512::measure_checked(b) }, want, "{b:x?}");
             assert_eq!(unsafe { avx512::is_valid(b) }, want.is_some(), "{b:x?}");
         }

@@ -71,16 +71,11 @@ impl Variant {
     /// Whether this CPU can run the variant.
     fn supported(self) -> bool {
         #[cfg(target_arch = "x86_64")]
-        {
-            use std::is_x86_feature_detected as has;
-            match self {
-                Variant::Avx512 => {
-                    has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") && has!("avx512vbmi2") && has!("popcnt")
-                }
-                Variant::Avx2 => has!("avx2") && has!("popcnt"),
-                Variant::Ssse3 => has!("ssse3") && has!("popcnt"),
-                Variant::Sse2 => true,
-            }
+        match self {
+            Variant::Avx512 => crate::cpu::avx512_vbmi2(),
+            Variant::Avx2 => crate::cpu::avx2_popcnt(),
+            Variant::Ssse3 => crate::cpu::ssse3_popcnt(),
+            Variant::Sse2 => true,
         }
         #[cfg(not(target_arch = "x86_64"))]
         true
