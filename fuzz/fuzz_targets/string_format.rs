@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::text::{self, is_surrogate, SurrogateError, Text};
+use orcodec_core::testing::{escaped_each_way, utf8_each_way};
+use orcodec_core::text::{is_surrogate, SurrogateError, Text};
 use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
 use orcodec_fuzz::{Tree, Value};
 
@@ -76,7 +77,7 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     if has_surrogate {
         assert_eq!(json_result, Err(SurrogateError));
         assert_eq!(msgpack_result, Err(SurrogateError));
-        for (name, result) in text::utf8_each_way(text).into_iter().chain(json_writer::escaped_each_way(text)) {
+        for (name, result) in utf8_each_way(text).into_iter().chain(escaped_each_way(text)) {
             assert_eq!(result, Err(SurrogateError), "{name}");
         }
         return;
@@ -85,11 +86,11 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     // Each transcoder alone (the AVX-512 one shared by both formats, and the
     // fallbacks for CPUs without it) agrees with the reference too.
     let string_for_ways: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
-    for (name, result) in text::utf8_each_way(text) {
+    for (name, result) in utf8_each_way(text) {
         assert_eq!(result.as_deref(), Ok(string_for_ways.as_bytes()), "{name}");
     }
     let quoted = reference_json(code_points).expect("no surrogates");
-    for (name, result) in json_writer::escaped_each_way(text) {
+    for (name, result) in escaped_each_way(text) {
         assert_eq!(result.as_deref(), Ok(&quoted[1..quoted.len() - 1]), "{name}");
     }
     let string: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();

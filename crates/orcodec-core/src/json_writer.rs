@@ -29,7 +29,7 @@ static ESCAPE: [u8; 128] = {
 static HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Most bytes one code unit can become: `\u00XX` is six.
-const MAX_ESCAPED_PER_UNIT: usize = 6;
+pub(crate) const MAX_ESCAPED_PER_UNIT: usize = 6;
 
 /// Writes the escape for ASCII byte `c`, which needs one, at `out`.
 ///
@@ -70,7 +70,7 @@ pub(crate) fn special_bytes(word: u64, stop_at_non_ascii: bool) -> u64 {
 
 /// Bytes past the escaped text that the escapers may scribble on: they store
 /// whole 8- and 16-byte words and then advance by the bytes that count.
-const SLACK: usize = 8;
+pub(crate) const SLACK: usize = 8;
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
@@ -1100,7 +1100,7 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
 /// # Safety
 /// `out` must have room for `6 * text.units() + SLACK` bytes.
 #[inline(always)]
-unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+pub(crate) unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::avx512_vbmi2() {
         return escape_text_avx512(text, out);
@@ -1115,7 +1115,7 @@ unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, Surrogate
 /// ([`crate::cpu::avx512_vbmi2`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+pub(crate) unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     // SAFETY: 6 bytes per unit, the most that UTF-8 or an escape takes.
     Ok(match text {
         Text::Utf8(s) => escape_utf8_from(s, 0, out),
@@ -1133,43 +1133,13 @@ unsafe fn escape_text_avx512(text: Text<'_>, out: *mut u8) -> Result<*mut u8, Su
 /// # Safety
 /// As [`escape_text`].
 #[inline(always)]
-unsafe fn escape_text_fallback(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+pub(crate) unsafe fn escape_text_fallback(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     Ok(match text {
         Text::Utf8(s) => escape_utf8_from(s, 0, out),
         Text::Ucs1(s) => escape_ucs1(s, out),
         Text::Ucs2(s) => escape_wide_best(s, out)?,
         Text::Ucs4(s) => escape_wide_best(s, out)?,
     })
-}
-
-/// `text` escaped (no quotes) through each way this CPU can run, by name:
-/// the dispatching one, the fallbacks (SSSE3 or loops) and the AVX-512
-/// transcoder. For tests and fuzzing; panics if one writes past its room.
-#[doc(hidden)]
-pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
-    type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
-    let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx512_vbmi2() {
-        ways.push(("avx512", escape_text_avx512));
-    }
-    let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
-    let mut results = Vec::new();
-    for (name, escape) in ways {
-        let mut out = vec![0xEEu8; room + 64];
-        // SAFETY: the room `escape_text` needs (and 64 bytes to check); the
-        // AVX-512 transcoder only where the CPU has it.
-        let end = unsafe { escape(text, out.as_mut_ptr()) };
-        let result = end.map(|end| {
-            // SAFETY: `end` points into `out`, at or after its start.
-            let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
-            assert!(n <= room - SLACK, "{name} wrote more than the bound");
-            assert!(out[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
-            out[..n].to_vec()
-        });
-        results.push((name, result));
-    }
-    results
 }
 
 /// JSON's special code units for the shared transcoder: the ASCII that needs
@@ -1494,6 +1464,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{escaped_each_way, json_string as reference, Rng};
 
     fn json_str(t: Text) -> String {
         let mut v = Vec::new();
@@ -1553,29 +1524,23 @@ mod tests {
             &[0x10000, 0x1F600, 0x10FFFF],
             &[0xD800, 0xDBFF, 0xDC00, 0xDFFF],
         ];
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
         for round in 0..30_000 {
-            let len = next(70) as usize;
-            let mut class = next(4) as usize;
+            let len = rng.below(70) as usize;
+            let mut class = rng.below(4) as usize;
             // A third of the strings interleave ASCII with one other length
             // unit by unit, as words and spaces do.
             let interleave = [None, Some(1), Some(2)][round % 3];
             let units: Vec<u32> = (0..len)
                 .map(|_| {
                     if let Some(other) = interleave {
-                        class = if next(3) == 0 { 0 } else { other };
-                    } else if next(10) == 0 {
+                        class = if rng.below(3) == 0 { 0 } else { other };
+                    } else if rng.below(10) == 0 {
                         // A lone surrogate in one string in about four.
-                        class = if round % 4 == 0 && next(8) == 0 { 4 } else { next(4) as usize };
+                        class = if round % 4 == 0 && rng.below(8) == 0 { 4 } else { rng.below(4) as usize };
                     }
                     let c = classes[class];
-                    let unit = c[next(c.len() as u64) as usize];
+                    let unit = c[rng.below(c.len() as u64) as usize];
                     if class == 4 {
                         class = 2;
                     }
@@ -1642,26 +1607,6 @@ mod tests {
         assert_eq!(json_str(Text::Ucs1(&long)), format!("\"{expected}\""));
         let ucs2: Vec<u16> = "中文\t".encode_utf16().collect();
         assert_eq!(json_str(Text::Ucs2(&ucs2)), "\"中文\\t\"");
-    }
-
-    /// What orjson writes for `s`, spelled out one char at a time.
-    fn reference(s: &str) -> String {
-        let mut out = String::from("\"");
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\u{8}' => out.push_str("\\b"),
-                '\t' => out.push_str("\\t"),
-                '\n' => out.push_str("\\n"),
-                '\u{c}' => out.push_str("\\f"),
-                '\r' => out.push_str("\\r"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-        out
     }
 
     #[test]
@@ -1878,11 +1823,9 @@ mod tests {
 
     #[test]
     fn zmij_writes_ryus_digits_in_orjsons_form() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..2_000_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let f = f64::from_bits(x);
             if f.is_finite() {
                 assert_eq!(zmij::Buffer::new().format_finite(f), ryu_reference(f), "{:#x}", f.to_bits());
@@ -1901,13 +1844,7 @@ mod tests {
 
     #[test]
     fn floats_match_ryu() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let check = |x: f64| assert_eq!(float(x), ryu_reference(x), "{x:e} ({:#x})", x.to_bits());
         for x in [
             0.001,
@@ -1928,7 +1865,7 @@ mod tests {
             check(x);
         }
         for _ in 0..300_000 {
-            let r = next();
+            let r = rng.next_u64();
             // Short decimals of every scale: m / 10**d for small m.
             let m = (r >> 11) % [10, 1000, 100_000, 10_000_000, 1_000_000_000_000_000][(r % 5) as usize];
             let d = ((r >> 5) % 12) as i32;
@@ -1938,8 +1875,8 @@ mod tests {
             // Their neighbours, with all 17 digits.
             check(f64::from_bits(x.to_bits().wrapping_add(1)));
             // Arbitrary doubles.
-            check(f64::from_bits(next()).abs().min(1e300));
-            check(f64::from_bits((next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x3F00_0000_0000_0000));
+            check(f64::from_bits(rng.next_u64()).abs().min(1e300));
+            check(f64::from_bits((rng.next_u64() & 0x3FFF_FFFF_FFFF_FFFF) | 0x3F00_0000_0000_0000));
         }
     }
 
@@ -2243,6 +2180,7 @@ fn write_bool_items<S: Sink>(out: &mut S, values: &[u8]) {
 #[cfg(test)]
 mod row_tests {
     use super::*;
+    use crate::testing::Rng;
 
     fn by_events<T: Copy>(values: &[T], event: impl Fn(&mut CompactJsonWriter<Vec<u8>>, T)) -> Vec<u8> {
         let mut w = CompactJsonWriter::new(Vec::new());
@@ -2307,7 +2245,7 @@ mod row_tests {
 
     #[test]
     fn float_rows_equal_events() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let mut floats = vec![
             0.0,
             -0.0,
@@ -2331,9 +2269,7 @@ mod row_tests {
             0.000999,
         ];
         for _ in 0..5000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             floats.push(f64::from_bits(state));
             floats.push((state >> 11) as f64 / (1u64 << 40) as f64 - 4000.0);
         }

@@ -24,6 +24,8 @@ pub mod msgpack_reader;
 pub mod msgpack_writer;
 mod pow5_table;
 pub mod sink;
+#[cfg(any(test, fuzzing))]
+pub mod testing;
 pub mod text;
 pub mod utf8_decode;
 

@@ -369,7 +369,7 @@ fn read_item<B: Builder>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_scanner::tests::Echo;
+    use crate::testing::Echo;
 
     const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };

@@ -276,8 +276,9 @@ unsafe fn copy_if_ascii_avx2(src: &[u8], dst: *mut u8) -> bool {
 
 /// # Safety
 /// `dst` must have room for `2 * src.len()` bytes.
+#[cfg(any(test, fuzzing, not(target_arch = "x86_64")))]
 #[inline]
-unsafe fn ucs1_to_utf8(src: &[u8], dst: *mut u8) -> usize {
+pub(crate) unsafe fn ucs1_to_utf8(src: &[u8], dst: *mut u8) -> usize {
     let mut out = dst;
     let n = src.len();
     let p = src.as_ptr();
@@ -351,7 +352,7 @@ pub fn is_surrogate(c: u32) -> bool {
 /// # Safety
 /// `dst` must have room for `3 * src.len()` bytes.
 #[inline]
-unsafe fn ucs2_to_utf8(src: &[u16], dst: *mut u8) -> Result<usize, SurrogateError> {
+pub(crate) unsafe fn ucs2_to_utf8(src: &[u16], dst: *mut u8) -> Result<usize, SurrogateError> {
     let mut out = dst;
     let n = src.len();
     let p = src.as_ptr();
@@ -390,7 +391,7 @@ unsafe fn ucs2_to_utf8(src: &[u16], dst: *mut u8) -> Result<usize, SurrogateErro
 /// # Safety
 /// `dst` must have room for `4 * src.len()` bytes.
 #[inline]
-unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateError> {
+pub(crate) unsafe fn ucs4_to_utf8(src: &[u32], dst: *mut u8) -> Result<usize, SurrogateError> {
     let mut out = dst;
     for &c in src {
         if is_surrogate(c) {
@@ -852,75 +853,10 @@ pub(crate) mod utf8_avx512 {
     }
 }
 
-/// `text` as UTF-8 through each way this CPU can run, by name: the
-/// dispatching [`Text::write_utf8`], the scalar loops, the SSSE3 steps and
-/// the AVX-512
-/// transcoder. For tests and fuzzing; panics if one writes past the room
-/// the caller gives (`utf8_len_bounds().1 + WRITE_SLACK` bytes).
-#[doc(hidden)]
-pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
-    type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
-    unsafe fn dispatch(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-        t.write_utf8(dst)
-    }
-    unsafe fn scalar(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-        match t {
-            Text::Utf8(_) => t.write_utf8(dst),
-            Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
-            Text::Ucs2(s) => ucs2_to_utf8(s, dst),
-            Text::Ucs4(s) => ucs4_to_utf8(s, dst),
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-        let end = match t {
-            Text::Utf8(_) => return t.write_utf8(dst),
-            Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
-            Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
-            Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
-        };
-        Ok(end.offset_from(dst) as usize)
-    }
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn ssse3(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
-        let end = match t {
-            Text::Utf8(_) => return t.write_utf8(dst),
-            Text::Ucs1(s) => crate::json_writer::utf8_ucs1_plain(s, dst),
-            Text::Ucs2(s) => crate::json_writer::utf8_wide_ssse3(s, dst)?,
-            Text::Ucs4(s) => crate::json_writer::utf8_wide_ssse3(s, dst)?,
-        };
-        Ok(end.offset_from(dst) as usize)
-    }
-    let mut ways: Vec<(&'static str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::ssse3() {
-        ways.push(("ssse3", ssse3));
-    }
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx512_vbmi2() {
-        ways.push(("avx512", simd));
-    }
-    let max = text.utf8_len_bounds().1;
-    let room = max + WRITE_SLACK;
-    let mut results = Vec::new();
-    for (name, write) in ways {
-        let mut v = vec![0xEEu8; room + 64];
-        // SAFETY: room for `utf8_len_bounds().1 + WRITE_SLACK` bytes (and 64
-        // to check); the SIMD transcoders only where the CPU has them.
-        let result = unsafe { write(text, v.as_mut_ptr()) }.map(|n| {
-            assert!(n <= max, "{name} wrote more than the bound");
-            assert!(v[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room on {text:?}");
-            v.truncate(n);
-            v
-        });
-        results.push((name, result));
-    }
-    results
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::utf8_each_way;
 
     /// `t` as UTF-8 through every transcoder, all agreeing.
     fn utf8(t: Text) -> Result<Vec<u8>, SurrogateError> {

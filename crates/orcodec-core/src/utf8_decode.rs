@@ -937,6 +937,7 @@ pub mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Rng;
 
     fn reference(s: &str) -> (usize, u32) {
         let max = s.chars().map(|c| c as u32).max().unwrap_or(0);
@@ -1057,19 +1058,13 @@ mod tests {
 
     #[test]
     fn mixed_widths_pseudo_random() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for _ in 0..4000 {
-            let len = (next() % 300) as usize;
+            let len = (rng.next_u64() % 300) as usize;
             let mut s = String::new();
-            let mix = next() % 8;
+            let mix = rng.next_u64() % 8;
             for _ in 0..len {
-                let r = next();
+                let r = rng.next_u64();
                 let c = match (r % 16).min(if mix < 2 {
                     3
                 } else if mix < 5 {
@@ -1232,23 +1227,17 @@ mod tests {
 
     #[test]
     fn checked_random_mutations() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let text = "a é 中 😀 \u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff} xyz ".repeat(12);
         let bytes = text.as_bytes();
         for _ in 0..100_000 {
-            let start = (next() % 100) as usize;
-            let len = (next() % 250) as usize;
+            let start = (rng.next_u64() % 100) as usize;
+            let len = (rng.next_u64() % 250) as usize;
             let mut v = bytes[start..(start + len).min(bytes.len())].to_vec();
-            for _ in 0..(next() % 3) {
+            for _ in 0..(rng.next_u64() % 3) {
                 if !v.is_empty() {
-                    let at = (next() % v.len() as u64) as usize;
-                    v[at] = next() as u8;
+                    let at = (rng.next_u64() % v.len() as u64) as usize;
+                    v[at] = rng.next_u64() as u8;
                 }
             }
             check_bytes(&v);

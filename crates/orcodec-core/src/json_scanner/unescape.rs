@@ -508,9 +508,9 @@ unsafe fn block_masks(src: *const u8) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::Echo;
     use super::super::{parse, Failure};
     use super::*;
+    use crate::testing::{Echo, Rng};
 
     /// The plain reading of `input` from `i`: each simple escape becomes its
     /// value and other bytes stay, up to the first quote, control byte or
@@ -632,11 +632,9 @@ mod tests {
     fn dense_escapes_across_block_edges() {
         // Back-to-back escapes and backslash runs of every length, so that
         // escapes straddle every block edge of every block width.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let mut input = b"\\\\".to_vec();
             let mut y = x;
             let n = (round % 150) + 1;
@@ -726,9 +724,9 @@ mod tests {
         assert_eq!(escape_starts(u64::MAX << 1), ODD);
         assert_eq!(escape_starts(1 << 63), 1 << 63);
         // Against counting through each run.
-        let mut x: u64 = 1;
+        let mut rng = Rng::new(1);
         for _ in 0..100_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = rng.next_u64();
             let mask = x & x.rotate_left(7);
             let (mut want, mut run) = (0u64, 0);
             for k in 0..64 {
