@@ -5,8 +5,8 @@
 use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::float_parse::decimal_to_f64;
-use crate::json_writer::special_bytes;
 use crate::text::put_code_point;
+use crate::text::swar::special_bytes;
 
 pub(crate) mod unescape;
 
@@ -89,7 +89,7 @@ pub fn parse_with<B: Builder>(
     builder: &mut B,
     stacks: &mut ScanStacks<B::Value>,
 ) -> Result<B::Value, Failure<B::Error>> {
-    if !crate::utf8_decode::is_valid(input) {
+    if !crate::text::decode::is_valid(input) {
         let valid = match simdutf8::compat::from_utf8(input) {
             Err(e) => e.valid_up_to(),
             Ok(_) => input.len(),
@@ -280,7 +280,7 @@ impl<'a, V> Scanner<'a, V> {
     #[inline(always)]
     fn str_value<B: Builder<Value = V>>(&self, b: &mut B, span: Span) -> Result<V, B::Error> {
         let text = self.text(span);
-        if text.len() >= LONG_STR && crate::ascii::is_ascii(&text.as_bytes()[..16]) {
+        if text.len() >= LONG_STR && crate::text::ascii::is_ascii(&text.as_bytes()[..16]) {
             if let Some(value) = b.try_ascii_str(text.as_bytes())? {
                 return Ok(value);
             }

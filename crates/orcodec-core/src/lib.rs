@@ -7,9 +7,8 @@
 //!   walker drives.
 //! * [`json_scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
 //!   one [`build::Builder`], which the extension implements with Python objects.
-//! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to UTF-8.
+//! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to and from UTF-8.
 
-pub mod ascii;
 pub mod build;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
@@ -27,7 +26,6 @@ pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;
 pub mod text;
-pub mod utf8_decode;
 
 /// Deepest container nesting the decoders accept (orjson's limit).
 pub const MAX_DECODE_DEPTH: usize = 1024;

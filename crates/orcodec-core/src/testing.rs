@@ -9,12 +9,13 @@
 
 use crate::build::Builder;
 use crate::json_scanner::unescape;
-use crate::json_writer::{escape_text, escape_text_fallback, MAX_ESCAPED_PER_UNIT, SLACK};
 #[cfg(target_arch = "x86_64")]
-use crate::json_writer::{escape_text_avx512, utf8_ucs1_plain, utf8_wide_ssse3};
-use crate::text::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8, SurrogateError, Text, WRITE_SLACK};
+use crate::text::encode::escape_text_avx512;
+use crate::text::encode::scalar::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8};
 #[cfg(target_arch = "x86_64")]
-use crate::text::{utf8_avx512, PlainUtf8};
+use crate::text::encode::{avx512_vbmi2, ssse3::utf8_wide_ssse3, utf8_ucs1_plain, PlainUtf8};
+use crate::text::encode::{escape_text, escape_text_fallback, MAX_ESCAPED_PER_UNIT, SLACK};
+use crate::text::{SurrogateError, Text, WRITE_SLACK};
 
 /// xorshift64 (shifts 13, 7, 17): reproducible, and random enough for the
 /// shapes of test inputs.
@@ -132,9 +133,9 @@ pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Surro
     unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
         let end = match t {
             Text::Utf8(_) => return t.write_utf8(dst),
-            Text::Ucs1(s) => utf8_avx512::ucs1::<PlainUtf8>(s, dst)?,
-            Text::Ucs2(s) => utf8_avx512::wide::<u16, PlainUtf8>(s, dst)?,
-            Text::Ucs4(s) => utf8_avx512::wide::<u32, PlainUtf8>(s, dst)?,
+            Text::Ucs1(s) => avx512_vbmi2::ucs1::<PlainUtf8>(s, dst)?,
+            Text::Ucs2(s) => avx512_vbmi2::wide::<u16, PlainUtf8>(s, dst)?,
+            Text::Ucs4(s) => avx512_vbmi2::wide::<u32, PlainUtf8>(s, dst)?,
         };
         Ok(end.offset_from(dst) as usize)
     }
