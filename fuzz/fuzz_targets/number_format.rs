@@ -7,6 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use orcodec_core::number::float;
 use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
 use orcodec_fuzz::{Tree, Value};
 
@@ -32,7 +33,7 @@ fn significant_digits(text: &str) -> usize {
 
 fn check_f64(v: f64) {
     let mut out = Vec::new();
-    json_writer::write_f64(&mut out, v);
+    float::write_f64(&mut out, v);
     let text = std::str::from_utf8(&out).expect("ASCII");
     if !v.is_finite() {
         assert_eq!(text, "null");

@@ -2,7 +2,7 @@
 //! and the MessagePack timestamp extension's payload. Pure functions of the
 //! fields; reading them from Python objects is the extension's business.
 
-use crate::decimal::DIGIT_PAIRS;
+use crate::number::int::DIGIT_PAIRS;
 
 /// How to spell times and offsets (the datetime options).
 #[derive(Clone, Copy, Debug, Default)]

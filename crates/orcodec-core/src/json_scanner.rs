@@ -4,7 +4,7 @@
 
 use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
-use crate::float_parse::decimal_to_f64;
+use crate::number::float_parse::decimal_to_f64;
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
 

@@ -13,15 +13,13 @@ pub mod build;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 pub mod datetime;
-pub mod decimal;
 pub mod emit;
 pub mod error;
-pub mod float_parse;
 pub mod json_scanner;
 pub mod json_writer;
 pub mod msgpack_reader;
 pub mod msgpack_writer;
-mod pow5_table;
+pub mod number;
 pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;

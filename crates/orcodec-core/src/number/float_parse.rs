@@ -7,7 +7,7 @@
 //!   are both exact doubles, so one correctly rounded multiply or divide is
 //!   the correctly rounded result.
 //! * Eisel and Lemire's: multiply the normalized mantissa by a 128-bit
-//!   approximation of 5^q (table in [`crate::pow5_table`]); the top bits of
+//!   approximation of 5^q (table in `pow5_table`); the top bits of
 //!   the product are the result's mantissa unless the truncated low bits
 //!   could carry into them, which the algorithm detects (then we decline).
 //!
@@ -15,7 +15,7 @@
 //! which is correct on everything; subnormal and overflowing results also go
 //! there, being rare.
 
-use crate::pow5_table::{POW5_128, POW5_MAX_Q, POW5_MIN_Q};
+use super::pow5_table::{POW5_128, POW5_MAX_Q, POW5_MIN_Q};
 
 /// Powers of ten that doubles hold exactly.
 const EXACT_POW10: [f64; 23] = [
