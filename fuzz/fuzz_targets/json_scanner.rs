@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
-use orcodec_core::json_scanner::parse;
+use orcodec_core::json::scanner::parse;
 use orcodec_core::testing::with_each_unescape_variant;
 use orcodec_fuzz::{heap_budget, json_view, peak_heap, to_json, Counting, Tree, Value};
 

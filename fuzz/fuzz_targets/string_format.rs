@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::testing::{escaped_each_way, utf8_each_way};
 use orcodec_core::text::{is_surrogate, SurrogateError, Text};
-use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
+use orcodec_core::{json, msgpack_reader, msgpack_writer};
 use orcodec_fuzz::{Tree, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -71,7 +71,7 @@ fn reference_msgpack(text: &str) -> Vec<u8> {
 fn check(text: Text<'_>, code_points: &[u32]) {
     let has_surrogate = code_points.iter().any(|&c| is_surrogate(c));
     let mut json = Vec::new();
-    let json_result = json_writer::write_str(&mut json, text);
+    let json_result = json::writer::write_str(&mut json, text);
     let mut packed = Vec::new();
     let msgpack_result = msgpack_writer::write_str(&mut packed, text);
     if has_surrogate {
@@ -95,7 +95,7 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     }
     let string: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
     assert_eq!(Some(json.clone()), reference_json(code_points));
-    assert_eq!(json_scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
+    assert_eq!(json::scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
     assert_eq!(packed, reference_msgpack(&string));
     assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
 }

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::{json_scanner, msgpack_reader};
+use orcodec_core::{json, msgpack_reader};
 use orcodec_fuzz::{json_view, to_json, to_msgpack, Tree, Value};
 
 /// Deepest nesting generated: enough to mix every container shape, and far
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         let expected = json_view(&v);
         for pretty in [false, true] {
             let text = to_json(&v, pretty);
-            let back = json_scanner::parse(&text, &mut Tree);
+            let back = json::scanner::parse(&text, &mut Tree);
             assert_eq!(back.ok().as_ref(), Some(&expected), "{}", String::from_utf8_lossy(&text));
         }
     }

@@ -192,7 +192,7 @@ pub fn peak_heap<R>(f: impl FnOnce() -> R) -> (R, usize) {
 
 /// `v` as compact (or, with `pretty`, indented) JSON text.
 pub fn to_json(v: &Value, pretty: bool) -> Vec<u8> {
-    use orcodec_core::json_writer::{CompactJsonWriter, PrettyJsonWriter};
+    use orcodec_core::json::writer::{CompactJsonWriter, PrettyJsonWriter};
     let result = if pretty {
         let mut w = PrettyJsonWriter::new(Vec::new());
         emit(&mut w, v).map(|()| w.out)

@@ -127,7 +127,7 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
 #[cfg(test)]
 mod tests {
     use super::Emitter;
-    use crate::json_writer::{CompactJsonWriter, PrettyJsonWriter};
+    use crate::json::writer::{CompactJsonWriter, PrettyJsonWriter};
     use crate::msgpack_writer::MsgpackWriter;
     use crate::text::Text;
 

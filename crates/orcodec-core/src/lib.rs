@@ -2,10 +2,10 @@
 //!
 //! * [`sink`]: where encoded bytes go (a `Vec<u8>` here, the returned `bytes`
 //!   object in the extension).
-//! * [`json_writer`] / [`msgpack_writer`]: the two encoding backends, each an
+//! * [`json::writer`] / [`msgpack_writer`]: the two encoding backends, each an
 //!   implementation of [`emit::Emitter`], the event interface the Python object
 //!   walker drives.
-//! * [`json_scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
+//! * [`json::scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
 //!   one [`build::Builder`], which the extension implements with Python objects.
 //! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to and from UTF-8.
 
@@ -15,8 +15,7 @@ pub mod cpu;
 pub mod datetime;
 pub mod emit;
 pub mod error;
-pub mod json_scanner;
-pub mod json_writer;
+pub mod json;
 pub mod msgpack_reader;
 pub mod msgpack_writer;
 pub mod number;

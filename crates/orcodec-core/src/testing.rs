@@ -8,7 +8,7 @@
 //!   [`with_each_unescape_variant`].
 
 use crate::build::Builder;
-use crate::json_scanner::unescape;
+use crate::json::unescape;
 #[cfg(target_arch = "x86_64")]
 use crate::text::encode::escape_text_avx512;
 use crate::text::encode::scalar::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8};

@@ -12,7 +12,7 @@ use crate::ffi::bytes_data;
 use crate::objects::{Owned, PyBuilder};
 use crate::options;
 use crate::state::state;
-use orcodec_core::json_scanner::ScanStacks;
+use orcodec_core::json::scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 
 /// Decoder stacks kept between calls, one set per format, so a small
@@ -266,7 +266,7 @@ pub unsafe extern "C" fn loads(
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
     let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
-        orcodec_core::json_scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
+        orcodec_core::json::scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
     });
     drop(pause);
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))

@@ -25,8 +25,23 @@
 //! is finished in that block (the next one only skips the letter, which
 //! keeps the next block's address off the masks' critical path).
 
-use super::ESCAPES;
 use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// What `\\c` stands for, by `c`: the byte, 1 for `u` (four hex digits
+/// follow), 0 for no escape at all.
+pub(super) static ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0c;
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t[b'u' as usize] = 1;
+    t
+};
 
 /// Bits at even positions; and at odd ones.
 const EVEN: u64 = 0x5555_5555_5555_5555;
@@ -508,8 +523,9 @@ unsafe fn block_masks(src: *const u8) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, Failure};
     use super::*;
+    use crate::error::Failure;
+    use crate::json::scanner::parse;
     use crate::testing::{Echo, Rng};
 
     /// The plain reading of `input` from `i`: each simple escape becomes its

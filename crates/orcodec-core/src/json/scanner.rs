@@ -2,13 +2,12 @@
 //! recursion (nesting lives in an explicit frame stack, capped at
 //! [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH)).
 
+use super::unescape::{self, ESCAPES};
 use crate::build::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::number::float_parse::decimal_to_f64;
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
-
-pub(crate) mod unescape;
 
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
@@ -561,22 +560,6 @@ impl<'a, V> Scanner<'a, V> {
         }
     }
 }
-
-/// What `\\c` stands for, by `c`: the byte, 1 for `u` (four hex digits
-/// follow), 0 for no escape at all.
-static ESCAPES: [u8; 256] = {
-    let mut t = [0u8; 256];
-    t[b'"' as usize] = b'"';
-    t[b'\\' as usize] = b'\\';
-    t[b'/' as usize] = b'/';
-    t[b'b' as usize] = 0x08;
-    t[b'f' as usize] = 0x0c;
-    t[b'n' as usize] = b'\n';
-    t[b'r' as usize] = b'\r';
-    t[b't' as usize] = b'\t';
-    t[b'u' as usize] = 1;
-    t
-};
 
 /// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
 /// callers use the value only when they know it did not). Returns the new
