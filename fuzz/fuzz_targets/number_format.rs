@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::number::float;
-use orcodec_core::{json, msgpack_reader, msgpack_writer};
+use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{Tree, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -17,9 +17,9 @@ fuzz_target!(|data: &[u8]| {
     word[..n].copy_from_slice(&data[..n]);
     let bits = u64::from_le_bytes(word);
     check_f64(f64::from_bits(bits));
-    check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack_writer::write_u64(out, bits));
+    check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack::writer::write_u64(out, bits));
     let signed = bits as i64;
-    check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack_writer::write_i64(out, signed));
+    check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
 });
 
 /// How many significant digits a decimal float text has (mantissa without
@@ -50,9 +50,9 @@ fn check_f64(v: f64) {
         assert_eq!(text, expected, "for {v:e}");
     }
     let mut packed = Vec::new();
-    msgpack_writer::write_f64(&mut packed, v);
+    msgpack::writer::write_f64(&mut packed, v);
     assert_eq!(packed.len(), 9);
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Float(v.to_bits())));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Float(v.to_bits())));
 }
 
 /// Bytes the smallest MessagePack integer family for `v` takes.
@@ -74,5 +74,5 @@ fn check_int(v: i128, json: impl FnOnce(&mut Vec<u8>), msgpack: impl FnOnce(&mut
     let mut packed = Vec::new();
     msgpack(&mut packed);
     assert_eq!(packed.len(), msgpack_int_len(v), "{v} as {packed:02x?}");
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Int(v)));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Int(v)));
 }

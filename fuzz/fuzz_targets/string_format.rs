@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::testing::{escaped_each_way, utf8_each_way};
 use orcodec_core::text::{is_surrogate, SurrogateError, Text};
-use orcodec_core::{json, msgpack_reader, msgpack_writer};
+use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{Tree, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     check(Text::Ucs4(&ucs4), &ucs4);
 
     let mut bin = Vec::new();
-    msgpack_writer::write_bin(&mut bin, data);
+    msgpack::writer::write_bin(&mut bin, data);
     let mut expected = match data.len() {
         0..=0xff => vec![0xc4, data.len() as u8],
         0x100..=0xffff => [&[0xc5][..], &(data.len() as u16).to_be_bytes()].concat(),
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     };
     expected.extend_from_slice(data);
     assert_eq!(bin, expected);
-    assert_eq!(msgpack_reader::read(&bin, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Bytes(data.to_vec())));
+    assert_eq!(msgpack::reader::read(&bin, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Bytes(data.to_vec())));
 });
 
 /// The JSON string orjson writes for these code points, or None for a lone surrogate.
@@ -73,7 +73,7 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     let mut json = Vec::new();
     let json_result = json::writer::write_str(&mut json, text);
     let mut packed = Vec::new();
-    let msgpack_result = msgpack_writer::write_str(&mut packed, text);
+    let msgpack_result = msgpack::writer::write_str(&mut packed, text);
     if has_surrogate {
         assert_eq!(json_result, Err(SurrogateError));
         assert_eq!(msgpack_result, Err(SurrogateError));
@@ -97,5 +97,5 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     assert_eq!(Some(json.clone()), reference_json(code_points));
     assert_eq!(json::scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
     assert_eq!(packed, reference_msgpack(&string));
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
 }

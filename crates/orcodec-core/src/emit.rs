@@ -128,7 +128,7 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
 mod tests {
     use super::Emitter;
     use crate::json::writer::{CompactJsonWriter, PrettyJsonWriter};
-    use crate::msgpack_writer::MsgpackWriter;
+    use crate::msgpack::writer::MsgpackWriter;
     use crate::text::Text;
 
     /// `utf8`/`utf8_key` write what `str`/`key` write for the same UTF-8 text.

@@ -2,10 +2,10 @@
 //!
 //! * [`sink`]: where encoded bytes go (a `Vec<u8>` here, the returned `bytes`
 //!   object in the extension).
-//! * [`json::writer`] / [`msgpack_writer`]: the two encoding backends, each an
+//! * [`json::writer`] / [`msgpack::writer`]: the two encoding backends, each an
 //!   implementation of [`emit::Emitter`], the event interface the Python object
 //!   walker drives.
-//! * [`json::scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
+//! * [`json::scanner`] / [`msgpack::reader`]: the two decoders; both hand values to
 //!   one [`build::Builder`], which the extension implements with Python objects.
 //! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to and from UTF-8.
 
@@ -16,8 +16,7 @@ pub mod datetime;
 pub mod emit;
 pub mod error;
 pub mod json;
-pub mod msgpack_reader;
-pub mod msgpack_writer;
+pub mod msgpack;
 pub mod number;
 pub mod sink;
 #[cfg(any(test, fuzzing))]

@@ -13,7 +13,7 @@ use crate::objects::{Owned, PyBuilder};
 use crate::options;
 use crate::state::state;
 use orcodec_core::json::scanner::ScanStacks;
-use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
 
 /// Decoder stacks kept between calls, one set per format, so a small
 /// document allocates none (two or three mallocs and frees were a few
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn unpackb(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
         |stacks| {
-            orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
         },
     );
     drop(pause);
