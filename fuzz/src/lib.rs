@@ -5,7 +5,7 @@
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::alloc::{GlobalAlloc, Layout, System};
 
-use orcodec_core::build::Builder;
+use orcodec_core::builder::Builder;
 use orcodec_core::emit::Emitter;
 use orcodec_core::msgpack::reader::ReadOptions;
 use orcodec_core::text::{SurrogateError, Text};

@@ -1,15 +1,31 @@
 //! orcodec-core: the byte-level half of orcodec, with no Python in it.
 //!
-//! * [`sink`]: where encoded bytes go (a `Vec<u8>` here, the returned `bytes`
-//!   object in the extension).
-//! * [`json::writer`] / [`msgpack::writer`]: the two encoding backends, each an
-//!   implementation of [`emit::Emitter`], the event interface the Python object
-//!   walker drives.
-//! * [`json::scanner`] / [`msgpack::reader`]: the two decoders; both hand values to
-//!   one [`build::Builder`], which the extension implements with Python objects.
-//! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to and from UTF-8.
+//! The extension walks Python objects and builds them; everything that is
+//! bytes lives here, and `cargo test` runs it without an interpreter.
+//!
+//! Encoding: the walker drives an [`emit::Emitter`], one per format, writing
+//! into a [`sink::Sink`]:
+//! * [`json::writer`]: JSON, compact or indented, byte for byte orjson's.
+//! * [`msgpack::writer`]: MessagePack, byte for byte msgpack-python's.
+//!
+//! Decoding: each format's reader hands values to one [`builder::Builder`],
+//! which the extension implements with Python objects:
+//! * [`json::scanner`]: strict RFC 8259.
+//! * [`msgpack::reader`]: every format family.
+//!
+//! What both formats share:
+//! * [`text`]: CPython's str storage (UCS1/UCS2/UCS4) to UTF-8, plain or
+//!   JSON-escaped, and back; ASCII checks.
+//! * [`number`]: integers and floats to text and text to floats.
+//! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
+//! * [`error`]: what a decoder rejected, and where.
+//! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
+//!
+//! `testing` (built for tests and fuzzing only) holds the test support:
+//! the seeded generator, a text-rendering builder, and helpers that run every
+//! SIMD variant.
 
-pub mod build;
+pub mod builder;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 pub mod datetime;

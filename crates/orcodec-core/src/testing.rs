@@ -7,7 +7,7 @@
 //! * Each SIMD variant run in turn: [`utf8_each_way`], [`escaped_each_way`],
 //!   [`with_each_unescape_variant`].
 
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::json::unescape;
 #[cfg(target_arch = "x86_64")]
 use crate::text::encode::escape_text_avx512;

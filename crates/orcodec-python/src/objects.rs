@@ -2,7 +2,7 @@
 //! so the JSON scanner and the MessagePack reader produce identical objects.
 
 use core::ptr::NonNull;
-use orcodec_core::build::Builder;
+use orcodec_core::builder::Builder;
 use pyo3_ffi::*;
 
 use crate::keycache;

@@ -3,7 +3,7 @@
 //! * [`writer`]: the JSON backend of [`Emitter`](crate::emit::Emitter),
 //!   compact or indented, with `rows` for numpy rows.
 //! * [`scanner`]: the decoder, strict RFC 8259, feeding a
-//!   [`Builder`](crate::build::Builder); `unescape` does its strings'
+//!   [`Builder`](crate::builder::Builder); `unescape` does its strings'
 //!   escapes a block at a time.
 
 mod rows;

@@ -160,7 +160,7 @@ pub(super) fn put_byte(r: &mut Reserved, table: &[[u8; 5]; 256], byte: u8) {
     }
 }
 
-/// One double as [`write_f64`] writes it, formatted in place.
+/// One double as [`write_f64`](crate::number::float::write_f64) writes it, formatted in place.
 #[inline(always)]
 pub(super) fn put_f64(r: &mut Reserved, value: f64) {
     if !value.is_finite() {

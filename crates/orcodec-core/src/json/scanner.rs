@@ -3,7 +3,7 @@
 //! [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH)).
 
 use super::unescape::{self, ESCAPES};
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::number::float_parse::decimal_to_f64;
 use crate::text::put_code_point;

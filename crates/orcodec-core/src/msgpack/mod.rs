@@ -3,7 +3,7 @@
 //! * [`writer`]: the MessagePack backend of [`Emitter`](crate::emit::Emitter),
 //!   the smallest encoding of each value.
 //! * [`reader`]: the decoder, every format family, feeding a
-//!   [`Builder`](crate::build::Builder).
+//!   [`Builder`](crate::builder::Builder).
 
 pub mod reader;
 pub mod writer;

@@ -4,7 +4,7 @@
 //! anything is allocated: a container of `n` items needs at least `n` more bytes
 //! (a map `2n`), so a tiny input declaring 2^32-1 items fails at once.
 
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
 /// An open array or map: items still to read (a map counts keys and values)
