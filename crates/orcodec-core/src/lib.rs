@@ -22,8 +22,8 @@
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
 //! `testing` (built for tests and fuzzing only) holds the test support:
-//! the seeded generator, a text-rendering builder, and helpers that run every
-//! SIMD variant.
+//! the seeded generator, a text-rendering builder, and functions that run
+//! every SIMD variant.
 
 pub mod builder;
 #[cfg(target_arch = "x86_64")]

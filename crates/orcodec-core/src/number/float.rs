@@ -10,8 +10,8 @@ use crate::sink::Sink;
 /// hold it to ryu on random doubles.
 ///
 /// Not inlined: in the walker's dict and list loops the inlined body costs
-/// registers that the other item kinds pay for (twitter.dumps +3.5%
-/// instructions), for a saving of ~6 instructions per float.
+/// registers that the other item kinds pay for, more than the few
+/// instructions per float that the call costs.
 #[inline(never)]
 pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
     if !value.is_finite() {
