@@ -39,6 +39,12 @@ impl DateWriter {
         self.len
     }
 
+    /// Whether nothing was written yet.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     #[inline(always)]
     pub fn push(&mut self, b: u8) {
         self.put([b]);

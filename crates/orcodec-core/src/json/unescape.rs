@@ -141,11 +141,14 @@ fn choose() -> Variant {
 #[inline(always)]
 pub(super) fn simple_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
     match variant() {
-        // SAFETY: each variant is chosen only where the CPU has its features.
+        // SAFETY: each variant is chosen only where the CPU has its features
+        // (`Variant::supported`): here AVX-512 F, BW, VBMI, VBMI2 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Avx512 => unsafe { avx512(input, i, scratch) },
+        // SAFETY: as above; AVX2 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Avx2 => unsafe { avx2(input, i, scratch) },
+        // SAFETY: as above; SSSE3 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Ssse3 => unsafe { ssse3(input, i, scratch) },
         Variant::Sse2 => sse2(input, i, scratch),

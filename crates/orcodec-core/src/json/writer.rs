@@ -84,7 +84,7 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
 /// Writes ASCII text that needs no escaping, quoted.
 #[inline]
 pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
-    debug_assert!(text.iter().all(|&b| b >= 0x20 && b < 0x80 && b != b'"' && b != b'\\'));
+    debug_assert!(text.iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\'));
     out.reserve(text.len() + 2);
     // SAFETY: `len + 2` bytes reserved just above.
     unsafe {
@@ -390,8 +390,8 @@ mod tests {
     fn latin1_and_wide_widths() {
         let latin: Vec<u8> = "caf\u{e9} \u{ff}\"\n".chars().map(|c| c as u8).collect();
         assert_eq!(json_str(Text::Ucs1(&latin)), "\"café ÿ\\\"\\n\"");
-        let long: Vec<u8> = std::iter::repeat(b"abcdefg\xe9".iter().copied()).take(10).flatten().collect();
-        let expected: String = std::iter::repeat("abcdefgé").take(10).collect();
+        let long: Vec<u8> = std::iter::repeat_n(b"abcdefg\xe9".iter().copied(), 10).flatten().collect();
+        let expected: String = "abcdefgé".repeat(10);
         assert_eq!(json_str(Text::Ucs1(&long)), format!("\"{expected}\""));
         let ucs2: Vec<u16> = "中文\t".encode_utf16().collect();
         assert_eq!(json_str(Text::Ucs2(&ucs2)), "\"中文\\t\"");

@@ -43,7 +43,7 @@ pub(crate) unsafe fn zmij_in_place<F: zmij::Float>(value: F, dst: *mut u8) -> us
     let (start, len) = (text.as_ptr(), text.len());
     // zmij writes from the start of its bytes; should a later version not,
     // move the text there (never taken today, and predicted so).
-    if start != dst as *const u8 {
+    if !core::ptr::eq(start, dst) {
         // SAFETY: both ranges lie in the 32 reserved bytes; `copy` allows overlap.
         core::ptr::copy(start, dst, len);
     }

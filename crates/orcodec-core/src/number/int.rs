@@ -176,7 +176,7 @@ mod tests {
                 // SAFETY: the buffer holds 19 >= width bytes.
                 unsafe { write_fixed(buf.as_mut_ptr(), v, width) };
                 let full = format!("{v:020}");
-                assert_eq!(&buf[..width], full[20 - width..].as_bytes(), "{v} in {width}");
+                assert_eq!(&buf[..width], &full.as_bytes()[20 - width..], "{v} in {width}");
             }
         }
     }

@@ -10,8 +10,8 @@ use super::copy_bytes;
 pub fn is_ascii(bytes: &[u8]) -> bool {
     let n = bytes.len();
     let p = bytes.as_ptr();
-    // SAFETY (all reads): each unaligned read of k bytes starts at an offset
-    // `o` with `o + k <= n`, checked by the branch it is in.
+    // SAFETY: each unaligned read of k bytes starts at an offset `o` with
+    // `o + k <= n`, checked by the branch it is in.
     unsafe {
         if n >= 16 {
             #[cfg(target_arch = "x86_64")]
@@ -200,6 +200,7 @@ mod tests {
         for n in 0..400 {
             let src: Vec<u8> = (0..n).map(|k| b' ' + (k * 7 % 90) as u8).collect();
             let mut dst = vec![0xAAu8; n + 40];
+            // SAFETY: `dst` has room for the `n` bytes of `src`.
             assert!(unsafe { copy_if_ascii(&src, dst.as_mut_ptr()) }, "{n}");
             assert_eq!(&dst[..n], &src[..], "{n}");
             assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");
@@ -208,6 +209,7 @@ mod tests {
                     let mut bad = src.clone();
                     bad[at] = high;
                     let mut dst = vec![0xAAu8; n + 40];
+                    // SAFETY: as above.
                     assert!(!unsafe { copy_if_ascii(&bad, dst.as_mut_ptr()) }, "{n} {at}");
                     assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");
                 }
@@ -218,10 +220,12 @@ mod tests {
             // The SSE2 path too, whatever this CPU has.
             let src = vec![b'x'; n];
             let mut dst = vec![0u8; n];
+            // SAFETY: room for `n >= 16` bytes; SSE2 is part of x86-64.
             assert!(unsafe { copy_if_ascii_sse2(&src, dst.as_mut_ptr()) });
             assert_eq!(dst, src);
             let mut bad = src.clone();
             bad[n - 1] = 0x80;
+            // SAFETY: as above.
             assert!(!unsafe { copy_if_ascii_sse2(&bad, dst.as_mut_ptr()) });
         }
     }

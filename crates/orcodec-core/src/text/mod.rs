@@ -287,6 +287,7 @@ mod tests {
         for n in 0..80 {
             let src: Vec<u8> = (0..n as u8).map(|b| b.wrapping_mul(7).wrapping_add(1)).collect();
             let mut dst = vec![0xAAu8; n + 8];
+            // SAFETY: `dst` has room for the `n` bytes of `src`; they do not overlap.
             unsafe { copy_bytes(&src, dst.as_mut_ptr()) };
             assert_eq!(&dst[..n], &src[..]);
             assert!(dst[n..].iter().all(|&b| b == 0xAA), "wrote past {n}");

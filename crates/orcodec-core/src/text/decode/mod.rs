@@ -156,6 +156,7 @@ impl Unit for u16 {
         }
         #[cfg(not(target_arch = "x86_64"))]
         for k in 0..8 {
+            // SAFETY: unit `k` of the 8 units of room the caller guarantees.
             unsafe { *out.add(k) = (word >> (8 * k)) as u8 as u16 };
         }
     }
@@ -185,6 +186,7 @@ impl Unit for u32 {
         }
         #[cfg(not(target_arch = "x86_64"))]
         for k in 0..8 {
+            // SAFETY: unit `k` of the 8 units of room the caller guarantees.
             unsafe { *out.add(k) = (word >> (8 * k)) as u8 as u32 };
         }
     }
@@ -218,6 +220,9 @@ mod tests {
         let chars = s.chars().count();
         // A guard unit past the end catches a write beyond the room.
         let mut out = vec![T::default(); chars + 1];
+        // SAFETY: `s` is valid UTF-8 of `chars` code points, each fitting a
+        // `T` (the callers pick `T` from the kind measured), with room for
+        // them in `out`; the SIMD paths only where the CPU has them.
         unsafe { f(s.as_bytes(), out.as_mut_ptr(), chars) };
         out
     }
@@ -228,6 +233,7 @@ mod tests {
         assert_eq!(measure(s.as_bytes()), (chars, kind), "{s:?}");
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::avx512_vbmi2() {
+            // SAFETY: the CPU has what the AVX-512 path needs (checked just above).
             assert_eq!(unsafe { avx512::measure(s.as_bytes()) }, (chars, kind), "{s:?}");
         }
         let want: Vec<u32> = s.chars().map(|c| c as u32).chain([0]).collect();
@@ -352,7 +358,9 @@ mod tests {
         assert_eq!(is_valid(b), want.is_some(), "{b:x?}");
         #[cfg(target_arch = "x86_64")]
         if crate::cpu::avx512_vbmi2() {
+            // SAFETY: the CPU has what the AVX-512 path needs (checked just above).
             assert_eq!(unsafe { avx512::measure_checked(b) }, want, "{b:x?}");
+            // SAFETY: as above.
             assert_eq!(unsafe { avx512::is_valid(b) }, want.is_some(), "{b:x?}");
         }
     }

@@ -332,8 +332,8 @@ mod tests {
                         if crate::cpu::avx512_bw_vl_bmi2() {
                             // Masked tails: nothing is written past the text.
                             let mut d = vec![0xeeu8; len + 32];
-                            // SAFETY: room for len bytes; the CPU has AVX-512 BW/VL.
                             assert_eq!(
+                                // SAFETY: room for len bytes; the CPU has AVX-512 BW/VL.
                                 unsafe { avx512_bw::copy_clean_prefix(&src, d.as_mut_ptr()) },
                                 y,
                                 "avx512 {src:?}"
