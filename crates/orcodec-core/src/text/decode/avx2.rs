@@ -1,4 +1,4 @@
-//! [`decode`] with AVX2, where AVX-512 VBMI2 is missing: 16 bytes a step, as
+//! [`decode`](super::decode) with AVX2, where AVX-512 VBMI2 is missing: 16 bytes a step, as
 //! two 8-byte halves. A half's lead bytes (the first may be inside a
 //! sequence from the half before: it is then not a lead) pick, by their
 //! 8-bit mask, a `vpshufb` control from a table of 256 that gathers each lead

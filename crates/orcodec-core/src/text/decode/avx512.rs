@@ -1,5 +1,6 @@
-//! [`decode`](super::decode), [`measure`](super::measure), [`measure_checked`](super::measure_checked)
-//! and [`is_valid`](super::is_valid) on 64-byte blocks with AVX-512 (VBMI2 for decoding).
+//! The AVX-512 paths of [`measure`](super::measure),
+//! [`measure_checked`](super::measure_checked), [`is_valid`](super::is_valid)
+//! and [`decode`](super::decode), on 64-byte blocks.
 
 use core::arch::x86_64::*;
 
