@@ -10,7 +10,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
-use orcodec_core::json_scanner::{parse, with_each_unescape_variant};
+use orcodec_core::json::scanner::parse;
+use orcodec_core::testing::with_each_unescape_variant;
 use orcodec_fuzz::{heap_budget, json_view, peak_heap, to_json, Counting, Tree, Value};
 
 #[global_allocator]

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
-use orcodec_core::msgpack_reader::read;
+use orcodec_core::msgpack::reader::read;
 use orcodec_fuzz::{heap_budget, peak_heap, to_msgpack, Counting, Tree, READ};
 
 #[global_allocator]

@@ -7,7 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
+use orcodec_core::number::float;
+use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{Tree, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -16,9 +17,9 @@ fuzz_target!(|data: &[u8]| {
     word[..n].copy_from_slice(&data[..n]);
     let bits = u64::from_le_bytes(word);
     check_f64(f64::from_bits(bits));
-    check_int(bits as i128, |out| json_writer::write_u64(out, bits), |out| msgpack_writer::write_u64(out, bits));
+    check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack::writer::write_u64(out, bits));
     let signed = bits as i64;
-    check_int(signed as i128, |out| json_writer::write_i64(out, signed), |out| msgpack_writer::write_i64(out, signed));
+    check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
 });
 
 /// How many significant digits a decimal float text has (mantissa without
@@ -32,13 +33,13 @@ fn significant_digits(text: &str) -> usize {
 
 fn check_f64(v: f64) {
     let mut out = Vec::new();
-    json_writer::write_f64(&mut out, v);
+    float::write_f64(&mut out, v);
     let text = std::str::from_utf8(&out).expect("ASCII");
     if !v.is_finite() {
         assert_eq!(text, "null");
     } else {
         assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(v.to_bits()), "{text} for {v:e}");
-        assert_eq!(json_scanner::parse(&out, &mut Tree).ok(), Some(Value::Float(v.to_bits())), "{text}");
+        assert_eq!(json::scanner::parse(&out, &mut Tree).ok(), Some(Value::Float(v.to_bits())), "{text}");
         assert_eq!(significant_digits(text), significant_digits(&format!("{v:e}")), "{text} for {v:e}");
         // Byte for byte ryu's text, with orjson's `+` in positive exponents.
         let ryu = ryu::Buffer::new().format_finite(v).to_string();
@@ -49,9 +50,9 @@ fn check_f64(v: f64) {
         assert_eq!(text, expected, "for {v:e}");
     }
     let mut packed = Vec::new();
-    msgpack_writer::write_f64(&mut packed, v);
+    msgpack::writer::write_f64(&mut packed, v);
     assert_eq!(packed.len(), 9);
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Float(v.to_bits())));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Float(v.to_bits())));
 }
 
 /// Bytes the smallest MessagePack integer family for `v` takes.
@@ -69,9 +70,9 @@ fn check_int(v: i128, json: impl FnOnce(&mut Vec<u8>), msgpack: impl FnOnce(&mut
     let mut out = Vec::new();
     json(&mut out);
     assert_eq!(out, v.to_string().into_bytes());
-    assert_eq!(json_scanner::parse(&out, &mut Tree).ok(), Some(Value::Int(v)));
+    assert_eq!(json::scanner::parse(&out, &mut Tree).ok(), Some(Value::Int(v)));
     let mut packed = Vec::new();
     msgpack(&mut packed);
     assert_eq!(packed.len(), msgpack_int_len(v), "{v} as {packed:02x?}");
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Int(v)));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Int(v)));
 }

@@ -6,8 +6,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::text::{self, is_surrogate, SurrogateError, Text};
-use orcodec_core::{json_scanner, json_writer, msgpack_reader, msgpack_writer};
+use orcodec_core::testing::{escaped_each_way, utf8_each_way};
+use orcodec_core::text::{is_surrogate, SurrogateError, Text};
+use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{Tree, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     check(Text::Ucs4(&ucs4), &ucs4);
 
     let mut bin = Vec::new();
-    msgpack_writer::write_bin(&mut bin, data);
+    msgpack::writer::write_bin(&mut bin, data);
     let mut expected = match data.len() {
         0..=0xff => vec![0xc4, data.len() as u8],
         0x100..=0xffff => [&[0xc5][..], &(data.len() as u16).to_be_bytes()].concat(),
@@ -31,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     };
     expected.extend_from_slice(data);
     assert_eq!(bin, expected);
-    assert_eq!(msgpack_reader::read(&bin, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Bytes(data.to_vec())));
+    assert_eq!(msgpack::reader::read(&bin, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Bytes(data.to_vec())));
 });
 
 /// The JSON string orjson writes for these code points, or None for a lone surrogate.
@@ -70,13 +71,13 @@ fn reference_msgpack(text: &str) -> Vec<u8> {
 fn check(text: Text<'_>, code_points: &[u32]) {
     let has_surrogate = code_points.iter().any(|&c| is_surrogate(c));
     let mut json = Vec::new();
-    let json_result = json_writer::write_str(&mut json, text);
+    let json_result = json::writer::write_str(&mut json, text);
     let mut packed = Vec::new();
-    let msgpack_result = msgpack_writer::write_str(&mut packed, text);
+    let msgpack_result = msgpack::writer::write_str(&mut packed, text);
     if has_surrogate {
         assert_eq!(json_result, Err(SurrogateError));
         assert_eq!(msgpack_result, Err(SurrogateError));
-        for (name, result) in text::utf8_each_way(text).into_iter().chain(json_writer::escaped_each_way(text)) {
+        for (name, result) in utf8_each_way(text).into_iter().chain(escaped_each_way(text)) {
             assert_eq!(result, Err(SurrogateError), "{name}");
         }
         return;
@@ -85,16 +86,16 @@ fn check(text: Text<'_>, code_points: &[u32]) {
     // Each transcoder alone (the AVX-512 one shared by both formats, and the
     // fallbacks for CPUs without it) agrees with the reference too.
     let string_for_ways: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
-    for (name, result) in text::utf8_each_way(text) {
+    for (name, result) in utf8_each_way(text) {
         assert_eq!(result.as_deref(), Ok(string_for_ways.as_bytes()), "{name}");
     }
     let quoted = reference_json(code_points).expect("no surrogates");
-    for (name, result) in json_writer::escaped_each_way(text) {
+    for (name, result) in escaped_each_way(text) {
         assert_eq!(result.as_deref(), Ok(&quoted[1..quoted.len() - 1]), "{name}");
     }
     let string: String = code_points.iter().map(|&c| char::from_u32(c).expect("no surrogates")).collect();
     assert_eq!(Some(json.clone()), reference_json(code_points));
-    assert_eq!(json_scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
+    assert_eq!(json::scanner::parse(&json, &mut Tree).ok(), Some(Value::Str(string.clone())));
     assert_eq!(packed, reference_msgpack(&string));
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(Value::Str(string)));
 }

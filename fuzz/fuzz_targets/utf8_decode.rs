@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::utf8_decode::{self, Unit};
+use orcodec_core::text::decode::{self, Unit};
 
 fn decoded<T: Unit + Default + Into<u32>>(text: &[u8], chars: usize, f: unsafe fn(&[u8], *mut T, usize)) -> Vec<u32> {
     // One more unit than the text needs, which no path may write.
@@ -19,11 +19,11 @@ fn decoded<T: Unit + Default + Into<u32>>(text: &[u8], chars: usize, f: unsafe f
 
 fuzz_target!(|data: &[u8]| {
     let valid = std::str::from_utf8(data).ok();
-    assert_eq!(utf8_decode::is_valid(data), valid.is_some());
-    let checked = utf8_decode::measure_checked(data);
+    assert_eq!(decode::is_valid(data), valid.is_some());
+    let checked = decode::measure_checked(data);
     assert_eq!(checked.is_some(), valid.is_some());
     let Some(text) = valid else { return };
-    let (chars, kind) = utf8_decode::measure(data);
+    let (chars, kind) = decode::measure(data);
     assert_eq!(checked, Some((chars, kind)));
     let mut want: Vec<u32> = text.chars().map(|c| c as u32).collect();
     assert_eq!(chars, want.len());
@@ -37,20 +37,20 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(kind, canonical);
     want.push(0);
     let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u32, usize))> =
-        vec![("dispatch", utf8_decode::decode::<u32>), ("scalar", utf8_decode::scalar::decode::<u32>)];
+        vec![("dispatch", decode::decode::<u32>), ("scalar", decode::scalar::decode::<u32>)];
     #[cfg(target_arch = "x86_64")]
-    if utf8_decode::avx2_available() {
-        paths.push(("avx2", utf8_decode::avx2::decode::<u32>));
+    if orcodec_core::cpu::avx2_popcnt() {
+        paths.push(("avx2", decode::avx2::decode::<u32>));
     }
     for (name, f) in paths {
         assert_eq!(decoded(data, chars, f), want, "{name} ucs4");
     }
     if kind <= 0xffff {
         let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u16, usize))> =
-            vec![("dispatch", utf8_decode::decode::<u16>), ("scalar", utf8_decode::scalar::decode::<u16>)];
+            vec![("dispatch", decode::decode::<u16>), ("scalar", decode::scalar::decode::<u16>)];
         #[cfg(target_arch = "x86_64")]
-        if utf8_decode::avx2_available() {
-            paths.push(("avx2", utf8_decode::avx2::decode::<u16>));
+        if orcodec_core::cpu::avx2_popcnt() {
+            paths.push(("avx2", decode::avx2::decode::<u16>));
         }
         for (name, f) in paths {
             assert_eq!(decoded(data, chars, f), want, "{name} ucs2");
@@ -58,10 +58,10 @@ fuzz_target!(|data: &[u8]| {
     }
     if kind <= 0xff {
         let mut paths: Vec<(&str, unsafe fn(&[u8], *mut u8, usize))> =
-            vec![("dispatch", utf8_decode::decode::<u8>), ("scalar", utf8_decode::scalar::decode::<u8>)];
+            vec![("dispatch", decode::decode::<u8>), ("scalar", decode::scalar::decode::<u8>)];
         #[cfg(target_arch = "x86_64")]
-        if utf8_decode::avx2_available() {
-            paths.push(("avx2", utf8_decode::avx2::decode::<u8>));
+        if orcodec_core::cpu::avx2_popcnt() {
+            paths.push(("avx2", decode::avx2::decode::<u8>));
         }
         for (name, f) in paths {
             assert_eq!(decoded(data, chars, f), want, "{name} ucs1");

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use orcodec_core::{json_scanner, msgpack_reader};
+use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{json_view, to_json, to_msgpack, Tree, Value};
 
 /// Deepest nesting generated: enough to mix every container shape, and far
@@ -40,12 +40,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(v) = value(&mut u, 0, with_bytes) else { return };
 
     let packed = to_msgpack(&v);
-    assert_eq!(msgpack_reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(v.clone()));
+    assert_eq!(msgpack::reader::read(&packed, &mut Tree, orcodec_fuzz::READ).ok(), Some(v.clone()));
     if !with_bytes {
         let expected = json_view(&v);
         for pretty in [false, true] {
             let text = to_json(&v, pretty);
-            let back = json_scanner::parse(&text, &mut Tree);
+            let back = json::scanner::parse(&text, &mut Tree);
             assert_eq!(back.ok().as_ref(), Some(&expected), "{}", String::from_utf8_lossy(&text));
         }
     }

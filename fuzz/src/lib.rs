@@ -5,9 +5,9 @@
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::alloc::{GlobalAlloc, Layout, System};
 
-use orcodec_core::build::Builder;
+use orcodec_core::builder::Builder;
 use orcodec_core::emit::Emitter;
-use orcodec_core::msgpack_reader::ReadOptions;
+use orcodec_core::msgpack::reader::ReadOptions;
 use orcodec_core::text::{SurrogateError, Text};
 
 /// A decoded value. Floats are kept as bits so equality is exact (NaN, -0.0).
@@ -192,7 +192,7 @@ pub fn peak_heap<R>(f: impl FnOnce() -> R) -> (R, usize) {
 
 /// `v` as compact (or, with `pretty`, indented) JSON text.
 pub fn to_json(v: &Value, pretty: bool) -> Vec<u8> {
-    use orcodec_core::json_writer::{CompactJsonWriter, PrettyJsonWriter};
+    use orcodec_core::json::writer::{CompactJsonWriter, PrettyJsonWriter};
     let result = if pretty {
         let mut w = PrettyJsonWriter::new(Vec::new());
         emit(&mut w, v).map(|()| w.out)
@@ -205,7 +205,7 @@ pub fn to_json(v: &Value, pretty: bool) -> Vec<u8> {
 
 /// `v` as MessagePack.
 pub fn to_msgpack(v: &Value) -> Vec<u8> {
-    let mut w = orcodec_core::msgpack_writer::MsgpackWriter::new(Vec::new());
+    let mut w = orcodec_core::msgpack::writer::MsgpackWriter::new(Vec::new());
     emit(&mut w, v).expect("a Rust String holds no lone surrogate");
     w.out
 }

@@ -127,8 +127,8 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
 #[cfg(test)]
 mod tests {
     use super::Emitter;
-    use crate::json_writer::{CompactJsonWriter, PrettyJsonWriter};
-    use crate::msgpack_writer::MsgpackWriter;
+    use crate::json::writer::{CompactJsonWriter, PrettyJsonWriter};
+    use crate::msgpack::writer::MsgpackWriter;
     use crate::text::Text;
 
     /// `utf8`/`utf8_key` write what `str`/`key` write for the same UTF-8 text.

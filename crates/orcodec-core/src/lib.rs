@@ -1,29 +1,43 @@
 //! orcodec-core: the byte-level half of orcodec, with no Python in it.
 //!
-//! * [`sink`]: where encoded bytes go (a `Vec<u8>` here, the returned `bytes`
-//!   object in the extension).
-//! * [`json_writer`] / [`msgpack_writer`]: the two encoding backends, each an
-//!   implementation of [`emit::Emitter`], the event interface the Python object
-//!   walker drives.
-//! * [`json_scanner`] / [`msgpack_reader`]: the two decoders; both hand values to
-//!   one [`build::Builder`], which the extension implements with Python objects.
-//! * [`text`]: CPython's str storage kinds (UCS1/UCS2/UCS4) to UTF-8.
+//! The extension walks Python objects and builds them; everything that is
+//! bytes lives here, and `cargo test` runs it without an interpreter.
+//!
+//! Encoding: the walker drives an [`emit::Emitter`], one per format, writing
+//! into a [`sink::Sink`]:
+//! * [`json::writer`]: JSON, compact or indented, byte for byte orjson's.
+//! * [`msgpack::writer`]: MessagePack, byte for byte msgpack-python's.
+//!
+//! Decoding: each format's reader hands values to one [`builder::Builder`],
+//! which the extension implements with Python objects:
+//! * [`json::scanner`]: strict RFC 8259.
+//! * [`msgpack::reader`]: every format family.
+//!
+//! What both formats share:
+//! * [`text`]: CPython's str storage (UCS1/UCS2/UCS4) to UTF-8, plain or
+//!   JSON-escaped, and back; ASCII checks.
+//! * [`number`]: integers and floats to text and text to floats.
+//! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
+//! * [`error`]: what a decoder rejected, and where.
+//! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
+//!
+//! `testing` (built for tests and fuzzing only) holds the test support:
+//! the seeded generator, a text-rendering builder, and functions that run
+//! every SIMD variant.
 
-pub mod ascii;
-pub mod build;
+pub mod builder;
+#[cfg(target_arch = "x86_64")]
+pub mod cpu;
 pub mod datetime;
-pub mod decimal;
 pub mod emit;
 pub mod error;
-pub mod float_parse;
-pub mod json_scanner;
-pub mod json_writer;
-pub mod msgpack_reader;
-pub mod msgpack_writer;
-mod pow5_table;
+pub mod json;
+pub mod msgpack;
+pub mod number;
 pub mod sink;
+#[cfg(any(test, fuzzing))]
+pub mod testing;
 pub mod text;
-pub mod utf8_decode;
 
 /// Deepest container nesting the decoders accept (orjson's limit).
 pub const MAX_DECODE_DEPTH: usize = 1024;

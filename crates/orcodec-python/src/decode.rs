@@ -12,8 +12,8 @@ use crate::ffi::bytes_data;
 use crate::objects::{Owned, PyBuilder};
 use crate::options;
 use crate::state::state;
-use orcodec_core::json_scanner::ScanStacks;
-use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
+use orcodec_core::json::scanner::ScanStacks;
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
 
 /// Decoder stacks kept between calls, one set per format, so a small
 /// document allocates none (two or three mallocs and frees were a few
@@ -266,7 +266,7 @@ pub unsafe extern "C" fn loads(
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
     let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
-        orcodec_core::json_scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
+        orcodec_core::json::scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
     });
     drop(pause);
     finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn unpackb(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
         |stacks| {
-            orcodec_core::msgpack_reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
         },
     );
     drop(pause);

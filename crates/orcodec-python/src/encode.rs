@@ -4,8 +4,8 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use orcodec_core::emit::Emitter;
-use orcodec_core::json_writer::{CompactJsonWriter, PrettyJsonWriter};
-use orcodec_core::msgpack_writer::MsgpackWriter;
+use orcodec_core::json::writer::{CompactJsonWriter, PrettyJsonWriter};
+use orcodec_core::msgpack::writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 

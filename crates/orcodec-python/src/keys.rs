@@ -10,7 +10,8 @@
 //! both formats (ormsgpack refuses the combination; orjson orders this way).
 
 use orcodec_core::emit::Emitter;
-use orcodec_core::json_writer::{write_f64, write_i64, write_u64};
+use orcodec_core::json::writer::{write_i64, write_u64};
+use orcodec_core::number::float::write_f64;
 use pyo3_ffi::*;
 
 use crate::datetime::{date_text, datetime_text, time_text};

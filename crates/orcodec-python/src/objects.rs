@@ -2,7 +2,7 @@
 //! so the JSON scanner and the MessagePack reader produce identical objects.
 
 use core::ptr::NonNull;
-use orcodec_core::build::Builder;
+use orcodec_core::builder::Builder;
 use pyo3_ffi::*;
 
 use crate::keycache;
@@ -43,7 +43,7 @@ impl Drop for Owned {
 #[inline(always)]
 pub unsafe fn new_str(text: &str) -> *mut PyObject {
     let bytes = text.as_bytes();
-    if orcodec_core::ascii::is_ascii(bytes) {
+    if orcodec_core::text::ascii::is_ascii(bytes) {
         new_ascii_str(bytes)
     } else {
         new_non_ascii_str(bytes)
@@ -68,7 +68,7 @@ pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
 /// `PyUnicode_DecodeUTF8`, which would validate and measure again).
 #[inline(never)]
 pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
-    let (chars, maxchar) = orcodec_core::utf8_decode::measure(bytes);
+    let (chars, maxchar) = orcodec_core::text::decode::measure(bytes);
     new_measured_str(bytes, chars, maxchar)
 }
 
@@ -76,7 +76,7 @@ pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
 /// most `maxchar`, the narrowest kind's bound (as `measure` gives them).
 #[inline(always)]
 unsafe fn new_measured_str(bytes: &[u8], chars: usize, maxchar: u32) -> *mut PyObject {
-    use orcodec_core::utf8_decode::decode;
+    use orcodec_core::text::decode::decode;
     let obj = PyUnicode_New(chars as Py_ssize_t, maxchar);
     if obj.is_null() {
         return obj;
@@ -97,7 +97,7 @@ unsafe fn new_measured_str(bytes: &[u8], chars: usize, maxchar: u32) -> *mut PyO
 /// not UTF-8, checked in the pass that counts the characters.
 #[inline(never)]
 pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Owned>, ()> {
-    let Some((chars, maxchar)) = orcodec_core::utf8_decode::measure_checked(bytes) else {
+    let Some((chars, maxchar)) = orcodec_core::text::decode::measure_checked(bytes) else {
         return Ok(None);
     };
     // SAFETY: `bytes` is valid UTF-8 of `chars` code points of at most `maxchar`.
@@ -183,7 +183,7 @@ impl Builder for PyBuilder {
         let bytes = value.as_bytes();
         // SAFETY: ASCII is checked first; the GIL is held while decoding.
         unsafe {
-            if orcodec_core::ascii::is_ascii(bytes) {
+            if orcodec_core::text::ascii::is_ascii(bytes) {
                 return Owned::new(self.ascii_value(bytes));
             }
             Owned::new(new_non_ascii_str(bytes))
@@ -213,7 +213,7 @@ impl Builder for PyBuilder {
         unsafe {
             let obj = Owned::new(PyUnicode_New(bytes.len() as Py_ssize_t, 127))?;
             let data = PyUnicode_DATA(obj.as_ptr()) as *mut u8;
-            if orcodec_core::text::copy_if_ascii(bytes, data) {
+            if orcodec_core::text::ascii::copy_if_ascii(bytes, data) {
                 Ok(Some(obj))
             } else {
                 Ok(None)

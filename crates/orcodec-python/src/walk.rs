@@ -309,7 +309,7 @@ impl<E: Emitter> Walker<E> {
             return Err(EncodeError::ExtTagRange);
         }
         let data = bytes_data(ext.data);
-        if data.len() > orcodec_core::msgpack_writer::MAX_LEN {
+        if data.len() > orcodec_core::msgpack::writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
         self.emitter.ext(tag as i8, data);
@@ -410,7 +410,7 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     unsafe fn bin(&mut self, data: &[u8]) -> Result {
-        if data.len() > orcodec_core::msgpack_writer::MAX_LEN {
+        if data.len() > orcodec_core::msgpack::writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
         self.emitter.bin(data);
@@ -478,7 +478,7 @@ impl<E: Emitter> Walker<E> {
         len: usize,
         get: impl Fn(*mut PyObject, usize) -> Option<*mut PyObject>,
     ) -> Result {
-        if len > orcodec_core::msgpack_writer::MAX_LEN {
+        if len > orcodec_core::msgpack::writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
         self.enter()?;
@@ -495,7 +495,7 @@ impl<E: Emitter> Walker<E> {
 
     pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
         let len = dict_len(obj);
-        if len > orcodec_core::msgpack_writer::MAX_LEN {
+        if len > orcodec_core::msgpack::writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
         self.enter()?;

@@ -127,6 +127,7 @@ pub unsafe fn write_i64(out: *mut u8, v: i64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Rng;
 
     fn text_u64(v: u64) -> String {
         let mut buf = [0u8; MAX_LEN];
@@ -175,19 +176,17 @@ mod tests {
                 // SAFETY: the buffer holds 19 >= width bytes.
                 unsafe { write_fixed(buf.as_mut_ptr(), v, width) };
                 let full = format!("{v:020}");
-                assert_eq!(&buf[..width], full[20 - width..].as_bytes(), "{v} in {width}");
+                assert_eq!(&buf[..width], &full.as_bytes()[20 - width..], "{v} in {width}");
             }
         }
     }
 
     #[test]
     fn random_values_of_every_width() {
-        // xorshift: every bit width, both signs.
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        // Every bit width, both signs.
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..1_000_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let v = x >> (x % 64);
             assert_eq!(text_u64(v), v.to_string());
             assert_eq!(text_i64(v as i64), (v as i64).to_string());

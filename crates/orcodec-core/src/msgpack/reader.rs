@@ -4,7 +4,7 @@
 //! anything is allocated: a container of `n` items needs at least `n` more bytes
 //! (a map `2n`), so a tiny input declaring 2^32-1 items fails at once.
 
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
 /// An open array or map: items still to read (a map counts keys and values)
@@ -289,14 +289,14 @@ fn read_item<B: Builder>(
             // Long values that start with ASCII: checked and copied in one pass
             // (the first 16 bytes are looked at first so text that is not
             // ASCII does not pay for building a str that is thrown away).
-            if slot == Slot::Value && len >= LONG_STR && crate::ascii::is_ascii(&bytes[..16]) {
+            if slot == Slot::Value && len >= LONG_STR && crate::text::ascii::is_ascii(&bytes[..16]) {
                 match b.try_ascii_str(bytes) {
                     Ok(Some(value)) => return Ok(Item::Value(value)),
                     Ok(None) => {}
                     Err(e) => return Err(Failure::Build(e)),
                 }
             }
-            if crate::ascii::is_ascii(bytes) {
+            if crate::text::ascii::is_ascii(bytes) {
                 // SAFETY: ASCII is valid UTF-8; one check instead of validating and then
                 // testing for ASCII again when the str is built.
                 let text = unsafe { core::str::from_utf8_unchecked(bytes) };
@@ -306,7 +306,7 @@ fn read_item<B: Builder>(
                     b.ascii_str(text)
                 }
             } else if slot == Slot::Key {
-                if !crate::utf8_decode::is_valid(bytes) {
+                if !crate::text::decode::is_valid(bytes) {
                     return err(Kind::InvalidUtf8, at);
                 }
                 // SAFETY: just validated.
@@ -369,7 +369,7 @@ fn read_item<B: Builder>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_scanner::tests::Echo;
+    use crate::testing::Echo;
 
     const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };

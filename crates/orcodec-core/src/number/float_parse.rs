@@ -7,7 +7,7 @@
 //!   are both exact doubles, so one correctly rounded multiply or divide is
 //!   the correctly rounded result.
 //! * Eisel and Lemire's: multiply the normalized mantissa by a 128-bit
-//!   approximation of 5^q (table in [`crate::pow5_table`]); the top bits of
+//!   approximation of 5^q (table in `pow5_table`); the top bits of
 //!   the product are the result's mantissa unless the truncated low bits
 //!   could carry into them, which the algorithm detects (then we decline).
 //!
@@ -15,7 +15,7 @@
 //! which is correct on everything; subnormal and overflowing results also go
 //! there, being rare.
 
-use crate::pow5_table::{POW5_128, POW5_MAX_Q, POW5_MIN_Q};
+use super::pow5_table::{POW5_128, POW5_MAX_Q, POW5_MIN_Q};
 
 /// Powers of ten that doubles hold exactly.
 const EXACT_POW10: [f64; 23] = [
@@ -103,6 +103,7 @@ pub fn eisel_lemire(w: u64, q: i64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::Rng;
 
     /// Our result for decimal text `t` (digits, optional point, optional
     /// exponent; no sign), next to std's; `None` from us means "declined".
@@ -224,27 +225,16 @@ mod tests {
         }
     }
 
-    /// xorshift64*: random enough for varied shapes, reproducible.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-    }
-
     #[test]
     fn random_decimals_match_std() {
-        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut rng = Rng::new(0x1234_5678_9abc_def1);
         let mut decided = 0usize;
         let total = 2_000_000;
         for k in 0..total {
-            let r = rng.next();
+            let r = rng.next_u64();
             // Mantissas of 1..=19 digits, some with trailing zeros or runs of 9s.
             let digits = (r % 19) as u32 + 1;
-            let mut w = rng.next() % 10u64.pow(digits);
+            let mut w = rng.next_u64() % 10u64.pow(digits);
             match (r >> 8) % 8 {
                 0 => w = w / 1000 * 1000,
                 1 => w = 10u64.pow(digits) - 1 - (w % 7),
@@ -267,9 +257,9 @@ mod tests {
     #[test]
     fn random_doubles_round_trip() {
         // Shortest and 17-digit renderings of random doubles parse back exactly.
-        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        let mut rng = Rng::new(0xdead_beef_cafe_f00d);
         for _ in 0..1_000_000 {
-            let v = f64::from_bits(rng.next() & 0x7fff_ffff_ffff_ffff);
+            let v = f64::from_bits(rng.next_u64() & 0x7fff_ffff_ffff_ffff);
             if !v.is_finite() {
                 continue;
             }

@@ -25,8 +25,23 @@
 //! is finished in that block (the next one only skips the letter, which
 //! keeps the next block's address off the masks' critical path).
 
-use super::ESCAPES;
 use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// What `\\c` stands for, by `c`: the byte, 1 for `u` (four hex digits
+/// follow), 0 for no escape at all.
+pub(super) static ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0c;
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t[b'u' as usize] = 1;
+    t
+};
 
 /// Bits at even positions; and at odd ones.
 const EVEN: u64 = 0x5555_5555_5555_5555;
@@ -71,16 +86,11 @@ impl Variant {
     /// Whether this CPU can run the variant.
     fn supported(self) -> bool {
         #[cfg(target_arch = "x86_64")]
-        {
-            use std::is_x86_feature_detected as has;
-            match self {
-                Variant::Avx512 => {
-                    has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") && has!("avx512vbmi2") && has!("popcnt")
-                }
-                Variant::Avx2 => has!("avx2") && has!("popcnt"),
-                Variant::Ssse3 => has!("ssse3") && has!("popcnt"),
-                Variant::Sse2 => true,
-            }
+        match self {
+            Variant::Avx512 => crate::cpu::avx512_vbmi2(),
+            Variant::Avx2 => crate::cpu::avx2_popcnt(),
+            Variant::Ssse3 => crate::cpu::ssse3_popcnt(),
+            Variant::Sse2 => true,
         }
         #[cfg(not(target_arch = "x86_64"))]
         true
@@ -131,11 +141,14 @@ fn choose() -> Variant {
 #[inline(always)]
 pub(super) fn simple_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
     match variant() {
-        // SAFETY: each variant is chosen only where the CPU has its features.
+        // SAFETY: each variant is chosen only where the CPU has its features
+        // (`Variant::supported`): here AVX-512 F, BW, VBMI, VBMI2 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Avx512 => unsafe { avx512(input, i, scratch) },
+        // SAFETY: as above; AVX2 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Avx2 => unsafe { avx2(input, i, scratch) },
+        // SAFETY: as above; SSSE3 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         Variant::Ssse3 => unsafe { ssse3(input, i, scratch) },
         Variant::Sse2 => sse2(input, i, scratch),
@@ -513,9 +526,10 @@ unsafe fn block_masks(src: *const u8) -> (u64, u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::Echo;
-    use super::super::{parse, Failure};
     use super::*;
+    use crate::error::Failure;
+    use crate::json::scanner::parse;
+    use crate::testing::{Echo, Rng};
 
     /// The plain reading of `input` from `i`: each simple escape becomes its
     /// value and other bytes stay, up to the first quote, control byte or
@@ -637,11 +651,9 @@ mod tests {
     fn dense_escapes_across_block_edges() {
         // Back-to-back escapes and backslash runs of every length, so that
         // escapes straddle every block edge of every block width.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let mut input = b"\\\\".to_vec();
             let mut y = x;
             let n = (round % 150) + 1;
@@ -731,9 +743,9 @@ mod tests {
         assert_eq!(escape_starts(u64::MAX << 1), ODD);
         assert_eq!(escape_starts(1 << 63), 1 << 63);
         // Against counting through each run.
-        let mut x: u64 = 1;
+        let mut rng = Rng::new(1);
         for _ in 0..100_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = rng.next_u64();
             let mask = x & x.rotate_left(7);
             let (mut want, mut run) = (0u64, 0);
             for k in 0..64 {

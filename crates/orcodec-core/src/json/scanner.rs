@@ -2,13 +2,12 @@
 //! recursion (nesting lives in an explicit frame stack, capped at
 //! [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH)).
 
-use crate::build::Builder;
+use super::unescape::{self, ESCAPES};
+use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
-use crate::float_parse::decimal_to_f64;
-use crate::json_writer::special_bytes;
+use crate::number::float_parse::decimal_to_f64;
 use crate::text::put_code_point;
-
-mod unescape;
+use crate::text::swar::special_bytes;
 
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
@@ -41,17 +40,6 @@ const INITIAL_FRAMES: usize = 16;
 
 fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
     Err(Failure::Syntax(DecodeError::new(kind, offset)))
-}
-
-/// Fuzz targets only (cargo-fuzz builds with `--cfg fuzzing`): calls `f`
-/// once with each way of unescaping strings this CPU has forced in turn.
-#[cfg(fuzzing)]
-pub fn with_each_unescape_variant(mut f: impl FnMut()) {
-    for v in unescape::Variant::available() {
-        unescape::FORCED.with(|forced| forced.set(Some(v)));
-        f();
-    }
-    unescape::FORCED.with(|forced| forced.set(None));
 }
 
 /// The value and frame stacks and the unescape buffer a decode works in. A
@@ -100,7 +88,7 @@ pub fn parse_with<B: Builder>(
     builder: &mut B,
     stacks: &mut ScanStacks<B::Value>,
 ) -> Result<B::Value, Failure<B::Error>> {
-    if !crate::utf8_decode::is_valid(input) {
+    if !crate::text::decode::is_valid(input) {
         let valid = match simdutf8::compat::from_utf8(input) {
             Err(e) => e.valid_up_to(),
             Ok(_) => input.len(),
@@ -291,7 +279,7 @@ impl<'a, V> Scanner<'a, V> {
     #[inline(always)]
     fn str_value<B: Builder<Value = V>>(&self, b: &mut B, span: Span) -> Result<V, B::Error> {
         let text = self.text(span);
-        if text.len() >= LONG_STR && crate::ascii::is_ascii(&text.as_bytes()[..16]) {
+        if text.len() >= LONG_STR && crate::text::ascii::is_ascii(&text.as_bytes()[..16]) {
             if let Some(value) = b.try_ascii_str(text.as_bytes())? {
                 return Ok(value);
             }
@@ -573,22 +561,6 @@ impl<'a, V> Scanner<'a, V> {
     }
 }
 
-/// What `\\c` stands for, by `c`: the byte, 1 for `u` (four hex digits
-/// follow), 0 for no escape at all.
-static ESCAPES: [u8; 256] = {
-    let mut t = [0u8; 256];
-    t[b'"' as usize] = b'"';
-    t[b'\\' as usize] = b'\\';
-    t[b'/' as usize] = b'/';
-    t[b'b' as usize] = 0x08;
-    t[b'f' as usize] = 0x0c;
-    t[b'n' as usize] = b'\n';
-    t[b'r' as usize] = b'\r';
-    t[b't' as usize] = b'\t';
-    t[b'u' as usize] = 1;
-    t
-};
-
 /// Reads the run of decimal digits at `i`, appending them to `acc` (wrapping:
 /// callers use the value only when they know it did not). Returns the new
 /// value and the index after the digits. Eight digits per step where the
@@ -690,7 +662,7 @@ fn find_special(input: &[u8], i: usize) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn find_special_after_block(input: &[u8], i: usize) -> Option<usize> {
-    if crate::text::avx2_available() {
+    if crate::cpu::avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { find_special_avx2(input, i) };
     }
@@ -835,59 +807,9 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::build::Builder;
-
-    /// A builder that renders values back as canonical text, to check the scanner alone.
-    pub(crate) struct Echo;
-
-    impl Builder for Echo {
-        type Value = String;
-        type Error = ();
-        fn null(&mut self) -> Result<String, ()> {
-            Ok("null".into())
-        }
-        fn bool(&mut self, v: bool) -> Result<String, ()> {
-            Ok(v.to_string())
-        }
-        fn i64(&mut self, v: i64) -> Result<String, ()> {
-            Ok(format!("i{v}"))
-        }
-        fn u64(&mut self, v: u64) -> Result<String, ()> {
-            Ok(format!("u{v}"))
-        }
-        fn f64(&mut self, v: f64) -> Result<String, ()> {
-            Ok(format!("f{v:?}"))
-        }
-        fn str(&mut self, v: &str) -> Result<String, ()> {
-            Ok(format!("{v:?}"))
-        }
-        fn key(&mut self, v: &str) -> Result<String, ()> {
-            Ok(format!("k{v:?}"))
-        }
-        fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
-            Ok(format!("b{v:?}"))
-        }
-        fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<String>, ()> {
-            // Tag 42 stands for "a tag the builder knows" in the tests.
-            Ok((tag == 42).then(|| format!("x{tag}{data:?}")))
-        }
-        fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<String, ()> {
-            Ok(format!("t{seconds}.{nanoseconds:09}"))
-        }
-        fn tuple(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
-            Ok(format!("({})", items.drain(start..).collect::<Vec<_>>().join(",")))
-        }
-        fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
-            Ok(format!("[{}]", items.drain(start..).collect::<Vec<_>>().join(",")))
-        }
-        fn map(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
-            let flat: Vec<String> = items.drain(start..).collect();
-            let pairs: Vec<String> = flat.chunks(2).map(|p| format!("{}:{}", p[0], p[1])).collect();
-            Ok(format!("{{{}}}", pairs.join(",")))
-        }
-    }
+    use crate::testing::{Echo, Rng};
 
     fn ok(s: &str) -> String {
         parse(s.as_bytes(), &mut Echo).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
@@ -936,22 +858,22 @@ pub(crate) mod tests {
         // string's start and the input's end, spelled with short and \u
         // escapes; decoding gives the text back.
         let alphabet = ['a', 'b', '"', '\\', '\n', '\t', '/', '\u{1}', '\u{1f}', 'é', '中', '😀', ' '];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for round in 0..20_000 {
-            let len = next(if round % 4 == 0 { 200 } else { 40 }) as usize;
-            let sparse = next(3) == 0;
+            let len = rng.below(if round % 4 == 0 { 200 } else { 40 }) as usize;
+            let sparse = rng.below(3) == 0;
             let text: String = (0..len)
-                .map(|_| if sparse && next(8) != 0 { 'x' } else { alphabet[next(alphabet.len() as u64) as usize] })
+                .map(|_| {
+                    if sparse && rng.below(8) != 0 {
+                        'x'
+                    } else {
+                        alphabet[rng.below(alphabet.len() as u64) as usize]
+                    }
+                })
                 .collect();
             let mut json = String::from("\"");
             for c in text.chars() {
-                match (c, next(6)) {
+                match (c, rng.below(6)) {
                     ('"', _) => json.push_str("\\\""),
                     ('\\', _) => json.push_str("\\\\"),
                     ('\n', 0) => json.push_str("\\u000a"),
@@ -964,11 +886,11 @@ pub(crate) mod tests {
                 }
             }
             json.push('"');
-            let pad = " ".repeat(next(40) as usize);
-            let tail = " ".repeat(next(40) as usize);
+            let pad = " ".repeat(rng.below(40) as usize);
+            let tail = " ".repeat(rng.below(40) as usize);
             assert_eq!(ok(&format!("{pad}[{json}]{tail}")), format!("[{text:?}]"), "{json}");
             // Cut anywhere inside, or broken by a raw control byte or a bad escape: an error.
-            let cut = next(json.len() as u64) as usize;
+            let cut = rng.below(json.len() as u64) as usize;
             if json.is_char_boundary(cut) && cut > 0 {
                 let broken = format!("[{}", &json[..cut]);
                 assert!(parse(broken.as_bytes(), &mut Echo).is_err(), "{broken}");
@@ -1034,11 +956,9 @@ pub(crate) mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let digits = (x % 18) as u32 + 1;
             let mut t = (x % 10u64.pow(digits)).to_string();
             let frac = ((x >> 20) % (t.len() as u64 + 1)) as usize;
@@ -1073,9 +993,9 @@ pub(crate) mod tests {
 
     #[test]
     fn eight_digit_words() {
-        let mut x: u64 = 12345;
+        let mut rng = Rng::new(12345);
         for k in 0..100_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = rng.next_u64();
             let n = if k < 10 {
                 [0, 99_999_999, 10_000_000, 1, 12_345_678, 87_654_321, 9, 90, 900, 9_000][k as usize]
             } else {

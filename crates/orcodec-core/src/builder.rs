@@ -46,7 +46,7 @@ pub trait Builder {
     /// pass; decoders call it for long strings.
     #[inline(always)]
     fn try_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Self::Value>, Self::Error> {
-        if !crate::ascii::is_ascii(bytes) {
+        if !crate::text::ascii::is_ascii(bytes) {
             return Ok(None);
         }
         // SAFETY: ASCII is valid UTF-8.

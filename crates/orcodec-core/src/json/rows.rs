@@ -1,0 +1,335 @@
+//! Rows of numbers (numpy arrays) for the JSON writer's `*_items` events:
+//! one reservation per chunk, then plain stores.
+
+use crate::number::float::zmij_in_place;
+use crate::number::int;
+use crate::sink::Sink;
+
+/// Items written per reservation: bounds how far ahead space is reserved.
+const ROW_CHUNK: usize = 256;
+
+/// Most decimal digits of an unsigned integer of `size` bytes.
+pub(super) const fn decimal_width(size: usize) -> usize {
+    match size {
+        1 => 3,
+        2 => 5,
+        4 => 10,
+        _ => 20,
+    }
+}
+
+/// What [`put_f64`] may reserve for one item (zmij writes at most 24 bytes).
+pub(super) const F64_ITEM_RESERVE: usize = 32;
+
+/// A [`Sink`] over space already reserved in another one, so a row's loop
+/// keeps its write position in a register. `reserve` only checks (it
+/// cannot grow); the row writers reserve each item's worst case up front.
+pub(super) struct Reserved {
+    at: *mut u8,
+    len: usize,
+    cap: usize,
+}
+
+#[cold]
+#[inline(never)]
+fn reserved_too_little() -> ! {
+    panic!("orcodec: a row writer reserved too little space")
+}
+
+// SAFETY: `reserve` never returns unless `cap - len >= additional`, and the
+// constructor's contract is that `at` points at `cap` writable bytes.
+unsafe impl Sink for Reserved {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        if self.cap - self.len < additional {
+            reserved_too_little();
+        }
+    }
+    #[inline(always)]
+    fn tail(&mut self) -> *mut u8 {
+        // SAFETY: `len <= cap`: inside (or one past) the reserved space.
+        unsafe { self.at.add(self.len) }
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: usize) {
+        self.len += n;
+    }
+}
+
+/// Writes `values` as the items of an array (commas between): `put`
+/// writes one, and may write at most `width` bytes.
+#[inline(always)]
+pub(super) fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
+    for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
+        let need = chunk.len() * (width + 1);
+        out.reserve(need);
+        // SAFETY: `need` bytes reserved just above.
+        let mut r = Reserved { at: out.tail(), len: 0, cap: need };
+        let (first, rest) = chunk.split_first().expect("chunks are never empty");
+        if c != 0 {
+            r.push(b',');
+        }
+        put(&mut r, *first);
+        for &value in rest {
+            r.push(b',');
+            put(&mut r, value);
+        }
+        // SAFETY: `r.len` bytes were written into the reserved space.
+        unsafe { out.advance(r.len) };
+    }
+}
+
+/// `v` in decimal, straight into the reserved space (at most 20 bytes).
+#[inline(always)]
+pub(super) fn put_u64(r: &mut Reserved, v: u64) {
+    let n = int::digit_count(v);
+    r.reserve(n);
+    // SAFETY: `n` bytes reserved just above, which the digits fill exactly.
+    unsafe {
+        int::write_digits(r.tail(), v, n);
+        r.advance(n);
+    }
+}
+
+#[inline(always)]
+pub(super) fn put_i64(r: &mut Reserved, v: i64) {
+    // The sign of array data is often random: a `-` is always written and
+    // kept only for a negative value, instead of a branch that mispredicts
+    // on half of them (numpy int32 rows: one misprediction per value).
+    r.reserve(1);
+    // SAFETY: one byte reserved just above.
+    unsafe {
+        *r.tail() = b'-';
+        r.advance((v < 0) as usize);
+    }
+    put_u64(r, v.unsigned_abs());
+}
+
+/// The text of each byte value as an int8 (`SIGNED`) or uint8, indexed by
+/// the byte: up to four characters, then the length in the last byte.
+const fn byte_texts(signed: bool) -> [[u8; 5]; 256] {
+    let mut table = [[0u8; 5]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let value: i32 = if signed && b >= 128 { b as i32 - 256 } else { b as i32 };
+        let mut text = [0u8; 5];
+        let mut n = 0;
+        if value < 0 {
+            text[0] = b'-';
+            n = 1;
+        }
+        let abs = if value < 0 { -value } else { value };
+        let digits = if abs >= 100 {
+            3
+        } else if abs >= 10 {
+            2
+        } else {
+            1
+        };
+        let mut i = digits;
+        let mut rest = abs;
+        while i > 0 {
+            text[n + i - 1] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            i -= 1;
+        }
+        text[4] = (n + digits) as u8;
+        table[b] = text;
+        b += 1;
+    }
+    table
+}
+
+pub(super) static I8_TEXT: [[u8; 5]; 256] = byte_texts(true);
+
+pub(super) static U8_TEXT: [[u8; 5]; 256] = byte_texts(false);
+
+/// A one-byte integer from its table: one 4-byte store, no branches.
+#[inline(always)]
+pub(super) fn put_byte(r: &mut Reserved, table: &[[u8; 5]; 256], byte: u8) {
+    let text = &table[byte as usize];
+    r.reserve(4);
+    // SAFETY: 4 bytes reserved just above; `text[4]` (at most 4) of them are the text.
+    unsafe {
+        (r.tail() as *mut [u8; 4]).write_unaligned([text[0], text[1], text[2], text[3]]);
+        r.advance(text[4] as usize);
+    }
+}
+
+/// One double as [`write_f64`](crate::number::float::write_f64) writes it, formatted in place.
+#[inline(always)]
+pub(super) fn put_f64(r: &mut Reserved, value: f64) {
+    if !value.is_finite() {
+        r.extend(b"null");
+        return;
+    }
+    r.reserve(F64_ITEM_RESERVE);
+    // SAFETY: F64_ITEM_RESERVE (32) bytes reserved just above.
+    unsafe {
+        let n = zmij_in_place(value, r.tail());
+        r.advance(n);
+    }
+}
+
+/// Bools (one per byte, non-zero true) as the items of an array: each one
+/// an 8-byte store of `,true` or `,false` picked without a branch (random
+/// data would mispredict it half the time), advancing by 5 or 6.
+pub(super) fn write_bool_items<S: Sink>(out: &mut S, values: &[u8]) {
+    const TRUE: u64 = u64::from_le_bytes(*b",true\0\0\0");
+    const FALSE: u64 = u64::from_le_bytes(*b",false\0\0");
+    let Some((&first, rest)) = values.split_first() else {
+        return;
+    };
+    out.extend(if first != 0 { b"true" } else { b"false" });
+    for chunk in rest.chunks(ROW_CHUNK) {
+        // Item k ends its 8-byte store at most at 6 * k + 8.
+        let need = chunk.len() * 6 + 2;
+        out.reserve(need);
+        // SAFETY: `need` bytes reserved just above; every store lies within
+        // them (see above), and `at` ends at most at `6 * len`.
+        unsafe {
+            let start = out.tail();
+            let mut at = start;
+            for &value in chunk {
+                let t = (value != 0) as u64;
+                let word = FALSE ^ ((TRUE ^ FALSE) & t.wrapping_neg());
+                (at as *mut u64).write_unaligned(word.to_le());
+                at = at.add(6 - t as usize);
+            }
+            out.advance(at.offset_from(start) as usize);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::Emitter;
+    use crate::json::writer::{CompactJsonWriter, PrettyJsonWriter};
+    use crate::testing::Rng;
+
+    fn by_events<T: Copy>(values: &[T], event: impl Fn(&mut CompactJsonWriter<Vec<u8>>, T)) -> Vec<u8> {
+        let mut w = CompactJsonWriter::new(Vec::new());
+        w.begin_array(values.len());
+        for (i, &v) in values.iter().enumerate() {
+            w.array_item(i);
+            event(&mut w, v);
+        }
+        w.end_array(values.len());
+        w.out
+    }
+
+    fn by_rows<T: Copy>(values: &[T], rows: impl Fn(&mut CompactJsonWriter<Vec<u8>>, &[T])) -> Vec<u8> {
+        let mut w = CompactJsonWriter::new(Vec::new());
+        w.begin_array(values.len());
+        rows(&mut w, values);
+        w.end_array(values.len());
+        w.out
+    }
+
+    #[test]
+    fn integer_rows_equal_events() {
+        let mut ints: Vec<i64> = vec![0, 1, -1, 9, 10, -10, 99, 100, i64::MIN, i64::MAX, i64::MIN + 1];
+        for &p in &int::POWERS_OF_TEN[..19] {
+            let p = p as i64;
+            ints.extend([p - 1, p, p + 1, -p + 1, -p, -p - 1]);
+        }
+        // Longer than a chunk, so the chunk boundary is crossed.
+        for n in [0, 1, 2, ROW_CHUNK - 1, ROW_CHUNK, ROW_CHUNK + 1, 3 * ROW_CHUNK + 5] {
+            let v: Vec<i64> = (0..n).map(|i| ints[i % ints.len()]).collect();
+            assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x)));
+            let u: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+            assert_eq!(by_rows(&u, |w, v| w.u64_items(v)), by_events(&u, |w, x| w.u64(x)));
+        }
+        for v in [i8::MIN, -1, 0, 1, 9, 10, 99, 100, i8::MAX] {
+            assert_eq!(by_rows(&[v, v], |w, v| w.i64_items(v)), by_events(&[v, v], |w, x| w.i64(x as i64)));
+        }
+        let all_i8: Vec<i8> = (i8::MIN..=i8::MAX).collect();
+        assert_eq!(by_rows(&all_i8, |w, v| w.i64_items(v)), by_events(&all_i8, |w, x| w.i64(x as i64)));
+        // Widest texts only, over several chunks: the reservations must hold.
+        for v in [u8::MAX, 100] {
+            let row = vec![v; 3 * ROW_CHUNK + 1];
+            assert_eq!(by_rows(&row, |w, v| w.u64_items(v)), by_events(&row, |w, x| w.u64(x as u64)));
+        }
+        let row = vec![i8::MIN; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.i64_items(v)), by_events(&row, |w, x| w.i64(x as i64)));
+        for v in [u16::MAX, 10_000] {
+            let row = vec![v; 3 * ROW_CHUNK + 1];
+            assert_eq!(by_rows(&row, |w, v| w.u64_items(v)), by_events(&row, |w, x| w.u64(x as u64)));
+        }
+        let row = vec![i64::MIN; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.i64_items(v)), by_events(&row, |w, x| w.i64(x)));
+        let row = vec![-1.2345678901234567e-300f64; 3 * ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.f64_items(v)), by_events(&row, |w, x| w.f64(x)));
+        let all_u8: Vec<u8> = (0..=u8::MAX).collect();
+        assert_eq!(by_rows(&all_u8, |w, v| w.u64_items(v)), by_events(&all_u8, |w, x| w.u64(x as u64)));
+        let i32s = [i32::MIN, i32::MAX, -1_000_000_000, 999_999_999, 0];
+        assert_eq!(by_rows(&i32s, |w, v| w.i64_items(v)), by_events(&i32s, |w, x| w.i64(x as i64)));
+        let u32s = [u32::MAX, 4_000_000_000, 0];
+        assert_eq!(by_rows(&u32s, |w, v| w.u64_items(v)), by_events(&u32s, |w, x| w.u64(x as u64)));
+    }
+
+    #[test]
+    fn float_rows_equal_events() {
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+        let mut floats = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.1,
+            1e-7,
+            1e15,
+            1e16,
+            1e22,
+            1e300,
+            -1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            123456.789,
+            0.001,
+            0.000999,
+        ];
+        for _ in 0..5000 {
+            let state = rng.next_u64();
+            floats.push(f64::from_bits(state));
+            floats.push((state >> 11) as f64 / (1u64 << 40) as f64 - 4000.0);
+        }
+        assert_eq!(by_rows(&floats, |w, v| w.f64_items(v)), by_events(&floats, |w, x| w.f64(x)));
+    }
+
+    #[test]
+    fn bool_rows_equal_events() {
+        for n in [0, 1, 2, 7, ROW_CHUNK, ROW_CHUNK + 1, ROW_CHUNK + 2, 1000] {
+            let v: Vec<u8> = (0..n).map(|i| [0u8, 1, 1, 0, 0, 0, 1, 255, 2][i % 9]).collect();
+            assert_eq!(by_rows(&v, |w, v| w.bool_items(v)), by_events(&v, |w, x| w.bool(x != 0)));
+        }
+        for v in [[0u8; 3], [1; 3]] {
+            assert_eq!(by_rows(&v, |w, v| w.bool_items(v)), by_events(&v, |w, x| w.bool(x != 0)));
+        }
+    }
+
+    #[test]
+    fn pretty_rows_equal_events() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        w.begin_array(3);
+        w.i64_items(&[1i32, -2, 3]);
+        w.end_array(3);
+        let mut e = PrettyJsonWriter::new(Vec::new());
+        e.begin_array(3);
+        for (i, v) in [1i64, -2, 3].into_iter().enumerate() {
+            e.array_item(i);
+            e.i64(v);
+        }
+        e.end_array(3);
+        assert_eq!(w.out, e.out);
+    }
+}

@@ -1,0 +1,631 @@
+//! The JSON backend: RFC 8259 text, byte for byte what orjson writes.
+
+use super::rows::{
+    decimal_width, put_byte, put_f64, put_i64, put_u64, write_bool_items, write_items, F64_ITEM_RESERVE, I8_TEXT,
+    U8_TEXT,
+};
+use crate::emit::{items_one_by_one, Emitter};
+use crate::number::float::{write_f32, write_f64};
+use crate::number::int;
+use crate::sink::Sink;
+use crate::text::encode::{copy_clean_prefix, escape_text, escape_utf8_from, MAX_ESCAPED_PER_UNIT, SLACK};
+use crate::text::{SurrogateError, Text};
+
+/// Writes UTF-8 (or ASCII) text as a quoted JSON string. Text with nothing to
+/// escape (nearly all of it) is one reserve, a block copy and two quotes,
+/// inlined at the call; the rest continues out of line from the first
+/// character that needs an escape.
+#[inline(always)]
+fn write_utf8<S: Sink>(out: &mut S, src: &[u8]) {
+    let n = src.len();
+    out.reserve(n + 2 + 16);
+    // SAFETY: `n + 18` bytes reserved just above: the quotes, the text and
+    // the 16-byte block stores of `copy_clean_prefix`.
+    let clean = unsafe {
+        let start = out.tail();
+        *start = b'"';
+        let clean = copy_clean_prefix(src, start.add(1));
+        if clean == n {
+            *start.add(n + 1) = b'"';
+            out.advance(n + 2);
+            return;
+        }
+        // The quote and the clean prefix stay; the rest needs escaping.
+        out.advance(clean + 1);
+        clean
+    };
+    write_escaped_utf8(out, src, clean);
+}
+
+/// The part of [`write_utf8`] from byte `i`, the first that needs escaping, to
+/// the closing quote.
+#[inline(never)]
+fn write_escaped_utf8<S: Sink>(out: &mut S, src: &[u8], i: usize) {
+    out.reserve((src.len() - i) * MAX_ESCAPED_PER_UNIT + 1 + SLACK);
+    // SAFETY: room for every remaining byte escaped, the quote and the slack.
+    unsafe {
+        let start = out.tail();
+        let end = escape_utf8_from(src, i, start);
+        *end = b'"';
+        out.advance(end.offset_from(start) as usize + 1);
+    }
+}
+
+/// Writes `text` as a quoted, escaped JSON string.
+#[inline(always)]
+pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    match text {
+        Text::Utf8(s) => {
+            write_utf8(out, s);
+            Ok(())
+        }
+        _ => write_str_transcoded(out, text),
+    }
+}
+
+/// [`write_str`] for text stored as Latin-1, UCS2 or UCS4 code units:
+/// transcoded to UTF-8 while escaping.
+#[inline(never)]
+fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2 + SLACK);
+    // SAFETY: room for the worst case (every unit escaped, plus quotes) and
+    // the escapers' whole-word slack was reserved above; each escape function
+    // writes at most 6 bytes per unit, plus up to SLACK past its end.
+    unsafe {
+        let start = out.tail();
+        *start = b'"';
+        let end = escape_text(text, start.add(1))?;
+        *end = b'"';
+        out.advance(end.offset_from(start) as usize + 1);
+    }
+    Ok(())
+}
+
+/// Writes ASCII text that needs no escaping, quoted.
+#[inline]
+pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
+    debug_assert!(text.iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\'));
+    out.reserve(text.len() + 2);
+    // SAFETY: `len + 2` bytes reserved just above.
+    unsafe {
+        let at = out.tail();
+        *at = b'"';
+        core::ptr::copy_nonoverlapping(text.as_ptr(), at.add(1), text.len());
+        *at.add(text.len() + 1) = b'"';
+        out.advance(text.len() + 2);
+    }
+}
+
+#[inline(always)]
+pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
+    out.reserve(int::MAX_LEN);
+    // SAFETY: MAX_LEN bytes reserved just above.
+    unsafe {
+        let n = int::write_i64(out.tail(), value);
+        out.advance(n);
+    }
+}
+
+#[inline(always)]
+pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
+    out.reserve(int::MAX_LEN);
+    // SAFETY: MAX_LEN bytes reserved just above.
+    unsafe {
+        let n = int::write_u64(out.tail(), value);
+        out.advance(n);
+    }
+}
+
+/// The JSON backend, writing into a [`Sink`]: compact, or with `PRETTY`
+/// indented like orjson's `OPT_INDENT_2` (two spaces per level, `": "` after
+/// keys, empty containers kept as `[]`/`{}`). `PRETTY` is a const parameter so
+/// the compact writer carries no indentation branches at all.
+pub struct JsonWriter<S: Sink, const PRETTY: bool> {
+    pub out: S,
+    /// Open containers; only maintained when `PRETTY`.
+    depth: usize,
+}
+
+pub type CompactJsonWriter<S> = JsonWriter<S, false>;
+
+pub type PrettyJsonWriter<S> = JsonWriter<S, true>;
+
+impl<S: Sink, const PRETTY: bool> JsonWriter<S, PRETTY> {
+    pub fn new(out: S) -> Self {
+        JsonWriter { out, depth: 0 }
+    }
+
+    /// A newline and the indentation of the current depth.
+    #[inline(always)]
+    fn newline(&mut self) {
+        let n = 1 + 2 * self.depth;
+        self.out.reserve(n);
+        // SAFETY: `n` bytes reserved just above.
+        unsafe {
+            let at = self.out.tail();
+            *at = b'\n';
+            core::ptr::write_bytes(at.add(1), b' ', n - 1);
+            self.out.advance(n);
+        }
+    }
+
+    #[inline(always)]
+    fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        if PRETTY {
+            self.depth += 1;
+        }
+    }
+
+    /// Before each item: a comma after the first, and in `PRETTY` a new line.
+    #[inline(always)]
+    fn item(&mut self, index: usize) {
+        if index != 0 {
+            self.out.push(b',');
+        }
+        if PRETTY {
+            self.newline();
+        }
+    }
+
+    #[inline(always)]
+    fn close(&mut self, bracket: u8, len: usize) {
+        if PRETTY {
+            self.depth -= 1;
+            if len != 0 {
+                self.newline();
+            }
+        }
+        self.out.push(bracket);
+    }
+}
+
+impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
+    const HAS_BIN: bool = false;
+    const NATIVE_KEYS: bool = false;
+
+    #[inline(always)]
+    fn null(&mut self) {
+        self.out.extend(b"null");
+    }
+    #[inline(always)]
+    fn bool(&mut self, value: bool) {
+        self.out.extend(if value { b"true" } else { b"false" });
+    }
+    #[inline(always)]
+    fn i64(&mut self, value: i64) {
+        write_i64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn u64(&mut self, value: u64) {
+        write_u64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn f64(&mut self, value: f64) {
+        write_f64(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
+        write_str(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn utf8(&mut self, value: &[u8]) {
+        write_utf8(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn f32(&mut self, value: f32) {
+        write_f32(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii(&mut self, value: &[u8]) {
+        write_ascii(&mut self.out, value)
+    }
+    #[inline(always)]
+    fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
+        self.out.reserve(MAX + 2);
+        // SAFETY: `MAX + 2` bytes reserved just above: the quotes and at most
+        // MAX bytes from `fill`.
+        unsafe {
+            let at = self.out.tail();
+            *at = b'"';
+            let len = fill(at.add(1));
+            debug_assert!(len <= MAX);
+            *at.add(1 + len) = b'"';
+            self.out.advance(len + 2);
+        }
+    }
+    #[inline(always)]
+    fn raw(&mut self, value: &[u8]) {
+        self.out.extend(value)
+    }
+    fn ext(&mut self, _tag: i8, _data: &[u8]) {
+        unreachable!("the walker sends extension types to default in JSON")
+    }
+    fn bin(&mut self, _value: &[u8]) {
+        unreachable!("JSON has no binary type; the walker checks HAS_BIN")
+    }
+    #[inline(always)]
+    fn begin_array(&mut self, _len: usize) {
+        self.open(b'[');
+    }
+    #[inline(always)]
+    fn array_item(&mut self, index: usize) {
+        self.item(index);
+    }
+    #[inline(always)]
+    fn end_array(&mut self, len: usize) {
+        self.close(b']', len);
+    }
+    #[inline(always)]
+    fn begin_map(&mut self, _len: usize) {
+        self.open(b'{');
+    }
+    #[inline(always)]
+    fn map_key(&mut self, index: usize) {
+        self.item(index);
+    }
+    #[inline(always)]
+    fn map_value(&mut self) {
+        if PRETTY {
+            self.out.extend(b": ");
+        } else {
+            self.out.push(b':');
+        }
+    }
+    #[inline(always)]
+    fn end_map(&mut self, len: usize) {
+        self.close(b'}', len);
+    }
+    #[inline(always)]
+    fn empty_array(&mut self) {
+        self.out.extend(b"[]");
+    }
+    #[inline(always)]
+    fn empty_map(&mut self) {
+        self.out.extend(b"{}");
+    }
+    #[inline]
+    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        if PRETTY {
+            return items_one_by_one(self, values, |w, v| w.i64(v.into()));
+        }
+        let width = decimal_width(core::mem::size_of::<T>()) + 1;
+        if core::mem::size_of::<T>() == 1 {
+            write_items(&mut self.out, values, width, |r, v| put_byte(r, &I8_TEXT, v.into() as u8));
+        } else {
+            write_items(&mut self.out, values, width, |r, v| put_i64(r, v.into()));
+        }
+    }
+    #[inline]
+    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+        if PRETTY {
+            return items_one_by_one(self, values, |w, v| w.u64(v.into()));
+        }
+        // One spare byte: `put_byte` stores four at a time.
+        let width = decimal_width(core::mem::size_of::<T>()) + 1;
+        if core::mem::size_of::<T>() == 1 {
+            write_items(&mut self.out, values, width, |r, v| put_byte(r, &U8_TEXT, v.into() as u8));
+        } else {
+            write_items(&mut self.out, values, width, |r, v| put_u64(r, v.into()));
+        }
+    }
+    #[inline]
+    fn f64_items(&mut self, values: &[f64]) {
+        if PRETTY {
+            return items_one_by_one(self, values, |w, v| w.f64(v));
+        }
+        write_items(&mut self.out, values, F64_ITEM_RESERVE, put_f64);
+    }
+    #[inline]
+    fn bool_items(&mut self, values: &[u8]) {
+        if PRETTY {
+            return items_one_by_one(self, values, |w, v| w.bool(v != 0));
+        }
+        write_bool_items(&mut self.out, values);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::testing::{escaped_each_way, json_string as reference};
+
+    fn json_str(t: Text) -> String {
+        let mut v = Vec::new();
+        write_str(&mut v, t).unwrap();
+        let s = String::from_utf8(v).unwrap();
+        assert_eq!(s, format!("\"{}\"", String::from_utf8(escaped_all_ways(t).unwrap()).unwrap()));
+        s
+    }
+
+    /// `t`'s escaped UTF-8 (no quotes) through every transcoder, all agreeing.
+    fn escaped_all_ways(t: Text) -> Result<Vec<u8>, SurrogateError> {
+        let results = escaped_each_way(t);
+        for w in results.windows(2) {
+            assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
+        }
+        results.into_iter().last().unwrap().1
+    }
+
+    #[test]
+    fn escapes_like_orjson() {
+        let s = "a\u{7f}\u{0}\u{1f}\"\\/\u{2028}é😀\u{8}\u{9}\u{a}\u{c}\u{d}";
+        let expected = "\"a\u{7f}\\u0000\\u001f\\\"\\\\/\u{2028}é😀\\b\\t\\n\\f\\r\"";
+        assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected);
+        let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        assert_eq!(json_str(Text::Ucs4(&ucs4)), expected);
+    }
+
+    #[test]
+    fn every_ascii_byte_at_every_offset() {
+        // Each byte once inside a long clean run, so the 8-byte path meets it at every lane.
+        for c in 0u8..0x80 {
+            for pad in 0..17 {
+                let mut s = "x".repeat(pad);
+                s.push(c as char);
+                s.push_str(&"y".repeat(20));
+                let got = json_str(Text::Utf8(s.as_bytes()));
+                let mut expected = String::from("\"");
+                expected.push_str(&"x".repeat(pad));
+                match c {
+                    b'"' => expected.push_str("\\\""),
+                    b'\\' => expected.push_str("\\\\"),
+                    0x08 => expected.push_str("\\b"),
+                    0x09 => expected.push_str("\\t"),
+                    0x0a => expected.push_str("\\n"),
+                    0x0c => expected.push_str("\\f"),
+                    0x0d => expected.push_str("\\r"),
+                    c if c < 0x20 => expected.push_str(&format!("\\u{:04x}", c)),
+                    c => expected.push(c as char),
+                }
+                expected.push_str(&"y".repeat(20));
+                expected.push('"');
+                assert_eq!(got, expected, "byte {c:#x} after {pad}");
+            }
+        }
+    }
+
+    #[test]
+    fn latin1_and_wide_widths() {
+        let latin: Vec<u8> = "caf\u{e9} \u{ff}\"\n".chars().map(|c| c as u8).collect();
+        assert_eq!(json_str(Text::Ucs1(&latin)), "\"café ÿ\\\"\\n\"");
+        let long: Vec<u8> = std::iter::repeat_n(b"abcdefg\xe9".iter().copied(), 10).flatten().collect();
+        let expected: String = "abcdefgé".repeat(10);
+        assert_eq!(json_str(Text::Ucs1(&long)), format!("\"{expected}\""));
+        let ucs2: Vec<u16> = "中文\t".encode_utf16().collect();
+        assert_eq!(json_str(Text::Ucs2(&ucs2)), "\"中文\\t\"");
+    }
+
+    #[test]
+    fn every_length_width_and_position() {
+        // Strings of every length up to 70 (all block and tail sizes), with one
+        // special or non-ASCII char at each position, in every storage width.
+        let fillers = ['x', 'é', '中', '😀'];
+        let specials = ['"', '\\', '\n', '\u{1}', '\u{1f}', ' ', '\u{7f}', 'é', '\u{ff}', '中', '\u{ffff}', '😀'];
+        for len in 0..70 {
+            for &filler in &fillers {
+                for pos in 0..len.max(1) {
+                    for &special in &specials {
+                        let s: String = (0..len)
+                            .map(|k| {
+                                if k == pos {
+                                    special
+                                } else if k % 3 == 0 {
+                                    filler
+                                } else {
+                                    'a'
+                                }
+                            })
+                            .collect();
+                        let expected = reference(&s);
+                        assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected, "utf8 {s:?}");
+                        let ucs4: Vec<u32> = s.chars().map(|c| c as u32).collect();
+                        assert_eq!(json_str(Text::Ucs4(&ucs4)), expected, "ucs4 {s:?}");
+                        if s.chars().all(|c| (c as u32) < 0x10000) {
+                            let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
+                            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected, "ucs2 {s:?}");
+                        }
+                        if s.chars().all(|c| (c as u32) < 0x100) {
+                            let ucs1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+                            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected, "ucs1 {s:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_escapes_in_every_storage() {
+        // Blocks where most bytes are escapes, of every kind, at every offset.
+        let unit = "a\"b\\c\n\u{1}é\u{7f}\t";
+        for pad in 0..20 {
+            let s = format!("{}{}", "x".repeat(pad), unit.repeat(9));
+            let expected = reference(&s);
+            assert_eq!(json_str(Text::Utf8(s.as_bytes())), expected);
+            let ucs1: Vec<u8> = s.chars().map(|c| c as u8).collect();
+            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected);
+            let ucs2: Vec<u16> = s.chars().map(|c| c as u16).collect();
+            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected);
+        }
+    }
+
+    #[test]
+    fn output_fits_the_reservation_exactly() {
+        // Escape-heavy text fills the worst case; the slack keeps whole-word
+        // stores inside the buffer (a Vec checks nothing, so compare capacity).
+        for len in 0..40 {
+            let s = "\u{1}".repeat(len);
+            let mut v: Vec<u8> = Vec::new();
+            write_str(&mut v, Text::Utf8(s.as_bytes())).unwrap();
+            assert_eq!(v.len(), 6 * len + 2);
+            assert!(v.capacity() >= v.len());
+        }
+    }
+
+    #[test]
+    fn surrogates_are_errors() {
+        let mut v = Vec::new();
+        assert_eq!(write_str(&mut v, Text::Ucs2(&[0x61, 0xDC00])), Err(SurrogateError));
+    }
+
+    /// Code points at each UTF-8 length boundary, escapes among them.
+    const CLASSES: [u32; 24] = [
+        0x00, 0x01, 0x08, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7E, 0x7F, 0x80, 0xA9, 0xFF, 0x100, 0x7FF, 0x800, 0x4E2D,
+        0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF, 0x3B1,
+    ];
+
+    /// `units` in every storage width it fits, against the reference and
+    /// through every transcoder.
+    fn check_every_width(units: &[u32]) {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        let expected = reference(&s);
+        assert_eq!(json_str(Text::Ucs4(units)), expected, "ucs4 {s:?}");
+        if units.iter().all(|&c| c < 0x10000) {
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            assert_eq!(json_str(Text::Ucs2(&ucs2)), expected, "ucs2 {s:?}");
+        }
+        if units.iter().all(|&c| c < 0x100) {
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            assert_eq!(json_str(Text::Ucs1(&ucs1)), expected, "ucs1 {s:?}");
+        }
+    }
+
+    #[test]
+    fn transcoders_every_class_and_length() {
+        // Every length to 100 (each block size, tail and overlap of the
+        // transcoders): runs of one class, one class among ASCII at every
+        // position, and a rolling mix of all classes.
+        for len in 0..100usize {
+            for (j, &c) in CLASSES.iter().enumerate() {
+                check_every_width(&vec![c; len]);
+                for pos in (0..len).step_by(1 + len / 40) {
+                    let units: Vec<u32> =
+                        (0..len).map(|k| if k == pos { c } else { b'a' as u32 + (k % 26) as u32 }).collect();
+                    check_every_width(&units);
+                }
+                let mixed: Vec<u32> = (0..len).map(|k| CLASSES[(k * 7 + j + k / 5) % CLASSES.len()]).collect();
+                check_every_width(&mixed);
+                let narrow: Vec<u32> = mixed.iter().map(|&c| if c < 0x100 { c } else { c & 0xFF }).collect();
+                check_every_width(&narrow);
+            }
+        }
+    }
+
+    #[test]
+    fn transcoders_refuse_lone_surrogates_everywhere() {
+        for len in 1..70usize {
+            for pos in 0..len {
+                for surrogate in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
+                    for filler in [0x61u32, 0x22, 0xE9, 0x4E2D, 0x1F600] {
+                        let units: Vec<u32> = (0..len).map(|k| if k == pos { surrogate } else { filler }).collect();
+                        assert_eq!(escaped_all_ways(Text::Ucs4(&units)), Err(SurrogateError), "{units:x?}");
+                        if filler < 0x10000 {
+                            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+                            assert_eq!(escaped_all_ways(Text::Ucs2(&ucs2)), Err(SurrogateError), "{ucs2:x?}");
+                            let mut v = Vec::new();
+                            assert_eq!(write_str(&mut v, Text::Ucs2(&ucs2)), Err(SurrogateError));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn integers() {
+        let mut v = Vec::new();
+        write_i64(&mut v, i64::MIN);
+        v.push(b' ');
+        write_u64(&mut v, u64::MAX);
+        assert_eq!(v, b"-9223372036854775808 18446744073709551615");
+    }
+
+    #[test]
+    fn emitter_events_make_compact_json() {
+        let mut w = CompactJsonWriter::new(Vec::new());
+        w.begin_map(2);
+        w.map_key(0);
+        w.key(Text::Utf8(b"a")).unwrap();
+        w.map_value();
+        w.begin_array(2);
+        w.array_item(0);
+        w.null();
+        w.array_item(1);
+        w.bool(true);
+        w.end_array(2);
+        w.map_key(1);
+        w.key(Text::Utf8(b"b")).unwrap();
+        w.map_value();
+        w.f64(2.5);
+        w.end_map(2);
+        assert_eq!(w.out, br#"{"a":[null,true],"b":2.5}"#);
+    }
+
+    /// `{"a": [null, true, []], "b": {}, "c": 2.5}` through the emitter events.
+    fn sample_events<E: Emitter>(w: &mut E) {
+        w.begin_map(3);
+        w.map_key(0);
+        w.key(Text::Utf8(b"a")).unwrap();
+        w.map_value();
+        w.begin_array(3);
+        w.array_item(0);
+        w.null();
+        w.array_item(1);
+        w.bool(true);
+        w.array_item(2);
+        w.begin_array(0);
+        w.end_array(0);
+        w.end_array(3);
+        w.map_key(1);
+        w.key(Text::Utf8(b"b")).unwrap();
+        w.map_value();
+        w.begin_map(0);
+        w.end_map(0);
+        w.map_key(2);
+        w.key(Text::Utf8(b"c")).unwrap();
+        w.map_value();
+        w.f64(2.5);
+        w.end_map(3);
+    }
+
+    #[test]
+    fn pretty_events_indent_like_orjson() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        sample_events(&mut w);
+        let expected = "{\n  \"a\": [\n    null,\n    true,\n    []\n  ],\n  \"b\": {},\n  \"c\": 2.5\n}";
+        assert_eq!(String::from_utf8(w.out).unwrap(), expected);
+    }
+
+    #[test]
+    fn compact_and_pretty_differ_only_in_whitespace() {
+        let mut compact = CompactJsonWriter::new(Vec::new());
+        sample_events(&mut compact);
+        assert_eq!(compact.out, br#"{"a":[null,true,[]],"b":{},"c":2.5}"#);
+        let mut pretty = PrettyJsonWriter::new(Vec::new());
+        sample_events(&mut pretty);
+        let mut stripped = pretty.out.clone();
+        stripped.retain(|&b| b != b' ' && b != b'\n');
+        assert_eq!(stripped, compact.out);
+    }
+
+    #[test]
+    fn pretty_scalars_and_deep_nesting() {
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        w.i64(-3);
+        assert_eq!(w.out, b"-3");
+        let mut w = PrettyJsonWriter::new(Vec::new());
+        for _ in 0..300 {
+            w.begin_array(1);
+            w.array_item(0);
+        }
+        w.null();
+        for _ in 0..300 {
+            w.end_array(1);
+        }
+        let text = String::from_utf8(w.out).unwrap();
+        assert!(text.contains(&format!("\n{}null\n{}]", " ".repeat(600), " ".repeat(598))));
+        assert!(text.ends_with("\n  ]\n]"));
+    }
+}

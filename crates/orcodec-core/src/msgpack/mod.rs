@@ -1,0 +1,9 @@
+//! MessagePack, both ways.
+//!
+//! * [`writer`]: the MessagePack backend of [`Emitter`](crate::emit::Emitter),
+//!   the smallest encoding of each value.
+//! * [`reader`]: the decoder, every format family, feeding a
+//!   [`Builder`](crate::builder::Builder).
+
+pub mod reader;
+pub mod writer;

@@ -1,0 +1,215 @@
+//! Support for the unit tests and the fuzz targets (cargo-fuzz builds with
+//! `--cfg fuzzing`); not part of a normal build.
+//!
+//! * [`Rng`]: the one seeded random generator the tests draw inputs from.
+//! * [`Echo`]: a builder that renders decoded values as text.
+//! * [`json_string`]: what orjson writes for a string, spelled out.
+//! * Each SIMD variant run in turn: [`utf8_each_way`], [`escaped_each_way`],
+//!   [`with_each_unescape_variant`].
+
+use crate::builder::Builder;
+use crate::json::unescape;
+#[cfg(target_arch = "x86_64")]
+use crate::text::encode::escape_text_avx512;
+use crate::text::encode::scalar::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8};
+#[cfg(target_arch = "x86_64")]
+use crate::text::encode::{avx512_vbmi2, ssse3::utf8_wide_ssse3, utf8_ucs1_plain, PlainUtf8};
+use crate::text::encode::{escape_text, escape_text_fallback, MAX_ESCAPED_PER_UNIT, SLACK};
+use crate::text::{SurrogateError, Text, WRITE_SLACK};
+
+/// xorshift64 (shifts 13, 7, 17): reproducible, and random enough for the
+/// shapes of test inputs.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator started from `seed`, which must not be 0.
+    pub fn new(seed: u64) -> Rng {
+        assert_ne!(seed, 0, "xorshift stays at 0");
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// A builder that renders values back as canonical text, to check a decoder alone.
+pub struct Echo;
+
+impl Builder for Echo {
+    type Value = String;
+    type Error = ();
+    fn null(&mut self) -> Result<String, ()> {
+        Ok("null".into())
+    }
+    fn bool(&mut self, v: bool) -> Result<String, ()> {
+        Ok(v.to_string())
+    }
+    fn i64(&mut self, v: i64) -> Result<String, ()> {
+        Ok(format!("i{v}"))
+    }
+    fn u64(&mut self, v: u64) -> Result<String, ()> {
+        Ok(format!("u{v}"))
+    }
+    fn f64(&mut self, v: f64) -> Result<String, ()> {
+        Ok(format!("f{v:?}"))
+    }
+    fn str(&mut self, v: &str) -> Result<String, ()> {
+        Ok(format!("{v:?}"))
+    }
+    fn key(&mut self, v: &str) -> Result<String, ()> {
+        Ok(format!("k{v:?}"))
+    }
+    fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
+        Ok(format!("b{v:?}"))
+    }
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<String>, ()> {
+        // Tag 42 stands for "a tag the builder knows" in the tests.
+        Ok((tag == 42).then(|| format!("x{tag}{data:?}")))
+    }
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<String, ()> {
+        Ok(format!("t{seconds}.{nanoseconds:09}"))
+    }
+    fn tuple(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        Ok(format!("({})", items.drain(start..).collect::<Vec<_>>().join(",")))
+    }
+    fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        Ok(format!("[{}]", items.drain(start..).collect::<Vec<_>>().join(",")))
+    }
+    fn map(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        let flat: Vec<String> = items.drain(start..).collect();
+        let pairs: Vec<String> = flat.chunks(2).map(|p| format!("{}:{}", p[0], p[1])).collect();
+        Ok(format!("{{{}}}", pairs.join(",")))
+    }
+}
+
+/// What orjson writes for `s`, spelled out one char at a time.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `text` as UTF-8 through each way this CPU can run, by name: the
+/// dispatching [`Text::write_utf8`], the scalar loops, the SSSE3 steps and
+/// the AVX-512 transcoder; panics if one writes past the room
+/// the caller gives (`utf8_len_bounds().1 + WRITE_SLACK` bytes).
+pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
+    type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
+    unsafe fn dispatch(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        t.write_utf8(dst)
+    }
+    unsafe fn scalar(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        match t {
+            Text::Utf8(_) => t.write_utf8(dst),
+            Text::Ucs1(s) => Ok(ucs1_to_utf8(s, dst)),
+            Text::Ucs2(s) => ucs2_to_utf8(s, dst),
+            Text::Ucs4(s) => ucs4_to_utf8(s, dst),
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn simd(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        let end = match t {
+            Text::Utf8(_) => return t.write_utf8(dst),
+            Text::Ucs1(s) => avx512_vbmi2::ucs1::<PlainUtf8>(s, dst)?,
+            Text::Ucs2(s) => avx512_vbmi2::wide::<u16, PlainUtf8>(s, dst)?,
+            Text::Ucs4(s) => avx512_vbmi2::wide::<u32, PlainUtf8>(s, dst)?,
+        };
+        Ok(end.offset_from(dst) as usize)
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn ssse3(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        let end = match t {
+            Text::Utf8(_) => return t.write_utf8(dst),
+            Text::Ucs1(s) => utf8_ucs1_plain(s, dst),
+            Text::Ucs2(s) => utf8_wide_ssse3(s, dst)?,
+            Text::Ucs4(s) => utf8_wide_ssse3(s, dst)?,
+        };
+        Ok(end.offset_from(dst) as usize)
+    }
+    let mut ways: Vec<(&'static str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::ssse3() {
+        ways.push(("ssse3", ssse3));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx512_vbmi2() {
+        ways.push(("avx512", simd));
+    }
+    let max = text.utf8_len_bounds().1;
+    let room = max + WRITE_SLACK;
+    let mut results = Vec::new();
+    for (name, write) in ways {
+        let mut v = vec![0xEEu8; room + 64];
+        // SAFETY: room for `utf8_len_bounds().1 + WRITE_SLACK` bytes (and 64
+        // to check); the SIMD transcoders only where the CPU has them.
+        let result = unsafe { write(text, v.as_mut_ptr()) }.map(|n| {
+            assert!(n <= max, "{name} wrote more than the bound");
+            assert!(v[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room on {text:?}");
+            v.truncate(n);
+            v
+        });
+        results.push((name, result));
+    }
+    results
+}
+
+/// `text` escaped (no quotes) through each way this CPU can run, by name:
+/// the dispatching one, the fallbacks (SSSE3 or loops) and the AVX-512
+/// transcoder; panics if one writes past its room.
+pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
+    type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
+    let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx512_vbmi2() {
+        ways.push(("avx512", escape_text_avx512));
+    }
+    let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
+    let mut results = Vec::new();
+    for (name, escape) in ways {
+        let mut out = vec![0xEEu8; room + 64];
+        // SAFETY: the room `escape_text` needs (and 64 bytes to check); the
+        // AVX-512 transcoder only where the CPU has it.
+        let end = unsafe { escape(text, out.as_mut_ptr()) };
+        let result = end.map(|end| {
+            // SAFETY: `end` points into `out`, at or after its start.
+            let n = unsafe { end.offset_from(out.as_ptr()) } as usize;
+            assert!(n <= room - SLACK, "{name} wrote more than the bound");
+            assert!(out[room..].iter().all(|&b| b == 0xEE), "{name} wrote past its room");
+            out[..n].to_vec()
+        });
+        results.push((name, result));
+    }
+    results
+}
+
+/// Calls `f` once with each way of unescaping strings this CPU has forced in turn.
+pub fn with_each_unescape_variant(mut f: impl FnMut()) {
+    for v in unescape::Variant::available() {
+        unescape::FORCED.with(|forced| forced.set(Some(v)));
+        f();
+    }
+    unescape::FORCED.with(|forced| forced.set(None));
+}
