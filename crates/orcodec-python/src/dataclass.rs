@@ -26,8 +26,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::ffi::_PyType_Lookup;
+use crate::module::state::state;
 use crate::pytypes::dataclass_field_marker;
-use crate::state::state;
 use crate::walk::{EncodeError, Walker};
 
 /// Most dataclasses cached; past it the cache starts over, so classes made

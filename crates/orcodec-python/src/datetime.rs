@@ -6,7 +6,7 @@ use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, DateW
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
-use crate::options::{self, Opt};
+use crate::module::options::{self, Opt};
 use crate::walk::{EncodeError, Walker};
 
 /// The UTC offset of an aware datetime in whole seconds (sub-second parts
@@ -25,7 +25,7 @@ unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
     }
     // `datetime.utcoffset()` asks the tzinfo the right way for every library
     // (zoneinfo, pytz, dateutil, pendulum) and checks the result's range.
-    let delta = PyObject_CallMethodNoArgs(obj, crate::state::state().str_utcoffset);
+    let delta = PyObject_CallMethodNoArgs(obj, crate::module::state::state().str_utcoffset);
     if delta.is_null() {
         return Err(EncodeError::TimezoneRaised);
     }
@@ -222,8 +222,8 @@ pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut Py
     let second_of_day = seconds.rem_euclid(86_400) as i32;
     let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
     if !(1..=9999).contains(&year) {
-        crate::errors::raise(
-            crate::state::state().msgpack_decode_error,
+        crate::module::errors::raise(
+            crate::module::state::state().msgpack_decode_error,
             &format!("timestamp {seconds} is outside the range of datetime (years 1 to 9999)"),
         );
         return core::ptr::null_mut();

@@ -6,12 +6,12 @@ use core::ffi::c_char;
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
 
-use crate::args::{none_to_null, parse_opts, Call};
-use crate::errors::{raise, take_exception, Raised};
 use crate::ffi::bytes_data;
+use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::errors::{raise, take_exception, Raised};
+use crate::module::options;
+use crate::module::state::state;
 use crate::objects::{Owned, PyBuilder};
-use crate::options;
-use crate::state::state;
 use orcodec_core::json_scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 

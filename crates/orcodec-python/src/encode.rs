@@ -9,11 +9,11 @@ use orcodec_core::msgpack_writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::args::{none_to_null, parse_opts, Call};
-use crate::errors::{raise, raise_from_current};
-use crate::options::{self, Opt};
+use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::errors::{raise, raise_from_current};
+use crate::module::options::{self, Opt};
+use crate::module::state::state;
 use crate::output::BytesSink;
-use crate::state::state;
 use crate::walk::{EncodeError, Walker};
 
 /// How each format names itself in messages, and its exception type.

@@ -14,8 +14,8 @@ use orcodec_core::json_writer::{write_f64, write_i64, write_u64};
 use pyo3_ffi::*;
 
 use crate::datetime::{date_text, datetime_text, time_text};
+use crate::module::state::state;
 use crate::pytypes::{is_enum_type, is_uuid_type};
-use crate::state::state;
 use crate::uuid::uuid_text;
 use crate::walk::{EncodeError, Walker};
 
@@ -252,7 +252,7 @@ impl<E: Emitter> Walker<E> {
     /// with no JSON text (bytes, tuples) by their `repr`.
     unsafe fn sort_text_of_native_key(&mut self, key: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
         if PyBytes_Check(key) != 0 || PyTuple_Check(key) != 0 {
-            return Ok(crate::repr(key).into_bytes());
+            return Ok(crate::module::errors::repr(key).into_bytes());
         }
         self.key_text(key)?.sort_bytes()
     }

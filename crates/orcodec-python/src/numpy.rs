@@ -18,7 +18,7 @@ use orcodec_core::datetime::{civil_from_days, days_from_civil, DateText, Style};
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
-use crate::options;
+use crate::module::options;
 use crate::walk::{EncodeError, Walker};
 
 /// CPython's `PyArrayInterface`, what `__array_struct__` points to.
@@ -263,7 +263,7 @@ static TYPES: Cell = Cell(UnsafeCell::new(None));
 unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
     let slot = &mut *TYPES.0.get();
     if slot.is_none() {
-        let module = PyImport_GetModule(crate::state::state().str_numpy);
+        let module = PyImport_GetModule(crate::module::state::state().str_numpy);
         if module.is_null() {
             PyErr_Clear();
             return None;
@@ -371,7 +371,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     unsafe fn ndarray(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
-        let capsule = PyObject_GetAttr(obj, crate::state::state().str_array_struct);
+        let capsule = PyObject_GetAttr(obj, crate::module::state::state().str_array_struct);
         if capsule.is_null() {
             return Err(EncodeError::Raised);
         }
@@ -539,7 +539,7 @@ impl<E: Emitter> Walker<E> {
 
 /// The unit of a datetime64 array, from its dtype's string (`<M8[ns]`).
 unsafe fn datetime_unit(obj: *mut PyObject) -> Result<Option<TimeUnit>, EncodeError> {
-    let s = crate::state::state();
+    let s = crate::module::state::state();
     let dtype = PyObject_GetAttr(obj, s.str_dtype);
     if dtype.is_null() {
         return Err(EncodeError::Raised);

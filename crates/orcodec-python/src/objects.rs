@@ -283,7 +283,10 @@ impl Builder for PyBuilder {
 #[cold]
 unsafe fn unhashable_key() {
     if PyErr_ExceptionMatches(PyExc_TypeError) != 0 {
-        crate::errors::raise_from_current(crate::state::state().msgpack_decode_error, "map key is not hashable");
+        crate::module::errors::raise_from_current(
+            crate::module::state::state().msgpack_decode_error,
+            "map key is not hashable",
+        );
     }
 }
 
@@ -295,8 +298,8 @@ unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Own
     let args = [tag_obj.as_ptr(), data_obj.as_ptr()];
     let result = PyObject_Vectorcall(hook, args.as_ptr(), 2, core::ptr::null_mut());
     if result.is_null() {
-        crate::errors::raise_from_current(
-            crate::state::state().msgpack_decode_error,
+        crate::module::errors::raise_from_current(
+            crate::module::state::state().msgpack_decode_error,
             &format!("ext_hook raised for extension type {tag}"),
         );
         return Err(());

@@ -8,7 +8,7 @@ use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
 use crate::ffi::{_PyType_Lookup, dict_len};
-use crate::state::state;
+use crate::module::state::state;
 use crate::walk::{EncodeError, Walker};
 
 /// Whether `obj`'s class is a pydantic v2 model (it has `__pydantic_fields__`).
@@ -40,7 +40,7 @@ impl<E: Emitter> Walker<E> {
             return self.call_default(obj);
         }
         let extra = dict_attr(obj, s.str_pydantic_extra);
-        let result = if self.opts & crate::options::SORT_KEYS != 0 {
+        let result = if self.opts & crate::module::options::SORT_KEYS != 0 {
             self.sorted_model(fields, extra)
         } else {
             self.model_entries(fields, extra)

@@ -6,7 +6,7 @@ use core::cell::UnsafeCell;
 use core::ptr::null_mut;
 use pyo3_ffi::*;
 
-use crate::state::state;
+use crate::module::state::state;
 
 struct Types {
     uuid: *mut PyTypeObject,

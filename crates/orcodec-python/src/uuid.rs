@@ -2,7 +2,7 @@
 
 use pyo3_ffi::*;
 
-use crate::state::state;
+use crate::module::state::state;
 use crate::walk::EncodeError;
 
 /// The canonical text of a UUID object (from its `int` attribute).

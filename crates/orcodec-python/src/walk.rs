@@ -9,13 +9,13 @@ use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
 use crate::dataclass::dataclass_fields;
-use crate::errors::Raised;
 use crate::ffi::{bytearray_data, bytes_data, dict_len};
-use crate::options::{self, Opt};
+use crate::module::errors::Raised;
+use crate::module::options::{self, Opt};
+use crate::module::state::state;
 use crate::pydantic::is_pydantic_model;
 use crate::pystr::{cached_utf8, compact_ascii, text_of};
 use crate::pytypes::{is_enum_type, is_uuid_type};
-use crate::state::state;
 use crate::uuid::uuid_text;
 use crate::wrappers::{Ext, Fragment};
 

@@ -7,7 +7,7 @@ use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use pyo3_ffi::*;
 
-use crate::errors::raise;
+use crate::module::errors::raise;
 
 #[repr(C)]
 pub struct Fragment {

@@ -5,8 +5,8 @@
 use core::ffi::c_char;
 use pyo3_ffi::*;
 
-use crate::errors::{raise, Raised};
-use crate::options::{self, Opt};
+use crate::module::errors::{raise, repr, Raised};
+use crate::module::options::{self, Opt};
 
 /// Positional arguments followed by keyword values, as CPython passes them.
 pub struct Call {
@@ -51,11 +51,11 @@ impl Call {
                 let name = PyTuple_GET_ITEM(self.kwnames, k as Py_ssize_t);
                 let value = *self.args.add(self.nargs + k);
                 let Some(i) = (1..N).find(|&i| same_name(name, names[i])) else {
-                    let shown = crate::repr(name);
+                    let shown = repr(name);
                     return Err(type_error(&format!("{function}() got an unexpected keyword argument {shown}")));
                 };
                 if !slots[i].is_null() {
-                    let shown = crate::repr(name);
+                    let shown = repr(name);
                     return Err(type_error(&format!("{function}() got multiple values for argument {shown}")));
                 }
                 slots[i] = value;

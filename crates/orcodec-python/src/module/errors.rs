@@ -60,3 +60,22 @@ pub unsafe fn raise_from_current(kind: *mut PyObject, message: &str) -> Raised {
     Py_DECREF(exc);
     Raised
 }
+
+/// `repr(obj)` as a Rust string, for messages.
+pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
+    let r = PyObject_Repr(obj);
+    if r.is_null() {
+        PyErr_Clear();
+        return "?".into();
+    }
+    let mut len: Py_ssize_t = 0;
+    let data = PyUnicode_AsUTF8AndSize(r, &mut len);
+    let text = if data.is_null() {
+        PyErr_Clear();
+        "?".into()
+    } else {
+        String::from_utf8_lossy(core::slice::from_raw_parts(data as *const u8, len as usize)).into_owned()
+    };
+    Py_DECREF(r);
+    text
+}
