@@ -25,7 +25,8 @@ use pyo3_ffi::*;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::ffi::_PyType_Lookup;
+use crate::cpython::ffi::_PyType_Lookup;
+use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
 use crate::module::state::state;
 use crate::pytypes::dataclass_field_marker;
 use crate::walk::{EncodeError, Walker};
@@ -120,12 +121,7 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
         }
     }
     let mut names = read_field_names(fields)?;
-    names.from_dict =
-        (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc))
-            && names.names.iter().all(|&name| {
-                let attr = _PyType_Lookup(ty, name);
-                attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none()
-            });
+    names.from_dict = has_generic_getattr(ty) && names.names.iter().all(|&name| !is_data_descriptor(ty, name));
     let names = Rc::new(names);
     // Reading the names ran Python code (getattr on Field objects), which
     // cannot reach this cache, but look it up afresh all the same.
@@ -190,13 +186,6 @@ unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*
     true
 }
 
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
-use crate::dictiter::DictKeys;
-
-/// `DICT_KEYS_SPLIT`: keys shared by the instances of a class, values in the dict's own array.
-#[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
-const DICT_KEYS_SPLIT: u8 = 2;
-
 /// The matching part of [`scan_in_order`] by ordinary iteration: how many
 /// of the wanted fields were found in order (borrowed into `values`); a
 /// count below the number of fields means no match.
@@ -205,7 +194,7 @@ unsafe fn scan_entries(dict: *mut PyObject, names: &FieldNames, values: &mut [*m
     let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
         (0, core::ptr::null_mut(), core::ptr::null_mut());
     let mut found = 0;
-    while found < wanted.len() && crate::dictiter::next(dict, &mut pos, &mut key, &mut value) {
+    while found < wanted.len() && crate::cpython::dict::next(dict, &mut pos, &mut key, &mut value) {
         if key == wanted[found] {
             values[found] = value;
             found += 1;
@@ -226,48 +215,17 @@ unsafe fn scan_split(
     names: &FieldNames,
     values: &mut [*mut PyObject; MAX_SCANNED],
 ) -> Option<usize> {
-    #[cfg(all(Py_3_11, not(Py_3_12), not(Py_LIMITED_API), not(PyPy)))]
+    #[cfg(all(dict_table_layout, not(Py_3_12)))]
     {
-        let mp = dict as *mut PyDictObject;
-        let vals = (*mp).ma_values as *const *mut PyObject;
-        if vals.is_null() {
-            return None;
-        }
-        let keys = (*mp).ma_keys as *const DictKeys;
-        if (*keys).dk_kind != DICT_KEYS_SPLIT {
-            return None;
-        }
-        // SAFETY: a split table of 3.11: the values array is preceded by
-        // bytes holding, at [-2], the number of values in use and, from [-3]
-        // downwards, their indices in insertion order; index `ix` pairs the
-        // value `vals[ix]` with the key of the shared keys' entry `ix`
-        // (entries of [key, value] after 2**dk_log2_index_bytes index bytes).
-        // The count is checked against ma_used and each index against
-        // dk_nentries before use; on a mismatch the caller iterates the
-        // ordinary way (nothing is taken here). No Python code runs.
-        let order = vals as *const u8;
-        let used = *order.sub(2) as usize;
-        if used as Py_ssize_t != (*mp).ma_used {
-            return None;
-        }
-        let n = (*keys).dk_nentries as usize;
-        let entries = (core::ptr::addr_of!((*keys).dk_indices) as *const u8).add(1usize << (*keys).dk_log2_index_bytes)
-            as *const [*mut PyObject; 2];
+        // No Python code runs while the table is read; nothing is taken.
+        let split = crate::cpython::dict::SplitDict::of(dict)?;
         let wanted = &names.names;
         let mut found = 0;
-        for k in 0..used {
+        for k in 0..split.len() {
             if found == wanted.len() {
                 break;
             }
-            let ix = *order.sub(3 + k) as usize;
-            if ix >= n {
-                return None;
-            }
-            let value = *vals.add(ix);
-            if value.is_null() {
-                return None;
-            }
-            let key = (*entries.add(ix))[0];
+            let (key, value) = split.entry(k)?;
             if key == wanted[found] {
                 values[found] = value;
                 found += 1;

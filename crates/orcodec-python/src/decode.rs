@@ -2,16 +2,19 @@
 //! with the shared object builder, and raise the format's decode error with
 //! the position of the problem.
 
+pub mod dict;
+
 use core::ffi::c_char;
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
 
-use crate::ffi::bytes_data;
+use crate::cpython::bytes::bytes_data;
+use crate::cpython::object::Owned;
 use crate::module::args::{none_to_null, parse_opts, Call};
 use crate::module::errors::{raise, take_exception, Raised};
 use crate::module::options;
 use crate::module::state::state;
-use crate::objects::{Owned, PyBuilder};
+use crate::objects::PyBuilder;
 use orcodec_core::json_scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 

@@ -53,7 +53,7 @@ unsafe fn str_sort_bytes(obj: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
     if encoded.is_null() {
         return Err(EncodeError::Raised);
     }
-    let bytes = crate::ffi::bytes_data(encoded).to_vec();
+    let bytes = crate::cpython::bytes::bytes_data(encoded).to_vec();
     Py_DECREF(encoded);
     Ok(bytes)
 }

@@ -4,13 +4,11 @@
 //! The module is written against the raw C API (pyo3-ffi): entry points are
 //! METH_FASTCALL functions, so a call costs no argument tuple or dict.
 
+mod cpython;
 mod dataclass;
 mod datetime;
 mod decode;
-mod dictbuild;
-mod dictiter;
 mod encode;
-mod ffi;
 mod keycache;
 mod keys;
 mod module;
@@ -18,8 +16,6 @@ mod numpy;
 mod objects;
 mod output;
 mod pydantic;
-mod pyint;
-mod pystr;
 mod pytypes;
 mod uuid;
 mod walk;

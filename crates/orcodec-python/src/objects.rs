@@ -1,43 +1,11 @@
 //! Building Python objects for both decoders: one `Builder` implementation,
 //! so the JSON scanner and the MessagePack reader produce identical objects.
 
-use core::ptr::NonNull;
 use orcodec_core::build::Builder;
 use pyo3_ffi::*;
 
+use crate::cpython::object::Owned;
 use crate::keycache;
-
-/// An owned reference to a new Python object, released if dropped (so a
-/// decoder that stops half way leaks nothing).
-pub struct Owned(NonNull<PyObject>);
-
-impl Owned {
-    /// Takes ownership of a new reference; None (with an exception set) for NULL.
-    #[inline(always)]
-    pub unsafe fn new(ptr: *mut PyObject) -> Result<Owned, ()> {
-        NonNull::new(ptr).map(Owned).ok_or(())
-    }
-
-    /// Gives the reference away.
-    #[inline(always)]
-    pub fn into_raw(self) -> *mut PyObject {
-        let ptr = self.0.as_ptr();
-        core::mem::forget(self);
-        ptr
-    }
-
-    #[inline(always)]
-    pub fn as_ptr(&self) -> *mut PyObject {
-        self.0.as_ptr()
-    }
-}
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        // SAFETY: we own one reference; the GIL is held while decoding.
-        unsafe { Py_DECREF(self.0.as_ptr()) }
-    }
-}
 
 /// A new `str` from UTF-8 text.
 #[inline(always)]
@@ -268,7 +236,7 @@ impl Builder for PyBuilder {
     fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
         // SAFETY: the GIL is held; the items alternate key and value.
         unsafe {
-            let dict = crate::dictbuild::dict_from_pairs(items, start);
+            let dict = crate::decode::dict::dict_from_pairs(items, start);
             if dict.is_null() {
                 unhashable_key();
             }

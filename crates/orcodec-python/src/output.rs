@@ -5,7 +5,8 @@
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::ffi::_PyBytes_Resize;
+use crate::cpython::bytes::{data_of, new_bytes, realloc_bytes, set_len};
+use crate::cpython::ffi::_PyBytes_Resize;
 
 /// Bytes allocated up front: small enough that the object (33-byte header
 /// included) comes from pymalloc, whose limit is 512 bytes, rather than the
@@ -36,9 +37,6 @@ pub fn output_with_slack(len: usize) -> usize {
     len + len / 16
 }
 
-/// Offset of the first data byte inside a bytes object.
-const DATA_OFFSET: usize = core::mem::offset_of!(PyBytesObject, ob_sval);
-
 pub struct BytesSink {
     /// The bytes object being filled; NULL once growing it failed.
     bytes: *mut PyObject,
@@ -55,37 +53,17 @@ pub struct BytesSink {
     scratch: Vec<u8>,
 }
 
-unsafe fn new_bytes(capacity: usize) -> *mut PyObject {
-    // A NULL source asks CPython for an uninitialised bytes object.
-    PyBytes_FromStringAndSize(core::ptr::null(), capacity as Py_ssize_t)
-}
-
-/// Grows (or moves) bytes object `obj`, which nobody else references, to hold
-/// `capacity` data bytes; NULL (with `obj` untouched and still valid) if the
-/// memory cannot be had. No exception is set.
-unsafe fn realloc_bytes(obj: *mut PyObject, capacity: usize) -> *mut PyObject {
-    let Some(size) = capacity.checked_add(DATA_OFFSET + 1).filter(|&n| n <= isize::MAX as usize) else {
-        return core::ptr::null_mut();
-    };
-    let fresh = PyObject_Realloc(obj as *mut core::ffi::c_void, size) as *mut PyObject;
-    if !fresh.is_null() {
-        (*(fresh as *mut PyVarObject)).ob_size = capacity as Py_ssize_t;
-    }
-    fresh
-}
-
 impl BytesSink {
     /// A new buffer with room for `capacity` bytes (at least
     /// `INITIAL_CAPACITY`), or None with MemoryError raised.
     pub fn with_capacity(capacity: usize) -> Option<BytesSink> {
         let capacity = capacity.max(INITIAL_CAPACITY);
-        // SAFETY: plain allocation.
-        let bytes = unsafe { new_bytes(capacity) };
+        let bytes = new_bytes(capacity);
         if bytes.is_null() {
             return None;
         }
         // SAFETY: `bytes` is a live bytes object.
-        let data = unsafe { (bytes as *mut u8).add(DATA_OFFSET) };
+        let data = unsafe { data_of(bytes) };
         // SAFETY: the object has `capacity` data bytes.
         let end = unsafe { data.add(capacity) };
         Some(BytesSink { bytes, data, at: data, end, scratch: Vec::new() })
@@ -144,8 +122,7 @@ impl BytesSink {
                     obj = fresh;
                 }
             }
-            (*(obj as *mut PyVarObject)).ob_size = self.len() as Py_ssize_t;
-            *(obj as *mut u8).add(DATA_OFFSET + self.len()) = 0;
+            set_len(obj, self.len());
         }
         obj
     }
@@ -176,7 +153,7 @@ impl BytesSink {
                 }
                 if !fresh.is_null() {
                     self.bytes = fresh;
-                    self.data = (fresh as *mut u8).add(DATA_OFFSET);
+                    self.data = data_of(fresh);
                     self.at = self.data.add(len);
                     self.end = self.data.add(capacity);
                     return;

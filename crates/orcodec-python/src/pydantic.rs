@@ -7,7 +7,8 @@
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
-use crate::ffi::{_PyType_Lookup, dict_len};
+use crate::cpython::dict::dict_len;
+use crate::cpython::ffi::_PyType_Lookup;
 use crate::module::state::state;
 use crate::walk::{EncodeError, Walker};
 

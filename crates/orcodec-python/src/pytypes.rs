@@ -6,6 +6,7 @@ use core::cell::UnsafeCell;
 use core::ptr::null_mut;
 use pyo3_ffi::*;
 
+use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
 use crate::module::state::state;
 
 struct Types {
@@ -92,23 +93,19 @@ pub unsafe fn dataclass_field_marker() -> *mut PyObject {
 pub unsafe fn enum_value(obj: *mut PyObject) -> *mut PyObject {
     let name = state().str_value;
     let ty = Py_TYPE(obj);
-    if (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc)) {
-        // Borrowed, through CPython's attribute cache.
-        let attr = crate::ffi::_PyType_Lookup(ty, name);
-        if attr.is_null() || (*Py_TYPE(attr)).tp_descr_set.is_none() {
-            let dict = PyObject_GenericGetDict(obj, null_mut());
-            if dict.is_null() {
-                PyErr_Clear();
-            } else {
-                // `name` is an exact, interned str with its hash set: the
-                // lookup runs no Python code and cannot fail (so no
-                // exception to look for when it finds nothing).
-                let value = PyDict_GetItemWithError(dict, name);
-                Py_XINCREF(value);
-                Py_DECREF(dict);
-                if !value.is_null() {
-                    return value;
-                }
+    if has_generic_getattr(ty) && !is_data_descriptor(ty, name) {
+        let dict = PyObject_GenericGetDict(obj, null_mut());
+        if dict.is_null() {
+            PyErr_Clear();
+        } else {
+            // `name` is an exact, interned str with its hash set: the
+            // lookup runs no Python code and cannot fail (so no
+            // exception to look for when it finds nothing).
+            let value = PyDict_GetItemWithError(dict, name);
+            Py_XINCREF(value);
+            Py_DECREF(dict);
+            if !value.is_null() {
+                return value;
             }
         }
     }

@@ -2,12 +2,13 @@
 
 use pyo3_ffi::*;
 
+use crate::cpython::types::slot_value;
 use crate::module::state::state;
 use crate::walk::EncodeError;
 
 /// The canonical text of a UUID object (from its `int` attribute).
 pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
-    if let Some(value) = int_slot(obj).and_then(|int| crate::pyint::u128_value(int)) {
+    if let Some(value) = int_slot(obj).and_then(|int| crate::cpython::int::u128_value(int)) {
         return Ok(format_uuid_u128(value));
     }
     let int = PyObject_GetAttr(obj, state().str_int);
@@ -29,36 +30,12 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
 }
 
 /// What `getattr(obj, "int")` returns (borrowed), read from the instance's
-/// slot without the attribute machinery, when that is certainly the same:
-/// the class's `getattr` is the generic one and `int` on it is the member
-/// descriptor of that very class's `int` slot (as `uuid.UUID`'s `__slots__`
-/// make it), holding an int. None otherwise (the caller calls `getattr`).
+/// slot (`uuid.UUID` has `__slots__`) when that is certainly the same (see
+/// [`slot_value`]) and it holds an int. None otherwise (the caller calls
+/// `getattr`).
 #[inline]
 unsafe fn int_slot(obj: *mut PyObject) -> Option<*mut PyObject> {
-    let ty = Py_TYPE(obj);
-    if !(*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc)) {
-        return None;
-    }
-    // Borrowed, through CPython's attribute cache; the class keeps it alive.
-    let descr = crate::ffi::_PyType_Lookup(ty, state().str_int);
-    if descr.is_null() || Py_TYPE(descr) != core::ptr::addr_of_mut!(PyMemberDescr_Type) {
-        return None;
-    }
-    // SAFETY: `descr` is a member descriptor (type checked just above).
-    let descr = &*(descr as *const PyMemberDescrObject);
-    // A descriptor of another class describes another layout.
-    if descr.d_common.d_type != ty {
-        return None;
-    }
-    let member = &*descr.d_member;
-    // Py_AUDIT_READ (2) members raise an audit event when read: leave those to getattr.
-    if member.type_code != Py_T_OBJECT_EX || member.flags & 2 != 0 {
-        return None;
-    }
-    // SAFETY: a T_OBJECT_EX member of `ty` stores an object pointer (or
-    // NULL when unset) at `offset` in every instance of `ty`, which `obj` is.
-    let value = *((obj as *const u8).add(member.offset as usize) as *const *mut PyObject);
-    (!value.is_null() && PyLong_Check(value) != 0).then_some(value)
+    slot_value(obj, state().str_int).filter(|&value| PyLong_Check(value) != 0)
 }
 
 /// The 16 big-endian bytes of a non-negative int below 2**128: 0, or -1

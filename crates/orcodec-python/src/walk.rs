@@ -8,13 +8,14 @@ use orcodec_core::emit::Emitter;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
+use crate::cpython::bytes::{bytearray_data, bytes_data};
+use crate::cpython::dict::dict_len;
+use crate::cpython::str::{cached_utf8, compact_ascii, text_of};
 use crate::dataclass::dataclass_fields;
-use crate::ffi::{bytearray_data, bytes_data, dict_len};
 use crate::module::errors::Raised;
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use crate::pydantic::is_pydantic_model;
-use crate::pystr::{cached_utf8, compact_ascii, text_of};
 use crate::pytypes::{is_enum_type, is_uuid_type};
 use crate::uuid::uuid_text;
 use crate::wrappers::{Ext, Fragment};
@@ -360,7 +361,7 @@ impl<E: Emitter> Walker<E> {
 
     #[inline(always)]
     unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
-        if let Some(value) = crate::pyint::small_value(obj) {
+        if let Some(value) = crate::cpython::int::small_value(obj) {
             self.emitter.i64(value);
             return Ok(());
         }
@@ -522,7 +523,7 @@ impl<E: Emitter> Walker<E> {
         let mut key: *mut PyObject = core::ptr::null_mut();
         let mut value: *mut PyObject = core::ptr::null_mut();
         let mut i = 0;
-        while crate::dictiter::next(obj, &mut pos, &mut key, &mut value) {
+        while crate::cpython::dict::next(obj, &mut pos, &mut key, &mut value) {
             if i == len {
                 return Err(EncodeError::DictChangedSize);
             }

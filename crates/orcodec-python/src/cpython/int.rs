@@ -34,6 +34,7 @@ struct Long {
 /// # Safety
 /// `obj` must be a live int (exact or subclass).
 #[inline(always)]
+#[cfg_attr(not(int_layout), allow(dead_code))]
 unsafe fn digits_and_sign(obj: *mut PyObject) -> Option<(usize, bool)> {
     #[cfg(all(int_layout, not(Py_3_12)))]
     {
