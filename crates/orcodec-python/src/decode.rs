@@ -2,6 +2,7 @@
 //! with the shared object builder, and raise the format's decode error with
 //! the position of the problem.
 
+pub mod datetime;
 pub mod dict;
 
 use core::ffi::c_char;

@@ -5,20 +5,11 @@
 //! METH_FASTCALL functions, so a call costs no argument tuple or dict.
 
 mod cpython;
-mod dataclass;
-mod datetime;
 mod decode;
 mod encode;
 mod keycache;
-mod keys;
 mod module;
-mod numpy;
 mod objects;
-mod output;
-mod pydantic;
-mod pytypes;
-mod uuid;
-mod walk;
 mod wrappers;
 
 use core::ptr::null_mut;

@@ -205,7 +205,7 @@ impl Builder for PyBuilder {
     }
 
     fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Owned, ()> {
-        unsafe { Owned::new(crate::datetime::datetime_from_timestamp(seconds, nanoseconds)) }
+        unsafe { Owned::new(crate::decode::datetime::datetime_from_timestamp(seconds, nanoseconds)) }
     }
 
     fn tuple(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {

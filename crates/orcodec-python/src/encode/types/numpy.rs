@@ -18,8 +18,9 @@ use orcodec_core::datetime::{civil_from_days, days_from_civil, DateText, Style};
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
+use crate::encode::error::EncodeError;
+use crate::encode::walker::Walker;
 use crate::module::options;
-use crate::walk::{EncodeError, Walker};
 
 /// CPython's `PyArrayInterface`, what `__array_struct__` points to.
 #[repr(C)]

@@ -1,6 +1,8 @@
 //! The object walker: one traversal of Python objects, generic over the
-//! format backend (`Emitter`) and monomorphized for each, so a type taught here
-//! is serialized by both formats.
+//! format backend (`Emitter`) and monomorphized for each, so a type taught to
+//! it is serialized by both formats. The builtins are written here, in the
+//! order types are tried; every other type has its file in `types/`, and
+//! `keys.rs` writes dict keys that are not str.
 
 use core::cmp::Ordering;
 use core::ptr::addr_of_mut;
@@ -11,14 +13,13 @@ use pyo3_ffi::*;
 use crate::cpython::bytes::{bytearray_data, bytes_data};
 use crate::cpython::dict::dict_len;
 use crate::cpython::str::{cached_utf8, compact_ascii, text_of};
-use crate::dataclass::dataclass_fields;
-use crate::module::errors::Raised;
+use crate::encode::error::EncodeError;
+use crate::encode::types::dataclass::dataclass_fields;
+use crate::encode::types::enums::is_enum_type;
+use crate::encode::types::pydantic::is_pydantic_model;
+use crate::encode::types::uuid::{is_uuid_type, uuid_text};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
-use crate::pydantic::is_pydantic_model;
-use crate::pytypes::{is_enum_type, is_uuid_type};
-use crate::uuid::uuid_text;
-use crate::wrappers::{Ext, Fragment};
 
 /// Deepest container nesting the encoders accept (one past orjson's 254,
 /// ormsgpack's 255). Also what stops a container that contains itself.
@@ -29,47 +30,6 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// Most nested `default` calls: a `default` that keeps returning objects it
 /// must be called on again stops here.
 pub const MAX_DEFAULT_CALLS: u32 = 254;
-
-/// Why encoding stopped. Messages match orjson's where orjson has one.
-#[derive(Debug)]
-pub enum EncodeError {
-    /// A Python exception is already set (MemoryError, or from `default`).
-    Raised,
-    /// `default` raised; that exception is set and becomes the `__cause__`.
-    DefaultRaised(*mut PyTypeObject),
-    Unsupported(*mut PyTypeObject),
-    IntegerRange,
-    /// Outside -(2**53-1)..2**53-1 with `OPT_STRICT_INTEGER`.
-    StrictIntegerRange,
-    DictKeyNotStr,
-    Surrogates,
-    RecursionLimit,
-    DefaultRecursionLimit,
-    /// A list or dict changed size while it was walked (Python code run by
-    /// `default` or a property can do that).
-    ListChangedSize,
-    DictChangedSize,
-    TooLong,
-    /// A tzinfo's `utcoffset()` raised; that exception becomes the `__cause__`.
-    TimezoneRaised,
-    BadUtcOffset,
-    TimeWithTzinfo,
-    /// With `OPT_NON_STR_KEYS`, a key of a type that has no key form.
-    DictKeyType(*mut PyTypeObject),
-    DictIntegerKeyRange,
-    ExtTagRange,
-    FragmentNotBytes,
-    /// A numpy array orcodec does not write, and no `default`.
-    Numpy(crate::numpy::NotSupported),
-    /// NaT, or a datetime64 outside years 1 to 9999.
-    NumpyDateTime,
-}
-
-impl From<Raised> for EncodeError {
-    fn from(_: Raised) -> Self {
-        EncodeError::Raised
-    }
-}
 
 type Result<T = ()> = core::result::Result<T, EncodeError>;
 
@@ -254,67 +214,6 @@ impl<E: Emitter> Walker<E> {
             return self.pydantic_model(obj);
         }
         self.call_default(obj)
-    }
-
-    /// An enum member: its value (`_value_`, where `Enum.value` reads it from,
-    /// without the property call), walked like any other object (so options
-    /// apply to it), or `default`'s with `OPT_PASSTHROUGH_ENUM`.
-    #[cold]
-    unsafe fn enum_member(&mut self, obj: *mut PyObject) -> Result {
-        if self.opts & options::PASSTHROUGH_ENUM != 0 {
-            return self.call_default(obj);
-        }
-        let value = crate::pytypes::enum_value(obj);
-        if value.is_null() {
-            return Err(EncodeError::Raised);
-        }
-        // Counted as a level: a `_value_` that is the member itself stops
-        // at the depth limit instead of recursing forever.
-        let result = self.enter().and_then(|()| self.walk(value));
-        Py_DECREF(value);
-        result?;
-        self.leave();
-        Ok(())
-    }
-
-    /// Already-encoded content, copied as it is.
-    #[cold]
-    unsafe fn fragment(&mut self, obj: *mut PyObject) -> Result {
-        let contents = (*(obj as *mut Fragment)).contents;
-        if PyBytes_Check(contents) != 0 {
-            self.emitter.raw(bytes_data(contents));
-            return Ok(());
-        }
-        // str: JSON text only (MessagePack is binary).
-        if E::HAS_BIN {
-            return Err(EncodeError::FragmentNotBytes);
-        }
-        let mut len: Py_ssize_t = 0;
-        let data = PyUnicode_AsUTF8AndSize(contents, &mut len);
-        if data.is_null() {
-            PyErr_Clear();
-            return Err(EncodeError::Surrogates);
-        }
-        self.emitter.raw(core::slice::from_raw_parts(data as *const u8, len as usize));
-        Ok(())
-    }
-
-    /// A MessagePack extension value (`Ext`).
-    #[cold]
-    unsafe fn ext(&mut self, obj: *mut PyObject) -> Result {
-        let ext = &*(obj as *mut Ext);
-        // An exact int: no Python code runs, and any size is an answer.
-        let mut overflow = 0;
-        let tag = PyLong_AsLongAndOverflow(ext.tag, &mut overflow);
-        if overflow != 0 || !(0..=127).contains(&tag) {
-            return Err(EncodeError::ExtTagRange);
-        }
-        let data = bytes_data(ext.data);
-        if data.len() > orcodec_core::msgpack_writer::MAX_LEN {
-            return Err(EncodeError::TooLong);
-        }
-        self.emitter.ext(tag as i8, data);
-        Ok(())
     }
 
     #[inline(always)]

@@ -9,8 +9,9 @@ use pyo3_ffi::*;
 
 use crate::cpython::dict::dict_len;
 use crate::cpython::ffi::_PyType_Lookup;
+use crate::encode::error::EncodeError;
+use crate::encode::walker::Walker;
 use crate::module::state::state;
-use crate::walk::{EncodeError, Walker};
 
 /// Whether `obj`'s class is a pydantic v2 model (it has `__pydantic_fields__`).
 #[inline]

@@ -1,13 +1,14 @@
 //! `datetime`, `date` and `time`: RFC 3339 text like orjson's (the same bytes),
 //! or for MessagePack with `OPT_DATETIME_AS_TIMESTAMP_EXT` the timestamp
-//! extension (type -1), and back again when decoding.
+//! extension (type -1), which `decode/datetime.rs` reads back.
 
 use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, DateWriter, Style, MAX_TEXT};
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
+use crate::encode::error::EncodeError;
+use crate::encode::walker::Walker;
 use crate::module::options::{self, Opt};
-use crate::walk::{EncodeError, Walker};
 
 /// The UTC offset of an aware datetime in whole seconds (sub-second parts
 /// dropped, as orjson and ormsgpack do); None when it is naive, including a
@@ -173,32 +174,4 @@ impl<E: Emitter> Walker<E> {
         self.emitter.ext(-1, timestamp_payload(seconds, nanoseconds, &mut buf));
         Ok(())
     }
-}
-
-/// A UTC datetime from a decoded timestamp; None (with an exception set) when
-/// it falls outside `datetime`'s years 1 to 9999.
-pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut PyObject {
-    let days = seconds.div_euclid(86_400);
-    let second_of_day = seconds.rem_euclid(86_400) as i32;
-    let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
-    if !(1..=9999).contains(&year) {
-        crate::module::errors::raise(
-            crate::module::state::state().msgpack_decode_error,
-            &format!("timestamp {seconds} is outside the range of datetime (years 1 to 9999)"),
-        );
-        return core::ptr::null_mut();
-    }
-    let api = &*PyDateTimeAPI();
-    (api.DateTime_FromDateAndTime)(
-        year as i32,
-        month as i32,
-        day as i32,
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60,
-        // Nanoseconds below a microsecond are dropped (datetime has no room).
-        (nanoseconds / 1000) as i32,
-        PyDateTime_TimeZone_UTC(),
-        api.DateTimeType,
-    )
 }

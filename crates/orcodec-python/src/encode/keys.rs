@@ -13,11 +13,12 @@ use orcodec_core::emit::Emitter;
 use orcodec_core::json_writer::{write_f64, write_i64, write_u64};
 use pyo3_ffi::*;
 
-use crate::datetime::{date_text, datetime_text, time_text};
+use crate::encode::error::EncodeError;
+use crate::encode::types::datetime::{date_text, datetime_text, time_text};
+use crate::encode::types::enums::is_enum_type;
+use crate::encode::types::uuid::{is_uuid_type, uuid_text};
+use crate::encode::walker::Walker;
 use crate::module::state::state;
-use crate::pytypes::{is_enum_type, is_uuid_type};
-use crate::uuid::uuid_text;
-use crate::walk::{EncodeError, Walker};
 
 /// The text form of a non-str key.
 enum KeyText {

@@ -2,6 +2,12 @@
 //! writes into the returned bytes object, and turn failures into the format's
 //! encode error.
 
+pub mod error;
+mod keys;
+pub mod output;
+pub mod types;
+pub mod walker;
+
 use core::sync::atomic::{AtomicUsize, Ordering};
 use orcodec_core::emit::Emitter;
 use orcodec_core::json_writer::{CompactJsonWriter, PrettyJsonWriter};
@@ -10,65 +16,11 @@ use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
 use crate::module::args::{none_to_null, parse_opts, Call};
-use crate::module::errors::{raise, raise_from_current};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
-use crate::output::BytesSink;
-use crate::walk::{EncodeError, Walker};
-
-/// How each format names itself in messages, and its exception type.
-struct Format {
-    name: &'static str,
-    error: *mut PyObject,
-}
-
-unsafe fn type_name(ty: *mut PyTypeObject) -> String {
-    core::ffi::CStr::from_ptr((*ty).tp_name).to_string_lossy().into_owned()
-}
-
-/// Raises the encode error for `err` (or keeps the exception already set).
-#[cold]
-unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
-    let kind = format.error;
-    let message = match err {
-        EncodeError::Raised => {
-            // MemoryError stays what it is; anything else becomes the cause.
-            if PyErr_ExceptionMatches(PyExc_MemoryError) == 0 {
-                raise_from_current(kind, &format!("{} encoding failed", format.name));
-            }
-            return;
-        }
-        EncodeError::DefaultRaised(ty) => {
-            raise_from_current(kind, &format!("Type is not {} serializable: {}", format.name, type_name(ty)));
-            return;
-        }
-        EncodeError::Unsupported(ty) => format!("Type is not {} serializable: {}", format.name, type_name(ty)),
-        EncodeError::IntegerRange => "Integer exceeds 64-bit range".into(),
-        EncodeError::StrictIntegerRange => "Integer exceeds 53-bit range".into(),
-        EncodeError::DictKeyNotStr => "Dict key must be str".into(),
-        EncodeError::Surrogates => "str is not valid UTF-8: surrogates not allowed".into(),
-        EncodeError::RecursionLimit => "Recursion limit reached".into(),
-        EncodeError::DefaultRecursionLimit => "default serializer exceeds recursion limit".into(),
-        EncodeError::ListChangedSize => "list changed size during serialization".into(),
-        EncodeError::DictChangedSize => "dict changed size during serialization".into(),
-        EncodeError::TooLong => "object is too large for MessagePack (more than 2**32-1 items or bytes)".into(),
-        EncodeError::TimezoneRaised => {
-            raise_from_current(kind, "datetime's tzinfo.utcoffset() raised");
-            return;
-        }
-        EncodeError::BadUtcOffset => "datetime's tzinfo.utcoffset() did not return a timedelta or None".into(),
-        EncodeError::TimeWithTzinfo => "datetime.time must not have tzinfo set".into(),
-        EncodeError::DictKeyType(ty) => {
-            format!("Dict key must be a type serializable with OPT_NON_STR_KEYS, not {}", type_name(ty))
-        }
-        EncodeError::DictIntegerKeyRange => "Dict integer key must be within 64-bit range".into(),
-        EncodeError::ExtTagRange => "Extension type out of range (Ext tags are 0 to 127)".into(),
-        EncodeError::Numpy(reason) => reason.message().into(),
-        EncodeError::NumpyDateTime => "numpy.datetime64 is NaT or outside years 1 to 9999 (no RFC 3339 text)".into(),
-        EncodeError::FragmentNotBytes => "Fragment contents must be bytes for MessagePack (str is JSON text)".into(),
-    };
-    raise(kind, &message);
-}
+use error::{raise_encode_error, Format};
+use output::BytesSink;
+use walker::Walker;
 
 /// The arguments of `dumps`/`packb`.
 struct Args {
@@ -112,7 +64,7 @@ impl SizeHint {
     /// an output that varies a bit from call to call still fits.
     #[inline(always)]
     fn record(&self, len: usize) {
-        self.0.store(crate::output::output_with_slack(len).min(Self::MAX), Ordering::Relaxed)
+        self.0.store(output::output_with_slack(len).min(Self::MAX), Ordering::Relaxed)
     }
 }
 

@@ -3,8 +3,28 @@
 use pyo3_ffi::*;
 
 use crate::cpython::types::slot_value;
+use crate::encode::error::EncodeError;
+use crate::encode::types::LazyAttr;
 use crate::module::state::state;
-use crate::walk::EncodeError;
+
+/// `uuid.UUID`, once `uuid` is imported.
+static UUID_TYPE: LazyAttr = LazyAttr::new();
+
+/// Whether `ty` is `uuid.UUID` (exactly, as the peers have it).
+#[inline]
+pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
+    // Once found, one compare.
+    let uuid = UUID_TYPE.found();
+    if !uuid.is_null() {
+        return ty == uuid as *mut PyTypeObject;
+    }
+    // The name first: it keeps `sys.modules` out of the way of every other
+    // type while `uuid` is not imported.
+    if core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes() != b"UUID" {
+        return false;
+    }
+    ty == UUID_TYPE.get(state().str_uuid, c"UUID") as *mut PyTypeObject
+}
 
 /// The canonical text of a UUID object (from its `int` attribute).
 pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {

@@ -27,9 +27,10 @@ use std::rc::Rc;
 
 use crate::cpython::ffi::_PyType_Lookup;
 use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
+use crate::encode::error::EncodeError;
+use crate::encode::types::LazyAttr;
+use crate::encode::walker::Walker;
 use crate::module::state::state;
-use crate::pytypes::dataclass_field_marker;
-use crate::walk::{EncodeError, Walker};
 
 /// Most dataclasses cached; past it the cache starts over, so classes made
 /// in a loop cannot grow it without bound.
@@ -100,6 +101,15 @@ struct Cache(UnsafeCell<Option<Map>>);
 unsafe impl Sync for Cache {}
 
 static CACHE: Cache = Cache(UnsafeCell::new(None));
+
+/// `dataclasses._FIELD`: the marker of fields that are neither ClassVar nor
+/// InitVar, once `dataclasses` is imported.
+static DATACLASS_FIELD: LazyAttr = LazyAttr::new();
+
+/// `dataclasses._FIELD`, or NULL while `dataclasses` is not imported.
+pub unsafe fn dataclass_field_marker() -> *mut PyObject {
+    DATACLASS_FIELD.get(state().str_dataclasses, c"_FIELD")
+}
 
 /// The `__dataclass_fields__` dict of `obj`'s class (borrowed), or None when
 /// it is no dataclass instance.

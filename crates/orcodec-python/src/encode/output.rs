@@ -31,7 +31,7 @@ const LARGE: usize = 64 << 20;
 const TRIM_UP_TO: usize = 512;
 
 /// What an output of `len` bytes keeps allocated, and what the next call's
-/// size hint asks for (`encode.rs`): the same number, so the request fits
+/// size hint asks for (`encode/mod.rs`): the same number, so the request fits
 /// the block this one frees.
 pub fn output_with_slack(len: usize) -> usize {
     len + len / 16
