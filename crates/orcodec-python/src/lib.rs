@@ -7,9 +7,7 @@
 mod cpython;
 mod decode;
 mod encode;
-mod keycache;
 mod module;
-mod objects;
 mod wrappers;
 
 use core::ptr::null_mut;

@@ -8,7 +8,7 @@
 use core::cell::UnsafeCell;
 use pyo3_ffi::*;
 
-use crate::objects::{new_ascii_str, new_str};
+use crate::decode::builder::{new_ascii_str, new_str};
 
 /// Keys longer than this are not cached (rarely repeated, costly to compare).
 const MAX_CACHED_LEN: usize = 64;

@@ -5,7 +5,7 @@ use orcodec_core::build::Builder;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
-use crate::keycache;
+use crate::decode::key_cache;
 
 /// A new `str` from UTF-8 text.
 #[inline(always)]
@@ -97,10 +97,10 @@ impl PyBuilder {
     /// it earns its keep in this decode, else newly made.
     #[inline(always)]
     unsafe fn ascii_value(&mut self, bytes: &[u8]) -> *mut PyObject {
-        if bytes.len() > keycache::MAX_CACHED_VALUE_LEN || self.value_lookups == u32::MAX {
+        if bytes.len() > key_cache::MAX_CACHED_VALUE_LEN || self.value_lookups == u32::MAX {
             return new_ascii_str(bytes);
         }
-        let (obj, hit) = keycache::short_ascii_value(bytes);
+        let (obj, hit) = key_cache::short_ascii_value(bytes);
         self.value_hits += hit as u32;
         self.value_lookups += 1;
         if self.value_lookups % VALUE_LOOKUP_ROUND == 0
@@ -190,7 +190,7 @@ impl Builder for PyBuilder {
     }
     #[inline(always)]
     fn key(&mut self, value: &str) -> Result<Owned, ()> {
-        unsafe { Owned::new(keycache::key(value)) }
+        unsafe { Owned::new(key_cache::key(value)) }
     }
     #[inline(always)]
     fn bytes(&mut self, value: &[u8]) -> Result<Owned, ()> {

@@ -1,21 +1,38 @@
 //! `loads` and `unpackb`: borrow the input's bytes, run the format's decoder
 //! with the shared object builder, and raise the format's decode error with
 //! the position of the problem.
+//!
+//! - `input.rs`: what a decode reads (bytes, bytearray, buffers, JSON's str)
+//! - `builder.rs`: the Python objects both decoders build (`PyBuilder`),
+//!   with `key_cache.rs` (one str object per repeated key or short value)
+//!   and `dict.rs` (a map's dict in one step)
+//! - `datetime.rs`: MessagePack timestamps back to datetimes
+//! - `error.rs`: the decode errors
+//!
+//! Decoding into declared types (a `typed/` directory) and the streaming
+//! readers belong beside these: they reuse the input, the kept decoder
+//! stacks and the builders.
 
+pub mod builder;
 pub mod datetime;
 pub mod dict;
+mod error;
+mod input;
+pub mod key_cache;
 
-use core::ffi::c_char;
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
 
-use crate::cpython::bytes::bytes_data;
 use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::error::{
+    decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+};
+use crate::decode::input::borrow_input;
 use crate::module::args::{none_to_null, parse_opts, Call};
-use crate::module::errors::{raise, take_exception, Raised};
+use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::state::state;
-use crate::objects::PyBuilder;
 use orcodec_core::json_scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 
@@ -59,63 +76,6 @@ unsafe fn with_stacks<T: Default, R>(
     result
 }
 
-/// The input's bytes, borrowed for the duration of one decode.
-struct Input {
-    data: *const u8,
-    len: usize,
-    /// Held while the input is a buffer export (memoryview and others).
-    view: Option<Py_buffer>,
-}
-
-impl Input {
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: `data`/`len` describe memory owned by the argument (or its
-        // exported buffer), which the caller keeps alive during the decode.
-        unsafe { core::slice::from_raw_parts(self.data, self.len) }
-    }
-}
-
-impl Drop for Input {
-    fn drop(&mut self) {
-        if let Some(view) = self.view.as_mut() {
-            // SAFETY: obtained from PyObject_GetBuffer and released once.
-            unsafe { PyBuffer_Release(view) }
-        }
-    }
-}
-
-/// bytes, bytearray, or a memoryview of a contiguous buffer;
-/// `str` only when `allow_str` (JSON text). None with nothing raised means
-/// "not a supported type".
-unsafe fn borrow_input(obj: *mut PyObject, allow_str: bool) -> Result<Option<Input>, Raised> {
-    if PyBytes_Check(obj) != 0 {
-        let data = bytes_data(obj);
-        return Ok(Some(Input { data: data.as_ptr(), len: data.len(), view: None }));
-    }
-    if allow_str && PyUnicode_Check(obj) != 0 {
-        let mut len: Py_ssize_t = 0;
-        // Input text (not output): the UTF-8 form is what the scanner reads.
-        // Fails for lone surrogates, which JSON text cannot hold.
-        let data = PyUnicode_AsUTF8AndSize(obj, &mut len) as *const u8;
-        if data.is_null() {
-            return Err(Raised);
-        }
-        return Ok(Some(Input { data, len: len as usize, view: None }));
-    }
-    // A bytearray is borrowed through a buffer export too: while exported it
-    // cannot be resized, so a hook run during the decode (ext_hook) cannot
-    // free the memory being read.
-    if PyByteArray_Check(obj) != 0 || PyMemoryView_Check(obj) != 0 {
-        let mut view: Py_buffer = core::mem::zeroed();
-        if PyObject_GetBuffer(obj, &mut view, PyBUF_CONTIG_RO) != 0 {
-            return Err(Raised);
-        }
-        let (data, len) = (view.buf as *const u8, view.len as usize);
-        return Ok(Some(Input { data, len, view: Some(view) }));
-    }
-    Ok(None)
-}
-
 /// Inputs at least this long decode with the cyclic garbage collector paused.
 const PAUSE_GC_FROM: usize = 16 * 1024;
 
@@ -152,78 +112,6 @@ impl Drop for GcPause {
             unsafe { PyGC_Enable() };
         }
     }
-}
-
-/// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
-fn char_count(prefix: &[u8]) -> usize {
-    prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
-}
-
-/// Raises `JSONDecodeError(msg, doc, pos)` like the stdlib's: `doc` is the
-/// input as str, `pos` a character index into it.
-#[cold]
-unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject, byte_offset: usize) -> Raised {
-    let doc = if PyUnicode_Check(original) != 0 {
-        Py_INCREF(original);
-        original
-    } else {
-        PyUnicode_DecodeUTF8(input.as_ptr() as *const c_char, input.len() as Py_ssize_t, c"replace".as_ptr())
-    };
-    if doc.is_null() {
-        return Raised;
-    }
-    let pos = char_count(&input[..byte_offset.min(input.len())]);
-    let msg = PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, msg.len() as Py_ssize_t);
-    let pos = PyLong_FromSize_t(pos);
-    if !msg.is_null() && !pos.is_null() {
-        let args = PyTuple_Pack(3, msg, doc, pos);
-        if !args.is_null() {
-            let kind = state().json_decode_error;
-            let exc = PyObject_Call(kind, args, core::ptr::null_mut());
-            if !exc.is_null() {
-                PyErr_SetObject(kind, exc);
-                Py_DECREF(exc);
-            }
-            Py_DECREF(args);
-        }
-    }
-    Py_XDECREF(msg);
-    Py_XDECREF(pos);
-    Py_DECREF(doc);
-    Raised
-}
-
-/// `JSONDecodeError(msg, "", 0)`, for input that is no text at all.
-#[cold]
-unsafe fn raise_json_error_without_doc(msg: &str) {
-    let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
-    if !empty.is_null() {
-        raise_json_error(msg, &[], empty, 0);
-        Py_DECREF(empty);
-    }
-}
-
-/// What a memoryview that cannot be read (not C-contiguous, released) is told.
-const UNREADABLE_BUFFER: &str = "Input memoryview cannot be read: it must be C-contiguous and not released";
-
-/// Replaces the exception a failed buffer export set (BufferError,
-/// ValueError) with the format's decode error raised by `raise_new`,
-/// keeping the original as its `__cause__`.
-#[cold]
-unsafe fn decode_error_from_current(raise_new: impl FnOnce()) {
-    let cause = take_exception();
-    raise_new();
-    let exc = take_exception();
-    if exc.is_null() {
-        Py_XDECREF(cause);
-        return;
-    }
-    if !cause.is_null() {
-        // Steals the reference to `cause`.
-        PyException_SetCause(exc, cause);
-    }
-    PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
-    Py_DECREF(exc);
 }
 
 /// Turns a failed decode into the format's exception (builder failures have
