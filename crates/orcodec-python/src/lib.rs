@@ -4,11 +4,11 @@
 //! The module is written against the raw C API (pyo3-ffi): entry points are
 //! METH_FASTCALL functions, so a call costs no argument tuple or dict.
 
+mod classes;
 mod cpython;
 mod decode;
 mod encode;
 mod module;
-mod wrappers;
 
 use core::ptr::null_mut;
 use pyo3_ffi::PyObject;

@@ -12,7 +12,7 @@ use core::ffi::{c_char, CStr};
 use core::ptr::{addr_of_mut, null_mut};
 use pyo3_ffi::*;
 
-use crate::{decode, encode, wrappers};
+use crate::{classes, decode, encode};
 
 const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'static CStr) -> PyMethodDef {
     PyMethodDef {
@@ -115,8 +115,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         str_dict: args::intern(c"__dict__"),
         str_pydantic_fields: args::intern(c"__pydantic_fields__"),
         str_pydantic_extra: args::intern(c"__pydantic_extra__"),
-        fragment_type: wrappers::new_fragment_type(),
-        ext_type: wrappers::new_ext_type(),
+        fragment_type: classes::fragment::new_fragment_type(),
+        ext_type: classes::ext::new_ext_type(),
     };
     Py_DECREF(std_decode_error);
     let all = [

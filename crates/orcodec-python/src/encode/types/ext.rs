@@ -4,10 +4,10 @@
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
+use crate::classes::ext::Ext;
 use crate::cpython::bytes::bytes_data;
 use crate::encode::error::EncodeError;
 use crate::encode::walker::Walker;
-use crate::wrappers::Ext;
 
 impl<E: Emitter> Walker<E> {
     /// A MessagePack extension value (`Ext`).

@@ -4,10 +4,10 @@
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
+use crate::classes::fragment::Fragment;
 use crate::cpython::bytes::bytes_data;
 use crate::encode::error::EncodeError;
 use crate::encode::walker::Walker;
-use crate::wrappers::Fragment;
 
 impl<E: Emitter> Walker<E> {
     /// Already-encoded content, copied as it is.
