@@ -1,8 +1,44 @@
-//! orcodec's CPython extension (`orcodec._orcodec`): the object walker with
-//! its two backends, the decoders' object builder, options and errors.
+//! orcodec's CPython extension (`orcodec._orcodec`), written against the raw
+//! C API (pyo3-ffi): entry points are METH_FASTCALL functions, so a call
+//! costs no argument tuple or dict. The formats themselves (the writers, the
+//! JSON scanner, the MessagePack reader) are the pure-Rust `orcodec-core`.
 //!
-//! The module is written against the raw C API (pyo3-ffi): entry points are
-//! METH_FASTCALL functions, so a call costs no argument tuple or dict.
+//! # Map
+//!
+//! - [`module`]: the Python module: its initialization (the method table,
+//!   the exceptions, the classes, the `OPT_*` flags), its docstrings, the
+//!   objects it looks up once, argument parsing and the raising helpers.
+//! - [`encode`]: `dumps` and `packb`: one object walker generic over the
+//!   format's `Emitter`, the output (a bytes object filled in place), the
+//!   encode error and its messages, dict keys that are not str, and
+//!   `encode/types/` with one file per Python type beyond the builtins.
+//! - [`decode`]: `loads` and `unpackb`: the input, the object builder both
+//!   decoders drive, the key cache, dict construction, the decode errors.
+//! - [`classes`]: the Python classes orcodec defines (`Fragment`, `Ext`).
+//! - [`cpython`]: every read or write of CPython's own structures (dict
+//!   tables, int digits, str storage, bytes objects), gated on the versions
+//!   whose layouts it knows. Everything else calls the C API as documented.
+//!
+//! # The GIL contract
+//!
+//! Every entry point runs on a thread that holds the GIL: `PyInit__orcodec`
+//! (the import system calls it so), the module's functions and the slots of
+//! its classes (CPython calls them so). The module declares no support for
+//! free threading, so a free-threaded interpreter turns the GIL on when it
+//! imports it. Nothing here releases the GIL. Throughout the crate, then:
+//!
+//! - Calling the C API needs no further justification: an `unsafe fn` states
+//!   only its other conditions (live objects, their types), and a function
+//!   with no such condition may be safe even though it calls the C API.
+//! - The process-wide statics (the module state, the lazily found types, the
+//!   decoders' caches and kept stacks, the dataclass field cache) are never
+//!   used by two threads at once: their `unsafe impl Sync` rests on this.
+//! - Holding the GIL does not mean holding it for a whole call: wherever
+//!   Python code runs (`default`, `ext_hook`, a tzinfo's `utcoffset()`, a
+//!   property, a finalizer run by a decref), other threads may run, and that
+//!   code may call orcodec again. So no reference into a static is held
+//!   across anything that can run Python code (each static says how its uses
+//!   avoid it), and the walker holds a reference to what it walks.
 
 mod classes;
 mod cpython;
@@ -13,7 +49,10 @@ mod module;
 use core::ptr::null_mut;
 use pyo3_ffi::PyObject;
 
-/// Module entry point, called by the import system with the GIL held.
+/// The module's entry point.
+///
+/// # Safety
+/// Called by the import system only (with the GIL held).
 #[allow(non_snake_case)]
 #[no_mangle]
 pub unsafe extern "C" fn PyInit__orcodec() -> *mut PyObject {

@@ -54,7 +54,7 @@ pub unsafe fn dict_len(obj: *mut PyObject) -> usize {
 /// into `key`/`value`, advancing `*pos`; false when there is none.
 ///
 /// # Safety
-/// `dict` must be a live dict (or subclass) and the GIL held.
+/// `dict` must be a live dict (or subclass).
 #[inline(always)]
 pub unsafe fn next(
     dict: *mut PyObject,

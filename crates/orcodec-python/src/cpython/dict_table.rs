@@ -117,7 +117,7 @@ pub unsafe fn str_keyed_dict(pairs: &[Owned]) -> Option<*mut PyObject> {
     // A small index table is built on the stack and copied over once:
     // probing reads it right after it was filled, and reads of the
     // fresh block just written (a cache miss, stores not yet retired)
-    // stalled on every map.
+    // would stall on every map.
     let mut small = [0xffu8; SMALL_INDEX_BYTES];
     let indices = if index_bytes <= SMALL_INDEX_BYTES {
         small.as_mut_ptr()

@@ -30,7 +30,7 @@ impl Owned {
 
 impl Drop for Owned {
     fn drop(&mut self) {
-        // SAFETY: we own one reference; the GIL is held while decoding.
+        // SAFETY: we own one reference.
         unsafe { Py_DECREF(self.0.as_ptr()) }
     }
 }

@@ -103,7 +103,7 @@ impl PyBuilder {
         let (obj, hit) = key_cache::short_ascii_value(bytes);
         self.value_hits += hit as u32;
         self.value_lookups += 1;
-        if self.value_lookups % VALUE_LOOKUP_ROUND == 0
+        if self.value_lookups.is_multiple_of(VALUE_LOOKUP_ROUND)
             && (self.value_hits as u64) * (VALUE_HIT_RATIO_MIN as u64) < self.value_lookups as u64
         {
             self.value_lookups = u32::MAX;
@@ -136,20 +136,23 @@ impl Builder for PyBuilder {
     }
     #[inline(always)]
     fn i64(&mut self, value: i64) -> Result<Owned, ()> {
+        // SAFETY: a new reference or NULL, which `Owned::new` takes.
         unsafe { Owned::new(PyLong_FromLongLong(value)) }
     }
     #[inline(always)]
     fn u64(&mut self, value: u64) -> Result<Owned, ()> {
+        // SAFETY: as for `i64`.
         unsafe { Owned::new(PyLong_FromUnsignedLongLong(value)) }
     }
     #[inline(always)]
     fn f64(&mut self, value: f64) -> Result<Owned, ()> {
+        // SAFETY: as for `i64`.
         unsafe { Owned::new(PyFloat_FromDouble(value)) }
     }
     #[inline(always)]
     fn str(&mut self, value: &str) -> Result<Owned, ()> {
         let bytes = value.as_bytes();
-        // SAFETY: ASCII is checked first; the GIL is held while decoding.
+        // SAFETY: ASCII is checked first.
         unsafe {
             if orcodec_core::ascii::is_ascii(bytes) {
                 return Owned::new(self.ascii_value(bytes));
@@ -170,7 +173,7 @@ impl Builder for PyBuilder {
     }
     #[inline(always)]
     fn checked_non_ascii_str(&mut self, bytes: &[u8]) -> Result<Option<Owned>, ()> {
-        // SAFETY: the GIL is held while decoding.
+        // SAFETY: it validates `bytes` itself; nothing else is asked of the caller.
         unsafe { new_checked_non_ascii_str(bytes) }
     }
     #[inline(always)]
@@ -190,10 +193,12 @@ impl Builder for PyBuilder {
     }
     #[inline(always)]
     fn key(&mut self, value: &str) -> Result<Owned, ()> {
+        // SAFETY: `key` returns a new reference or NULL.
         unsafe { Owned::new(key_cache::key(value)) }
     }
     #[inline(always)]
     fn bytes(&mut self, value: &[u8]) -> Result<Owned, ()> {
+        // SAFETY: `value` is readable for its length; a new reference or NULL.
         unsafe { Owned::new(PyBytes_FromStringAndSize(value.as_ptr() as *const _, value.len() as Py_ssize_t)) }
     }
 
@@ -201,10 +206,13 @@ impl Builder for PyBuilder {
         if self.ext_hook.is_null() {
             return Ok(None);
         }
+        // SAFETY: the hook is a live callable: `unpackb` checked it and its
+        // caller holds it for the whole decode.
         unsafe { call_ext_hook(self.ext_hook, tag, data).map(Some) }
     }
 
     fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Owned, ()> {
+        // SAFETY: a new reference or NULL.
         unsafe { Owned::new(crate::decode::datetime::datetime_from_timestamp(seconds, nanoseconds)) }
     }
 
@@ -234,7 +242,8 @@ impl Builder for PyBuilder {
     }
 
     fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
-        // SAFETY: the GIL is held; the items alternate key and value.
+        // SAFETY: the items alternate key and value (the decoders hand over
+        // whole pairs).
         unsafe {
             let dict = crate::decode::dict::dict_from_pairs(items, start);
             if dict.is_null() {

@@ -15,7 +15,7 @@ use crate::cpython::object::Owned;
 /// them one by one does. NULL with an exception set on failure.
 ///
 /// # Safety
-/// The GIL is held; `items[start..]` holds an even number of values.
+/// `items[start..]` holds an even number of values.
 #[inline(always)]
 pub unsafe fn dict_from_pairs(items: &mut Vec<Owned>, start: usize) -> *mut PyObject {
     #[cfg(dict_table_layout)]

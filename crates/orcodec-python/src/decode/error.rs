@@ -49,11 +49,14 @@ pub unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject,
 
 /// `JSONDecodeError(msg, "", 0)`, for input that is no text at all.
 #[cold]
-pub unsafe fn raise_json_error_without_doc(msg: &str) {
-    let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
-    if !empty.is_null() {
-        raise_json_error(msg, &[], empty, 0);
-        Py_DECREF(empty);
+pub fn raise_json_error_without_doc(msg: &str) {
+    // SAFETY: `empty` is a live str while it is used, then released.
+    unsafe {
+        let empty = PyUnicode_FromStringAndSize(core::ptr::null(), 0);
+        if !empty.is_null() {
+            raise_json_error(msg, &[], empty, 0);
+            Py_DECREF(empty);
+        }
     }
 }
 
@@ -64,18 +67,22 @@ pub const UNREADABLE_BUFFER: &str = "Input memoryview cannot be read: it must be
 /// ValueError) with the format's decode error raised by `raise_new`,
 /// keeping the original as its `__cause__`.
 #[cold]
-pub unsafe fn decode_error_from_current(raise_new: impl FnOnce()) {
+pub fn decode_error_from_current(raise_new: impl FnOnce()) {
     let cause = take_exception();
     raise_new();
     let exc = take_exception();
-    if exc.is_null() {
-        Py_XDECREF(cause);
-        return;
+    // SAFETY: `cause` and `exc` are owned references or NULL, each given
+    // away or released once.
+    unsafe {
+        if exc.is_null() {
+            Py_XDECREF(cause);
+            return;
+        }
+        if !cause.is_null() {
+            // Steals the reference to `cause`.
+            PyException_SetCause(exc, cause);
+        }
+        PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
+        Py_DECREF(exc);
     }
-    if !cause.is_null() {
-        // Steals the reference to `cause`.
-        PyException_SetCause(exc, cause);
-    }
-    PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
-    Py_DECREF(exc);
 }

@@ -18,11 +18,11 @@ pub const MAX_CACHED_VALUE_LEN: usize = 16;
 /// A direct-mapped table: one slot per hash bucket, a collision replaces
 /// the slot. Each slot is a strong reference to an ASCII `str`, or NULL. The
 /// text is compared with the str's own characters (for an ASCII str those are
-/// its UTF-8 bytes), so the table is only pointers and stays in L1/L2, where
-/// slots that carried a copy of the text missed the cache on most keys.
+/// its UTF-8 bytes), so the table is only pointers and stays in L1/L2; slots
+/// carrying a copy of the text would miss the cache on most keys.
 struct Cache<const SLOTS: usize>(UnsafeCell<[*mut PyObject; SLOTS]>);
 
-// SAFETY: only touched with the GIL held, and only inside `lookup`, which
+// SAFETY: the GIL contract (crate root); only touched inside `lookup`, which
 // calls no Python code that could re-enter it while a slot is being read or
 // replaced.
 unsafe impl<const SLOTS: usize> Sync for Cache<SLOTS> {}
@@ -32,7 +32,7 @@ static KEYS: Cache<4096> = Cache(UnsafeCell::new([core::ptr::null_mut(); 4096]))
 
 /// A value slot holds the text itself (up to 16 bytes fit in two words
 /// exactly), so telling a hit from a miss never touches a str object: most
-/// values are unique, and reading each cached str to compare missed the
+/// values are unique, and reading each cached str to compare would miss the
 /// cache every time. A text is cached on its second sighting; the first only
 /// records it, so a document of unique values never fills the table with
 /// strs to release again.
@@ -48,7 +48,7 @@ struct ValueSlot {
 
 struct ValueCache<const SLOTS: usize>(UnsafeCell<[ValueSlot; SLOTS]>);
 
-// SAFETY: as for `Cache`: GIL held, no Python code runs inside `lookup`.
+// SAFETY: as for `Cache`: no Python code runs inside `lookup`.
 unsafe impl<const SLOTS: usize> Sync for ValueCache<SLOTS> {}
 
 /// 32 KiB of value slots, apart from the keys so values do not evict them.
@@ -200,12 +200,16 @@ impl<const SLOTS: usize> Cache<SLOTS> {
 /// A new reference to the `str` for map key `text`, its hash computed
 /// (NULL with an exception set on failure).
 #[inline(always)]
-pub unsafe fn key(text: &str) -> *mut PyObject {
+pub fn key(text: &str) -> *mut PyObject {
     let bytes = text.as_bytes();
-    if bytes.len() > MAX_CACHED_LEN {
-        return hashed(new_str(text));
+    // SAFETY: `new_str` makes a str or NULL, which is all `hashed` and the
+    // cache take.
+    unsafe {
+        if bytes.len() > MAX_CACHED_LEN {
+            return hashed(new_str(text));
+        }
+        KEYS.lookup(bytes, || hashed(new_str(text)))
     }
-    KEYS.lookup(bytes, || hashed(new_str(text)))
 }
 
 /// A new reference to the `str` for a string value of ASCII `bytes`, at
@@ -214,7 +218,7 @@ pub unsafe fn key(text: &str) -> *mut PyObject {
 /// whoever needs it.
 ///
 /// # Safety
-/// `bytes` is ASCII; the GIL is held.
+/// `bytes` is ASCII.
 #[inline(always)]
 pub unsafe fn short_ascii_value(bytes: &[u8]) -> (*mut PyObject, bool) {
     debug_assert!(bytes.len() <= MAX_CACHED_VALUE_LEN && bytes.is_ascii());

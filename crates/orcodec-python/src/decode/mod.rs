@@ -37,15 +37,15 @@ use orcodec_core::json_scanner::ScanStacks;
 use orcodec_core::msgpack_reader::{ReadOptions, ReadStacks};
 
 /// Decoder stacks kept between calls, one set per format, so a small
-/// document allocates none (two or three mallocs and frees were a few
-/// percent of a 6-key `unpackb`). A call takes its format's set out and
+/// document allocates none (its few allocations would be a noticeable part
+/// of the call). A call takes its format's set out and
 /// puts it back when done; a nested call (from an `ext_hook`, say) finds
 /// none and makes its own. Stacks grown past `KEPT_STACK_BYTES` by a large
 /// document are dropped rather than kept.
 struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
 
-// SAFETY: only touched with the GIL held, by `with_stacks`, which runs no
-// Python code between taking the value and putting it back.
+// SAFETY: the GIL contract (crate root); only `with_stacks` touches it, in
+// single reads and writes that run no Python code.
 unsafe impl<T> Sync for KeptStacks<T> {}
 
 const KEPT_STACK_BYTES: usize = 64 << 10;
@@ -55,17 +55,10 @@ static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::Un
 
 /// Runs `decode` with the kept stacks of `kept` (or new ones), keeping them
 /// again afterwards if they are not too large (`size` says how large).
-///
-/// # Safety
-/// The GIL is held.
 #[inline(always)]
-unsafe fn with_stacks<T: Default, R>(
-    kept: &KeptStacks<T>,
-    size: impl Fn(&T) -> usize,
-    decode: impl FnOnce(&mut T) -> R,
-) -> R {
-    // SAFETY: the GIL is held and no Python code runs while the slot is
-    // read or written (decode runs between, with the slot empty).
+fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, decode: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: no Python code runs while the slot is read or written
+    // (decode runs between, with the slot empty).
     let mut stacks = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
     let result = decode(&mut stacks);
     if size(&stacks) <= KEPT_STACK_BYTES {
@@ -108,7 +101,7 @@ impl Drop for GcPause {
     fn drop(&mut self) {
         #[cfg(Py_3_10)]
         if self.0 {
-            // SAFETY: the GIL is held for the whole decode.
+            // SAFETY: turns back on what `new` turned off.
             unsafe { PyGC_Enable() };
         }
     }

@@ -32,7 +32,7 @@ enum KeyText {
 impl Drop for KeyText {
     fn drop(&mut self) {
         if let KeyText::Str(obj) = *self {
-            // SAFETY: the reference was taken when the KeyText was made; the GIL is held.
+            // SAFETY: the reference was taken when the KeyText was made.
             unsafe { Py_DECREF(obj) }
         }
     }
@@ -211,7 +211,7 @@ impl<E: Emitter> Walker<E> {
         struct Held(Vec<(Vec<u8>, *mut PyObject, *mut PyObject)>);
         impl Drop for Held {
             fn drop(&mut self) {
-                // SAFETY: references taken below; the GIL is held.
+                // SAFETY: references taken below.
                 unsafe {
                     for &(_, key, value) in &self.0 {
                         Py_DECREF(key);

@@ -41,9 +41,8 @@ unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Arg
 
 /// A first size guess for an output buffer, learned from the previous call:
 /// programs tend to encode documents of similar size over and over, and a
-/// buffer that starts small and doubles copies everything written so far at
-/// each step (a 40 KB output grows eight times from 256 bytes; those copies
-/// were a third of `packb`'s time on the string-heavy benchmark rows).
+/// buffer that starts small and grows copies everything written so far at
+/// each step, a large part of the time of a document made of long strings.
 ///
 /// Relaxed atomics: it is only a hint, any value is safe.
 struct SizeHint(AtomicUsize);

@@ -10,16 +10,16 @@ use crate::cpython::ffi::_PyBytes_Resize;
 
 /// Bytes allocated up front: small enough that the object (33-byte header
 /// included) comes from pymalloc, whose limit is 512 bytes, rather than the
-/// system allocator; a larger document grows (see `grow`). 256 measured best for a 6-key dict: 512 would already be a
-/// malloc call, as 1024 was.
+/// system allocator, whose call would cost a small document more than its
+/// encoding; a larger document grows (see `grow`).
 const INITIAL_CAPACITY: usize = 256;
 
 /// How much a full buffer grows by, up to `LARGE`. Each grow may copy
 /// everything written so far (glibc can rarely extend a heap block in place,
 /// and once an earlier output freed a large mapping it serves big blocks from
 /// the heap too), so fewer, larger steps copy less: eight-fold copies about a
-/// seventh of the output in all, doubling about all of it (twitter: 4.63M ->
-/// 4.50M instructions per dumps). Pages never written are never touched, so
+/// seventh of the output in all, doubling about all of it. Pages never
+/// written are never touched, so
 /// resident memory stays that of the output; `finish` trims the rest.
 const GROWTH: usize = 8;
 /// From this capacity on the buffer only doubles, so a huge output never
@@ -86,13 +86,12 @@ impl BytesSink {
     /// An output past pymalloc's sizes keeps up to `len / 16` spare bytes
     /// past its end (never written, so never resident). The next call's size
     /// hint asks for exactly that much, so a document encoded again needs no
-    /// realloc at either end: trimming to the byte split the block and freed
-    /// the tail on every call (text_11kb.packb spent about a tenth of its
-    /// time in glibc doing that). For large outputs it matters more: glibc
-    /// serves a request from its heap only if it is smaller than the largest
-    /// mapping freed so far, so trimmed to the byte, every later request of
-    /// the same document would get a fresh mapping and fault in each page (a
-    /// 4 MB dumps took 5x orjson's time that way).
+    /// realloc at either end, where trimming to the byte would split the
+    /// block and free the tail on every call. For large outputs it matters
+    /// more: glibc serves a request from its heap only if it is smaller than
+    /// the largest mapping freed so far, so trimmed to the byte, every later
+    /// request of the same document would get a fresh mapping and fault in
+    /// each page.
     pub fn finish(mut self) -> *mut PyObject {
         let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
         if obj.is_null() {

@@ -230,7 +230,8 @@ impl<E: Emitter> Walker<E> {
     #[inline(never)]
     unsafe fn stored_str<const KEY: bool>(&mut self, obj: *mut PyObject) -> Result {
         type Emit<E> = fn(&mut E, Text<'_>) -> core::result::Result<(), SurrogateError>;
-        let (utf8, emit): (fn(&mut E, &[u8]), Emit<E>) = if KEY { (E::utf8_key, E::key) } else { (E::utf8, E::str) };
+        type Utf8<E> = fn(&mut E, &[u8]);
+        let (utf8, emit): (Utf8<E>, Emit<E>) = if KEY { (E::utf8_key, E::key) } else { (E::utf8, E::str) };
         if let Some(bytes) = cached_utf8(obj) {
             utf8(&mut self.emitter, bytes);
             return Ok(());

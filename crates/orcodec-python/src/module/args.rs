@@ -96,6 +96,7 @@ pub unsafe fn parse_opts(option: *mut PyObject, error: *mut PyObject) -> Result<
 }
 
 /// An interned str, for keyword matching; NULL on failure.
-pub unsafe fn intern(name: &core::ffi::CStr) -> *mut PyObject {
-    PyUnicode_InternFromString(name.as_ptr() as *const c_char)
+pub fn intern(name: &core::ffi::CStr) -> *mut PyObject {
+    // SAFETY: `name` is NUL-terminated.
+    unsafe { PyUnicode_InternFromString(name.as_ptr() as *const c_char) }
 }

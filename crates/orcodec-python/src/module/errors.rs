@@ -19,22 +19,25 @@ pub unsafe fn raise(kind: *mut PyObject, message: &str) -> Raised {
 }
 
 /// Takes the exception currently set (normalized), leaving none set.
-pub unsafe fn take_exception() -> *mut PyObject {
-    #[cfg(Py_3_12)]
-    {
-        PyErr_GetRaisedException()
-    }
-    #[cfg(not(Py_3_12))]
-    {
-        let (mut kind, mut value, mut tb) = (core::ptr::null_mut(), core::ptr::null_mut(), core::ptr::null_mut());
-        PyErr_Fetch(&mut kind, &mut value, &mut tb);
-        PyErr_NormalizeException(&mut kind, &mut value, &mut tb);
-        if !tb.is_null() && !value.is_null() {
-            PyException_SetTraceback(value, tb);
+pub fn take_exception() -> *mut PyObject {
+    // SAFETY: the calls take and release only the references they hand over.
+    unsafe {
+        #[cfg(Py_3_12)]
+        {
+            PyErr_GetRaisedException()
         }
-        Py_XDECREF(kind);
-        Py_XDECREF(tb);
-        value
+        #[cfg(not(Py_3_12))]
+        {
+            let (mut kind, mut value, mut tb) = (core::ptr::null_mut(), core::ptr::null_mut(), core::ptr::null_mut());
+            PyErr_Fetch(&mut kind, &mut value, &mut tb);
+            PyErr_NormalizeException(&mut kind, &mut value, &mut tb);
+            if !tb.is_null() && !value.is_null() {
+                PyException_SetTraceback(value, tb);
+            }
+            Py_XDECREF(kind);
+            Py_XDECREF(tb);
+            value
+        }
     }
 }
 

@@ -36,8 +36,8 @@ pub struct State {
 
 struct Cell(UnsafeCell<State>);
 
-// SAFETY: written once during module init and only read afterwards, always
-// with the GIL held (this extension does not declare free-threading support).
+// SAFETY: the GIL contract (crate root); written once during module init and
+// only read afterwards.
 unsafe impl Sync for Cell {}
 
 static STATE: Cell = Cell(UnsafeCell::new(State {
@@ -74,10 +74,10 @@ pub fn state() -> &'static State {
     unsafe { &*STATE.0.get() }
 }
 
-/// Fills the state; called once from module init with the GIL held.
+/// Fills the state; called once, from module init.
 ///
 /// # Safety
-/// Must run before any other use of `state()` and never concurrently.
+/// Must run once, before any other use of `state()`.
 pub unsafe fn init(s: State) {
     *STATE.0.get() = s;
 }

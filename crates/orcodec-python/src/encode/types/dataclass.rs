@@ -47,8 +47,7 @@ pub struct FieldNames {
 
 impl Drop for FieldNames {
     fn drop(&mut self) {
-        // SAFETY: each name was increfed when stored; the GIL is held
-        // whenever the cache (and so a FieldNames) is dropped.
+        // SAFETY: each name was increfed when stored.
         unsafe { self.names.iter().chain(self.private.iter()).for_each(|&name| Py_DECREF(name)) }
     }
 }
@@ -97,7 +96,8 @@ type Map = HashMap<usize, Entry, core::hash::BuildHasherDefault<AddressHasher>>;
 
 struct Cache(UnsafeCell<Option<Map>>);
 
-// SAFETY: only used with the GIL held, never concurrently.
+// SAFETY: the GIL contract (crate root); `field_names` holds no reference
+// into the map while Python code runs.
 unsafe impl Sync for Cache {}
 
 static CACHE: Cache = Cache(UnsafeCell::new(None));
@@ -107,8 +107,9 @@ static CACHE: Cache = Cache(UnsafeCell::new(None));
 static DATACLASS_FIELD: LazyAttr = LazyAttr::new();
 
 /// `dataclasses._FIELD`, or NULL while `dataclasses` is not imported.
-pub unsafe fn dataclass_field_marker() -> *mut PyObject {
-    DATACLASS_FIELD.get(state().str_dataclasses, c"_FIELD")
+pub fn dataclass_field_marker() -> *mut PyObject {
+    // SAFETY: the module name is a str.
+    unsafe { DATACLASS_FIELD.get(state().str_dataclasses, c"_FIELD") }
 }
 
 /// The `__dataclass_fields__` dict of `obj`'s class (borrowed), or None when
@@ -121,7 +122,7 @@ pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
 
 /// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
 unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
-    // SAFETY: the GIL is held; no reference into the map outlives this call
+    // SAFETY: no reference into the map outlives this call
     // (the Rc is cloned out), and nothing below re-enters this function.
     let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
     let size = PyDict_Size(fields);

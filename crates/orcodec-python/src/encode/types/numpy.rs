@@ -255,15 +255,17 @@ struct NumpyTypes {
 
 struct Cell(UnsafeCell<Option<NumpyTypes>>);
 
-// SAFETY: only used with the GIL held, never concurrently.
+// SAFETY: the GIL contract (crate root); `numpy_types` holds no reference
+// into the slot while Python code runs.
 unsafe impl Sync for Cell {}
 
 static TYPES: Cell = Cell(UnsafeCell::new(None));
 
 /// numpy's types, or None while numpy is not imported.
 unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
-    let slot = &mut *TYPES.0.get();
-    if slot.is_none() {
+    // Looking the types up may run Python code: the slot is read and
+    // written only before and after it.
+    if (*TYPES.0.get()).is_none() {
         let module = PyImport_GetModule(crate::module::state::state().str_numpy);
         if module.is_null() {
             PyErr_Clear();
@@ -305,9 +307,9 @@ unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
         if ndarray.is_null() {
             return None;
         }
-        *slot = Some(NumpyTypes { ndarray, scalars });
+        *TYPES.0.get() = Some(NumpyTypes { ndarray, scalars });
     }
-    slot.as_ref()
+    (*TYPES.0.get()).as_ref()
 }
 
 /// Why an array is handed to `default`, worded for the error without one.

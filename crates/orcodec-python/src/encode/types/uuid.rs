@@ -69,6 +69,7 @@ unsafe fn int_to_be_bytes(int: *mut PyObject, bytes: &mut [u8; 16]) -> core::ffi
 #[cfg(Py_3_13)]
 unsafe fn int_to_be_bytes(int: *mut PyObject, bytes: &mut [u8; 16]) -> core::ffi::c_int {
     // Big-endian (0), unsigned buffer (4), negative values refused (8).
+    #[allow(clippy::identity_op)]
     let needed = PyLong_AsNativeBytes(int, bytes.as_mut_ptr() as *mut core::ffi::c_void, 16, 0 | 4 | 8);
     if needed < 0 {
         // A negative int is a ValueError here, an OverflowError (with this
