@@ -6,6 +6,7 @@ use core::ptr::null_mut;
 use pyo3_ffi::*;
 
 use crate::classes::{dealloc, member, new_type, positional, slot, NO_MEMBER};
+use crate::module::docs;
 use crate::module::errors::raise;
 
 #[repr(C)]
@@ -88,8 +89,8 @@ unsafe extern "C" fn ext_hash(obj: *mut PyObject) -> Py_hash_t {
 }
 
 static mut EXT_MEMBERS: [PyMemberDef; 3] = [
-    member(c"tag", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, tag), c"The extension type (0 to 127 to encode)."),
-    member(c"data", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, data), c"The payload (bytes)."),
+    member(c"tag", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, tag), docs::EXT_TAG),
+    member(c"data", Py_T_OBJECT_EX, core::mem::offset_of!(Ext, data), docs::EXT_DATA),
     NO_MEMBER,
 ];
 
@@ -102,11 +103,7 @@ pub unsafe fn new_ext_type() -> *mut PyTypeObject {
         slot(Py_tp_richcompare, ext_richcompare as *mut c_void),
         slot(Py_tp_hash, ext_hash as *mut c_void),
         slot(Py_tp_members, core::ptr::addr_of_mut!(EXT_MEMBERS) as *mut c_void),
-        slot(
-            Py_tp_doc,
-            c"Ext(tag, data)\n--\n\nA MessagePack extension value: packb writes it, unpackb's ext_hook receives (tag, data).".as_ptr()
-                as *mut c_void,
-        ),
+        slot(Py_tp_doc, docs::EXT.as_ptr() as *mut c_void),
         slot(0, null_mut()),
     ];
     new_type(c"orcodec.Ext", core::mem::size_of::<Ext>(), &mut slots)

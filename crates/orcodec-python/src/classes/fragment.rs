@@ -6,6 +6,7 @@ use core::ptr::null_mut;
 use pyo3_ffi::*;
 
 use crate::classes::{dealloc, member, new_type, positional, slot, NO_MEMBER};
+use crate::module::docs;
 use crate::module::errors::raise;
 
 #[repr(C)]
@@ -40,12 +41,7 @@ unsafe extern "C" fn fragment_repr(obj: *mut PyObject) -> *mut PyObject {
 }
 
 static mut FRAGMENT_MEMBERS: [PyMemberDef; 2] = [
-    member(
-        c"contents",
-        Py_T_OBJECT_EX,
-        core::mem::offset_of!(Fragment, contents),
-        c"The encoded content (bytes or str).",
-    ),
+    member(c"contents", Py_T_OBJECT_EX, core::mem::offset_of!(Fragment, contents), docs::FRAGMENT_CONTENTS),
     NO_MEMBER,
 ];
 
@@ -56,11 +52,7 @@ pub unsafe fn new_fragment_type() -> *mut PyTypeObject {
         slot(Py_tp_dealloc, fragment_dealloc as *mut c_void),
         slot(Py_tp_repr, fragment_repr as *mut c_void),
         slot(Py_tp_members, core::ptr::addr_of_mut!(FRAGMENT_MEMBERS) as *mut c_void),
-        slot(
-            Py_tp_doc,
-            c"Fragment(contents)\n--\n\nAlready-encoded content (JSON text for dumps, MessagePack bytes for packb) inserted verbatim.".as_ptr()
-                as *mut c_void,
-        ),
+        slot(Py_tp_doc, docs::FRAGMENT.as_ptr() as *mut c_void),
         slot(0, null_mut()),
     ];
     new_type(c"orcodec.Fragment", core::mem::size_of::<Fragment>(), &mut slots)

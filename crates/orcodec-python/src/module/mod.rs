@@ -1,9 +1,11 @@
 //! The Python module `orcodec._orcodec`: its initialization (the method
-//! table, the exception types, the classes, the `OPT_*` flags), the state it
-//! looks up once, argument parsing and the raising helpers every entry point
-//! shares.
+//! table, the exception types, the classes, the `OPT_*` flags), its
+//! docstrings (`docs.rs`), the state it looks up once, argument parsing, the
+//! flags and their meaning (`options.rs`), and the raising helpers every
+//! entry point shares.
 
 pub mod args;
+pub mod docs;
 pub mod errors;
 pub mod options;
 pub mod state;
@@ -24,29 +26,17 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
 }
 
 static mut METHODS: [PyMethodDef; 5] = [
-    method(
-        c"dumps",
-        encode::dumps,
-        c"dumps(obj, /, default=None, option=None)\n--\n\nSerialize obj to JSON bytes.",
-    ),
-    method(c"loads", decode::loads, c"loads(obj, /)\n--\n\nDeserialize JSON (bytes, bytearray, memoryview or str)."),
-    method(
-        c"packb",
-        encode::packb,
-        c"packb(obj, /, default=None, option=None)\n--\n\nSerialize obj to MessagePack bytes.",
-    ),
-    method(
-        c"unpackb",
-        decode::unpackb,
-        c"unpackb(obj, /, *, ext_hook=None, option=None)\n--\n\nDeserialize MessagePack (bytes, bytearray or memoryview).",
-    ),
+    method(c"dumps", encode::dumps, docs::DUMPS),
+    method(c"loads", decode::loads, docs::LOADS),
+    method(c"packb", encode::packb, docs::PACKB),
+    method(c"unpackb", decode::unpackb, docs::UNPACKB),
     PyMethodDef::zeroed(),
 ];
 
 static mut MODULE: PyModuleDef = PyModuleDef {
     m_base: PyModuleDef_HEAD_INIT,
     m_name: c"orcodec._orcodec".as_ptr(),
-    m_doc: c"Fast, correct JSON and MessagePack from one Rust core.".as_ptr(),
+    m_doc: docs::MODULE.as_ptr(),
     m_size: -1,
     m_methods: null_mut(),
     m_slots: null_mut(),
@@ -65,10 +55,60 @@ unsafe fn add(module: *mut PyObject, name: &CStr, value: *mut PyObject) -> bool 
     ok
 }
 
-unsafe fn new_exception(name: &CStr, base: *mut PyObject) -> *mut PyObject {
-    PyErr_NewException(name.as_ptr() as *mut c_char, base, null_mut())
+unsafe fn new_exception(name: &CStr, doc: &CStr, base: *mut PyObject) -> *mut PyObject {
+    PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), base, null_mut())
 }
 
+/// A new str of `text`, or NULL with an exception set.
+fn new_str(text: &str) -> *mut PyObject {
+    // SAFETY: `text` is readable for its length and valid UTF-8.
+    unsafe { PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t) }
+}
+
+/// A new tuple of `items` (new references, consumed even on failure), or
+/// NULL with an exception set if any is NULL or the tuple cannot be made.
+fn new_tuple(items: &[*mut PyObject]) -> *mut PyObject {
+    // SAFETY: a fresh tuple of `items.len()` slots, each filled once with a
+    // reference it takes over; on failure every reference is released once.
+    unsafe {
+        let tuple =
+            if items.iter().any(|item| item.is_null()) { null_mut() } else { PyTuple_New(items.len() as Py_ssize_t) };
+        for (i, &item) in items.iter().enumerate() {
+            if tuple.is_null() {
+                Py_XDECREF(item);
+            } else {
+                PyTuple_SET_ITEM(tuple, i as Py_ssize_t, item);
+            }
+        }
+        tuple
+    }
+}
+
+/// `_flag_table`: a tuple of `(name, value, functions, description)` per
+/// flag, which the package turns into `orcodec.flags` and the flags part of
+/// its docstring.
+fn flag_table() -> *mut PyObject {
+    let rows: Vec<*mut PyObject> = options::ALL
+        .iter()
+        .map(|flag| {
+            let functions: Vec<*mut PyObject> = options::FUNCTIONS
+                .iter()
+                .filter(|&&(uses, _)| flag.uses & uses != 0)
+                .map(|&(_, name)| new_str(name))
+                .collect();
+            // SAFETY: makes a new int; no pointer is read.
+            let value = unsafe { PyLong_FromUnsignedLong(flag.value as _) };
+            new_tuple(&[new_str(flag.name), value, new_tuple(&functions), new_str(flag.description)])
+        })
+        .collect();
+    new_tuple(&rows)
+}
+
+/// Creates the module `PyInit__orcodec` returns; None with an exception set
+/// on failure.
+///
+/// # Safety
+/// Called only from `PyInit__orcodec`.
 pub unsafe fn init_module() -> Option<*mut PyObject> {
     let module_def = addr_of_mut!(MODULE);
     (*module_def).m_methods = addr_of_mut!(METHODS) as *mut PyMethodDef;
@@ -93,10 +133,14 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         return None;
     }
     let st = state::State {
-        json_encode_error: new_exception(c"orcodec.JSONEncodeError", PyExc_TypeError),
-        json_decode_error: new_exception(c"orcodec.JSONDecodeError", std_decode_error),
-        msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", PyExc_TypeError),
-        msgpack_decode_error: new_exception(c"orcodec.MsgpackDecodeError", PyExc_ValueError),
+        json_encode_error: new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError),
+        json_decode_error: new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error),
+        msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError),
+        msgpack_decode_error: new_exception(
+            c"orcodec.MsgpackDecodeError",
+            docs::MSGPACK_DECODE_ERROR,
+            PyExc_ValueError,
+        ),
         kw_default: args::intern(c"default"),
         kw_option: args::intern(c"option"),
         kw_ext_hook: args::intern(c"ext_hook"),
@@ -165,11 +209,14 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     }
     state::init(st);
 
-    for (name, value) in options::ALL {
-        let cname = std::ffi::CString::new(*name).ok()?;
-        if !add(module, &cname, PyLong_FromUnsignedLong(*value as _)) {
+    for flag in options::ALL {
+        let cname = std::ffi::CString::new(flag.name).ok()?;
+        if !add(module, &cname, PyLong_FromUnsignedLong(flag.value as _)) {
             return None;
         }
+    }
+    if !add(module, c"_flag_table", flag_table()) {
+        return None;
     }
     let version = env!("CARGO_PKG_VERSION");
     let version = PyUnicode_FromStringAndSize(version.as_ptr() as *const c_char, version.len() as Py_ssize_t);
