@@ -3,10 +3,10 @@
 //! walker is generic over the format's `Emitter`).
 //!
 //! `walker.rs` decides the order they are tried in; each file adds its
-//! methods to `Walker`. Types from the standard library and numpy are found
-//! lazily: a module that was never imported can have no instances, so
-//! orcodec imports nothing for them and asks `sys.modules` on first sight
-//! ([`LazyAttr`]).
+//! methods to `Walker`. Types from the standard library ([`LazyAttr`]) and
+//! numpy (`numpy.rs`) are found lazily: a module that was never imported can
+//! have no instances, so orcodec imports nothing for them and asks
+//! `sys.modules` on first sight.
 
 pub mod dataclass;
 pub mod datetime;
