@@ -1,5 +1,5 @@
 """Decoded dicts are ordinary dicts in every respect: on CPython 3.11-3.13 the
-decoders write a map's keys table directly (dictbuild.rs), so these tests
+decoders write a map's keys table directly (cpython/dict_table.rs), so these tests
 check what CPython's own insertion would have guaranteed: every key found,
 the dict still mutable and resizable, repeated keys resolved as insertion
 resolves them, the same garbage-collector tracking, and the same size as a

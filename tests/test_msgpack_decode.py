@@ -676,7 +676,7 @@ class Payload:
 
 
 def test_kept_stacks_after_errors_nesting_and_large_documents():
-    # The decoders keep their stacks between calls (decode.rs): a failed
+    # The decoders keep their stacks between calls (decode/mod.rs): a failed
     # decode must release what its unfinished containers held, a decode run
     # from inside another (ext_hook) must not share them, and a large
     # document must leave nothing behind for the next.

@@ -185,10 +185,29 @@ def use_fragment_and_ext() -> None:
     assert_type(orcodec.__version__, str)
 
 
+def use_flags() -> None:
+    info = orcodec.flags["OPT_SORT_KEYS"]
+    assert_type(info, orcodec.FlagInfo)
+    assert_type(info.value, int)
+    assert_type(info.formats, tuple[str, ...])
+    assert_type(info.functions, tuple[str, ...])
+    assert_type(info.description, str)
+    assert info.value == OPT_SORT_KEYS and "packb" in info.functions
+    name, value, formats, functions, description = info
+    assert_type(name, str)
+    packb_flags: int = 0
+    for flag in orcodec.flags.values():
+        if "packb" in flag.functions:
+            packb_flags |= flag.value
+    orcodec.packb({"a": 1}, option=packb_flags & ~OPT_PASSTHROUGH_DATACLASS)
+    rejected(lambda: orcodec.flags.update({}), AttributeError)  # type: ignore[attr-defined]
+
+
 def main() -> None:
     use_json()
     use_msgpack()
     use_fragment_and_ext()
+    use_flags()
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ use pyo3_build_config::{GilUsed, PythonAbiKind, PythonImplementation};
 fn main() {
     pyo3_build_config::use_pyo3_cfgs();
     // `dict_table_layout`: CPython 3.11 to 3.13 (GIL builds, full API) share
-    // the dict keys table layout that dictiter.rs reads and dictbuild.rs
-    // writes. Every other interpreter goes through the dict C API.
-    // `int_layout`: the same versions, whose int objects pyint.rs reads (the
-    // 3.11 and the 3.12/3.13 forms, told apart by `Py_3_12`).
+    // the dict keys table layout that src/cpython/dict.rs reads and
+    // src/cpython/dict_table.rs writes. Every other interpreter goes through
+    // the dict C API.
+    // `int_layout`: the same versions, whose int objects src/cpython/int.rs
+    // reads (the 3.11 and the 3.12/3.13 forms, told apart by `Py_3_12`).
     println!("cargo::rustc-check-cfg=cfg(dict_table_layout)");
     println!("cargo::rustc-check-cfg=cfg(int_layout)");
     let config = pyo3_build_config::get();

@@ -1,10 +1,12 @@
-"""orcodec: fast, correct JSON and MessagePack from one Rust core.
+# The docstrings (this module's, the functions', the classes') and the flags'
+# descriptions are written once, in the extension: crates/orcodec-python/src/
+# module/docs.rs and module/options.rs. __init__.pyi carries copies for
+# editors and type checkers; tests/test_docstrings.py keeps them equal.
 
-``dumps``/``loads`` behave like orjson's, ``packb``/``unpackb`` like
-ormsgpack's, and both formats share one set of ``OPT_*`` flags and one
-``default`` hook. See README.md and doc/ for the details.
-"""
+from collections import namedtuple
+from types import MappingProxyType
 
+from . import _orcodec
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -40,8 +42,59 @@ from ._orcodec import (
     unpackb,
 )
 
+# A plain namedtuple (its types are in the stub): importing typing would
+# triple the package's import time.
+FlagInfo = namedtuple("FlagInfo", ["name", "value", "formats", "functions", "description"])
+FlagInfo.__doc__ = """One OPT_* flag: its name and value, the formats and the functions whose
+behaviour it changes (empty for the flags kept only for compatibility), and
+what it does."""
+
+
+def _flag_info(name, value, functions, description):
+    formats = tuple(
+        fmt for fmt, users in (("JSON", {"dumps"}), ("MessagePack", {"packb", "unpackb"})) if users & set(functions)
+    )
+    return FlagInfo(name, value, formats, functions, description)
+
+
+flags = MappingProxyType({row[0]: _flag_info(*row) for row in _orcodec._flag_table})
+
+
+def _wrap(text, indent=""):
+    """`text` in lines of at most 76 characters, each starting with `indent`."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(indent) + len(line) + 1 + len(word) > 76:
+            lines.append(indent + line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(indent + line)
+    return "\n".join(lines)
+
+
+def _flags_section():
+    lines = [
+        "Flags",
+        "-----",
+        _wrap(
+            "option= takes an int of OPT_* flags combined with |. Each function accepts every flag and "
+            "ignores those that do not concern it; a bit that is no flag raises. orcodec.flags maps each "
+            "name to a FlagInfo with the same facts."
+        ),
+    ]
+    for flag in flags.values():
+        lines.append("")
+        lines.append(f"{flag.name} = {flag.value} ({', '.join(flag.functions) or 'no effect'})")
+        lines.append(_wrap(flag.description, "    "))
+    return "\n".join(lines)
+
+
+__doc__ = f"{_orcodec.__doc__}\n\n{_flags_section()}\n"
+
 __all__ = [
     "Ext",
+    "FlagInfo",
     "Fragment",
     "JSONDecodeError",
     "JSONEncodeError",
@@ -70,6 +123,7 @@ __all__ = [
     "OPT_UTC_Z",
     "__version__",
     "dumps",
+    "flags",
     "loads",
     "packb",
     "unpackb",

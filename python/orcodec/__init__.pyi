@@ -1,25 +1,56 @@
 import json
-from typing import Any, Callable, final
+from collections.abc import Mapping
+from typing import Any, Callable, NamedTuple, final
 
 __version__: str
 
+class FlagInfo(NamedTuple):
+    """One OPT_* flag: its name and value, the formats and the functions whose
+    behaviour it changes (empty for the flags kept only for compatibility), and
+    what it does.
+    """
+
+    name: str
+    value: int
+    formats: tuple[str, ...]
+    functions: tuple[str, ...]
+    description: str
+
+flags: Mapping[str, FlagInfo]
+"""Every OPT_* flag by name: its value, the formats and functions it changes, and what it does."""
+
 @final
 class Fragment:
-    """Already-encoded content inserted verbatim: JSON text (bytes or str) for
-    dumps, MessagePack bytes for packb."""
+    """Already-encoded output, copied as it is wherever it appears in what is
+    serialized: JSON text (bytes or str) for dumps, MessagePack bytes for
+    packb. Nothing checks that it is valid.
+
+    Raises TypeError for contents that are neither bytes nor str. packb
+    raises MsgpackEncodeError for a Fragment that holds str.
+    """
 
     @property
-    def contents(self) -> bytes | str: ...
+    def contents(self) -> bytes | str:
+        """The encoded content (bytes or str)."""
     def __new__(cls, contents: bytes | str, /) -> Fragment: ...
 
 @final
 class Ext:
-    """A MessagePack extension value: packb writes it (tag 0 to 127)."""
+    """A MessagePack extension value: packb writes it as the extension of type
+    tag with payload data (dumps passes it to default). Give Ext as unpackb's
+    ext_hook to get extension values back as Ext objects. Two Ext objects are
+    equal when their tag and data are; they are hashable.
+
+    Raises TypeError when tag is not an int or data not bytes. packb raises
+    MsgpackEncodeError for a tag outside 0 to 127.
+    """
 
     @property
-    def tag(self) -> int: ...
+    def tag(self) -> int:
+        """The extension type (0 to 127 to encode)."""
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The payload (bytes)."""
     def __new__(cls, tag: int, data: bytes, /) -> Ext: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
@@ -30,45 +61,201 @@ def dumps(
     /,
     default: Callable[[Any], Any] | None = ...,
     option: int | None = ...,
-) -> bytes: ...
-def loads(obj: bytes | bytearray | memoryview | str, /) -> Any: ...
+) -> bytes:
+    """Serialize obj to JSON, returned as bytes (UTF-8, compact unless
+    OPT_INDENT_2). Behaves like orjson.dumps.
+
+    obj may be made of str, int (from -2**63 to 2**64-1), float, bool, None,
+    dict, list, tuple, dataclass instances, datetime, date and time (as RFC
+    3339 text), uuid.UUID, enum members (as their value), orcodec.Fragment
+    (copied as it is), subclasses of str, int, float, dict, list and tuple,
+    numpy arrays and scalars (with OPT_SERIALIZE_NUMPY) and pydantic models
+    (with OPT_SERIALIZE_PYDANTIC). Dict keys must be str unless
+    OPT_NON_STR_KEYS.
+
+    default: called as default(value) for a value of any other type; what it
+    returns is serialized in its place (at most 254 nested calls). None: no
+    hook.
+    option: None, or an int of OPT_* flags combined with |. The flags that
+    change what dumps does:
+        OPT_APPEND_NEWLINE, OPT_INDENT_2, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
+        OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
+        OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
+        OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
+        OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
+        OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_STRICT_INTEGER, OPT_UTC_Z
+    The others are accepted and ignored. orcodec.flags says what each does.
+
+    Raises JSONEncodeError (a TypeError) for a value of a type it cannot
+    serialize when there is no default, or when default raises (that
+    exception is the __cause__); for a str with a lone surrogate, an int out
+    of range, a dict key that is not str, nesting deeper than 255 levels (a
+    container that contains itself), a dict or list changed while it is
+    serialized, a time with a tzinfo, and an option that is not made of
+    flags.
+    """
+
+def loads(obj: bytes | bytearray | memoryview | str, /) -> Any:
+    """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
+    or str. Behaves like orjson.loads.
+
+    Returns the value the text holds: dict, list, str, int, float, bool or
+    None.
+
+    Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
+    that is not JSON or not UTF-8, that holds more than one value or nests
+    deeper than 1024 levels, for a str with a lone surrogate, and for input
+    of another type. Its msg says what is wrong; pos, lineno and colno say
+    where.
+    """
+
 def packb(
     obj: Any,
     /,
     default: Callable[[Any], Any] | None = ...,
     option: int | None = ...,
-) -> bytes: ...
+) -> bytes:
+    """Serialize obj to MessagePack, returned as bytes. Behaves like
+    ormsgpack.packb.
+
+    obj may be made of everything dumps takes, and of bytes, bytearray and
+    memoryview (written as bin) and orcodec.Ext (an extension value). Dict
+    keys must be str unless OPT_NON_STR_KEYS.
+
+    default: called as default(value) for a value of any other type; what it
+    returns is serialized in its place (at most 254 nested calls). None: no
+    hook.
+    option: None, or an int of OPT_* flags combined with |. The flags that
+    change what packb does:
+        OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
+        OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
+        OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
+        OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
+        OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
+        OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
+    The others (JSON's) are accepted and ignored. orcodec.flags says what
+    each does.
+
+    Raises MsgpackEncodeError (a TypeError) where dumps raises
+    JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
+    tag outside 0 to 127, and a Fragment that holds str.
+    """
+
 def unpackb(
     obj: bytes | bytearray | memoryview,
     /,
     *,
     ext_hook: Callable[[int, bytes], Any] | None = ...,
     option: int | None = ...,
-) -> Any: ...
+) -> Any:
+    """Deserialize one MessagePack value given as bytes, bytearray or
+    memoryview. Behaves like ormsgpack.unpackb.
 
-class JSONEncodeError(TypeError): ...
-class JSONDecodeError(json.JSONDecodeError): ...
-class MsgpackEncodeError(TypeError): ...
-class MsgpackDecodeError(ValueError): ...
+    Returns the value: dict, list, str, int, float, bool, None or bytes (for
+    bin), with what ext_hook returns in place of each extension value.
 
+    ext_hook: called as ext_hook(tag, data) for each extension value (tag an
+    int from -128 to 127, data bytes); what it returns takes the value's
+    place. None: an extension value raises.
+    option: None, or an int of OPT_* flags combined with |. The flags that
+    change what unpackb does:
+        OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+        OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+    The others are accepted and ignored.
+
+    Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
+    ends early or goes on after the value, nests deeper than 1024 levels, has
+    a map key that is not str or cannot be hashed, an extension value with no
+    ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
+    not callable or that raises (that exception is the __cause__); for input
+    of another type, and for an option that is not made of flags. For data
+    that is not MessagePack, the message says at which byte.
+    """
+
+class JSONEncodeError(TypeError):
+    """Raised by dumps for an object it cannot serialize. A subclass of
+    TypeError. When default (or a tzinfo's utcoffset()) raised, that exception
+    is the __cause__.
+    """
+
+class JSONDecodeError(json.JSONDecodeError):
+    """Raised by loads for input that is not valid JSON. A subclass of
+    json.JSONDecodeError (so of ValueError): msg says what is wrong; doc, pos,
+    lineno and colno say where.
+    """
+
+class MsgpackEncodeError(TypeError):
+    """Raised by packb for an object it cannot serialize. A subclass of
+    TypeError. When default (or a tzinfo's utcoffset()) raised, that exception
+    is the __cause__.
+    """
+
+class MsgpackDecodeError(ValueError):
+    """Raised by unpackb for input that is not valid MessagePack (the message
+    says at which byte) and for arguments it cannot use. A subclass of
+    ValueError. When ext_hook raised, that exception is the __cause__.
+    """
+
+# The flags: orcodec.flags and help(orcodec) say the same at run time.
 OPT_APPEND_NEWLINE: int
+"""Append a newline to the output."""
 OPT_DATETIME_AS_TIMESTAMP_EXT: int
+"""packb writes aware datetimes (naive ones too with OPT_NAIVE_UTC) as the MessagePack timestamp
+extension (type -1) instead of RFC 3339 text; unpackb reads timestamps back as UTC datetimes instead
+of passing them to ext_hook.
+"""
 OPT_INDENT_2: int
+"""Indent the output by two spaces per level, one item per line, with ": " after keys."""
 OPT_NAIVE_UTC: int
+"""Treat naive datetimes and numpy datetime64 values as UTC: write them with a +00:00 offset (or as
+timestamps with OPT_DATETIME_AS_TIMESTAMP_EXT).
+"""
 OPT_NON_STR_KEYS: int
+"""Allow dict keys that are not str: int, float, bool, None, datetime, date, time, UUID and enum
+members, and for MessagePack also bytes and tuples. dumps writes them as JSON strings, packb as
+MessagePack values; unpackb accepts map keys of any type but map (arrays become tuples).
+"""
 OPT_OMIT_MICROSECONDS: int
+"""Write datetimes and times without their microseconds."""
 OPT_PASSTHROUGH_BIG_INT: int
+"""Pass ints outside -2**63 to 2**64-1 to default instead of raising."""
 OPT_PASSTHROUGH_DATACLASS: int
+"""Pass dataclass instances to default instead of writing their fields."""
 OPT_PASSTHROUGH_DATETIME: int
+"""Pass datetime, date and time to default instead of writing them."""
 OPT_PASSTHROUGH_ENUM: int
+"""Pass enum members to default instead of writing their value."""
 OPT_PASSTHROUGH_SUBCLASS: int
+"""Pass instances of subclasses of str, int, float, dict, list and tuple (and for MessagePack of bytes
+and bytearray) to default instead of writing them as the base type.
+"""
 OPT_PASSTHROUGH_TUPLE: int
+"""Pass tuples to default instead of writing them as arrays."""
 OPT_PASSTHROUGH_UUID: int
+"""Pass uuid.UUID instances to default instead of writing their text."""
 OPT_REPLACE_SURROGATES: int
+"""Write each lone surrogate in a str (a value or a key) as ? instead of raising."""
 OPT_SERIALIZE_DATACLASS: int
+"""No effect (value 0), kept for compatibility with orjson: dataclasses are always serialized unless
+OPT_PASSTHROUGH_DATACLASS.
+"""
 OPT_SERIALIZE_NUMPY: int
+"""Write numpy arrays (C-contiguous, in native byte order, of float, int, uint, bool or datetime64
+elements) as nested arrays, and numpy scalars as their value.
+"""
 OPT_SERIALIZE_PYDANTIC: int
+"""Write pydantic (v2) models as a map of their fields and extra fields, without aliases or computed
+fields.
+"""
 OPT_SERIALIZE_UUID: int
+"""No effect (value 0), kept for compatibility with orjson: UUIDs are always serialized unless
+OPT_PASSTHROUGH_UUID.
+"""
 OPT_SORT_KEYS: int
+"""Write dict entries in key order, in nested dicts too (dataclass and model fields keep their order)."""
 OPT_STRICT_INTEGER: int
+"""Raise for ints outside -(2**53-1) to 2**53-1, which a reader that keeps numbers as doubles
+(JavaScript) cannot hold exactly.
+"""
 OPT_UTC_Z: int
+"""Write a zero UTC offset as Z instead of +00:00."""

@@ -1,224 +1,60 @@
-//! orcodec's CPython extension (`orcodec._orcodec`): the object walker with
-//! its two backends, the decoders' object builder, options and errors.
+//! orcodec's CPython extension (`orcodec._orcodec`), written against the raw
+//! C API (pyo3-ffi): entry points are METH_FASTCALL functions, so a call
+//! costs no argument tuple or dict. The formats themselves (the writers, the
+//! JSON scanner, the MessagePack reader) are the pure-Rust `orcodec-core`.
 //!
-//! The module is written against the raw C API (pyo3-ffi): entry points are
-//! METH_FASTCALL functions, so a call costs no argument tuple or dict.
+//! # Map
+//!
+//! - [`module`]: the Python module: its initialization (the method table,
+//!   the exceptions, the classes, the `OPT_*` flags), its docstrings, the
+//!   objects it looks up once, argument parsing and the raising helpers.
+//! - [`encode`]: `dumps` and `packb`: one object walker generic over the
+//!   format's `Emitter`, the output (a bytes object filled in place), the
+//!   encode error and its messages, dict keys that are not str, and
+//!   `encode/types/` with one file per Python type beyond the builtins.
+//! - [`decode`]: `loads` and `unpackb`: the input, the object builder both
+//!   decoders drive, the key cache, dict construction, the decode errors.
+//! - [`classes`]: the Python classes orcodec defines (`Fragment`, `Ext`).
+//! - [`cpython`]: every read or write of CPython's own structures (dict
+//!   tables, int digits, str storage, bytes objects), gated on the versions
+//!   whose layouts it knows. Everything else calls the C API as documented.
+//!
+//! # The GIL contract
+//!
+//! Every entry point runs on a thread that holds the GIL: `PyInit__orcodec`
+//! (the import system calls it so), the module's functions and the slots of
+//! its classes (CPython calls them so). The module declares no support for
+//! free threading, so a free-threaded interpreter turns the GIL on when it
+//! imports it. Nothing here releases the GIL. Throughout the crate, then:
+//!
+//! - Calling the C API needs no further justification: an `unsafe fn` states
+//!   only its other conditions (live objects, their types), and a function
+//!   with no such condition may be safe even though it calls the C API.
+//! - The process-wide statics (the module state, the lazily found types, the
+//!   decoders' caches and kept stacks, the dataclass field cache) are never
+//!   used by two threads at once: their `unsafe impl Sync` rests on this.
+//! - Holding the GIL does not mean holding it for a whole call: wherever
+//!   Python code runs (`default`, `ext_hook`, a tzinfo's `utcoffset()`, a
+//!   property, a finalizer run by a decref), other threads may run, and that
+//!   code may call orcodec again. So no reference into a static is held
+//!   across anything that can run Python code (each static says how its uses
+//!   avoid it), and the walker holds a reference to what it walks.
 
-mod args;
-mod dataclass;
-mod datetime;
+mod classes;
+mod cpython;
 mod decode;
-mod dictbuild;
-mod dictiter;
 mod encode;
-mod errors;
-mod ffi;
-mod keycache;
-mod keys;
-mod numpy;
-mod objects;
-mod options;
-mod output;
-mod pydantic;
-mod pyint;
-mod pystr;
-mod pytypes;
-mod state;
-mod uuid;
-mod walk;
-mod wrappers;
+mod module;
 
-use core::ffi::{c_char, CStr};
-use core::ptr::{addr_of_mut, null_mut};
-use pyo3_ffi::*;
+use core::ptr::null_mut;
+use pyo3_ffi::PyObject;
 
-/// `repr(obj)` as a Rust string, for messages.
-pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
-    let r = PyObject_Repr(obj);
-    if r.is_null() {
-        PyErr_Clear();
-        return "?".into();
-    }
-    let mut len: Py_ssize_t = 0;
-    let data = PyUnicode_AsUTF8AndSize(r, &mut len);
-    let text = if data.is_null() {
-        PyErr_Clear();
-        "?".into()
-    } else {
-        String::from_utf8_lossy(core::slice::from_raw_parts(data as *const u8, len as usize)).into_owned()
-    };
-    Py_DECREF(r);
-    text
-}
-
-const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'static CStr) -> PyMethodDef {
-    PyMethodDef {
-        ml_name: name.as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: f },
-        ml_flags: METH_FASTCALL | METH_KEYWORDS,
-        ml_doc: doc.as_ptr(),
-    }
-}
-
-static mut METHODS: [PyMethodDef; 5] = [
-    method(
-        c"dumps",
-        encode::dumps,
-        c"dumps(obj, /, default=None, option=None)\n--\n\nSerialize obj to JSON bytes.",
-    ),
-    method(c"loads", decode::loads, c"loads(obj, /)\n--\n\nDeserialize JSON (bytes, bytearray, memoryview or str)."),
-    method(
-        c"packb",
-        encode::packb,
-        c"packb(obj, /, default=None, option=None)\n--\n\nSerialize obj to MessagePack bytes.",
-    ),
-    method(
-        c"unpackb",
-        decode::unpackb,
-        c"unpackb(obj, /, *, ext_hook=None, option=None)\n--\n\nDeserialize MessagePack (bytes, bytearray or memoryview).",
-    ),
-    PyMethodDef::zeroed(),
-];
-
-static mut MODULE: PyModuleDef = PyModuleDef {
-    m_base: PyModuleDef_HEAD_INIT,
-    m_name: c"orcodec._orcodec".as_ptr(),
-    m_doc: c"Fast, correct JSON and MessagePack from one Rust core.".as_ptr(),
-    m_size: -1,
-    m_methods: null_mut(),
-    m_slots: null_mut(),
-    m_traverse: None,
-    m_clear: None,
-    m_free: None,
-};
-
-/// Adds `value` (a new reference, consumed) to `module` as `name`.
-unsafe fn add(module: *mut PyObject, name: &CStr, value: *mut PyObject) -> bool {
-    if value.is_null() {
-        return false;
-    }
-    let ok = PyModule_AddObjectRef(module, name.as_ptr(), value) == 0;
-    Py_DECREF(value);
-    ok
-}
-
-unsafe fn new_exception(name: &CStr, base: *mut PyObject) -> *mut PyObject {
-    PyErr_NewException(name.as_ptr() as *mut c_char, base, null_mut())
-}
-
-unsafe fn init_module() -> Option<*mut PyObject> {
-    let module_def = addr_of_mut!(MODULE);
-    (*module_def).m_methods = addr_of_mut!(METHODS) as *mut PyMethodDef;
-    let module = PyModule_Create(module_def);
-    if module.is_null() {
-        return None;
-    }
-
-    // JSONDecodeError subclasses the stdlib's, so `except json.JSONDecodeError` works.
-    // datetime's C API: its types are checked and built directly.
-    PyDateTime_IMPORT();
-    if PyDateTimeAPI().is_null() {
-        return None;
-    }
-    let json = PyImport_ImportModule(c"json".as_ptr());
-    if json.is_null() {
-        return None;
-    }
-    let std_decode_error = PyObject_GetAttrString(json, c"JSONDecodeError".as_ptr());
-    Py_DECREF(json);
-    if std_decode_error.is_null() {
-        return None;
-    }
-    let st = state::State {
-        json_encode_error: new_exception(c"orcodec.JSONEncodeError", PyExc_TypeError),
-        json_decode_error: new_exception(c"orcodec.JSONDecodeError", std_decode_error),
-        msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", PyExc_TypeError),
-        msgpack_decode_error: new_exception(c"orcodec.MsgpackDecodeError", PyExc_ValueError),
-        kw_default: args::intern(c"default"),
-        kw_option: args::intern(c"option"),
-        kw_ext_hook: args::intern(c"ext_hook"),
-        str_utcoffset: args::intern(c"utcoffset"),
-        str_int: args::intern(c"int"),
-        str_value: args::intern(c"_value_"),
-        str_uuid: args::intern(c"uuid"),
-        str_enum: args::intern(c"enum"),
-        str_dataclasses: args::intern(c"dataclasses"),
-        str_dataclass_fields: args::intern(c"__dataclass_fields__"),
-        str_field_type: args::intern(c"_field_type"),
-        str_numpy: args::intern(c"numpy"),
-        str_array_struct: args::intern(c"__array_struct__"),
-        str_dtype: args::intern(c"dtype"),
-        str_str: args::intern(c"str"),
-        str_dict: args::intern(c"__dict__"),
-        str_pydantic_fields: args::intern(c"__pydantic_fields__"),
-        str_pydantic_extra: args::intern(c"__pydantic_extra__"),
-        fragment_type: wrappers::new_fragment_type(),
-        ext_type: wrappers::new_ext_type(),
-    };
-    Py_DECREF(std_decode_error);
-    let all = [
-        st.json_encode_error,
-        st.json_decode_error,
-        st.msgpack_encode_error,
-        st.msgpack_decode_error,
-        st.kw_default,
-        st.kw_option,
-        st.kw_ext_hook,
-        st.str_utcoffset,
-        st.str_int,
-        st.str_value,
-        st.str_uuid,
-        st.str_enum,
-        st.str_dataclasses,
-        st.str_dataclass_fields,
-        st.str_field_type,
-        st.str_numpy,
-        st.str_array_struct,
-        st.str_dtype,
-        st.str_str,
-        st.str_dict,
-        st.str_pydantic_fields,
-        st.str_pydantic_extra,
-        st.fragment_type as *mut PyObject,
-        st.ext_type as *mut PyObject,
-    ];
-    if all.iter().any(|p| p.is_null()) {
-        return None;
-    }
-    // The state keeps one reference to each (they live as long as the process);
-    // the module gets its own.
-    for (name, obj) in [
-        (c"JSONEncodeError", st.json_encode_error),
-        (c"JSONDecodeError", st.json_decode_error),
-        (c"MsgpackEncodeError", st.msgpack_encode_error),
-        (c"MsgpackDecodeError", st.msgpack_decode_error),
-        (c"Fragment", st.fragment_type as *mut PyObject),
-        (c"Ext", st.ext_type as *mut PyObject),
-    ] {
-        Py_INCREF(obj);
-        if !add(module, name, obj) {
-            return None;
-        }
-    }
-    state::init(st);
-
-    for (name, value) in options::ALL {
-        let cname = std::ffi::CString::new(*name).ok()?;
-        if !add(module, &cname, PyLong_FromUnsignedLong(*value as _)) {
-            return None;
-        }
-    }
-    let version = env!("CARGO_PKG_VERSION");
-    let version = PyUnicode_FromStringAndSize(version.as_ptr() as *const c_char, version.len() as Py_ssize_t);
-    if !add(module, c"__version__", version) {
-        return None;
-    }
-    Some(module)
-}
-
-/// Module entry point, called by the import system with the GIL held.
+/// The module's entry point.
+///
+/// # Safety
+/// Called by the import system only (with the GIL held).
 #[allow(non_snake_case)]
 #[no_mangle]
 pub unsafe extern "C" fn PyInit__orcodec() -> *mut PyObject {
-    init_module().unwrap_or(null_mut())
+    module::init_module().unwrap_or(null_mut())
 }

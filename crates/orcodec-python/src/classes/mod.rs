@@ -1,0 +1,80 @@
+//! The Python classes orcodec defines, one file each, and the helpers they
+//! share: heap types made from a spec at module init, immutable, with
+//! read-only members.
+
+pub mod ext;
+pub mod fragment;
+
+use core::ffi::{c_int, c_void};
+use core::ptr::null_mut;
+use pyo3_ffi::*;
+
+use crate::module::errors::raise;
+
+/// Exactly `N` positional arguments and no keywords, or a TypeError.
+pub unsafe fn positional<const N: usize>(
+    name: &str,
+    args: *mut PyObject,
+    kwargs: *mut PyObject,
+) -> Option<[*mut PyObject; N]> {
+    if (!kwargs.is_null() && PyDict_Size(kwargs) != 0) || PyTuple_GET_SIZE(args) as usize != N {
+        let plural = if N == 1 { "" } else { "s" };
+        raise(PyExc_TypeError, &format!("{name}() takes exactly {N} positional argument{plural}"));
+        return None;
+    }
+    Some(core::array::from_fn(|i| PyTuple_GET_ITEM(args, i as Py_ssize_t)))
+}
+
+/// Frees an instance of a heap type whose object fields are `fields`.
+pub unsafe fn dealloc<const N: usize>(obj: *mut PyObject, fields: [*mut PyObject; N]) {
+    let ty = Py_TYPE(obj);
+    for field in fields {
+        Py_XDECREF(field);
+    }
+    if let Some(free) = (*ty).tp_free {
+        free(obj as *mut c_void);
+    }
+    // Instances of heap types hold a reference to their type.
+    Py_DECREF(ty as *mut PyObject);
+}
+
+/// A read-only member `name`, of kind `kind`, stored at `offset` in each instance.
+pub const fn member(
+    name: &'static core::ffi::CStr,
+    kind: c_int,
+    offset: usize,
+    doc: &'static core::ffi::CStr,
+) -> PyMemberDef {
+    PyMemberDef {
+        name: name.as_ptr(),
+        type_code: kind,
+        offset: offset as Py_ssize_t,
+        flags: Py_READONLY,
+        doc: doc.as_ptr(),
+    }
+}
+
+/// The end of a member table.
+pub const NO_MEMBER: PyMemberDef = PyMemberDef { name: null_mut(), type_code: 0, offset: 0, flags: 0, doc: null_mut() };
+
+/// One entry of a type spec's slot table.
+pub fn slot(slot: c_int, pfunc: *mut c_void) -> PyType_Slot {
+    PyType_Slot { slot, pfunc }
+}
+
+/// A heap type named `name` whose instances take `basicsize` bytes, made
+/// from `slots` (it cannot be subclassed); NULL with an exception set on failure.
+pub unsafe fn new_type(
+    name: &'static core::ffi::CStr,
+    basicsize: usize,
+    slots: &mut [PyType_Slot],
+) -> *mut PyTypeObject {
+    let mut spec = PyType_Spec {
+        name: name.as_ptr(),
+        basicsize: basicsize as c_int,
+        itemsize: 0,
+        flags: Py_TPFLAGS_DEFAULT as _,
+        slots: slots.as_mut_ptr(),
+    };
+    PyType_FromSpec(&mut spec) as *mut PyTypeObject
+}

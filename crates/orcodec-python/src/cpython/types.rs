@@ -1,0 +1,69 @@
+//! Attribute lookups that skip the attribute machinery where CPython's own
+//! rules give the same answer: the class's generic `getattr`, its data
+//! descriptors, and `__slots__` members read in place.
+
+use pyo3_ffi::*;
+
+use crate::cpython::ffi::_PyType_Lookup;
+
+/// Whether instances of `ty` get their attributes through the generic
+/// `getattr` (`PyObject_GenericGetAttr`), whose lookup order the fast paths
+/// here and in the walker follow.
+///
+/// # Safety
+/// `ty` is a live type.
+#[inline(always)]
+pub unsafe fn has_generic_getattr(ty: *mut PyTypeObject) -> bool {
+    (*ty).tp_getattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericGetAttr as getattrofunc))
+}
+
+/// Whether `name` on class `ty` is a data descriptor (a property, a slot),
+/// which the generic `getattr` of an instance finds before the instance's
+/// `__dict__`. Looked up along the MRO through CPython's attribute cache;
+/// runs no Python code.
+///
+/// # Safety
+/// `ty` is a live type, `name` a str.
+#[inline(always)]
+pub unsafe fn is_data_descriptor(ty: *mut PyTypeObject, name: *mut PyObject) -> bool {
+    let attr = _PyType_Lookup(ty, name);
+    !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some()
+}
+
+/// What `getattr(obj, name)` returns (borrowed), read from the instance's
+/// slot without the attribute machinery, when that is certainly the same:
+/// the class's `getattr` is the generic one and `name` on it is the member
+/// descriptor of that very class's slot (as `__slots__` make it), which is
+/// set. None otherwise (the caller calls `getattr`).
+///
+/// # Safety
+/// `obj` is a live object, `name` a str.
+#[inline]
+pub unsafe fn slot_value(obj: *mut PyObject, name: *mut PyObject) -> Option<*mut PyObject> {
+    let ty = Py_TYPE(obj);
+    if !has_generic_getattr(ty) {
+        return None;
+    }
+    // Borrowed, through CPython's attribute cache; the class keeps it alive.
+    let descr = _PyType_Lookup(ty, name);
+    if descr.is_null() || Py_TYPE(descr) != core::ptr::addr_of_mut!(PyMemberDescr_Type) {
+        return None;
+    }
+    // SAFETY: `descr` is a member descriptor (type checked just above).
+    let descr = &*(descr as *const PyMemberDescrObject);
+    // A descriptor of another class describes another layout.
+    if descr.d_common.d_type != ty {
+        return None;
+    }
+    // CPython stores a `PyMemberDef` here on every version (pyo3-ffi
+    // declares another type before 3.11).
+    let member = &*(descr.d_member as *const PyMemberDef);
+    // Py_AUDIT_READ (2) members raise an audit event when read: leave those to getattr.
+    if member.type_code != Py_T_OBJECT_EX || member.flags & 2 != 0 {
+        return None;
+    }
+    // SAFETY: a T_OBJECT_EX member of `ty` stores an object pointer (or
+    // NULL when unset) at `offset` in every instance of `ty`, which `obj` is.
+    let value = *((obj as *const u8).add(member.offset as usize) as *const *mut PyObject);
+    (!value.is_null()).then_some(value)
+}

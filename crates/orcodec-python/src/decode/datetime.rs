@@ -1,0 +1,32 @@
+//! The MessagePack timestamp extension (type -1) read back as a UTC
+//! `datetime` (with `OPT_DATETIME_AS_TIMESTAMP_EXT`).
+
+use pyo3_ffi::*;
+
+/// A UTC datetime from a decoded timestamp; None (with an exception set) when
+/// it falls outside `datetime`'s years 1 to 9999.
+pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut PyObject {
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400) as i32;
+    let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
+    if !(1..=9999).contains(&year) {
+        crate::module::errors::raise(
+            crate::module::state::state().msgpack_decode_error,
+            &format!("timestamp {seconds} is outside the range of datetime (years 1 to 9999)"),
+        );
+        return core::ptr::null_mut();
+    }
+    let api = &*PyDateTimeAPI();
+    (api.DateTime_FromDateAndTime)(
+        year as i32,
+        month as i32,
+        day as i32,
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60,
+        // Nanoseconds below a microsecond are dropped (datetime has no room).
+        (nanoseconds / 1000) as i32,
+        PyDateTime_TimeZone_UTC(),
+        api.DateTimeType,
+    )
+}

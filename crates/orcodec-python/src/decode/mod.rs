@@ -1,0 +1,207 @@
+//! `loads` and `unpackb`: borrow the input's bytes, run the format's decoder
+//! with the shared object builder, and raise the format's decode error with
+//! the position of the problem.
+//!
+//! - `input.rs`: what a decode reads (bytes, bytearray, buffers, JSON's str)
+//! - `builder.rs`: the Python objects both decoders build (`PyBuilder`),
+//!   with `key_cache.rs` (one str object per repeated key or short value)
+//!   and `dict.rs` (a map's dict in one step)
+//! - `datetime.rs`: MessagePack timestamps back to datetimes
+//! - `error.rs`: the decode errors
+//!
+//! Decoding into declared types (a `typed/` directory) and the streaming
+//! readers belong beside these: they reuse the input, the kept decoder
+//! stacks and the builders.
+
+pub mod builder;
+pub mod datetime;
+pub mod dict;
+mod error;
+mod input;
+pub mod key_cache;
+
+use orcodec_core::error::{DecodeError, Failure};
+use pyo3_ffi::*;
+
+use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::error::{
+    decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+};
+use crate::decode::input::borrow_input;
+use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::errors::{raise, Raised};
+use crate::module::options;
+use crate::module::state::state;
+use orcodec_core::json::scanner::ScanStacks;
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
+
+/// Decoder stacks kept between calls, one set per format, so a small
+/// document allocates none (its few allocations would be a noticeable part
+/// of the call). A call takes its format's set out and
+/// puts it back when done; a nested call (from an `ext_hook`, say) finds
+/// none and makes its own. Stacks grown past `KEPT_STACK_BYTES` by a large
+/// document are dropped rather than kept.
+struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
+
+// SAFETY: the GIL contract (crate root); only `with_stacks` touches it, in
+// single reads and writes that run no Python code.
+unsafe impl<T> Sync for KeptStacks<T> {}
+
+const KEPT_STACK_BYTES: usize = 64 << 10;
+
+static JSON_STACKS: KeptStacks<ScanStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
+static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
+
+/// Runs `decode` with the kept stacks of `kept` (or new ones), keeping them
+/// again afterwards if they are not too large (`size` says how large).
+#[inline(always)]
+fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, decode: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: no Python code runs while the slot is read or written
+    // (decode runs between, with the slot empty).
+    let mut stacks = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
+    let result = decode(&mut stacks);
+    if size(&stacks) <= KEPT_STACK_BYTES {
+        // SAFETY: as above. The stacks are empty (the decoders leave them
+        // so), so replacing a nested call's set frees no Python object.
+        unsafe { *kept.0.get() = Some(stacks) };
+    }
+    result
+}
+
+/// Inputs at least this long decode with the cyclic garbage collector paused.
+const PAUSE_GC_FROM: usize = 16 * 1024;
+
+/// Pauses automatic garbage collection for one large decode.
+///
+/// A decode allocates containers by the thousand, and each 700 of them would
+/// start a collection that traverses the (growing, still young) result over
+/// and over, finding nothing: a freshly decoded tree holds no reference
+/// cycles, and the decode runs no Python code (no hook, no finalizer) that
+/// could create one or observe the pause. Objects stay tracked, so once
+/// collection resumes the tree is handled as usual. Restored on drop, so an
+/// error path resumes it too; never re-enables a collector that was off.
+struct GcPause(bool);
+
+impl GcPause {
+    #[inline(always)]
+    unsafe fn new(input_len: usize) -> GcPause {
+        #[cfg(Py_3_10)]
+        if input_len >= PAUSE_GC_FROM {
+            // Returns whether it was enabled before.
+            return GcPause(PyGC_Disable() == 1);
+        }
+        let _ = input_len;
+        GcPause(false)
+    }
+}
+
+impl Drop for GcPause {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(Py_3_10)]
+        if self.0 {
+            // SAFETY: turns back on what `new` turned off.
+            unsafe { PyGC_Enable() };
+        }
+    }
+}
+
+/// Turns a failed decode into the format's exception (builder failures have
+/// one set already).
+#[inline(always)]
+fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError) -> Raised) -> *mut PyObject {
+    match result {
+        Ok(value) => value.into_raw(),
+        Err(Failure::Syntax(e)) => {
+            on_syntax(e);
+            core::ptr::null_mut()
+        }
+        Err(Failure::Build(())) => core::ptr::null_mut(),
+    }
+}
+
+pub unsafe extern "C" fn loads(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        return core::ptr::null_mut();
+    };
+    let input = match borrow_input(obj, true) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => {
+            // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
+            if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
+                PyErr_Clear();
+                raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
+            } else {
+                decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
+            }
+            return core::ptr::null_mut();
+        }
+    };
+    let bytes = input.bytes();
+    let pause = GcPause::new(bytes.len());
+    let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
+        orcodec_core::json::scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
+    });
+    drop(pause);
+    finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
+}
+
+pub unsafe extern "C" fn unpackb(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+        return core::ptr::null_mut();
+    };
+    let ext_hook = none_to_null(ext_hook);
+    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
+        raise(s.msgpack_decode_error, "ext_hook must be callable");
+        return core::ptr::null_mut();
+    }
+    let read_opts = ReadOptions {
+        non_str_keys: opts & options::NON_STR_KEYS != 0,
+        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+    };
+    let input = match borrow_input(obj, false) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => {
+            decode_error_from_current(|| {
+                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+            });
+            return core::ptr::null_mut();
+        }
+    };
+    let pause = GcPause::new(input.len);
+    let result = with_stacks(
+        &MSGPACK_STACKS,
+        |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
+        |stacks| {
+            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+        },
+    );
+    drop(pause);
+    finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+}

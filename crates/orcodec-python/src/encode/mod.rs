@@ -1,0 +1,146 @@
+//! `dumps` and `packb`: parse arguments, run the walker with a backend that
+//! writes into the returned bytes object, and turn failures into the format's
+//! encode error.
+
+pub mod error;
+mod keys;
+pub mod output;
+pub mod types;
+pub mod walker;
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use orcodec_core::emit::Emitter;
+use orcodec_core::json::writer::{CompactJsonWriter, PrettyJsonWriter};
+use orcodec_core::msgpack::writer::MsgpackWriter;
+use orcodec_core::sink::Sink;
+use pyo3_ffi::*;
+
+use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::options::{self, Opt};
+use crate::module::state::state;
+use error::{raise_encode_error, Format};
+use output::BytesSink;
+use walker::Walker;
+
+/// The arguments of `dumps`/`packb`.
+struct Args {
+    obj: *mut PyObject,
+    /// NULL when there is no hook.
+    default: *mut PyObject,
+    opts: Opt,
+}
+
+/// Parses the arguments, or returns None with the exception set.
+#[inline(always)]
+unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Args> {
+    let s = state();
+    let [obj, default, option] = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3).ok()?;
+    let opts = parse_opts(option, format.error).ok()?;
+    Some(Args { obj, default: none_to_null(default), opts })
+}
+
+/// A first size guess for an output buffer, learned from the previous call:
+/// programs tend to encode documents of similar size over and over, and a
+/// buffer that starts small and grows copies everything written so far at
+/// each step, a large part of the time of a document made of long strings.
+///
+/// Relaxed atomics: it is only a hint, any value is safe.
+struct SizeHint(AtomicUsize);
+
+impl SizeHint {
+    /// The capacity to start the next buffer with; 0 for "the default".
+    #[inline(always)]
+    fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Most a call reserves up front: one huge document does not make the
+    /// next small call map a huge block (beyond glibc's largest threshold,
+    /// 32 MiB, every block is a fresh mapping anyway).
+    const MAX: usize = 64 << 20;
+
+    /// Records an output of `len` bytes, with the slack `finish` keeps, so
+    /// an output that varies a bit from call to call still fits.
+    #[inline(always)]
+    fn record(&self, len: usize) {
+        self.0.store(output::output_with_slack(len).min(Self::MAX), Ordering::Relaxed)
+    }
+}
+
+/// One per format: a program's JSON and MessagePack outputs need not be alike.
+static DUMPS_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+static PACKB_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+
+/// Walks `obj` into a fresh bytes object with the backend `make` builds.
+#[inline(always)]
+unsafe fn encode<E: Emitter>(
+    args: &Args,
+    format: &Format,
+    hint: &SizeHint,
+    make: impl FnOnce(BytesSink) -> E,
+    finish: impl FnOnce(E) -> BytesSink,
+) -> *mut PyObject {
+    // Small outputs keep the sink's own (pymalloc-sized) start.
+    let guess = hint.get();
+    let Some(sink) = BytesSink::with_capacity(if guess > 512 { guess } else { 0 }) else {
+        return core::ptr::null_mut();
+    };
+    let mut walker = Walker::new(make(sink), args.default, args.opts);
+    let result = walker.walk(args.obj);
+    let sink = finish(walker.emitter);
+    hint.record(sink.len());
+    match result {
+        Ok(()) if !sink.failed() => sink.finish(),
+        Ok(()) => core::ptr::null_mut(),
+        Err(err) => {
+            if !sink.failed() {
+                raise_encode_error(err, format);
+            }
+            core::ptr::null_mut()
+        }
+    }
+}
+
+/// The JSON output, with the newline `OPT_APPEND_NEWLINE` asks for.
+#[inline(always)]
+fn json_output(mut out: BytesSink, append_newline: bool) -> BytesSink {
+    if append_newline {
+        out.push(b'\n');
+    }
+    out
+}
+
+pub unsafe extern "C" fn dumps(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let format = Format { name: "JSON", error: state().json_encode_error };
+    let Some(args) = parse_args(&call, "dumps", &format) else {
+        return core::ptr::null_mut();
+    };
+    let newline = args.opts & options::APPEND_NEWLINE != 0;
+    // Indentation is chosen once here: each writer is its own monomorphized walk.
+    if args.opts & options::INDENT_2 != 0 {
+        encode(&args, &format, &DUMPS_SIZE, PrettyJsonWriter::new, |w| json_output(w.out, newline))
+    } else {
+        encode(&args, &format, &DUMPS_SIZE, CompactJsonWriter::new, |w| json_output(w.out, newline))
+    }
+}
+
+pub unsafe extern "C" fn packb(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
+    let Some(mut args) = parse_args(&call, "packb", &format) else {
+        return core::ptr::null_mut();
+    };
+    args.opts &= !options::JSON_ONLY;
+    encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
+}

@@ -1,0 +1,210 @@
+//! The output buffer is the `bytes` object handed back to the caller: encoders
+//! write straight into it and it is shrunk once at the end, so there is no
+//! final copy.
+
+use orcodec_core::sink::Sink;
+use pyo3_ffi::*;
+
+use crate::cpython::bytes::{data_of, new_bytes, realloc_bytes, set_len};
+use crate::cpython::ffi::_PyBytes_Resize;
+
+/// Bytes allocated up front: small enough that the object (33-byte header
+/// included) comes from pymalloc, whose limit is 512 bytes, rather than the
+/// system allocator, whose call would cost a small document more than its
+/// encoding; a larger document grows (see `grow`).
+const INITIAL_CAPACITY: usize = 256;
+
+/// How much a full buffer grows by, up to `LARGE`. Each grow may copy
+/// everything written so far (glibc can rarely extend a heap block in place,
+/// and once an earlier output freed a large mapping it serves big blocks from
+/// the heap too), so fewer, larger steps copy less: eight-fold copies about a
+/// seventh of the output in all, doubling about all of it. Pages never
+/// written are never touched, so
+/// resident memory stays that of the output; `finish` trims the rest.
+const GROWTH: usize = 8;
+/// From this capacity on the buffer only doubles, so a huge output never
+/// asks for many times its size in address space.
+const LARGE: usize = 64 << 20;
+
+/// Outputs larger than this keep up to a sixteenth spare (see `finish`);
+/// smaller ones live in pymalloc's size classes and are trimmed exactly.
+const TRIM_UP_TO: usize = 512;
+
+/// What an output of `len` bytes keeps allocated, and what the next call's
+/// size hint asks for (`encode/mod.rs`): the same number, so the request fits
+/// the block this one frees.
+pub fn output_with_slack(len: usize) -> usize {
+    len + len / 16
+}
+
+pub struct BytesSink {
+    /// The bytes object being filled; NULL once growing it failed.
+    bytes: *mut PyObject,
+    /// Where writes go: the object's data, or `scratch` after a failure.
+    data: *mut u8,
+    /// The next byte to write (`data` plus the length so far) and the end
+    /// of the area: pointers rather than counts, so the writers' capacity
+    /// check is one subtraction and the tail a plain load.
+    at: *mut u8,
+    end: *mut u8,
+    /// After an allocation failure (MemoryError is set) the encoder still runs
+    /// to the end of its current piece of output; those writes land here and
+    /// are thrown away.
+    scratch: Vec<u8>,
+}
+
+impl BytesSink {
+    /// A new buffer with room for `capacity` bytes (at least
+    /// `INITIAL_CAPACITY`), or None with MemoryError raised.
+    pub fn with_capacity(capacity: usize) -> Option<BytesSink> {
+        let capacity = capacity.max(INITIAL_CAPACITY);
+        let bytes = new_bytes(capacity);
+        if bytes.is_null() {
+            return None;
+        }
+        // SAFETY: `bytes` is a live bytes object.
+        let data = unsafe { data_of(bytes) };
+        // SAFETY: the object has `capacity` data bytes.
+        let end = unsafe { data.add(capacity) };
+        Some(BytesSink { bytes, data, at: data, end, scratch: Vec::new() })
+    }
+
+    /// Bytes the area holds.
+    #[inline(always)]
+    fn capacity(&self) -> usize {
+        self.end as usize - self.data as usize
+    }
+
+    /// Whether an allocation failed (MemoryError is then set).
+    pub fn failed(&self) -> bool {
+        self.bytes.is_null()
+    }
+
+    /// Trims the object to what was written and hands it over; NULL if
+    /// anything failed (with the exception set).
+    ///
+    /// An output past pymalloc's sizes keeps up to `len / 16` spare bytes
+    /// past its end (never written, so never resident). The next call's size
+    /// hint asks for exactly that much, so a document encoded again needs no
+    /// realloc at either end, where trimming to the byte would split the
+    /// block and free the tail on every call. For large outputs it matters
+    /// more: glibc serves a request from its heap only if it is smaller than
+    /// the largest mapping freed so far, so trimmed to the byte, every later
+    /// request of the same document would get a fresh mapping and fault in
+    /// each page.
+    pub fn finish(mut self) -> *mut PyObject {
+        let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
+        if obj.is_null() {
+            return obj;
+        }
+        if self.len() <= TRIM_UP_TO {
+            // SAFETY: `obj` is our own, unshared bytes object; resizing writes
+            // the size and the trailing NUL. On failure CPython frees it and
+            // sets NULL.
+            unsafe {
+                if _PyBytes_Resize(&mut obj, self.len() as Py_ssize_t) != 0 {
+                    return core::ptr::null_mut();
+                }
+            }
+            return obj;
+        }
+        let keep = output_with_slack(self.len());
+        // SAFETY: `obj` is our own, unshared bytes object with room for
+        // `capacity >= len` data bytes and the NUL. Shrinking keeps the
+        // first `keep >= len` bytes; if it fails the larger block stays,
+        // which is as good. The object then says `len` bytes, ends them
+        // with the NUL, and has no cached hash yet.
+        unsafe {
+            if self.capacity() > keep {
+                let fresh = realloc_bytes(obj, keep);
+                if !fresh.is_null() {
+                    obj = fresh;
+                }
+            }
+            set_len(obj, self.len());
+        }
+        obj
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        let len = self.len();
+        if !self.bytes.is_null() {
+            let needed = len.saturating_add(additional);
+            let factor = if self.capacity() < LARGE { GROWTH } else { 2 };
+            let grown = needed.max(self.capacity().saturating_mul(factor));
+            // SAFETY: the bytes object is ours alone (refcount 1, never handed
+            // out, not tracked by the GC, no cached hash yet), so it may move:
+            // PyObject_Realloc is the allocator it came from (bytes objects are
+            // allocated with PyObject_Malloc) and keeps the first `len` data
+            // bytes. Large blocks are grown in place or remapped by the system
+            // allocator instead of copied. On failure it returns NULL and the
+            // old block is untouched, so a smaller size can still be tried.
+            // `ob_size` is updated to the new capacity; `finish` sets the real
+            // length and the trailing NUL.
+            unsafe {
+                let mut capacity = grown;
+                let mut fresh = realloc_bytes(self.bytes, capacity);
+                if fresh.is_null() && grown > needed {
+                    capacity = needed;
+                    fresh = realloc_bytes(self.bytes, capacity);
+                }
+                if !fresh.is_null() {
+                    self.bytes = fresh;
+                    self.data = data_of(fresh);
+                    self.at = self.data.add(len);
+                    self.end = self.data.add(capacity);
+                    return;
+                }
+                // The output is lost: free it and raise MemoryError.
+                Py_DECREF(self.bytes);
+                self.bytes = core::ptr::null_mut();
+                PyErr_NoMemory();
+            }
+        }
+        // Failed: give the writer somewhere to put this piece of output.
+        self.scratch.clear();
+        if self.scratch.try_reserve(additional).is_err() {
+            // Not even the bytes of one value can be had: nothing sensible is left.
+            std::process::abort();
+        }
+        self.data = self.scratch.as_mut_ptr();
+        self.at = self.data;
+        // SAFETY: the vector has this much spare capacity.
+        self.end = unsafe { self.data.add(self.scratch.capacity()) };
+    }
+}
+
+impl Drop for BytesSink {
+    fn drop(&mut self) {
+        if !self.bytes.is_null() {
+            // SAFETY: an unfinished buffer is ours alone.
+            unsafe { Py_DECREF(self.bytes) }
+        }
+    }
+}
+
+// SAFETY: `data..end` are writable bytes (the bytes object's data area, or
+// the scratch vector) and `data <= at <= end`; `reserve` grows before any
+// write past `end`.
+unsafe impl Sink for BytesSink {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.at as usize - self.data as usize
+    }
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        if (self.end as usize - self.at as usize) < additional {
+            self.grow(additional);
+        }
+    }
+    #[inline(always)]
+    fn tail(&mut self) -> *mut u8 {
+        self.at
+    }
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: usize) {
+        self.at = self.at.add(n);
+    }
+}

@@ -1,0 +1,334 @@
+//! Dataclass instances as maps of their fields, in definition order.
+//!
+//! Which fields: those `dataclasses.fields()` lists (ClassVar and InitVar
+//! pseudo-fields excluded) whose names do not start with `_`, as orjson and
+//! ormsgpack both do. Each value is read with `getattr`, so `__slots__`,
+//! frozen, inherited and `field()` fields all behave like Python code sees
+//! them, and attributes added outside the fields never appear.
+//!
+//! The field list is worked out once per class and cached, keyed by the
+//! class (held, so its address is not reused) and checked against the
+//! class's `__dataclass_fields__` on every use.
+//!
+//! Fast path: when `getattr` on the class is the generic one and no field
+//! name is shadowed by a data descriptor (a property, a slot), `getattr`
+//! would find each value in the instance `__dict__` first, so the walker
+//! reads the dict directly: in one pass when its keys are the fields in
+//! order (the usual case), else by lookups, falling back to `getattr` for a
+//! missing name (which then finds the class default or raises). Like orjson,
+//! this makes CPython create the instance's `__dict__` if it only had inline
+//! values.
+
+use core::cell::UnsafeCell;
+use orcodec_core::emit::Emitter;
+use pyo3_ffi::*;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::cpython::ffi::_PyType_Lookup;
+use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
+use crate::encode::error::EncodeError;
+use crate::encode::types::LazyAttr;
+use crate::encode::walker::Walker;
+use crate::module::state::state;
+
+/// Most dataclasses cached; past it the cache starts over, so classes made
+/// in a loop cannot grow it without bound.
+const MAX_CACHED: usize = 1024;
+
+/// The names of a dataclass's serialized fields (strong references).
+pub struct FieldNames {
+    names: Vec<*mut PyObject>,
+    /// Fields left out for their leading `_` (strong references).
+    private: Vec<*mut PyObject>,
+    /// Whether the values may be read from the instance `__dict__`.
+    from_dict: bool,
+}
+
+impl Drop for FieldNames {
+    fn drop(&mut self) {
+        // SAFETY: each name was increfed when stored.
+        unsafe { self.names.iter().chain(self.private.iter()).for_each(|&name| Py_DECREF(name)) }
+    }
+}
+
+/// Most fields read in one pass over the instance dict (more take lookups).
+const MAX_SCANNED: usize = 16;
+
+struct Entry {
+    /// The class (strong reference).
+    ty: *mut PyObject,
+    /// Its `__dataclass_fields__` (strong reference).
+    fields: *mut PyObject,
+    /// Its size when the names were worked out: a changed dict is looked at again.
+    size: Py_ssize_t,
+    names: Rc<FieldNames>,
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        // SAFETY: as for FieldNames.
+        unsafe {
+            Py_DECREF(self.fields);
+            Py_DECREF(self.ty);
+        }
+    }
+}
+
+/// Keys are addresses of live objects: distinct, and spread enough by a
+/// multiply that SipHash's defence against chosen keys buys nothing.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl core::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = ((n >> 4) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Map = HashMap<usize, Entry, core::hash::BuildHasherDefault<AddressHasher>>;
+
+struct Cache(UnsafeCell<Option<Map>>);
+
+// SAFETY: the GIL contract (crate root); `field_names` holds no reference
+// into the map while Python code runs.
+unsafe impl Sync for Cache {}
+
+static CACHE: Cache = Cache(UnsafeCell::new(None));
+
+/// `dataclasses._FIELD`: the marker of fields that are neither ClassVar nor
+/// InitVar, once `dataclasses` is imported.
+static DATACLASS_FIELD: LazyAttr = LazyAttr::new();
+
+/// `dataclasses._FIELD`, or NULL while `dataclasses` is not imported.
+pub fn dataclass_field_marker() -> *mut PyObject {
+    // SAFETY: the module name is a str.
+    unsafe { DATACLASS_FIELD.get(state().str_dataclasses, c"_FIELD") }
+}
+
+/// The `__dataclass_fields__` dict of `obj`'s class (borrowed), or None when
+/// it is no dataclass instance.
+#[inline]
+pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
+    let fields = _PyType_Lookup(Py_TYPE(obj), state().str_dataclass_fields);
+    (!fields.is_null() && PyDict_Check(fields) != 0).then_some(fields)
+}
+
+/// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
+unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
+    // SAFETY: no reference into the map outlives this call
+    // (the Rc is cloned out), and nothing below re-enters this function.
+    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+    let size = PyDict_Size(fields);
+    if let Some(entry) = cache.get(&(ty as usize)) {
+        if entry.fields == fields && entry.size == size {
+            return Ok(entry.names.clone());
+        }
+    }
+    let mut names = read_field_names(fields)?;
+    names.from_dict = has_generic_getattr(ty) && names.names.iter().all(|&name| !is_data_descriptor(ty, name));
+    let names = Rc::new(names);
+    // Reading the names ran Python code (getattr on Field objects), which
+    // cannot reach this cache, but look it up afresh all the same.
+    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    Py_INCREF(fields);
+    Py_INCREF(ty as *mut PyObject);
+    cache.insert(ty as usize, Entry { ty: ty as *mut PyObject, fields, size, names: names.clone() });
+    Ok(names)
+}
+
+unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
+    let marker = dataclass_field_marker();
+    let mut out = FieldNames { names: Vec::new(), private: Vec::new(), from_dict: false };
+    let (mut pos, mut name, mut field): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+        (0, core::ptr::null_mut(), core::ptr::null_mut());
+    while PyDict_Next(fields, &mut pos, &mut name, &mut field) != 0 {
+        if PyUnicode_Check(name) == 0 {
+            continue;
+        }
+        let kind = PyObject_GetAttr(field, state().str_field_type);
+        if kind.is_null() {
+            return Err(EncodeError::Raised);
+        }
+        Py_DECREF(kind);
+        if kind == marker {
+            Py_INCREF(name);
+            if PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4 {
+                out.private.push(name);
+            } else {
+                out.names.push(name);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One pass over an instance dict whose keys are the fields in definition
+/// order (what the generated `__init__` makes), matched by identity: fills
+/// `values` with new references to the serialized fields' values and
+/// returns true. Private fields are passed over, and attributes after the
+/// last field are ignored. Anything else (a field missing, moved, or more
+/// than `MAX_SCANNED`) returns false with nothing taken: the caller then
+/// looks each field up. No Python code runs during the scan.
+unsafe fn scan_in_order(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> bool {
+    let wanted = &names.names;
+    if wanted.len() > MAX_SCANNED {
+        return false;
+    }
+    let found = match scan_split(dict, names, values) {
+        Some(found) => found,
+        None => scan_entries(dict, names, values),
+    };
+    if found < wanted.len() {
+        return false;
+    }
+    // Held before any of them is walked: walking one may run code that
+    // changes the dict.
+    values[..found].iter().for_each(|&value| Py_INCREF(value));
+    true
+}
+
+/// The matching part of [`scan_in_order`] by ordinary iteration: how many
+/// of the wanted fields were found in order (borrowed into `values`); a
+/// count below the number of fields means no match.
+unsafe fn scan_entries(dict: *mut PyObject, names: &FieldNames, values: &mut [*mut PyObject; MAX_SCANNED]) -> usize {
+    let wanted = &names.names;
+    let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+        (0, core::ptr::null_mut(), core::ptr::null_mut());
+    let mut found = 0;
+    while found < wanted.len() && crate::cpython::dict::next(dict, &mut pos, &mut key, &mut value) {
+        if key == wanted[found] {
+            values[found] = value;
+            found += 1;
+        } else if !names.private.contains(&key) {
+            return 0;
+        }
+    }
+    found
+}
+
+/// As [`scan_entries`], reading an instance `__dict__` with split keys
+/// (what an instance's inline attributes become) in place on CPython 3.11;
+/// None for any other dict or version, or anything unexpected in the table,
+/// and the caller then iterates the ordinary way.
+#[inline(always)]
+unsafe fn scan_split(
+    dict: *mut PyObject,
+    names: &FieldNames,
+    values: &mut [*mut PyObject; MAX_SCANNED],
+) -> Option<usize> {
+    #[cfg(all(dict_table_layout, not(Py_3_12)))]
+    {
+        // No Python code runs while the table is read; nothing is taken.
+        let split = crate::cpython::dict::SplitDict::of(dict)?;
+        let wanted = &names.names;
+        let mut found = 0;
+        for k in 0..split.len() {
+            if found == wanted.len() {
+                break;
+            }
+            let (key, value) = split.entry(k)?;
+            if key == wanted[found] {
+                values[found] = value;
+                found += 1;
+            } else if !names.private.contains(&key) {
+                return Some(0);
+            }
+        }
+        return Some(found);
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (dict, names, values);
+        None
+    }
+}
+
+impl<E: Emitter> Walker<E> {
+    /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
+    pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
+        let names = field_names(Py_TYPE(obj), fields)?;
+        let dict =
+            if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
+        if dict.is_null() {
+            PyErr_Clear();
+        }
+        let mut values = [core::ptr::null_mut(); MAX_SCANNED];
+        let result = if !dict.is_null() && scan_in_order(dict, &names, &mut values) {
+            self.scanned_fields(&names.names, &mut values[..names.names.len()])
+        } else {
+            self.fields(obj, &names.names, dict)
+        };
+        Py_XDECREF(dict);
+        result
+    }
+
+    /// The fields' entries from `values`, references the caller took; all
+    /// are released, whatever happens.
+    unsafe fn scanned_fields(
+        &mut self,
+        names: &[*mut PyObject],
+        values: &mut [*mut PyObject],
+    ) -> Result<(), EncodeError> {
+        let len = names.len();
+        let result = self.enter().and_then(|()| {
+            self.emitter.begin_map(len);
+            for (i, (&name, &value)) in names.iter().zip(values.iter()).enumerate() {
+                self.emitter.map_key(i);
+                self.key(name)?;
+                self.emitter.map_value();
+                self.walk(value)?;
+            }
+            self.emitter.end_map(len);
+            self.leave();
+            Ok(())
+        });
+        values.iter().for_each(|&value| Py_DECREF(value));
+        result
+    }
+
+    /// The fields' entries; values from `dict` (the instance's, or NULL) where present.
+    unsafe fn fields(
+        &mut self,
+        obj: *mut PyObject,
+        names: &[*mut PyObject],
+        dict: *mut PyObject,
+    ) -> Result<(), EncodeError> {
+        let len = names.len();
+        self.enter()?;
+        self.emitter.begin_map(len);
+        for (i, &name) in names.iter().enumerate() {
+            self.emitter.map_key(i);
+            self.key(name)?;
+            self.emitter.map_value();
+            let mut value = if dict.is_null() { core::ptr::null_mut() } else { PyDict_GetItemWithError(dict, name) };
+            if value.is_null() {
+                if !PyErr_Occurred().is_null() {
+                    return Err(EncodeError::Raised);
+                }
+                value = PyObject_GetAttr(obj, name);
+                if value.is_null() {
+                    return Err(EncodeError::Raised);
+                }
+            } else {
+                // Borrowed from the dict, which `default` could change: hold it.
+                Py_INCREF(value);
+            }
+            let result = self.walk(value);
+            Py_DECREF(value);
+            result?;
+        }
+        self.emitter.end_map(len);
+        self.leave();
+        Ok(())
+    }
+}

@@ -1,0 +1,546 @@
+//! The object walker: one traversal of Python objects, generic over the
+//! format backend (`Emitter`) and monomorphized for each, so a type taught to
+//! it is serialized by both formats. The builtins are written here, in the
+//! order types are tried; every other type has its file in `types/`, and
+//! `keys.rs` writes dict keys that are not str.
+
+use core::cmp::Ordering;
+use core::ptr::addr_of_mut;
+use orcodec_core::emit::Emitter;
+use orcodec_core::text::{SurrogateError, Text};
+use pyo3_ffi::*;
+
+use crate::cpython::bytes::{bytearray_data, bytes_data};
+use crate::cpython::dict::dict_len;
+use crate::cpython::str::{cached_utf8, compact_ascii, text_of};
+use crate::encode::error::EncodeError;
+use crate::encode::types::dataclass::dataclass_fields;
+use crate::encode::types::enums::is_enum_type;
+use crate::encode::types::pydantic::is_pydantic_model;
+use crate::encode::types::uuid::{is_uuid_type, uuid_text};
+use crate::module::options::{self, Opt};
+use crate::module::state::state;
+
+/// Deepest container nesting the encoders accept (one past orjson's 254,
+/// ormsgpack's 255). Also what stops a container that contains itself.
+pub const MAX_DEPTH: u32 = 255;
+/// Largest magnitude `OPT_STRICT_INTEGER` lets through: 2**53-1, the
+/// integers a double (a JavaScript number) holds exactly.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+/// Most nested `default` calls: a `default` that keeps returning objects it
+/// must be called on again stops here.
+pub const MAX_DEFAULT_CALLS: u32 = 254;
+
+type Result<T = ()> = core::result::Result<T, EncodeError>;
+
+/// A dict entry held for `OPT_SORT_KEYS`: strong references to key and value.
+type Entry = (*mut PyObject, *mut PyObject);
+
+pub struct Walker<E: Emitter> {
+    pub emitter: E,
+    default: *mut PyObject,
+    pub(crate) opts: Opt,
+    depth: u32,
+    default_calls: u32,
+    /// With `OPT_SORT_KEYS`, the entries of the dicts being walked, innermost
+    /// last: one stack for all nesting levels, so it allocates once per call.
+    sorted: Vec<Entry>,
+}
+
+/// Python's str order (by code point, which is UTF-8 byte order for text
+/// without surrogates). Both must be str (or subclasses): then it cannot fail.
+unsafe fn compare_str(a: *mut PyObject, b: *mut PyObject) -> Ordering {
+    PyUnicode_Compare(a, b).cmp(&0)
+}
+
+#[inline(always)]
+unsafe fn is_type(obj: *mut PyObject, ty: *mut PyTypeObject) -> bool {
+    Py_TYPE(obj) == ty
+}
+
+impl<E: Emitter> Walker<E> {
+    /// `default` may be NULL (no hook).
+    pub fn new(emitter: E, default: *mut PyObject, opts: Opt) -> Self {
+        Walker { emitter, default, opts, depth: 0, default_calls: 0, sorted: Vec::new() }
+    }
+
+    /// Serializes `obj`, which the caller keeps alive. The exact scalar
+    /// types are written right here, inlined into the loops over items and
+    /// entries; everything else goes to `walk_container`.
+    #[inline(always)]
+    pub unsafe fn walk(&mut self, obj: *mut PyObject) -> Result {
+        // Exact types first: one pointer compare each, most common first.
+        if is_type(obj, addr_of_mut!(PyUnicode_Type)) {
+            return self.str(obj);
+        }
+        if is_type(obj, addr_of_mut!(PyLong_Type)) {
+            return self.int(obj);
+        }
+        if is_type(obj, addr_of_mut!(PyFloat_Type)) {
+            self.emitter.f64(PyFloat_AS_DOUBLE(obj));
+            return Ok(());
+        }
+        if is_type(obj, addr_of_mut!(PyBool_Type)) {
+            self.emitter.bool(obj == Py_True());
+            return Ok(());
+        }
+        if obj == Py_None() {
+            self.emitter.null();
+            return Ok(());
+        }
+        self.walk_container(obj)
+    }
+
+    /// `walk` for everything but the exact scalars: containers, then the rest.
+    #[inline(never)]
+    unsafe fn walk_container(&mut self, obj: *mut PyObject) -> Result {
+        if is_type(obj, addr_of_mut!(PyDict_Type)) {
+            if dict_len(obj) == 0 {
+                return self.empty(E::empty_map);
+            }
+            return self.held(obj, Self::dict);
+        }
+        if is_type(obj, addr_of_mut!(PyList_Type)) {
+            if PyList_GET_SIZE(obj) == 0 {
+                return self.empty(E::empty_array);
+            }
+            return self.held(obj, Self::list);
+        }
+        if is_type(obj, addr_of_mut!(PyTuple_Type)) && self.opts & options::PASSTHROUGH_TUPLE == 0 {
+            return self.held(obj, Self::tuple);
+        }
+        if E::HAS_BIN && is_type(obj, addr_of_mut!(PyBytes_Type)) {
+            return self.bin(bytes_data(obj));
+        }
+        self.held(obj, Self::walk_other)
+    }
+
+    /// An empty list or dict: nothing to hold or loop over, but nested as
+    /// deep as any other container may be.
+    #[inline(always)]
+    fn empty(&mut self, write: fn(&mut E)) -> Result {
+        self.check_depth()?;
+        write(&mut self.emitter);
+        Ok(())
+    }
+
+    /// Runs `walk` on `obj` while holding a reference to it. Python code can
+    /// run during a walk (`default`, `utcoffset()`, properties of dataclass
+    /// fields) and drop the last other reference to anything being walked;
+    /// containers and non-builtin objects are held so they outlive their walk.
+    /// Exact str/int/float/bool/None run no code and need no hold.
+    #[inline(always)]
+    unsafe fn held(&mut self, obj: *mut PyObject, walk: unsafe fn(&mut Self, *mut PyObject) -> Result) -> Result {
+        Py_INCREF(obj);
+        let result = walk(self, obj);
+        Py_DECREF(obj);
+        result
+    }
+
+    /// Subclasses and everything that is not an exact builtin type.
+    #[inline(never)]
+    unsafe fn walk_other(&mut self, obj: *mut PyObject) -> Result {
+        let ty = Py_TYPE(obj);
+        // Before the subclass checks: IntEnum and StrEnum members are int and
+        // str subclasses, but are serialized (or passed through) as enums.
+        if is_enum_type(ty) {
+            return self.enum_member(obj);
+        }
+        // Exact types that are no subclass of anything below, before the
+        // subclass checks (PyFloat_Check calls PyType_IsSubtype).
+        if self.opts & options::PASSTHROUGH_DATETIME == 0 {
+            if let Some(result) = self.date_or_time(obj) {
+                return result;
+            }
+        }
+        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
+            self.emitter.ascii(&uuid_text(obj)?);
+            return Ok(());
+        }
+        if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
+            if PyUnicode_Check(obj) != 0 {
+                return self.str(obj);
+            }
+            if PyLong_Check(obj) != 0 {
+                return self.int(obj);
+            }
+            if PyFloat_Check(obj) != 0 {
+                self.emitter.f64(PyFloat_AS_DOUBLE(obj));
+                return Ok(());
+            }
+            if PyDict_Check(obj) != 0 {
+                return self.dict(obj);
+            }
+            if PyList_Check(obj) != 0 {
+                return self.list(obj);
+            }
+        }
+        // Here a tuple is a subclass, or OPT_PASSTHROUGH_TUPLE is set.
+        if PyTuple_Check(obj) != 0 && self.opts & (options::PASSTHROUGH_TUPLE | options::PASSTHROUGH_SUBCLASS) == 0 {
+            return self.tuple(obj);
+        }
+        if E::HAS_BIN {
+            // Exact bytes never get here; subclasses of bytes and bytearray
+            // go to `default` with OPT_PASSTHROUGH_SUBCLASS, like the others.
+            let subclasses = self.opts & options::PASSTHROUGH_SUBCLASS == 0;
+            if PyBytes_Check(obj) != 0 && subclasses {
+                return self.bin(bytes_data(obj));
+            }
+            if PyByteArray_Check(obj) != 0 && (subclasses || PyByteArray_CheckExact(obj) != 0) {
+                return self.bin(bytearray_data(obj));
+            }
+            if PyMemoryView_Check(obj) != 0 {
+                return self.memoryview(obj);
+            }
+        }
+        let s = state();
+        if ty == s.fragment_type {
+            return self.fragment(obj);
+        }
+        if E::HAS_BIN && ty == s.ext_type {
+            return self.ext(obj);
+        }
+        if self.opts & options::PASSTHROUGH_DATACLASS == 0 {
+            if let Some(fields) = dataclass_fields(obj) {
+                return self.dataclass(obj, fields);
+            }
+        }
+        if self.opts & options::SERIALIZE_NUMPY != 0 {
+            if let Some(result) = self.numpy(obj) {
+                return result;
+            }
+        }
+        if self.opts & options::SERIALIZE_PYDANTIC != 0 && is_pydantic_model(obj) {
+            return self.pydantic_model(obj);
+        }
+        self.call_default(obj)
+    }
+
+    #[inline(always)]
+    unsafe fn str(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(ascii) = compact_ascii(obj) {
+            self.emitter.utf8(ascii);
+            return Ok(());
+        }
+        self.stored_str::<false>(obj)
+    }
+
+    /// A str (a map key with `KEY`) other than compact ASCII, out of line:
+    /// its cached UTF-8 if CPython has one, else its storage as it is.
+    #[inline(never)]
+    unsafe fn stored_str<const KEY: bool>(&mut self, obj: *mut PyObject) -> Result {
+        type Emit<E> = fn(&mut E, Text<'_>) -> core::result::Result<(), SurrogateError>;
+        type Utf8<E> = fn(&mut E, &[u8]);
+        let (utf8, emit): (Utf8<E>, Emit<E>) = if KEY { (E::utf8_key, E::key) } else { (E::utf8, E::str) };
+        if let Some(bytes) = cached_utf8(obj) {
+            utf8(&mut self.emitter, bytes);
+            return Ok(());
+        }
+        let text = text_of(obj).ok_or(EncodeError::Raised)?;
+        match emit(&mut self.emitter, text) {
+            Ok(()) => Ok(()),
+            Err(SurrogateError) => self.replace_surrogates(obj, emit),
+        }
+    }
+
+    /// After `emit` refused str `obj` for a lone surrogate (writing nothing):
+    /// with `OPT_REPLACE_SURROGATES` writes it with `?` in their place. Takes
+    /// the object rather than its `Text` so the hot path need not keep that.
+    #[cold]
+    unsafe fn replace_surrogates(
+        &mut self,
+        obj: *mut PyObject,
+        emit: fn(&mut E, Text<'_>) -> core::result::Result<(), SurrogateError>,
+    ) -> Result {
+        if self.opts & options::REPLACE_SURROGATES == 0 {
+            return Err(EncodeError::Surrogates);
+        }
+        let replaced = text_of(obj).ok_or(EncodeError::Raised)?.replace_surrogates();
+        emit(&mut self.emitter, Text::Utf8(replaced.as_bytes())).map_err(|_| EncodeError::Surrogates)
+    }
+
+    #[inline(always)]
+    unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+        if let Some(value) = crate::cpython::int::small_value(obj) {
+            self.emitter.i64(value);
+            return Ok(());
+        }
+        let mut overflow = 0;
+        let value = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
+        if overflow == 0 {
+            if value == -1 && !PyErr_Occurred().is_null() {
+                return Err(EncodeError::Raised);
+            }
+            // The range first: it needs no load, and most ints are in it.
+            if !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&value) {
+                self.check_strict_integer()?;
+            }
+            self.emitter.i64(value);
+            return Ok(());
+        }
+        if overflow > 0 {
+            let value = PyLong_AsUnsignedLongLong(obj);
+            if value != u64::MAX || PyErr_Occurred().is_null() {
+                self.check_strict_integer()?;
+                self.emitter.u64(value);
+                return Ok(());
+            }
+            PyErr_Clear();
+        }
+        self.big_int(obj)
+    }
+
+    /// For an int beyond 53 bits: an error with `OPT_STRICT_INTEGER`.
+    #[cold]
+    #[inline(never)]
+    fn check_strict_integer(&self) -> Result {
+        if self.opts & options::STRICT_INTEGER != 0 {
+            return Err(EncodeError::StrictIntegerRange);
+        }
+        Ok(())
+    }
+
+    /// An int beyond 64 bits: `default`'s with `OPT_PASSTHROUGH_BIG_INT`, else an error.
+    #[cold]
+    unsafe fn big_int(&mut self, obj: *mut PyObject) -> Result {
+        if self.opts & options::PASSTHROUGH_BIG_INT != 0 {
+            return self.call_default(obj);
+        }
+        Err(EncodeError::IntegerRange)
+    }
+
+    #[inline(always)]
+    unsafe fn bin(&mut self, data: &[u8]) -> Result {
+        if data.len() > orcodec_core::msgpack::writer::MAX_LEN {
+            return Err(EncodeError::TooLong);
+        }
+        self.emitter.bin(data);
+        Ok(())
+    }
+
+    unsafe fn memoryview(&mut self, obj: *mut PyObject) -> Result {
+        let mut view: Py_buffer = core::mem::zeroed();
+        if PyObject_GetBuffer(obj, &mut view, PyBUF_CONTIG_RO) != 0 {
+            return Err(EncodeError::Raised);
+        }
+        let data = core::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
+        let result = self.bin(data);
+        PyBuffer_Release(&mut view);
+        result
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) -> Result {
+        self.check_depth()?;
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Whether one more container may open here (`MAX_DEPTH`).
+    #[inline(always)]
+    fn check_depth(&self) -> Result {
+        if self.depth >= MAX_DEPTH {
+            return Err(EncodeError::RecursionLimit);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    unsafe fn list(&mut self, obj: *mut PyObject) -> Result {
+        let len = PyList_GET_SIZE(obj) as usize;
+        self.sequence(obj, len, |obj, i| {
+            // `default` may shrink the list while it is walked; check every time.
+            if i < PyList_GET_SIZE(obj) as usize {
+                Some(PyList_GET_ITEM(obj, i as Py_ssize_t))
+            } else {
+                None
+            }
+        })?;
+        if PyList_GET_SIZE(obj) as usize != len {
+            return Err(EncodeError::ListChangedSize);
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    unsafe fn tuple(&mut self, obj: *mut PyObject) -> Result {
+        let len = PyTuple_GET_SIZE(obj) as usize;
+        self.sequence(obj, len, |obj, i| Some(PyTuple_GET_ITEM(obj, i as Py_ssize_t)))
+    }
+
+    #[inline(always)]
+    unsafe fn sequence(
+        &mut self,
+        obj: *mut PyObject,
+        len: usize,
+        get: impl Fn(*mut PyObject, usize) -> Option<*mut PyObject>,
+    ) -> Result {
+        if len > orcodec_core::msgpack::writer::MAX_LEN {
+            return Err(EncodeError::TooLong);
+        }
+        self.enter()?;
+        self.emitter.begin_array(len);
+        for i in 0..len {
+            let item = get(obj, i).ok_or(EncodeError::ListChangedSize)?;
+            self.emitter.array_item(i);
+            self.walk(item)?;
+        }
+        self.emitter.end_array(len);
+        self.leave();
+        Ok(())
+    }
+
+    pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
+        let len = dict_len(obj);
+        if len > orcodec_core::msgpack::writer::MAX_LEN {
+            return Err(EncodeError::TooLong);
+        }
+        self.enter()?;
+        self.emitter.begin_map(len);
+        if self.opts & options::SORT_KEYS == 0 {
+            self.entries(obj, len)?;
+        } else if self.opts & options::NON_STR_KEYS == 0 {
+            self.sorted_entries(obj, len)?;
+        } else {
+            self.sorted_mixed_entries(obj, len)?;
+        }
+        if dict_len(obj) != len {
+            return Err(EncodeError::DictChangedSize);
+        }
+        self.emitter.end_map(len);
+        self.leave();
+        Ok(())
+    }
+
+    /// The entries of a dict of `len` entries in insertion order.
+    #[inline(always)]
+    unsafe fn entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
+        let mut pos: Py_ssize_t = 0;
+        let mut key: *mut PyObject = core::ptr::null_mut();
+        let mut value: *mut PyObject = core::ptr::null_mut();
+        let mut i = 0;
+        while crate::cpython::dict::next(obj, &mut pos, &mut key, &mut value) {
+            if i == len {
+                return Err(EncodeError::DictChangedSize);
+            }
+            self.entry(i, key, value)?;
+            i += 1;
+        }
+        if i != len {
+            return Err(EncodeError::DictChangedSize);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
+        self.emitter.map_key(index);
+        if !is_type(key, addr_of_mut!(PyUnicode_Type)) {
+            return self.held_entry(key, value);
+        }
+        self.key(key)?;
+        self.emitter.map_value();
+        self.walk(value)
+    }
+
+    /// The rest of an entry whose key is not an exact str: writing the key may
+    /// run Python code (`utcoffset()` of a datetime key, say) that changes
+    /// the dict, so key and value are held until both are written.
+    #[cold]
+    unsafe fn held_entry(&mut self, key: *mut PyObject, value: *mut PyObject) -> Result {
+        Py_INCREF(key);
+        Py_INCREF(value);
+        let result = self.key(key).and_then(|()| {
+            self.emitter.map_value();
+            self.walk(value)
+        });
+        Py_DECREF(value);
+        Py_DECREF(key);
+        result
+    }
+
+    /// The entries of a dict of `len` entries in key order (`OPT_SORT_KEYS`).
+    /// They are copied out first and held, as Python code run while walking
+    /// (`default`, `utcoffset()`, properties) may change the dict.
+    #[inline(never)]
+    unsafe fn sorted_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
+        let start = self.sorted.len();
+        let result = self.collect_entries(obj, len).and_then(|()| {
+            self.sorted[start..].sort_unstable_by(|a, b| compare_str(a.0, b.0));
+            (0..len).try_for_each(|i| {
+                let (key, value) = self.sorted[start + i];
+                self.entry(i, key, value)
+            })
+        });
+        for &(key, value) in &self.sorted[start..] {
+            Py_DECREF(key);
+            Py_DECREF(value);
+        }
+        self.sorted.truncate(start);
+        result
+    }
+
+    /// Pushes the dict's `len` entries onto `sorted`, each with its references
+    /// taken. No Python code runs meanwhile, so `len` stays exact. Keys are
+    /// checked here because only str keys can be compared.
+    unsafe fn collect_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
+        if self.sorted.try_reserve(len).is_err() {
+            PyErr_NoMemory();
+            return Err(EncodeError::Raised);
+        }
+        let mut pos: Py_ssize_t = 0;
+        let mut key: *mut PyObject = core::ptr::null_mut();
+        let mut value: *mut PyObject = core::ptr::null_mut();
+        while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+            if PyUnicode_Check(key) == 0 {
+                return Err(EncodeError::DictKeyNotStr);
+            }
+            Py_INCREF(key);
+            Py_INCREF(value);
+            self.sorted.push((key, value));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn key(&mut self, key: *mut PyObject) -> Result {
+        if is_type(key, addr_of_mut!(PyUnicode_Type)) || PyUnicode_Check(key) != 0 {
+            if let Some(ascii) = compact_ascii(key) {
+                self.emitter.utf8_key(ascii);
+                return Ok(());
+            }
+            return self.stored_str::<true>(key);
+        }
+        if self.opts & options::NON_STR_KEYS != 0 {
+            return self.non_str_key(key);
+        }
+        Err(EncodeError::DictKeyNotStr)
+    }
+
+    pub(crate) fn has_default(&self) -> bool {
+        !self.default.is_null()
+    }
+
+    #[cold]
+    pub(crate) unsafe fn call_default(&mut self, obj: *mut PyObject) -> Result {
+        if self.default.is_null() {
+            return Err(EncodeError::Unsupported(Py_TYPE(obj)));
+        }
+        if self.default_calls >= MAX_DEFAULT_CALLS {
+            return Err(EncodeError::DefaultRecursionLimit);
+        }
+        let replacement = PyObject_CallOneArg(self.default, obj);
+        if replacement.is_null() {
+            return Err(EncodeError::DefaultRaised(Py_TYPE(obj)));
+        }
+        self.default_calls += 1;
+        let result = self.walk(replacement);
+        self.default_calls -= 1;
+        Py_DECREF(replacement);
+        result
+    }
+}

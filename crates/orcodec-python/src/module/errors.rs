@@ -1,0 +1,84 @@
+//! Raising the formats' exceptions.
+
+use core::ffi::c_char;
+use pyo3_ffi::*;
+
+/// A failure that has already been turned into a Python exception (the
+/// exception is set; the caller returns NULL).
+#[derive(Debug)]
+pub struct Raised;
+
+/// Raises `kind(message)`.
+pub unsafe fn raise(kind: *mut PyObject, message: &str) -> Raised {
+    let text = PyUnicode_FromStringAndSize(message.as_ptr() as *const c_char, message.len() as Py_ssize_t);
+    if !text.is_null() {
+        PyErr_SetObject(kind, text);
+        Py_DECREF(text);
+    }
+    Raised
+}
+
+/// Takes the exception currently set (normalized), leaving none set.
+pub fn take_exception() -> *mut PyObject {
+    // SAFETY: the calls take and release only the references they hand over.
+    unsafe {
+        #[cfg(Py_3_12)]
+        {
+            PyErr_GetRaisedException()
+        }
+        #[cfg(not(Py_3_12))]
+        {
+            let (mut kind, mut value, mut tb) = (core::ptr::null_mut(), core::ptr::null_mut(), core::ptr::null_mut());
+            PyErr_Fetch(&mut kind, &mut value, &mut tb);
+            PyErr_NormalizeException(&mut kind, &mut value, &mut tb);
+            if !tb.is_null() && !value.is_null() {
+                PyException_SetTraceback(value, tb);
+            }
+            Py_XDECREF(kind);
+            Py_XDECREF(tb);
+            value
+        }
+    }
+}
+
+/// Raises `kind(message)` with the currently set exception as its `__cause__`.
+pub unsafe fn raise_from_current(kind: *mut PyObject, message: &str) -> Raised {
+    let cause = take_exception();
+    let text = PyUnicode_FromStringAndSize(message.as_ptr() as *const c_char, message.len() as Py_ssize_t);
+    if text.is_null() {
+        Py_XDECREF(cause);
+        return Raised;
+    }
+    let exc = PyObject_CallOneArg(kind, text);
+    Py_DECREF(text);
+    if exc.is_null() {
+        Py_XDECREF(cause);
+        return Raised;
+    }
+    if !cause.is_null() {
+        // Steals the reference to `cause`.
+        PyException_SetCause(exc, cause);
+    }
+    PyErr_SetObject(kind, exc);
+    Py_DECREF(exc);
+    Raised
+}
+
+/// `repr(obj)` as a Rust string, for messages.
+pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
+    let r = PyObject_Repr(obj);
+    if r.is_null() {
+        PyErr_Clear();
+        return "?".into();
+    }
+    let mut len: Py_ssize_t = 0;
+    let data = PyUnicode_AsUTF8AndSize(r, &mut len);
+    let text = if data.is_null() {
+        PyErr_Clear();
+        "?".into()
+    } else {
+        String::from_utf8_lossy(core::slice::from_raw_parts(data as *const u8, len as usize)).into_owned()
+    };
+    Py_DECREF(r);
+    text
+}

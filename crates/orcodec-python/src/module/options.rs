@@ -1,0 +1,214 @@
+//! The `OPT_*` flags: one namespace for both formats.
+//!
+//! Flags orjson has keep orjson's values, and the MessagePack-only flags at
+//! 4096 and up keep ormsgpack's where they are free, so integers hard-coded
+//! against either peer mostly still mean the same thing.
+
+pub type Opt = u32;
+
+pub const INDENT_2: Opt = 1;
+pub const NAIVE_UTC: Opt = 1 << 1;
+pub const NON_STR_KEYS: Opt = 1 << 2;
+pub const OMIT_MICROSECONDS: Opt = 1 << 3;
+pub const SERIALIZE_NUMPY: Opt = 1 << 4;
+pub const SORT_KEYS: Opt = 1 << 5;
+pub const STRICT_INTEGER: Opt = 1 << 6;
+pub const UTC_Z: Opt = 1 << 7;
+pub const PASSTHROUGH_SUBCLASS: Opt = 1 << 8;
+pub const PASSTHROUGH_DATETIME: Opt = 1 << 9;
+pub const APPEND_NEWLINE: Opt = 1 << 10;
+pub const PASSTHROUGH_DATACLASS: Opt = 1 << 11;
+pub const PASSTHROUGH_UUID: Opt = 1 << 12;
+pub const PASSTHROUGH_ENUM: Opt = 1 << 13;
+pub const DATETIME_AS_TIMESTAMP_EXT: Opt = 1 << 14;
+pub const REPLACE_SURROGATES: Opt = 1 << 15;
+pub const PASSTHROUGH_BIG_INT: Opt = 1 << 16;
+pub const PASSTHROUGH_TUPLE: Opt = 1 << 17;
+pub const SERIALIZE_PYDANTIC: Opt = 1 << 18;
+/// Kept for compatibility with orjson: dataclasses and UUIDs are always serialized.
+pub const SERIALIZE_DATACLASS: Opt = 0;
+pub const SERIALIZE_UUID: Opt = 0;
+
+/// Flags that only mean something for JSON; `packb` clears them so the
+/// walker can test a flag without knowing the format.
+pub const JSON_ONLY: Opt = INDENT_2 | APPEND_NEWLINE | STRICT_INTEGER;
+
+// The table below says the same.
+const _: () = {
+    let mut json_only = 0;
+    let mut i = 0;
+    while i < ALL.len() {
+        if ALL[i].uses == DUMPS {
+            json_only |= ALL[i].value;
+        }
+        i += 1;
+    }
+    assert!(json_only == JSON_ONLY);
+};
+
+/// The functions a flag changes (a set of these bits).
+pub type Uses = u8;
+pub const DUMPS: Uses = 1;
+pub const PACKB: Uses = 1 << 1;
+pub const UNPACKB: Uses = 1 << 2;
+
+/// The functions' names, in the order `orcodec.flags` lists them.
+pub const FUNCTIONS: [(Uses, &str); 3] = [(DUMPS, "dumps"), (PACKB, "packb"), (UNPACKB, "unpackb")];
+
+/// One flag as Python sees it: `orcodec.OPT_*`, and its entry in
+/// `orcodec.flags` and in the module docstring.
+pub struct Flag {
+    pub name: &'static str,
+    pub value: Opt,
+    /// The functions it changes; none for the flags kept for compatibility.
+    pub uses: Uses,
+    /// What it does, in a sentence or two.
+    pub description: &'static str,
+}
+
+const fn flag(name: &'static str, value: Opt, uses: Uses, description: &'static str) -> Flag {
+    Flag { name, value, uses, description }
+}
+
+/// Every flag, as exported to Python: the one place their meaning is written.
+pub const ALL: &[Flag] = &[
+    flag("OPT_APPEND_NEWLINE", APPEND_NEWLINE, DUMPS, "Append a newline to the output."),
+    flag(
+        "OPT_DATETIME_AS_TIMESTAMP_EXT",
+        DATETIME_AS_TIMESTAMP_EXT,
+        PACKB | UNPACKB,
+        "packb writes aware datetimes (naive ones too with OPT_NAIVE_UTC) as the MessagePack timestamp \
+         extension (type -1) instead of RFC 3339 text; unpackb reads timestamps back as UTC datetimes \
+         instead of passing them to ext_hook.",
+    ),
+    flag(
+        "OPT_INDENT_2",
+        INDENT_2,
+        DUMPS,
+        "Indent the output by two spaces per level, one item per line, with \": \" after keys.",
+    ),
+    flag(
+        "OPT_NAIVE_UTC",
+        NAIVE_UTC,
+        DUMPS | PACKB,
+        "Treat naive datetimes and numpy datetime64 values as UTC: write them with a +00:00 offset \
+         (or as timestamps with OPT_DATETIME_AS_TIMESTAMP_EXT).",
+    ),
+    flag(
+        "OPT_NON_STR_KEYS",
+        NON_STR_KEYS,
+        DUMPS | PACKB | UNPACKB,
+        "Allow dict keys that are not str: int, float, bool, None, datetime, date, time, UUID and enum \
+         members, and for MessagePack also bytes and tuples. dumps writes them as JSON strings, packb \
+         as MessagePack values; unpackb accepts map keys of any type but map (arrays become tuples).",
+    ),
+    flag(
+        "OPT_OMIT_MICROSECONDS",
+        OMIT_MICROSECONDS,
+        DUMPS | PACKB,
+        "Write datetimes and times without their microseconds.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_BIG_INT",
+        PASSTHROUGH_BIG_INT,
+        DUMPS | PACKB,
+        "Pass ints outside -2**63 to 2**64-1 to default instead of raising.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_DATACLASS",
+        PASSTHROUGH_DATACLASS,
+        DUMPS | PACKB,
+        "Pass dataclass instances to default instead of writing their fields.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_DATETIME",
+        PASSTHROUGH_DATETIME,
+        DUMPS | PACKB,
+        "Pass datetime, date and time to default instead of writing them.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_ENUM",
+        PASSTHROUGH_ENUM,
+        DUMPS | PACKB,
+        "Pass enum members to default instead of writing their value.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_SUBCLASS",
+        PASSTHROUGH_SUBCLASS,
+        DUMPS | PACKB,
+        "Pass instances of subclasses of str, int, float, dict, list and tuple (and for MessagePack \
+         of bytes and bytearray) to default instead of writing them as the base type.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_TUPLE",
+        PASSTHROUGH_TUPLE,
+        DUMPS | PACKB,
+        "Pass tuples to default instead of writing them as arrays.",
+    ),
+    flag(
+        "OPT_PASSTHROUGH_UUID",
+        PASSTHROUGH_UUID,
+        DUMPS | PACKB,
+        "Pass uuid.UUID instances to default instead of writing their text.",
+    ),
+    flag(
+        "OPT_REPLACE_SURROGATES",
+        REPLACE_SURROGATES,
+        DUMPS | PACKB,
+        "Write each lone surrogate in a str (a value or a key) as ? instead of raising.",
+    ),
+    flag(
+        "OPT_SERIALIZE_DATACLASS",
+        SERIALIZE_DATACLASS,
+        0,
+        "No effect (value 0), kept for compatibility with orjson: dataclasses are always serialized \
+         unless OPT_PASSTHROUGH_DATACLASS.",
+    ),
+    flag(
+        "OPT_SERIALIZE_NUMPY",
+        SERIALIZE_NUMPY,
+        DUMPS | PACKB,
+        "Write numpy arrays (C-contiguous, in native byte order, of float, int, uint, bool or \
+         datetime64 elements) as nested arrays, and numpy scalars as their value.",
+    ),
+    flag(
+        "OPT_SERIALIZE_PYDANTIC",
+        SERIALIZE_PYDANTIC,
+        DUMPS | PACKB,
+        "Write pydantic (v2) models as a map of their fields and extra fields, without aliases or \
+         computed fields.",
+    ),
+    flag(
+        "OPT_SERIALIZE_UUID",
+        SERIALIZE_UUID,
+        0,
+        "No effect (value 0), kept for compatibility with orjson: UUIDs are always serialized unless \
+         OPT_PASSTHROUGH_UUID.",
+    ),
+    flag(
+        "OPT_SORT_KEYS",
+        SORT_KEYS,
+        DUMPS | PACKB,
+        "Write dict entries in key order, in nested dicts too (dataclass and model fields keep their \
+         order).",
+    ),
+    flag(
+        "OPT_STRICT_INTEGER",
+        STRICT_INTEGER,
+        DUMPS,
+        "Raise for ints outside -(2**53-1) to 2**53-1, which a reader that keeps numbers as doubles \
+         (JavaScript) cannot hold exactly.",
+    ),
+    flag("OPT_UTC_Z", UTC_Z, DUMPS | PACKB, "Write a zero UTC offset as Z instead of +00:00."),
+];
+
+/// The union of every flag: any other bit is an error.
+pub const MASK: Opt = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < ALL.len() {
+        mask |= ALL[i].value;
+        i += 1;
+    }
+    mask
+};

@@ -1,0 +1,83 @@
+//! Objects the extension looks up once, at import: its exception types and
+//! interned keyword names. Type checks compare `ob_type` against CPython's
+//! static type objects directly, which needs no cache.
+
+use core::cell::UnsafeCell;
+use core::ptr::null_mut;
+use pyo3_ffi::*;
+
+pub struct State {
+    pub json_encode_error: *mut PyObject,
+    pub json_decode_error: *mut PyObject,
+    pub msgpack_encode_error: *mut PyObject,
+    pub msgpack_decode_error: *mut PyObject,
+    pub kw_default: *mut PyObject,
+    pub kw_option: *mut PyObject,
+    pub kw_ext_hook: *mut PyObject,
+    /// Interned attribute and module names the walker looks up.
+    pub str_utcoffset: *mut PyObject,
+    pub str_int: *mut PyObject,
+    pub str_value: *mut PyObject,
+    pub str_uuid: *mut PyObject,
+    pub str_enum: *mut PyObject,
+    pub str_dataclasses: *mut PyObject,
+    pub str_dataclass_fields: *mut PyObject,
+    pub str_field_type: *mut PyObject,
+    pub str_numpy: *mut PyObject,
+    pub str_array_struct: *mut PyObject,
+    pub str_dtype: *mut PyObject,
+    pub str_str: *mut PyObject,
+    pub str_dict: *mut PyObject,
+    pub str_pydantic_fields: *mut PyObject,
+    pub str_pydantic_extra: *mut PyObject,
+    pub fragment_type: *mut PyTypeObject,
+    pub ext_type: *mut PyTypeObject,
+}
+
+struct Cell(UnsafeCell<State>);
+
+// SAFETY: the GIL contract (crate root); written once during module init and
+// only read afterwards.
+unsafe impl Sync for Cell {}
+
+static STATE: Cell = Cell(UnsafeCell::new(State {
+    json_encode_error: null_mut(),
+    json_decode_error: null_mut(),
+    msgpack_encode_error: null_mut(),
+    msgpack_decode_error: null_mut(),
+    kw_default: null_mut(),
+    kw_option: null_mut(),
+    kw_ext_hook: null_mut(),
+    str_utcoffset: null_mut(),
+    str_int: null_mut(),
+    str_value: null_mut(),
+    str_uuid: null_mut(),
+    str_enum: null_mut(),
+    str_dataclasses: null_mut(),
+    str_dataclass_fields: null_mut(),
+    str_field_type: null_mut(),
+    str_numpy: null_mut(),
+    str_array_struct: null_mut(),
+    str_dtype: null_mut(),
+    str_str: null_mut(),
+    str_dict: null_mut(),
+    str_pydantic_fields: null_mut(),
+    str_pydantic_extra: null_mut(),
+    fragment_type: null_mut(),
+    ext_type: null_mut(),
+}));
+
+/// The module state. Valid after `init` succeeded (the module cannot be used before).
+#[inline(always)]
+pub fn state() -> &'static State {
+    // SAFETY: see `Cell`: no writes happen after init.
+    unsafe { &*STATE.0.get() }
+}
+
+/// Fills the state; called once, from module init.
+///
+/// # Safety
+/// Must run once, before any other use of `state()`.
+pub unsafe fn init(s: State) {
+    *STATE.0.get() = s;
+}
