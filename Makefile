@@ -1,13 +1,23 @@
 # Everything runs in a .venv at the repository root, made from the system
-# Python; the extension is built in release mode into it.
+# Python; the extension is built in release mode into it. Needs python3 (with
+# its venv module), a stable Rust toolchain with rustfmt and clippy, and
+# network access to PyPI (and crates.io for cargo-fuzz).
 #
-#   make test    set up, build, run cargo test and pytest
-#   make bench   set up, build, run the side-by-side benchmark (the main job),
-#                the memory benchmark, and draw doc/benchmark.png
+#   make test    set up, build, then: lint, cargo test, pytest, a short fuzz
+#                run, and pytest on OTHER_PYTHONS. The fuzz step needs a nightly
+#                toolchain: without one it is skipped, with a notice at the end
+#                (FUZZ_NIGHTLY=required makes that an error, as .ci/run does).
+#                Steps that were skipped are listed at the end.
+#   make lint    cargo fmt --check, cargo clippy -D warnings, ruff check, ruff
+#                format --check; every check runs, the target fails if any did.
+#   make bench   set up, build, run the side-by-side benchmark (the main job)
+#                and the memory benchmark, and draw the chart; everything goes
+#                to bench/results/ (not tracked), so the tree stays unchanged.
+#   make publish-chart   copy the chart of the last `make bench` to
+#                doc/benchmark.png, the chart README.md shows.
 #   make bench-quick   the same as a smoke run of about a minute
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
-#                nightly; installs cargo-fuzz if missing). `make test` ends
-#                with the same run for FUZZ_SHORT_TIME seconds per target.
+#                nightly, fails without it; installs cargo-fuzz if missing).
 #   make test-versions   build and run pytest on each of OTHER_PYTHONS that is
 #                installed (on PATH or under pyenv), each in .venv-X.Y; part
 #                of `make test`: code following CPython's struct layouts
@@ -25,8 +35,14 @@ OTHER_PYTHONS ?= 3.12 3.13
 
 FUZZ_TIME       ?= 300
 FUZZ_SHORT_TIME ?= 10
+# `optional`: `make test` skips its fuzz step when no nightly toolchain is
+# installed; `required`: it fails instead.
+FUZZ_NIGHTLY    ?= optional
 
-.PHONY: all setup build test test-versions cargo-test pytest bench bench-quick fuzz fuzz-short clean
+# Where `make test` lists the steps it skipped (a fresh list each run).
+SKIPPED := $(CURDIR)/target/make-test-skipped.txt
+
+.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short clean
 
 all: test
 
@@ -51,10 +67,33 @@ cargo-test:
 pytest: build
 	$(PY) -m pytest
 
-test: build cargo-test
+# Checks that need no build; every one runs, and the target fails if any did.
+lint: $(DEPS)
+	@status=0; \
+	for tool in fmt clippy; do \
+	  cargo $$tool --version >/dev/null 2>&1 || { \
+	    echo "lint: cargo $$tool is not installed (rustup component add $$( [ $$tool = fmt ] && echo rustfmt || echo clippy))" >&2; \
+	    status=1; }; \
+	done; \
+	for check in "cargo fmt --all --check" \
+	             "cargo clippy --workspace --all-targets -- -D warnings" \
+	             "$(PY) -m ruff check ." \
+	             "$(PY) -m ruff format --check ."; do \
+	  echo "lint: $$check"; \
+	  $$check || { echo "lint: FAILED: $$check" >&2; status=1; }; \
+	done; \
+	exit $$status
+
+test: lint build cargo-test
+	@mkdir -p $(dir $(SKIPPED)) && rm -f $(SKIPPED)
 	$(PY) -m pytest
-	fuzz/run.sh $(FUZZ_SHORT_TIME)
-	$(MAKE) test-versions
+	SKIP_LOG=$(SKIPPED) PYTHON=$(abspath $(PY)) fuzz/run.sh $(if $(filter required,$(FUZZ_NIGHTLY)),,--skip-without-nightly) $(FUZZ_SHORT_TIME)
+	SKIP_LOG=$(SKIPPED) $(MAKE) test-versions
+	@if [ -s $(SKIPPED) ]; then \
+	  echo; echo "********************************************************************"; \
+	  echo "make test passed, but these steps did NOT run:"; sed 's/^/  - /' $(SKIPPED); \
+	  echo "********************************************************************"; \
+	fi
 
 # Each version gets its own venv and cargo target directory (a build for one
 # version would otherwise invalidate the other's).
@@ -64,7 +103,11 @@ test-versions:
 	  if [ -z "$$py" ] || ! "$$py" -c pass 2>/dev/null; then \
 	    py=$$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/$$v.*/bin/python$$v 2>/dev/null | tail -1); \
 	  fi; \
-	  if [ -z "$$py" ]; then echo "test-versions: no Python $$v installed, not tested"; continue; fi; \
+	  if [ -z "$$py" ]; then \
+	    echo "test-versions: no Python $$v installed, not tested"; \
+	    [ -z "$$SKIP_LOG" ] || echo "pytest on Python $$v: not installed (on PATH or under pyenv)" >> "$$SKIP_LOG"; \
+	    continue; \
+	  fi; \
 	  echo "test-versions: $$py"; \
 	  venv=$(CURDIR)/.venv-$$v; \
 	  [ -f $$venv/.deps-installed ] || { "$$py" -m venv $$venv \
@@ -77,15 +120,22 @@ test-versions:
 	done
 
 fuzz: build
-	fuzz/run.sh $(FUZZ_TIME)
+	PYTHON=$(abspath $(PY)) fuzz/run.sh $(FUZZ_TIME)
 
 fuzz-short: build
-	fuzz/run.sh $(FUZZ_SHORT_TIME)
+	PYTHON=$(abspath $(PY)) fuzz/run.sh $(FUZZ_SHORT_TIME)
 
+# Results, memory figures and chart all go to bench/results/ (git-ignored).
 bench: build $(BENCH_DEPS)
-	$(PY) bench/compare.py
-	$(PY) bench/memory.py
-	$(PY) bench/chart.py
+	$(PY) bench/compare.py --json bench/results/latest.json
+	$(PY) bench/memory.py --json bench/results/memory.json
+	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
+
+# The README's chart is refreshed only on request, from a full `make bench`.
+publish-chart:
+	@test -f bench/results/benchmark.png || { echo "publish-chart: no bench/results/benchmark.png: run make bench first" >&2; exit 1; }
+	cp bench/results/benchmark.png doc/benchmark.png
+	@echo "doc/benchmark.png updated; update README.md's table from the same run (bench/results/latest.json)"
 
 bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
