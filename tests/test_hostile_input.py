@@ -21,7 +21,7 @@ import msgpack
 import orcodec
 import orjson
 import pytest
-from helpers import FIXTURES_DIR, assert_strict_equal, fixture_bytes, missing_fixtures
+from helpers import FIXTURES_DIR, JSON, assert_strict_equal, fixture_bytes, missing_fixtures
 
 SMALL_DOC = 4096
 HEAD = 1024
@@ -238,10 +238,8 @@ def test_deep_msgpack_is_the_depth_error(data, message):
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize(
-    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
-)
-def test_100000_deep_tuples_and_mixed_on_encode(encode, error):
+def test_100000_deep_tuples_and_mixed_on_encode(fmt):
+    encode, error = fmt.encode, fmt.encode_error
     tuples: object = ()
     mixed: object = None
     for i in range(100_000):
@@ -253,10 +251,9 @@ def test_100000_deep_tuples_and_mixed_on_encode(encode, error):
         assert str(info.value) == "Recursion limit reached"
 
 
-@pytest.mark.parametrize(
-    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
-)
-def test_default_building_ever_deeper_containers(encode, error):
+def test_default_building_ever_deeper_containers(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+
     class Node:
         pass
 
@@ -328,11 +325,9 @@ def test_invalid_utf8_every_kind_in_msgpack_str_and_keys():
     assert checked > 30_000
 
 
-@pytest.mark.parametrize(
-    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
-)
 @pytest.mark.parametrize("s", ["\ud800", "\udfff", "a\udc00b", "\U0001f600\ud83d", "é\udbff", "中\udc00文"], ids=ascii)
-def test_lone_surrogates_on_encode(encode, error, s):
+def test_lone_surrogates_on_encode(fmt, s):
+    encode, error = fmt.encode, fmt.encode_error
     for obj in (s, [s], {s: 1}, {"k": s}):
         with pytest.raises(error) as info:
             encode(obj)
@@ -382,11 +377,9 @@ def test_extreme_floats_round_trip_both_formats(value):
     assert struct.pack(">d", orcodec.unpackb(packed)) == struct.pack(">d", value)
 
 
-@pytest.mark.parametrize(
-    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
-)
 @pytest.mark.parametrize("value", [10**400, -(10**400), 2**64, -(2**63) - 1])
-def test_huge_ints_on_encode(encode, error, value):
+def test_huge_ints_on_encode(fmt, value):
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as info:
         encode({"n": [value]})
     assert str(info.value) == "Integer exceeds 64-bit range"
@@ -426,15 +419,12 @@ def _released_view() -> memoryview:
     [(lambda: memoryview(b"[1, 2]")[::2], BufferError), (_released_view, ValueError)],
     ids=["non-contiguous", "released"],
 )
-@pytest.mark.parametrize(
-    "decode, error", [(orcodec.loads, orcodec.JSONDecodeError), (orcodec.unpackb, orcodec.MsgpackDecodeError)]
-)
-def test_unreadable_memoryview_is_the_decode_error(make_view, cause, decode, error):
-    with pytest.raises(error) as info:
-        decode(make_view())
+def test_unreadable_memoryview_is_the_decode_error(fmt, make_view, cause):
+    with pytest.raises(fmt.decode_error) as info:
+        fmt.decode(make_view())
     assert type(info.value.__cause__) is cause
     expected = "Input memoryview cannot be read: it must be C-contiguous and not released"
-    assert (info.value.msg if error is orcodec.JSONDecodeError else str(info.value)) == expected
+    assert (info.value.msg if fmt is JSON else str(info.value)) == expected
 
 
 def test_bytearray_input_cannot_be_resized_by_a_hook():

@@ -11,106 +11,34 @@ import time
 import msgpack
 import orcodec
 import pytest
-from helpers import INT_BOUNDARIES, assert_strict_equal, depth_of
-
-# --------------------------------------------------------------------------------------
-# Hand-built encodings
-# --------------------------------------------------------------------------------------
-
-
-def u8(v: int) -> bytes:
-    return b"\xcc" + struct.pack(">B", v)
-
-
-def u16(v: int) -> bytes:
-    return b"\xcd" + struct.pack(">H", v)
-
-
-def u32(v: int) -> bytes:
-    return b"\xce" + struct.pack(">I", v)
-
-
-def u64(v: int) -> bytes:
-    return b"\xcf" + struct.pack(">Q", v)
-
-
-def i8(v: int) -> bytes:
-    return b"\xd0" + struct.pack(">b", v)
-
-
-def i16(v: int) -> bytes:
-    return b"\xd1" + struct.pack(">h", v)
-
-
-def i32(v: int) -> bytes:
-    return b"\xd2" + struct.pack(">i", v)
-
-
-def i64(v: int) -> bytes:
-    return b"\xd3" + struct.pack(">q", v)
-
-
-def f32(v: float) -> bytes:
-    return b"\xca" + struct.pack(">f", v)
-
-
-def f64(v: float) -> bytes:
-    return b"\xcb" + struct.pack(">d", v)
-
-
-def fixstr(b: bytes) -> bytes:
-    assert len(b) < 32
-    return bytes([0xA0 | len(b)]) + b
-
-
-def str8(b: bytes) -> bytes:
-    return b"\xd9" + struct.pack(">B", len(b)) + b
-
-
-def str16(b: bytes) -> bytes:
-    return b"\xda" + struct.pack(">H", len(b)) + b
-
-
-def str32(b: bytes) -> bytes:
-    return b"\xdb" + struct.pack(">I", len(b)) + b
-
-
-def bin8(b: bytes) -> bytes:
-    return b"\xc4" + struct.pack(">B", len(b)) + b
-
-
-def bin16(b: bytes) -> bytes:
-    return b"\xc5" + struct.pack(">H", len(b)) + b
-
-
-def bin32(b: bytes) -> bytes:
-    return b"\xc6" + struct.pack(">I", len(b)) + b
-
-
-def fixarray(items: list[bytes]) -> bytes:
-    assert len(items) < 16
-    return bytes([0x90 | len(items)]) + b"".join(items)
-
-
-def array16(items: list[bytes]) -> bytes:
-    return b"\xdc" + struct.pack(">H", len(items)) + b"".join(items)
-
-
-def array32(items: list[bytes]) -> bytes:
-    return b"\xdd" + struct.pack(">I", len(items)) + b"".join(items)
-
-
-def fixmap(pairs: list[tuple[bytes, bytes]]) -> bytes:
-    assert len(pairs) < 16
-    return bytes([0x80 | len(pairs)]) + b"".join(k + v for k, v in pairs)
-
-
-def map16(pairs: list[tuple[bytes, bytes]]) -> bytes:
-    return b"\xde" + struct.pack(">H", len(pairs)) + b"".join(k + v for k, v in pairs)
-
-
-def map32(pairs: list[tuple[bytes, bytes]]) -> bytes:
-    return b"\xdf" + struct.pack(">I", len(pairs)) + b"".join(k + v for k, v in pairs)
+from helpers import (
+    INT_BOUNDARIES,
+    array16,
+    array32,
+    assert_strict_equal,
+    bin8,
+    bin16,
+    bin32,
+    depth_of,
+    f32,
+    f64,
+    fixarray,
+    fixmap,
+    fixstr,
+    i8,
+    i16,
+    i32,
+    i64,
+    map16,
+    map32,
+    str8,
+    str16,
+    str32,
+    u8,
+    u16,
+    u32,
+    u64,
+)
 
 
 def _decode(data: bytes):

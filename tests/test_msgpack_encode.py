@@ -26,6 +26,7 @@ from helpers import (
     Unsupported,
     assert_strict_equal,
     blns_params,
+    msgpack_header,
     random_doubles,
     require_blns,
     utf8_string,
@@ -167,23 +168,13 @@ LENGTHS = [0, 1, 31, 32, 33, 255, 256, 65535, 65536, 70000]
 STR_CHARS = ["a", "\u00e9", "\u4e2d", "\U0001f600"]
 
 
-def _str_header(nbytes: int) -> bytes:
-    if nbytes < 32:
-        return bytes([0xA0 | nbytes])
-    if nbytes < 256:
-        return b"\xd9" + struct.pack(">B", nbytes)
-    if nbytes < 65536:
-        return b"\xda" + struct.pack(">H", nbytes)
-    return b"\xdb" + struct.pack(">I", nbytes)
-
-
 @pytest.mark.parametrize("nbytes", LENGTHS)
 @pytest.mark.parametrize("char", STR_CHARS, ids=ascii)
 def test_str_length_boundaries(nbytes, char):
     s = utf8_string(nbytes, char)
     encoded = s.encode("utf-8")
     out = _same_as_msgpack(s)
-    assert out == _str_header(nbytes) + encoded
+    assert out == msgpack_header("str", nbytes) + encoded
     _same_as_msgpack({s: [s]})
 
 
@@ -191,7 +182,7 @@ def test_str_31_32_bytes_of_multibyte_chars():
     # Strings whose *character* count is below 32 but whose UTF-8 length is not.
     for s in ["\u00e9" * 16, "\u4e2d" * 11, "\U0001f600" * 8, "\U0001f600" * 64, "\u4e2d" * 85, "\u4e2d" * 86]:
         n = len(s.encode("utf-8"))
-        assert orcodec.packb(s) == _str_header(n) + s.encode("utf-8") == _reference(s)
+        assert orcodec.packb(s) == msgpack_header("str", n) + s.encode("utf-8") == _reference(s)
 
 
 @pytest.mark.parametrize("kind", STRING_KINDS)
@@ -243,21 +234,13 @@ def test_surrogates_rejected(s, where):
 BIN_LENGTHS = [0, 1, 31, 32, 255, 256, 65535, 65536, 70000]
 
 
-def _bin_header(n: int) -> bytes:
-    if n < 256:
-        return b"\xc4" + struct.pack(">B", n)
-    if n < 65536:
-        return b"\xc5" + struct.pack(">H", n)
-    return b"\xc6" + struct.pack(">I", n)
-
-
 @pytest.mark.parametrize("n", BIN_LENGTHS)
 @pytest.mark.parametrize("kind", ["bytes", "bytearray", "memoryview"])
 def test_bin_length_boundaries(n, kind):
     raw = bytes(i % 251 for i in range(n))
     obj = {"bytes": bytes, "bytearray": bytearray, "memoryview": memoryview}[kind](raw)
     out = _same_as_msgpack(obj)
-    assert out == _bin_header(n) + raw
+    assert out == msgpack_header("bin", n) + raw
     _same_as_msgpack([obj, {"k": obj}])
 
 
@@ -273,35 +256,19 @@ def test_memoryview_slice():
 CONTAINER_LENGTHS = [0, 1, 15, 16, 17, 255, 256, 65535, 65536, 70000]
 
 
-def _array_header(n: int) -> bytes:
-    if n < 16:
-        return bytes([0x90 | n])
-    if n < 65536:
-        return b"\xdc" + struct.pack(">H", n)
-    return b"\xdd" + struct.pack(">I", n)
-
-
-def _map_header(n: int) -> bytes:
-    if n < 16:
-        return bytes([0x80 | n])
-    if n < 65536:
-        return b"\xde" + struct.pack(">H", n)
-    return b"\xdf" + struct.pack(">I", n)
-
-
 @pytest.mark.parametrize("n", CONTAINER_LENGTHS)
 @pytest.mark.parametrize("kind", ["list", "tuple"])
 def test_array_length_boundaries(n, kind):
     items = [None] * n if kind == "list" else (None,) * n
     out = _same_as_msgpack(items)
-    assert out == _array_header(n) + b"\xc0" * n
+    assert out == msgpack_header("array", n) + b"\xc0" * n
 
 
 @pytest.mark.parametrize("n", CONTAINER_LENGTHS)
 def test_map_length_boundaries(n):
     d = {f"{i:05x}": i % 100 for i in range(n)}
     out = _same_as_msgpack(d)
-    assert out[: len(_map_header(n))] == _map_header(n)
+    assert out[: len(msgpack_header("map", n))] == msgpack_header("map", n)
 
 
 def test_dict_preserves_insertion_order():

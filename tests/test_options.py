@@ -65,10 +65,6 @@ def _ids(names) -> str:
 
 ORJSON_COMBINATIONS = list(_subsets(ORJSON_FLAGS))
 
-FORMATS = {
-    "json": (orcodec.dumps, orcodec.JSONEncodeError),
-    "msgpack": (orcodec.packb, orcodec.MsgpackEncodeError),
-}
 
 KEYS = [
     "",
@@ -238,26 +234,23 @@ def test_sort_keys_is_utf8_byte_order():
     assert list(out) == sorted(KEYS)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_sort_keys_str_subclass_keys(fmt):
     # orjson refuses str subclass keys when sorting; orcodec sorts them like str.
-    encode, _ = FORMATS[fmt]
+    encode = fmt.encode
     doc = {MyStr("b"): 1, "a": 2, MyStr("\u00e9"): 3, "c": MyDict(z=1, y=2)}
     expected = {"a": 2, "b": 1, "c": {"y": 2, "z": 1}, "\u00e9": 3}
     assert encode(doc, option=orcodec.OPT_SORT_KEYS) == encode(expected)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("doc", [{"a": 1, 1: 2}, {1: 2}, {"a": {None: 1}}, {"b": 1, ("t",): 2}])
 def test_sort_keys_non_str_key_raises(fmt, doc):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error, match="^Dict key must be str$"):
         encode(doc, option=orcodec.OPT_SORT_KEYS)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_sort_keys_self_reference_raises(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     doc: dict = {"b": 1}
     doc["a"] = doc
     with pytest.raises(error, match="^Recursion limit reached$"):
@@ -268,10 +261,9 @@ class _Marker:
     pass
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_sort_keys_default_that_empties_the_dict(fmt):
     """`default` drops the dict's references to keys and values still to be written."""
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     doc = {"a": _Marker(), "b": "x" * 100 + str(random.random()), "c": [object() for _ in range(3)]}
 
     def default(obj):
@@ -282,10 +274,9 @@ def test_sort_keys_default_that_empties_the_dict(fmt):
         encode(doc, default=default, option=orcodec.OPT_SORT_KEYS)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_sort_keys_errors_inside_nested_dicts_leave_no_leaks(fmt):
     """Every entry held for sorting is released, on success and on errors."""
-    encode, _ = FORMATS[fmt]
+    encode = fmt.encode
     marker, inner_key, value = _Marker(), "x" + str(random.random()), "v" * 50
     inner = {"q": marker, "r": value}
     doc = {"b": {"y": value, inner_key: inner}, "a": value}
@@ -476,20 +467,18 @@ def test_replace_surrogates_in_json(s):
         assert orcodec.dumps(doc, option=orcodec.OPT_REPLACE_SURROGATES) == orjson.dumps(plain)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("s", SURROGATE_VALUES)
 def test_replace_surrogates_in_keys(fmt, s):
     # ormsgpack raises for surrogates in keys even with the flag; orcodec replaces
     # them in keys as in values.
-    encode, _ = FORMATS[fmt]
+    encode = fmt.encode
     doc = {s: s, MyStr(s + "x"): 1}
     expected = {_replaced(s): _replaced(s), _replaced(s) + "x": 1}
     assert encode(doc, option=orcodec.OPT_REPLACE_SURROGATES) == encode(expected)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_surrogates_still_raise_without_the_flag(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     for doc in ("a\ud800", {"k\ud800": 1}, ["ok", {"k": "\udfff"}]):
         with pytest.raises(error, match="surrogates not allowed"):
             encode(doc)

@@ -16,13 +16,9 @@ import orjson
 import ormsgpack
 import pydantic
 import pytest
-from helpers import Unsupported, opts
+from helpers import FORMATS, JSON, Unsupported, opts
 
 UTC = dt.timezone.utc
-FORMATS = {
-    "json": (orcodec.dumps, orcodec.JSONEncodeError),
-    "msgpack": (orcodec.packb, orcodec.MsgpackEncodeError),
-}
 
 
 def same_as_peers(obj, names=(), default=None):
@@ -172,9 +168,8 @@ def test_dataclass_extra_attribute_not_written():
     assert orjson.dumps(obj) == b'{"x":1,"y":2.0,"label":"origin","added":"later"}'
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_passthrough_dataclass(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     seen = []
 
     def default(obj):
@@ -190,10 +185,9 @@ def test_passthrough_dataclass(fmt):
     same_as_peers(obj, ("OPT_PASSTHROUGH_DATACLASS",), default=lambda o: {"dc": type(o).__name__})
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_dataclass_unset_slot_is_an_encode_error(fmt):
     # orjson segfaults on this input: the peers are not called.
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     obj = Slotted.__new__(Slotted)
     with pytest.raises(error) as info:
         encode([obj])
@@ -236,7 +230,8 @@ def test_many_dataclasses_beyond_the_cache():
 
 
 def test_dataclass_class_object_is_not_an_instance():
-    for _fmt, (encode, error) in FORMATS.items():
+    for fmt in FORMATS:
+        encode, error = fmt.encode, fmt.encode_error
         with pytest.raises(error):
             encode(Point)
         assert encode(Point, default=lambda o: o.__name__) == encode("Point")
@@ -249,7 +244,8 @@ def test_dataclass_recursion_is_an_error():
 
     obj = Loop()
     obj.me = obj
-    for encode, error in FORMATS.values():
+    for fmt in FORMATS:
+        encode, error = fmt.encode, fmt.encode_error
         with pytest.raises(error, match="Recursion limit reached"):
             encode(obj)
 
@@ -292,7 +288,8 @@ def test_dict_subclasses_exact():
     assert list(MAPPINGS["ordereddict_moved"]) == ["a", "b"]
     assert orcodec.dumps(MAPPINGS["ordereddict_moved"]) == b'{"b":1,"a":2}'
     assert orcodec.dumps(MAPPINGS["typeddict"]) == b'{"title":"Blade Runner","year":1982}'
-    for encode, error in FORMATS.values():
+    for fmt in FORMATS:
+        encode, error = fmt.encode, fmt.encode_error
         with pytest.raises(error, match="serializable: (collections.)?OrderedDict"):
             encode(collections.OrderedDict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
         # A TypedDict instance is a plain dict: no subclass.
@@ -405,10 +402,9 @@ def test_enum_value_is_walked_with_options():
     assert orcodec.packb(Big.BIG, default=str, option=orcodec.OPT_PASSTHROUGH_BIG_INT) == orcodec.packb(str(2**70))
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("member", [Color.RED, Level.LOW, Text.A, Perm.R, IntPerm.W], ids=repr)
 def test_passthrough_enum(fmt, member):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     seen = []
 
     def default(obj):
@@ -425,9 +421,8 @@ def test_passthrough_enum(fmt, member):
     )
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_enum_value_returning_itself_is_a_recursion_error(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     for option in (0, orcodec.OPT_SORT_KEYS, orcodec.OPT_NON_STR_KEYS):
         with pytest.raises(error, match="Recursion limit reached"):
             encode(Weird.SELF, option=option)
@@ -488,9 +483,8 @@ def test_uuid_random_equal_peers():
     same_as_peers(values)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_uuid_passthrough_and_subclass(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     value = uuid.UUID(int=5)
     assert encode(value, default=lambda o: o.hex, option=orcodec.OPT_PASSTHROUGH_UUID) == encode(value.hex)
     with pytest.raises(error, match="serializable: (uuid.)?UUID"):
@@ -599,9 +593,8 @@ def test_pydantic_exact():
     assert orcodec.dumps(MODELS["private"], option=orcodec.OPT_SERIALIZE_PYDANTIC) == b'{"visible":1}'
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_pydantic_without_flag_goes_to_default(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     obj = MODELS["address"]
     with pytest.raises(error, match="serializable: Address"):
         encode(obj)
@@ -683,9 +676,8 @@ def test_strict_integer_with_new_types_equals_orjson():
             )
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     Pair = collections.namedtuple("Pair", "a b")
     obj = [Pair(1, 2), (3, 4)]
     assert encode(obj) == encode([[1, 2], [3, 4]])
@@ -695,7 +687,7 @@ def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
     with pytest.raises(error, match="serializable: Pair"):
         encode(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
     # As orjson and ormsgpack do with their flag.
-    if fmt == "json":
+    if fmt is JSON:
         assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == orjson.dumps(
             obj, default=lambda o: o._asdict(), option=orjson.OPT_PASSTHROUGH_SUBCLASS
         )

@@ -226,11 +226,8 @@ class MyDate(dt.date):
     [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, tzinfo=UTC), dt.date(2020, 1, 1), dt.time(1, 2)],
     ids=["naive", "aware", "date", "time"],
 )
-@pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_passthrough_datetime(value, fmt):
-    encode, error = (
-        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
-    )
+    encode, error = fmt.encode, fmt.encode_error
     seen = []
 
     def default(obj):
@@ -316,12 +313,9 @@ def test_utcoffset_none_is_naive():
     assert stamp == orcodec.packb(value.replace(tzinfo=UTC), option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
 
 
-@pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_utcoffset_raising_is_an_encode_error_with_cause(fmt):
     # orjson segfaults on this input: it is never given to the peers.
-    encode, error = (
-        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
-    )
+    encode, error = fmt.encode, fmt.encode_error
     value = dt.datetime(2020, 1, 1, tzinfo=RaisingOffset())
     for option in (0, orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT, orcodec.OPT_NON_STR_KEYS):
         with pytest.raises(error, match=r"utcoffset\(\) raised") as info:

@@ -21,10 +21,6 @@ import pytest
 from helpers import opts, random_doubles
 
 NUMPY = ("OPT_SERIALIZE_NUMPY",)
-FORMATS = {
-    "json": (orcodec.dumps, orcodec.JSONEncodeError),
-    "msgpack": (orcodec.packb, orcodec.MsgpackEncodeError),
-}
 
 
 def same_as_peers(obj, names=NUMPY, default=None):
@@ -247,7 +243,6 @@ def test_datetime64_unit_multiples():
     assert orcodec.dumps(np.datetime64(5, "10ms"), option=option) == b'"1970-01-01T00:00:00.050000"'
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize(
     "value",
     [
@@ -263,7 +258,7 @@ def test_datetime64_unit_multiples():
     ids=lambda v: f"{v!r}"[:40],
 )
 def test_datetime64_without_text_is_an_error(fmt, value):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error, match="NaT or outside years 1 to 9999"):
         encode(value, option=orcodec.OPT_SERIALIZE_NUMPY)
     # Not something default can take instead: the value, not the array, is the problem.
@@ -295,10 +290,9 @@ UNSUPPORTED = {
 }
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", list(UNSUPPORTED))
 def test_unsupported_arrays_go_to_default(fmt, name):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     arr, reason = UNSUPPORTED[name]
     seen = []
 
@@ -353,9 +347,8 @@ def test_big_endian_deviation():
     assert orcodec.dumps(arr, default=lambda o: o.tolist(), option=orcodec.OPT_SERIALIZE_NUMPY) == b"[1,2]"
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
 def test_without_flag_numpy_goes_to_default(fmt):
-    encode, error = FORMATS[fmt]
+    encode, error = fmt.encode, fmt.encode_error
     for value in [np.arange(3), np.int64(1), np.float32(1.5), np.bool_(True), np.datetime64("2020-01-01")]:
         with pytest.raises(error, match="serializable"):
             encode(value)
