@@ -310,33 +310,3 @@ def test_dataclass_dict_replaced_by_a_combined_one():
     p = Point(1, "a")
     p.__dict__ = {"z": 3.0, "y": "c", "x": 2}  # a dict of its own, other order
     assert orcodec.dumps(p) == b'{"x":2,"y":"c","z":3.0}'
-
-
-class Text(str):
-    """A str subclass: never the compact-ASCII fast path's exact type check."""
-
-
-STORAGES = [
-    "",
-    "plain",
-    'needs "escapes"\n\\',
-    "a" * 100,
-    "latin-1 é",
-    "ucs2 中文",
-    "ucs4 😀",
-]
-
-
-@pytest.mark.parametrize("text", STORAGES)
-def test_str_values_and_keys_in_every_storage_equal_peers(text):
-    # Compact ASCII goes through the walker's inline path, the other
-    # storages and a subclass through the out-of-line one.
-    for value in (text, Text(text), text.encode().decode()):
-        key = str(value)  # orjson takes exact str keys only
-        doc = {key: [value, {key: value}], "k": value}
-        before = orcodec.dumps(doc)
-        # orjson caches each str's UTF-8 form in the object; orcodec then
-        # copies that instead of transcoding.
-        assert before == orjson.dumps(doc) == orcodec.dumps(doc)
-        assert orcodec.packb(doc) == ormsgpack.packb(doc)
-        assert orcodec.loads(orcodec.dumps(doc)) == doc

@@ -106,17 +106,6 @@ def test_passthrough_subclass_leaves_exact_types_alone():
     assert orcodec.packb(doc, option=option) == orcodec.packb(doc)
 
 
-def test_non_contiguous_memoryview_is_an_encode_error():
-    view = memoryview(b"abcdef")[::2]
-    with pytest.raises(orcodec.MsgpackEncodeError) as info:
-        orcodec.packb(view)
-    assert isinstance(info.value.__cause__, BufferError)
-
-
-def test_memoryview_slices_and_bytearray_are_bin():
-    assert orcodec.packb([memoryview(b"abcdef")[1:3], bytearray(b"xy")]) == b"\x92\xc4\x02bc\xc4\x02xy"
-
-
 # Python code that runs during a walk without any `default`: a tzinfo's
 # utcoffset(), a dataclass field's property. It may drop the last reference to
 # the containers being walked; the walker holds what it walks, so the result is
