@@ -238,31 +238,6 @@ def test_deep_msgpack_is_the_depth_error(data, message):
     assert str(info.value) == message
 
 
-def test_100000_deep_tuples_and_mixed_on_encode(fmt):
-    encode, error = fmt.encode, fmt.encode_error
-    tuples: object = ()
-    mixed: object = None
-    for i in range(100_000):
-        tuples = (tuples,)
-        mixed = [mixed] if i % 2 else {"k": mixed}
-    for obj in (tuples, mixed):
-        with pytest.raises(error) as info:
-            encode(obj)
-        assert str(info.value) == "Recursion limit reached"
-
-
-def test_default_building_ever_deeper_containers(fmt):
-    encode, error = fmt.encode, fmt.encode_error
-
-    class Node:
-        pass
-
-    # 254 calls of default (254 lists deep) come before 255 levels of lists.
-    with pytest.raises(error) as info:
-        encode(Node(), default=lambda obj: [Node()])
-    assert str(info.value) == "default serializer exceeds recursion limit"
-
-
 # --------------------------------------------------------------------------------------
 # Invalid UTF-8, every kind: all 1- and 2-byte sequences, and every 3- and
 # 4-byte lead byte with the continuation bytes around its limits, agree with

@@ -24,6 +24,7 @@ from helpers import (
     STRING_KINDS,
     SURROGATE_STRINGS,
     MyDict,
+    MyFloat,
     MyInt,
     MyList,
     MyStr,
@@ -510,3 +511,40 @@ def test_random_flag_combinations(seed):
     for doc in RANDOM_DOCUMENTS[seed % 20 :: 20] + HAND_DOCUMENTS[:12]:
         assert orcodec.dumps(doc, option=ours) == orjson.dumps(doc, option=_orjson_opts(json_names))
         assert orcodec.packb(doc, option=ours) == ormsgpack.packb(doc, option=_ormsgpack_opts(msgpack_names))
+
+
+# --------------------------------------------------------------------------------------
+# OPT_PASSTHROUGH_SUBCLASS
+# --------------------------------------------------------------------------------------
+
+
+def test_subclasses_serialize_as_their_base(fmt):
+    encode = fmt.encode
+    doc = [MyStr("é"), MyInt(5), MyFloat(1.5), MyDict(a=MyList([1])), MyList([MyStr("x")])]
+    assert encode(doc) == encode(["é", 5, 1.5, {"a": [1]}, ["x"]])
+
+
+@pytest.mark.parametrize(
+    "value, name",
+    [(MyStr("a"), "MyStr"), (MyInt(1), "MyInt"), (MyFloat(1.0), "MyFloat"), (MyDict(), "MyDict"), (MyList(), "MyList")],
+)
+def test_passthrough_subclass_sends_them_to_default(fmt, value, name):
+    encode, error = fmt.encode, fmt.encode_error
+    option = orcodec.OPT_PASSTHROUGH_SUBCLASS
+    with pytest.raises(error, match=f"serializable: {name}$"):
+        encode(value, option=option)
+    seen = []
+
+    def default(obj):
+        seen.append(type(obj))
+        return "d"
+
+    assert encode([value, "plain", 1], default=default, option=option) == encode(["d", "plain", 1])
+    assert seen == [type(value)]
+
+
+def test_passthrough_subclass_leaves_exact_types_alone():
+    doc = {"a": [1, 2.5, "x", None, True]}
+    option = orcodec.OPT_PASSTHROUGH_SUBCLASS
+    assert orcodec.dumps(doc, option=option) == orcodec.dumps(doc)
+    assert orcodec.packb(doc, option=option) == orcodec.packb(doc)

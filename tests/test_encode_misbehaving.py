@@ -1,8 +1,8 @@
-"""Objects and hooks that misbehave while being serialized: a `default` or an
-attribute that raises, returns itself, or changes the containers being
-walked; `__eq__`/`__hash__`/`__lt__` that mutate. The result is the format's
-encode error (with the user's exception as `__cause__`) or output equal to
-orjson's, never a crash.
+"""Objects and hooks that misbehave while being serialized, in both formats: a
+`default`, an attribute or a tzinfo that raises, returns itself, or changes (or
+drops the last reference to) the containers being walked; `__eq__`/`__hash__`/
+`__lt__` that mutate. The result is the format's encode error (with the user's
+exception as `__cause__`) or output equal to the references', never a crash.
 
 Plain objects reach `default`; dataclasses and datetimes are serialized
 natively, so their misbehaving `__slots__`/`utcoffset()` are met by the walker
@@ -13,10 +13,79 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import gc
 
 import orcodec
 import pytest
-from helpers import Unsupported
+from helpers import RaisingOffset, StrOffset, Unsupported
+
+# --------------------------------------------------------------------------------------
+# Containers changed by `default`
+# --------------------------------------------------------------------------------------
+
+
+def test_list_shrunk_by_default_is_an_error(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    items = [Unsupported(), 1, 2, 3]
+
+    def default(obj):
+        items.clear()
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items, default=default)
+
+
+def test_list_grown_by_default_is_an_error(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    items = [Unsupported(), 1]
+
+    def default(obj):
+        items.extend(range(100))
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items, default=default)
+
+
+def test_dict_changed_by_default_is_an_error(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    mapping = {"a": Unsupported(), "b": 1}
+
+    def default(obj):
+        mapping["c"] = 2
+        mapping["d"] = 3
+        return None
+
+    with pytest.raises(error, match="dict changed size during serialization"):
+        encode(mapping, default=default)
+
+
+def test_default_dropping_the_container_being_walked(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    # The inner list's only reference is the outer list; default clears the
+    # outer list while the inner one is still being walked. The walker holds
+    # its own reference, so this is a size error and not a use-after-free.
+    outer = [[Unsupported(), "x" * 100, {"k": [1, 2, 3]}], 5]
+
+    def default(obj):
+        outer.clear()
+        return "replaced"
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(outer, default=default)
+
+
+def test_default_mutating_an_unrelated_list_is_fine(fmt):
+    encode = fmt.encode
+    log = []
+
+    def default(obj):
+        log.append(obj)
+        return len(log)
+
+    out = encode([Unsupported(), Unsupported()], default=default)
+    assert out == encode([1, 2])
 
 
 class Boom(Exception):
@@ -38,27 +107,6 @@ class HalfSlots:
 
     def __init__(self):
         self.a = 1
-
-
-class BadZone(datetime.tzinfo):
-    def utcoffset(self, dt):
-        raise Boom("utcoffset")
-
-    def tzname(self, dt):
-        return "bad"
-
-    def dst(self, dt):
-        return None
-
-
-class WrongZone(datetime.tzinfo):
-    """utcoffset() returns something that is not a timedelta."""
-
-    def utcoffset(self, dt):
-        return "an hour"
-
-    def dst(self, dt):
-        return None
 
 
 def vars_default(obj):
@@ -103,10 +151,14 @@ def _half_set_record():
 @pytest.mark.parametrize(
     "obj, cause, message",
     [
-        (datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=BadZone()), Boom, "datetime's tzinfo.utcoffset() raised"),
+        (
+            datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=RaisingOffset(Boom)),
+            Boom,
+            "datetime's tzinfo.utcoffset() raised",
+        ),
         # datetime.utcoffset() itself refuses a tzinfo answer that is no timedelta.
-        (datetime.datetime(2024, 1, 2, tzinfo=WrongZone()), TypeError, "datetime's tzinfo.utcoffset() raised"),
-        (datetime.time(1, 2, tzinfo=BadZone()), None, "datetime.time must not have tzinfo set"),
+        (datetime.datetime(2024, 1, 2, tzinfo=StrOffset()), TypeError, "datetime's tzinfo.utcoffset() raised"),
+        (datetime.time(1, 2, tzinfo=RaisingOffset(Boom)), None, "datetime.time must not have tzinfo set"),
         (_half_set_record(), AttributeError, None),
     ],
     ids=["utcoffset-raises", "utcoffset-wrong-type", "time-with-tzinfo", "dataclass-unset-slot"],
@@ -296,3 +348,96 @@ def test_default_raising_special_exceptions(fmt, exc):
     with pytest.raises(error) as info:
         encode({"k": Unsupported()}, default=default)
     assert type(info.value.__cause__) is exc
+
+
+# Python code that runs during a walk without any `default`: a tzinfo's
+# utcoffset(), a dataclass field's property. It may drop the last reference to
+# the containers being walked; the walker holds what it walks, so the result is
+# a clean error (or output), never a use-after-free. Run under `python -X dev`
+# the freed memory is poisoned, so a regression crashes these tests.
+
+
+def _tz_that_runs(action):
+    class Meddling(datetime.tzinfo):
+        def utcoffset(self, d):
+            action()
+            gc.collect()
+            return datetime.timedelta(hours=1)
+
+    return Meddling()
+
+
+def test_utcoffset_emptying_the_outer_list(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    outer = []
+    tz = _tz_that_runs(outer.clear)
+    outer.extend([{"at": datetime.datetime(2020, 1, 1, tzinfo=tz), "items": [str(i) * 20 for i in range(200)]}] * 2)
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(outer)
+
+
+def test_utcoffset_of_a_key_emptying_the_dict(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    doc = {}
+    tz = _tz_that_runs(doc.clear)
+    doc[datetime.datetime(2020, 1, 1, tzinfo=tz)] = [str(i) * 20 for i in range(200)]
+    doc["other"] = [1, 2, 3]
+    with pytest.raises(error, match="dict changed size during serialization"):
+        encode(doc, option=orcodec.OPT_NON_STR_KEYS)
+
+
+def test_dataclass_property_dropping_the_instance(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    holder = []
+
+    @dataclasses.dataclass
+    class Record:
+        a: list
+        b: list
+
+    class Meddling(Record):
+        @property
+        def b(self):
+            holder.clear()
+            gc.collect()
+            return [str(i) * 20 for i in range(50)]
+
+        @b.setter
+        def b(self, value):
+            pass
+
+    holder.append(Meddling([1], None))
+    # The instance lives on while its fields are read; the list it sat in shrank.
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(holder)
+
+
+def test_the_meddling_cases_under_python_dev_mode():
+    # In-process, freed memory may still look valid; `-X dev` poisons it, so
+    # a walker that lost its hold would crash this child process.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "dev",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(here),
+            "-k",
+            "utcoffset_emptying or utcoffset_of_a_key or property_dropping",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=here.parent,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "6 passed" in result.stdout

@@ -241,6 +241,31 @@ def test_100000_deep_dict(fmt):
     assert str(excinfo.value) == "Recursion limit reached"
 
 
+def test_100000_deep_tuples_and_mixed(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    tuples: object = ()
+    mixed: object = None
+    for i in range(100_000):
+        tuples = (tuples,)
+        mixed = [mixed] if i % 2 else {"k": mixed}
+    for obj in (tuples, mixed):
+        with pytest.raises(error) as info:
+            encode(obj)
+        assert str(info.value) == "Recursion limit reached"
+
+
+def test_default_building_ever_deeper_containers(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+
+    class Node:
+        pass
+
+    # 254 calls of default (254 lists deep) come before 255 levels of lists.
+    with pytest.raises(error) as info:
+        encode(Node(), default=lambda obj: [Node()])
+    assert str(info.value) == "default serializer exceeds recursion limit"
+
+
 def test_self_referencing_list(fmt):
     encode, error = fmt.encode, fmt.encode_error
     a: list = [1]
