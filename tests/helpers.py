@@ -785,7 +785,8 @@ def by_format(json: Iterable = (), msgpack: Iterable = (), ids: Callable[[Any], 
     """``pytest.param(fmt, *case)`` for each of the ``json`` cases with JSON and each of the
     ``msgpack`` cases with MessagePack, for ``parametrize("fmt, a, b", ...)`` where the
     cases (or what is expected of them) differ by format. A case that is not a tuple is
-    one argument. ``ids(case)`` names a case; the format's name is put in front."""
+    one argument (so a tuple that is one argument is given as ``(t,)``). ``ids(case)``
+    names a case; the format's name is put in front."""
     params = []
     for fmt, cases in ((JSON, json), (MSGPACK, msgpack)):
         for i, case in enumerate(cases):

@@ -16,7 +16,7 @@ import orjson
 import ormsgpack
 import pydantic
 import pytest
-from helpers import FORMATS, JSON, Unsupported, opts
+from helpers import FORMATS, Unsupported, opts
 
 UTC = dt.timezone.utc
 
@@ -674,41 +674,3 @@ def test_strict_integer_with_new_types_equals_orjson():
             assert _outcome_of(orcodec.dumps, obj, option=getattr(orcodec, option)) == _outcome_of(
                 orjson.dumps, obj, option=getattr(orjson, option)
             )
-
-
-def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
-    encode, error = fmt.encode, fmt.encode_error
-    Pair = collections.namedtuple("Pair", "a b")
-    obj = [Pair(1, 2), (3, 4)]
-    assert encode(obj) == encode([[1, 2], [3, 4]])
-    assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == encode(
-        [{"a": 1, "b": 2}, [3, 4]]
-    )
-    with pytest.raises(error, match="serializable: Pair"):
-        encode(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
-    # As orjson and ormsgpack do with their flag.
-    if fmt is JSON:
-        assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == orjson.dumps(
-            obj, default=lambda o: o._asdict(), option=orjson.OPT_PASSTHROUGH_SUBCLASS
-        )
-    else:
-        assert encode(obj, default=lambda o: o._asdict(), option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == ormsgpack.packb(
-            obj, default=lambda o: o._asdict(), option=ormsgpack.OPT_PASSTHROUGH_SUBCLASS
-        )
-
-
-def test_passthrough_subclass_sends_bytes_subclasses_to_default():
-    class MyBytes(bytes):
-        pass
-
-    class MyByteArray(bytearray):
-        pass
-
-    for obj in (MyBytes(b"ab"), MyByteArray(b"ab")):
-        assert orcodec.packb(obj) == b"\xc4\x02ab"
-        assert orcodec.packb(obj, default=lambda o: "d", option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == b"\xa1d"
-        with pytest.raises(orcodec.MsgpackEncodeError, match="serializable"):
-            orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
-    # The exact types are not subclasses.
-    for obj in (b"ab", bytearray(b"ab"), memoryview(b"ab")):
-        assert orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == b"\xc4\x02ab"

@@ -1,13 +1,16 @@
-"""The behaviour of the option flags OPT_SORT_KEYS, OPT_INDENT_2, OPT_APPEND_NEWLINE,
-OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_BIG_INT, OPT_STRICT_INTEGER and
-OPT_REPLACE_SURROGATES, byte for byte against orjson and ormsgpack.
+"""The option flags that are not about one type, in both formats, byte for byte against
+the peers: OPT_SORT_KEYS, the JSON-only OPT_INDENT_2 / OPT_APPEND_NEWLINE /
+OPT_STRICT_INTEGER (ignored by packb), and OPT_PASSTHROUGH_TUPLE /
+OPT_PASSTHROUGH_BIG_INT / OPT_REPLACE_SURROGATES / OPT_PASSTHROUGH_SUBCLASS, which
+orcodec applies to both formats.
 
 orjson's, ormsgpack's and orcodec's OPT_ values differ: each library is always given
-its own constants (see ``_orjson_opts`` / ``_ormsgpack_opts``).
+its own constants, by name (``fmt.opts`` / ``fmt.peer_opts``).
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import json
@@ -15,44 +18,36 @@ import random
 import sys
 
 import orcodec
-import orjson
-import ormsgpack
 import pytest
 from helpers import (
     INT_BOUNDARIES,
     INTS_OUT_OF_RANGE,
+    JSON,
+    MSGPACK,
     STRING_KINDS,
     SURROGATE_STRINGS,
+    MyByteArray,
+    MyBytes,
     MyDict,
     MyFloat,
     MyInt,
     MyList,
     MyStr,
+    MyTuple,
+    by_format,
     fixture_bytes,
     nested_dicts,
     nested_mixed,
+    outcome,
+    replace_surrogates,
 )
 
 # Flags under test that orjson / ormsgpack also have, by name.
 ORJSON_FLAGS = ["OPT_SORT_KEYS", "OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"]
 ORMSGPACK_FLAGS = ["OPT_SORT_KEYS", "OPT_PASSTHROUGH_TUPLE", "OPT_PASSTHROUGH_BIG_INT", "OPT_REPLACE_SURROGATES"]
+PEER_FLAGS = {"json": ORJSON_FLAGS, "msgpack": ORMSGPACK_FLAGS}
 JSON_ONLY_FLAGS = ["OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"]
-
-
-def _opts(module, names) -> int:
-    return functools.reduce(lambda acc, name: acc | getattr(module, name), names, 0)
-
-
-def _orjson_opts(names) -> int:
-    return _opts(orjson, names)
-
-
-def _ormsgpack_opts(names) -> int:
-    return _opts(ormsgpack, names)
-
-
-def _ours(names) -> int:
-    return _opts(orcodec, names)
+MSGPACK_ONLY_FLAGS = ["OPT_DATETIME_AS_TIMESTAMP_EXT"]
 
 
 def _subsets(names):
@@ -64,8 +59,16 @@ def _ids(names) -> str:
     return "|".join(n.removeprefix("OPT_") for n in names) or "none"
 
 
-ORJSON_COMBINATIONS = list(_subsets(ORJSON_FLAGS))
+def _peer_has(fmt, name: str) -> bool:
+    return hasattr(fmt.peer, name)
 
+
+ORJSON_COMBINATIONS = list(_subsets(ORJSON_FLAGS))
+ORMSGPACK_COMBINATIONS = list(_subsets(ORMSGPACK_FLAGS))
+# Every combination of the flags each peer has.
+PEER_COMBINATIONS = by_format(
+    json=[(c,) for c in ORJSON_COMBINATIONS], msgpack=[(c,) for c in ORMSGPACK_COMBINATIONS], ids=lambda c: _ids(c[0])
+)
 
 KEYS = [
     "",
@@ -147,39 +150,80 @@ def _fixture(name: str):
     return json.loads(fixture_bytes(name))
 
 
+ALL_TESTED = sorted(set(ORJSON_FLAGS) | set(ORMSGPACK_FLAGS))
+
+
 # --------------------------------------------------------------------------------------
-# Byte for byte against orjson: SORT_KEYS, INDENT_2, APPEND_NEWLINE, STRICT_INTEGER
+# Byte for byte against the peer, under every combination of the flags it has
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("names", ORJSON_COMBINATIONS, ids=_ids)
-def test_dumps_documents_equal_orjson(names):
+@pytest.mark.parametrize("fmt, names", PEER_COMBINATIONS)
+def test_documents_equal_peer(fmt, names):
     for doc in DOCUMENTS:
-        assert orcodec.dumps(doc, option=_ours(names)) == orjson.dumps(doc, option=_orjson_opts(names)), doc
+        assert fmt.same_as_peer(doc, names), doc
 
 
-def _outcome(encode, *args, **kwargs):
-    """The bytes `encode` returns, or the message of the TypeError it raises."""
-    try:
-        return encode(*args, **kwargs)
-    except TypeError as exc:
-        return str(exc)
-
-
-@pytest.mark.parametrize("names", ORJSON_COMBINATIONS, ids=_ids)
+@pytest.mark.parametrize("fmt, names", PEER_COMBINATIONS)
 @pytest.mark.parametrize("name", FIXTURES)
-def test_dumps_fixtures_equal_orjson(name, names):
+def test_fixtures_equal_peer(fmt, name, names):
     # twitter.json has ids beyond 53 bits: both raise with OPT_STRICT_INTEGER.
     doc = _fixture(name)
-    ours = _outcome(orcodec.dumps, doc, option=_ours(names))
-    assert ours == _outcome(orjson.dumps, doc, option=_orjson_opts(names))
-    assert type(ours) is bytes or (name == "twitter.json" and "OPT_STRICT_INTEGER" in names)
+    ours = outcome(fmt.encode, doc, option=fmt.opts(names))
+    assert ours == outcome(fmt.peer_encode, doc, option=fmt.peer_opts(names))
+    assert ours[0] == "ok" or (name == "twitter.json" and "OPT_STRICT_INTEGER" in names)
 
 
-@pytest.mark.parametrize("names", ORJSON_COMBINATIONS, ids=_ids)
-def test_dumps_string_kinds_equal_orjson(names):
+@pytest.mark.parametrize("fmt, names", PEER_COMBINATIONS)
+def test_string_kinds_equal_peer(fmt, names):
     doc = {v: [v, {v: v}] for v in reversed(STRING_KINDS.values())}
-    assert orcodec.dumps(doc, option=_ours(names)) == orjson.dumps(doc, option=_orjson_opts(names))
+    fmt.same_as_peer(doc, names)
+
+
+@pytest.mark.parametrize(
+    "fmt, names",
+    by_format(
+        json=[(c,) for c in ORJSON_COMBINATIONS], msgpack=[((),), (("OPT_SORT_KEYS",),)], ids=lambda c: _ids(c[0])
+    ),
+)
+def test_subclasses_and_tuples_equal_peer_on_plain_types(fmt, names):
+    doc = MyDict(b=MyList([(1, 2), ()]), a=MyStr("s"))
+    plain = {"b": [[1, 2], []], "a": "s"}
+    assert fmt.encode(doc, option=fmt.opts(names)) == fmt.peer_encode(plain, option=fmt.peer_opts(names))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_flag_combinations(fmt, seed):
+    # orcodec given every flag tested here, the peer only those it has: the documents have
+    # no tuples, big ints or surrogates, so the others change nothing.
+    rng = random.Random(seed)
+    names = [n for n in ALL_TESTED if rng.random() < 0.5]
+    peer_names = [n for n in names if n in PEER_FLAGS[fmt.name]]
+    for doc in RANDOM_DOCUMENTS[seed % 20 :: 20] + HAND_DOCUMENTS[:12]:
+        assert fmt.encode(doc, option=fmt.opts(names)) == fmt.peer_encode(doc, option=fmt.peer_opts(peer_names))
+
+
+# --------------------------------------------------------------------------------------
+# Flags that mean nothing to a format are ignored by it
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fmt, names",
+    by_format(
+        json=[(c,) for c in list(_subsets(MSGPACK_ONLY_FLAGS))[1:]],
+        msgpack=[(c,) for c in list(_subsets(JSON_ONLY_FLAGS))[1:]],
+        ids=lambda c: _ids(c[0]),
+    ),
+)
+def test_flags_of_the_other_format_are_ignored(fmt, names):
+    for doc in DOCUMENTS + [2**64 - 1, -(2**63), [2**53, {"k": -(2**60)}]]:
+        assert fmt.encode(doc, option=fmt.opts(names)) == fmt.encode(doc)
+
+
+# --------------------------------------------------------------------------------------
+# OPT_INDENT_2 and OPT_APPEND_NEWLINE (JSON)
+# --------------------------------------------------------------------------------------
 
 
 def test_indent_exact_bytes():
@@ -197,17 +241,12 @@ def test_append_newline_compact(doc, expected):
 
 
 @pytest.mark.parametrize("depth", [1, 2, 100, 254])
-def test_indent_deepest_nesting_equals_orjson(depth):
+def test_indent_and_sort_keys_at_the_deepest_nesting(fmt, depth):
+    # MessagePack ignores OPT_INDENT_2 and sorts like ormsgpack.
+    names = ("OPT_INDENT_2", "OPT_SORT_KEYS")
+    peer_names = [n for n in names if _peer_has(fmt, n)]
     for doc in (nested_dicts(depth), nested_mixed(depth)):
-        option = orcodec.OPT_INDENT_2 | orcodec.OPT_SORT_KEYS
-        assert orcodec.dumps(doc, option=option) == orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-
-
-def test_indent_with_subclasses_and_tuples():
-    doc = MyDict(b=MyList([(1, 2), ()]), a=MyStr("s"))
-    plain = {"b": [[1, 2], []], "a": "s"}
-    for names in ORJSON_COMBINATIONS:
-        assert orcodec.dumps(doc, option=_ours(names)) == orjson.dumps(plain, option=_orjson_opts(names))
+        assert fmt.encode(doc, option=fmt.opts(names)) == fmt.peer_encode(doc, option=fmt.peer_opts(peer_names))
 
 
 # --------------------------------------------------------------------------------------
@@ -215,24 +254,10 @@ def test_indent_with_subclasses_and_tuples():
 # --------------------------------------------------------------------------------------
 
 
-def test_packb_sort_keys_documents_equal_ormsgpack():
-    for doc in DOCUMENTS:
-        expected = ormsgpack.packb(doc, option=ormsgpack.OPT_SORT_KEYS)
-        assert orcodec.packb(doc, option=orcodec.OPT_SORT_KEYS) == expected, doc
-
-
-@pytest.mark.parametrize("name", FIXTURES)
-def test_packb_sort_keys_fixtures_equal_ormsgpack(name):
-    doc = _fixture(name)
-    assert orcodec.packb(doc, option=orcodec.OPT_SORT_KEYS) == ormsgpack.packb(doc, option=ormsgpack.OPT_SORT_KEYS)
-
-
-def test_sort_keys_is_utf8_byte_order():
+def test_sort_keys_is_utf8_byte_order(fmt):
     doc = {k: None for k in KEYS}
-    out = orcodec.loads(orcodec.dumps(doc, option=orcodec.OPT_SORT_KEYS))
+    out = fmt.decode(fmt.encode(doc, option=orcodec.OPT_SORT_KEYS))
     assert list(out) == sorted(KEYS, key=lambda k: k.encode("utf-8")) == sorted(KEYS)
-    out = orcodec.unpackb(orcodec.packb(doc, option=orcodec.OPT_SORT_KEYS))
-    assert list(out) == sorted(KEYS)
 
 
 def test_sort_keys_str_subclass_keys(fmt):
@@ -293,17 +318,6 @@ def test_sort_keys_errors_inside_nested_dicts_leave_no_leaks(fmt):
 
 
 # --------------------------------------------------------------------------------------
-# JSON-only flags are ignored by packb
-# --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("names", list(_subsets(JSON_ONLY_FLAGS))[1:], ids=_ids)
-def test_packb_ignores_json_only_flags(names):
-    for doc in DOCUMENTS + [2**64 - 1, -(2**63), [2**53, {"k": -(2**60)}]]:
-        assert orcodec.packb(doc, option=_ours(names)) == orcodec.packb(doc)
-
-
-# --------------------------------------------------------------------------------------
 # OPT_STRICT_INTEGER
 # --------------------------------------------------------------------------------------
 
@@ -311,8 +325,8 @@ def test_packb_ignores_json_only_flags(names):
 @pytest.mark.parametrize("value", INT_BOUNDARIES + [2**53 - 1, 2**53, -(2**53) + 1, -(2**53) - 1])
 def test_strict_integer_boundaries_like_orjson(value):
     for doc in (value, [value], {"k": value}, MyInt(value)):
-        expected = _outcome(orjson.dumps, doc, option=orjson.OPT_STRICT_INTEGER)
-        if type(expected) is str:
+        kind, expected = outcome(JSON.peer_encode, doc, option=JSON.peer_opts(["OPT_STRICT_INTEGER"]))
+        if kind == "raise":
             with pytest.raises(orcodec.JSONEncodeError, match=f"^{expected}$"):
                 orcodec.dumps(doc, option=orcodec.OPT_STRICT_INTEGER)
         else:
@@ -331,50 +345,47 @@ def test_strict_integer_message():
 # OPT_PASSTHROUGH_TUPLE
 # --------------------------------------------------------------------------------------
 
-
-class MyTuple(tuple):
-    pass
-
-
 TUPLE_DOCUMENTS = [(), (1, 2), [(1, (2, 3)), {"t": ("a",)}], {"a": [(), [()]]}]
 
 
-def test_passthrough_tuple_to_default():
-    option = orcodec.OPT_PASSTHROUGH_TUPLE
-    for doc in TUPLE_DOCUMENTS:
-        seen = []
+@pytest.mark.parametrize("doc", TUPLE_DOCUMENTS, ids=repr)
+def test_passthrough_tuple_to_default(fmt, doc):
+    seen = []
 
-        def default(obj, seen=seen):
-            seen.append(type(obj))
-            return list(obj)
+    def default(obj):
+        seen.append(type(obj))
+        return list(obj)
 
-        assert orcodec.dumps(doc, default=default, option=option) == orjson.dumps(doc)
-        assert seen and set(seen) == {tuple}
-        assert orcodec.packb(doc, default=list, option=option) == ormsgpack.packb(
-            doc, default=list, option=ormsgpack.OPT_PASSTHROUGH_TUPLE
-        )
+    # default's lists are written where the tuples would have been.
+    assert fmt.encode(doc, default=default, option=orcodec.OPT_PASSTHROUGH_TUPLE) == fmt.reference(doc)
+    assert seen and set(seen) == {tuple}
+    if _peer_has(fmt, "OPT_PASSTHROUGH_TUPLE"):
+        fmt.same_as_peer(doc, ("OPT_PASSTHROUGH_TUPLE",), default=list)
 
 
-def test_passthrough_tuple_subclass_to_default():
+@pytest.mark.parametrize(
+    "fmt, expected", by_format(json=[b'["MyTuple","tuple"]'], msgpack=[b"\x92\xa7MyTuple\xa5tuple"], ids=lambda _: "")
+)
+def test_passthrough_tuple_subclass_to_default(fmt, expected):
     doc = [MyTuple((1, 2)), (3,)]
-    out = orcodec.dumps(doc, default=lambda o: type(o).__name__, option=orcodec.OPT_PASSTHROUGH_TUPLE)
-    assert out == b'["MyTuple","tuple"]'
-    assert orcodec.packb(doc, default=list, option=orcodec.OPT_PASSTHROUGH_TUPLE) == ormsgpack.packb(
-        doc, default=list, option=ormsgpack.OPT_PASSTHROUGH_TUPLE
-    )
+    assert fmt.encode(doc, default=lambda o: type(o).__name__, option=orcodec.OPT_PASSTHROUGH_TUPLE) == expected
+    if _peer_has(fmt, "OPT_PASSTHROUGH_TUPLE"):
+        fmt.same_as_peer(doc, ("OPT_PASSTHROUGH_TUPLE",), default=list)
+        fmt.same_as_peer(doc, ("OPT_PASSTHROUGH_TUPLE",), default=lambda o: type(o).__name__)
 
 
 @pytest.mark.parametrize("obj, name", [((1,), "tuple"), ([MyTuple()], "MyTuple")])
-def test_passthrough_tuple_without_default_raises(obj, name):
-    with pytest.raises(orcodec.JSONEncodeError, match=f"^Type is not JSON serializable: {name}$"):
-        orcodec.dumps(obj, option=orcodec.OPT_PASSTHROUGH_TUPLE)
-    with pytest.raises(orcodec.MsgpackEncodeError, match=f"^Type is not MessagePack serializable: {name}$"):
-        orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_TUPLE)
+def test_passthrough_tuple_without_default_raises(fmt, obj, name):
+    with pytest.raises(fmt.encode_error, match=f"^Type is not {fmt.label} serializable: {name}$"):
+        fmt.encode(obj, option=orcodec.OPT_PASSTHROUGH_TUPLE)
 
 
-def test_tuples_serialized_without_the_flag():
-    assert orcodec.dumps(((1, MyTuple((2,))),)) == b"[[1,[2]]]"
-    assert orcodec.packb((1, 2)) == ormsgpack.packb((1, 2))
+@pytest.mark.parametrize(
+    "fmt, expected", by_format(json=[b"[[1,[2]]]"], msgpack=[b"\x91\x92\x01\x91\x02"], ids=lambda _: "")
+)
+def test_tuples_serialized_without_the_flag(fmt, expected):
+    assert fmt.encode(((1, MyTuple((2,))),)) == expected
+    assert fmt.encode((1, 2)) == fmt.reference((1, 2))
 
 
 # --------------------------------------------------------------------------------------
@@ -391,32 +402,26 @@ def _big_ints_as_str(doc):
 
 
 @pytest.mark.parametrize("value", INT_BOUNDARIES + INTS_OUT_OF_RANGE)
-def test_passthrough_big_int_like_ormsgpack(value):
+def test_passthrough_big_int(fmt, value):
     for doc in (value, [value], {"k": [value, 1]}):
-        assert orcodec.packb(doc, default=str, option=orcodec.OPT_PASSTHROUGH_BIG_INT) == ormsgpack.packb(
-            doc, default=str, option=ormsgpack.OPT_PASSTHROUGH_BIG_INT
-        )
-        assert orcodec.dumps(doc, default=str, option=orcodec.OPT_PASSTHROUGH_BIG_INT) == orjson.dumps(
-            _big_ints_as_str(doc)
-        )
+        out = fmt.encode(doc, default=str, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
+        assert out == fmt.reference(_big_ints_as_str(doc))
+        if _peer_has(fmt, "OPT_PASSTHROUGH_BIG_INT"):
+            fmt.same_as_peer(doc, ("OPT_PASSTHROUGH_BIG_INT",), default=str)
 
 
 @pytest.mark.parametrize("value", INTS_OUT_OF_RANGE)
-def test_passthrough_big_int_without_default_raises(value):
-    with pytest.raises(orcodec.JSONEncodeError, match="^Type is not JSON serializable: int$"):
-        orcodec.dumps(value, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
-    with pytest.raises(orcodec.MsgpackEncodeError, match="^Type is not MessagePack serializable: int$"):
-        orcodec.packb(value, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
-    with pytest.raises(orcodec.MsgpackEncodeError, match="^Type is not MessagePack serializable: MyInt$"):
-        orcodec.packb(MyInt(value), option=orcodec.OPT_PASSTHROUGH_BIG_INT)
+def test_passthrough_big_int_without_default_raises(fmt, value):
+    with pytest.raises(fmt.encode_error, match=f"^Type is not {fmt.label} serializable: int$"):
+        fmt.encode(value, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
+    with pytest.raises(fmt.encode_error, match=f"^Type is not {fmt.label} serializable: MyInt$"):
+        fmt.encode(MyInt(value), option=orcodec.OPT_PASSTHROUGH_BIG_INT)
 
 
 @pytest.mark.parametrize("value", INTS_OUT_OF_RANGE)
-def test_big_int_still_raises_without_the_flag(value):
-    with pytest.raises(orcodec.JSONEncodeError, match="^Integer exceeds 64-bit range$"):
-        orcodec.dumps(value, default=str)
-    with pytest.raises(orcodec.MsgpackEncodeError, match="^Integer exceeds 64-bit range$"):
-        orcodec.packb(value, default=str)
+def test_big_int_still_raises_without_the_flag(fmt, value):
+    with pytest.raises(fmt.encode_error, match="^Integer exceeds 64-bit range$"):
+        fmt.encode(value, default=str)
 
 
 def test_passthrough_big_int_with_strict_integer():
@@ -428,19 +433,14 @@ def test_passthrough_big_int_with_strict_integer():
         orcodec.dumps(2**63, default=str, option=option)
 
 
-def test_passthrough_big_int_default_returning_big_int():
-    with pytest.raises(orcodec.JSONEncodeError, match="^default serializer exceeds recursion limit$"):
-        orcodec.dumps(2**64, default=lambda o: o, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
+def test_passthrough_big_int_default_returning_big_int(fmt):
+    with pytest.raises(fmt.encode_error, match="^default serializer exceeds recursion limit$"):
+        fmt.encode(2**64, default=lambda o: o, option=orcodec.OPT_PASSTHROUGH_BIG_INT)
 
 
 # --------------------------------------------------------------------------------------
 # OPT_REPLACE_SURROGATES
 # --------------------------------------------------------------------------------------
-
-
-def _replaced(s: str) -> str:
-    return "".join("?" if 0xD800 <= ord(c) < 0xE000 else c for c in s)
-
 
 SURROGATE_VALUES = SURROGATE_STRINGS + [
     "\ud83d\ude00",  # a pair stored as two code points: two lone surrogates to Python
@@ -454,63 +454,36 @@ SURROGATE_VALUES = SURROGATE_STRINGS + [
 
 
 @pytest.mark.parametrize("s", SURROGATE_VALUES)
-def test_replace_surrogates_values_like_ormsgpack(s):
-    for doc in (s, [s, "ok"], {"k": s}):
-        assert orcodec.packb(doc, option=orcodec.OPT_REPLACE_SURROGATES) == ormsgpack.packb(
-            doc, option=ormsgpack.OPT_REPLACE_SURROGATES
-        )
-
-
-@pytest.mark.parametrize("s", SURROGATE_VALUES)
-def test_replace_surrogates_in_json(s):
-    r = _replaced(s)
-    for doc, plain in ((s, r), ([s, MyStr(s)], [r, r]), ({"k": s}, {"k": r})):
-        assert orcodec.dumps(doc, option=orcodec.OPT_REPLACE_SURROGATES) == orjson.dumps(plain)
+def test_replace_surrogates_in_values(fmt, s):
+    r = replace_surrogates(s)
+    for doc, plain in ((s, r), ([s, "ok"], [r, "ok"]), ([s, MyStr(s)], [r, r]), ({"k": s}, {"k": r})):
+        assert fmt.encode(doc, option=orcodec.OPT_REPLACE_SURROGATES) == fmt.reference(plain)
+        if _peer_has(fmt, "OPT_REPLACE_SURROGATES"):
+            fmt.same_as_peer(doc, ("OPT_REPLACE_SURROGATES",))
 
 
 @pytest.mark.parametrize("s", SURROGATE_VALUES)
 def test_replace_surrogates_in_keys(fmt, s):
     # ormsgpack raises for surrogates in keys even with the flag; orcodec replaces
     # them in keys as in values.
-    encode = fmt.encode
     doc = {s: s, MyStr(s + "x"): 1}
-    expected = {_replaced(s): _replaced(s), _replaced(s) + "x": 1}
-    assert encode(doc, option=orcodec.OPT_REPLACE_SURROGATES) == encode(expected)
+    expected = {replace_surrogates(s): replace_surrogates(s), replace_surrogates(s) + "x": 1}
+    assert fmt.encode(doc, option=orcodec.OPT_REPLACE_SURROGATES) == fmt.encode(expected)
 
 
 def test_surrogates_still_raise_without_the_flag(fmt):
-    encode, error = fmt.encode, fmt.encode_error
     for doc in ("a\ud800", {"k\ud800": 1}, ["ok", {"k": "\udfff"}]):
-        with pytest.raises(error, match="surrogates not allowed"):
-            encode(doc)
+        with pytest.raises(fmt.encode_error, match="surrogates not allowed"):
+            fmt.encode(doc)
 
 
-def test_replace_surrogates_with_sort_keys_and_indent():
+def test_replace_surrogates_with_sort_keys_and_indent(fmt):
     doc = {"b\ud800": ["\udfff"], "a": {"\ud83d": 1, "\u00e9": 2}}
     option = orcodec.OPT_REPLACE_SURROGATES | orcodec.OPT_SORT_KEYS | orcodec.OPT_INDENT_2
     expected = {"a": {"\u00e9": 2, "?": 1}, "b?": ["?"]}
     # Keys sort by the text as given (Python's str order), then are replaced.
-    assert orcodec.dumps(doc, option=option) == orjson.dumps(expected, option=orjson.OPT_INDENT_2)
-    assert orcodec.packb(doc, option=option) == ormsgpack.packb(expected)
-
-
-# --------------------------------------------------------------------------------------
-# Random combinations of every flag here, against both peers
-# --------------------------------------------------------------------------------------
-
-ALL_TESTED = sorted(set(ORJSON_FLAGS) | set(ORMSGPACK_FLAGS))
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_random_flag_combinations(seed):
-    rng = random.Random(seed)
-    names = [n for n in ALL_TESTED if rng.random() < 0.5]
-    ours = _ours(names)
-    json_names = [n for n in names if n in ORJSON_FLAGS]
-    msgpack_names = [n for n in names if n in ORMSGPACK_FLAGS]
-    for doc in RANDOM_DOCUMENTS[seed % 20 :: 20] + HAND_DOCUMENTS[:12]:
-        assert orcodec.dumps(doc, option=ours) == orjson.dumps(doc, option=_orjson_opts(json_names))
-        assert orcodec.packb(doc, option=ours) == ormsgpack.packb(doc, option=_ormsgpack_opts(msgpack_names))
+    names = ["OPT_INDENT_2"] if fmt is JSON else []
+    assert fmt.encode(doc, option=option) == fmt.peer_encode(expected, option=fmt.peer_opts(names))
 
 
 # --------------------------------------------------------------------------------------
@@ -519,9 +492,8 @@ def test_random_flag_combinations(seed):
 
 
 def test_subclasses_serialize_as_their_base(fmt):
-    encode = fmt.encode
     doc = [MyStr("é"), MyInt(5), MyFloat(1.5), MyDict(a=MyList([1])), MyList([MyStr("x")])]
-    assert encode(doc) == encode(["é", 5, 1.5, {"a": [1]}, ["x"]])
+    assert fmt.encode(doc) == fmt.encode(["é", 5, 1.5, {"a": [1]}, ["x"]])
 
 
 @pytest.mark.parametrize(
@@ -529,22 +501,47 @@ def test_subclasses_serialize_as_their_base(fmt):
     [(MyStr("a"), "MyStr"), (MyInt(1), "MyInt"), (MyFloat(1.0), "MyFloat"), (MyDict(), "MyDict"), (MyList(), "MyList")],
 )
 def test_passthrough_subclass_sends_them_to_default(fmt, value, name):
-    encode, error = fmt.encode, fmt.encode_error
     option = orcodec.OPT_PASSTHROUGH_SUBCLASS
-    with pytest.raises(error, match=f"serializable: {name}$"):
-        encode(value, option=option)
+    with pytest.raises(fmt.encode_error, match=f"serializable: {name}$"):
+        fmt.encode(value, option=option)
     seen = []
 
     def default(obj):
         seen.append(type(obj))
         return "d"
 
-    assert encode([value, "plain", 1], default=default, option=option) == encode(["d", "plain", 1])
+    assert fmt.encode([value, "plain", 1], default=default, option=option) == fmt.encode(["d", "plain", 1])
     assert seen == [type(value)]
+    fmt.same_as_peer([value, "plain", 1], ("OPT_PASSTHROUGH_SUBCLASS",), default=lambda o: "d")
 
 
-def test_passthrough_subclass_leaves_exact_types_alone():
+def test_passthrough_subclass_leaves_exact_types_alone(fmt):
     doc = {"a": [1, 2.5, "x", None, True]}
+    assert fmt.encode(doc, option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == fmt.encode(doc)
+
+
+def test_passthrough_subclass_sends_tuple_subclasses_to_default(fmt):
+    Pair = collections.namedtuple("Pair", "a b")
+    obj = [Pair(1, 2), (3, 4)]
     option = orcodec.OPT_PASSTHROUGH_SUBCLASS
-    assert orcodec.dumps(doc, option=option) == orcodec.dumps(doc)
-    assert orcodec.packb(doc, option=option) == orcodec.packb(doc)
+    assert fmt.encode(obj) == fmt.encode([[1, 2], [3, 4]])
+    assert fmt.encode(obj, default=lambda o: o._asdict(), option=option) == fmt.encode([{"a": 1, "b": 2}, [3, 4]])
+    with pytest.raises(fmt.encode_error, match="serializable: Pair"):
+        fmt.encode(obj, option=option)
+    # As orjson and ormsgpack do with their flag.
+    fmt.same_as_peer(obj, ("OPT_PASSTHROUGH_SUBCLASS",), default=lambda o: o._asdict())
+
+
+@pytest.mark.parametrize("obj", [MyBytes(b"ab"), MyByteArray(b"ab")], ids=lambda o: type(o).__name__)
+def test_passthrough_subclass_sends_bytes_subclasses_to_default(fmt, obj):
+    # MessagePack writes them as bin, like bytes; JSON asks default for bytes anyway.
+    expected = {JSON: (b'"d"', b'"d"'), MSGPACK: (b"\xc4\x02ab", b"\xa1d")}[fmt]
+    assert fmt.encode(obj, default=lambda o: "d") == expected[0]
+    assert fmt.encode(obj, default=lambda o: "d", option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == expected[1]
+    with pytest.raises(fmt.encode_error, match="serializable"):
+        fmt.encode(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
+
+
+def test_passthrough_subclass_leaves_exact_bytes_types_alone():
+    for obj in (b"ab", bytearray(b"ab"), memoryview(b"ab")):
+        assert orcodec.packb(obj, option=orcodec.OPT_PASSTHROUGH_SUBCLASS) == b"\xc4\x02ab"
