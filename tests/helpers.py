@@ -677,6 +677,26 @@ def msgpack_int(v: int) -> bytes:
     raise ValueError(f"{v} is beyond MessagePack's ints")
 
 
+# Valid MessagePack of many families (minimal and not), for input-type and truncation tests.
+MSGPACK_SAMPLES = [
+    msgpack.packb(
+        {"key": [1, -200, 70000, 2**40, -(2**40), 1.5, None, True, "s" * 40, b"\x00" * 300]}, use_bin_type=True
+    ),
+    msgpack.packb([2**64 - 1, -(2**63), "\u00e9\u4e2d\U0001f600", {"a": {"b": []}}], use_bin_type=True),
+    msgpack.packb("x" * 300),
+    msgpack.packb(list(range(20))),
+    msgpack.packb({f"k{i}": i for i in range(20)}),
+    f32(1.5),
+    f64(2.5),
+    u64(1),
+    i16(-1),
+    str32(b"abc"),
+    bin32(b"abc"),
+    array32([b"\x01", b"\x02"]),
+    map32([(fixstr(b"a"), b"\x01")]),
+]
+
+
 # --------------------------------------------------------------------------------------
 # The two formats under test, each with its peer
 # --------------------------------------------------------------------------------------
@@ -684,6 +704,10 @@ def msgpack_int(v: int) -> bytes:
 
 def _msgpack_python_packb(obj, default=None) -> bytes:
     return msgpack.packb(obj, default=default, use_bin_type=True)
+
+
+def _msgpack_python_unpackb(data):
+    return msgpack.unpackb(data, raw=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -710,6 +734,8 @@ class Format:
     # Encoders that write the same bytes as orcodec for documents of builtins (None, bool,
     # int, float, str, list, tuple, dict, and bytes for MessagePack): the peer first.
     references: tuple[Callable[..., bytes], ...]
+    # Decoders that read the same values as orcodec from valid input: the peer first.
+    reference_decoders: tuple[Callable[[Any], Any], ...]
     # What a round trip gives back for a builtin document (see json_plain / to_plain).
     plain: Callable[[Any], Any]
     # Flags that mean nothing to this format: orcodec accepts and ignores them.
@@ -731,6 +757,13 @@ class Format:
         outs = [encode(obj, default=default) for encode in self.references]
         assert all(out == outs[0] for out in outs[1:]), f"the reference encoders disagree on {obj!r:.100}"
         return outs[0]
+
+    def reference_decode(self, data):
+        """What every reference decoder reads from ``data`` (they must agree exactly)."""
+        values = [decode(data) for decode in self.reference_decoders]
+        for value in values[1:]:
+            assert_strict_equal(value, values[0])
+        return values[0]
 
     def same_as_reference(self, obj) -> bytes:
         """orcodec's bytes for a builtin document, asserted to be bytes and the references'."""
@@ -779,6 +812,7 @@ JSON = Format(
     peer_encode_error=orjson.JSONEncodeError,
     peer_decode_error=orjson.JSONDecodeError,
     references=(orjson.dumps,),
+    reference_decoders=(orjson.loads,),
     plain=json_plain,
     ignored=frozenset({"OPT_DATETIME_AS_TIMESTAMP_EXT"}),
 )
@@ -795,6 +829,7 @@ MSGPACK = Format(
     peer_encode_error=ormsgpack.MsgpackEncodeError,
     peer_decode_error=ormsgpack.MsgpackDecodeError,
     references=(ormsgpack.packb, _msgpack_python_packb),
+    reference_decoders=(ormsgpack.unpackb, _msgpack_python_unpackb),
     plain=to_plain,
     ignored=frozenset({"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}),
 )
