@@ -113,6 +113,16 @@ def test_raised_exceptions_are_the_exported_classes():
         orcodec.unpackb(b"\xc1")
 
 
+def test_raised_exceptions_are_the_peers_base_classes(fmt):
+    # Code that catches the peer's exceptions (TypeError / ValueError) catches orcodec's.
+    assert issubclass(fmt.encode_error, TypeError) and issubclass(fmt.peer_encode_error, TypeError)
+    assert issubclass(fmt.decode_error, ValueError) and issubclass(fmt.peer_decode_error, ValueError)
+    with pytest.raises(TypeError):
+        fmt.encode(object())
+    with pytest.raises(ValueError):
+        fmt.decode(b"\xc1" if fmt.name == "msgpack" else b"[")
+
+
 def test_json_decode_error_is_caught_by_stdlib_handlers():
     try:
         orcodec.loads(b"{")
@@ -263,18 +273,18 @@ def test_encode_requires_an_argument(fmt):
         encode()
 
 
+def test_decode_takes_its_input_positionally_and_nothing_else(fmt):
+    data = fmt.reference([1])
+    assert fmt.decode(data) == [1]
+    for args, kwargs in [((), {}), ((data, None), {}), ((), {"data": data}), ((), {"obj": data})]:
+        with pytest.raises(TypeError):
+            fmt.decode(*args, **kwargs)
+        # As the peer.
+        with pytest.raises(TypeError):
+            fmt.peer_decode(*args, **kwargs)
+
+
 def test_unpackb_options_are_keyword_only():
     assert orcodec.unpackb(b"\x01", ext_hook=None, option=None) == 1
     with pytest.raises(TypeError):
         orcodec.unpackb(b"\x01", None)
-
-
-def test_unpackb_data_is_positional_only():
-    with pytest.raises(TypeError):
-        orcodec.unpackb(data=b"\x01")
-
-
-def test_loads_takes_one_positional_argument():
-    assert orcodec.loads(b"[1]") == [1]
-    with pytest.raises(TypeError):
-        orcodec.loads()

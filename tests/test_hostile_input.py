@@ -20,7 +20,7 @@ import msgpack
 import orcodec
 import orjson
 import pytest
-from helpers import FIXTURES_DIR, assert_strict_equal, fixture_bytes, missing_fixtures
+from helpers import FIXTURES_DIR, JSON, MSGPACK, assert_strict_equal, fixture_bytes, missing_fixtures
 
 SMALL_DOC = 4096
 HEAD = 1024
@@ -53,25 +53,25 @@ def _offsets(length: int, seed: int) -> list[int]:
     return sorted(set(range(HEAD)) | set(range(length - TAIL, length)) | set(sampled))
 
 
-def _check_json_prefixes(data: bytes, seed: int) -> None:
-    """A prefix is rejected exactly when orjson rejects it, and otherwise
-    gives orjson's value: never a crash, never a different value."""
+def _check_prefixes(fmt, data: bytes, seed: int) -> None:
+    """A prefix is rejected exactly when the peer rejects it, and otherwise gives the
+    peer's value: never a crash, never a different value. MessagePack is prefix-free:
+    there every strict prefix is an error."""
     for end in _offsets(len(data), seed):
         prefix = data[:end]
         try:
-            expected = orjson.loads(prefix)
-        except orjson.JSONDecodeError:
-            with pytest.raises(orcodec.JSONDecodeError):
-                orcodec.loads(prefix)
+            expected = fmt.peer_decode(prefix)
+        except fmt.peer_decode_error:
+            with pytest.raises(fmt.decode_error):
+                fmt.decode(prefix)
         else:
-            assert_strict_equal(orcodec.loads(prefix), expected)
+            assert fmt is JSON, f"the peer decoded a strict prefix of a MessagePack value: {prefix[:16]!r}"
+            assert_strict_equal(fmt.decode(prefix), expected)
 
 
-def _check_msgpack_prefixes(packed: bytes, seed: int) -> None:
-    """MessagePack is prefix-free: every strict prefix is an error."""
-    for end in _offsets(len(packed), seed):
-        with pytest.raises(orcodec.MsgpackDecodeError):
-            orcodec.unpackb(packed[:end])
+def _as(fmt, json_data: bytes) -> bytes:
+    """A JSON document as itself, or as MessagePack (msgpack-python's, which takes any depth)."""
+    return json_data if fmt is JSON else msgpack.packb(orjson.loads(json_data), use_bin_type=True)
 
 
 def test_conformance_corpus_present():
@@ -80,38 +80,28 @@ def test_conformance_corpus_present():
 
 
 @pytest.mark.parametrize("name", REAL_DOCUMENTS)
-def test_real_document_truncated_json(name):
-    data = fixture_bytes(name)
-    _check_json_prefixes(data, seed=len(data))
+def test_real_document_truncated(fmt, name):
+    data = _as(fmt, fixture_bytes(name))
+    _check_prefixes(fmt, data, seed=len(data))
 
 
-@pytest.mark.parametrize("name", REAL_DOCUMENTS)
-def test_real_document_truncated_msgpack(name):
-    packed = msgpack.packb(orjson.loads(fixture_bytes(name)), use_bin_type=True)
-    _check_msgpack_prefixes(packed, seed=len(packed))
-
-
-def test_conformance_documents_truncated_at_every_offset():
+def test_conformance_documents_truncated_at_every_offset(fmt):
     for path in CONFORMANCE:
+        _check_prefixes(fmt, _as(fmt, path.read_bytes()), seed=0)
+
+
+def test_seed_corpora_truncated_at_every_offset(fmt):
+    seeds = Path(__file__).resolve().parent.parent / "fixtures" / "fuzz" / fmt.name
+    paths = sorted(seeds.iterdir())
+    assert paths
+    for path in paths:
         data = path.read_bytes()
-        _check_json_prefixes(data, seed=0)
-        _check_msgpack_prefixes(msgpack.packb(orjson.loads(data), use_bin_type=True), seed=0)
-
-
-def test_seed_corpora_truncated_at_every_offset():
-    seeds = Path(__file__).resolve().parent.parent / "fixtures" / "fuzz"
-    json_seeds = sorted((seeds / "json").iterdir())
-    msgpack_seeds = sorted((seeds / "msgpack").iterdir())
-    assert json_seeds and msgpack_seeds
-    for path in json_seeds:
-        _check_json_prefixes(path.read_bytes(), seed=0)
-    for path in msgpack_seeds:
-        packed = path.read_bytes()
-        try:
-            orcodec.unpackb(packed)
-        except orcodec.MsgpackDecodeError:
-            continue  # extension seeds are for the fuzzers; orcodec rejects them whole
-        _check_msgpack_prefixes(packed, seed=0)
+        if fmt is MSGPACK:
+            try:
+                orcodec.unpackb(data)
+            except orcodec.MsgpackDecodeError:
+                continue  # extension seeds are for the fuzzers; orcodec rejects them whole
+        _check_prefixes(fmt, data, seed=0)
 
 
 # --------------------------------------------------------------------------------------
