@@ -785,6 +785,36 @@ class Format:
         assert out == self.peer_encode(obj, default=default, option=self.peer_opts(self.peer_names(names))), names
         return out
 
+    def inputs(self, data: bytes) -> list:
+        """``data`` as every input type the decoder reads: bytes, bytearray, memoryview
+        and, for JSON, str (when ``data`` is valid UTF-8)."""
+        out = [bytes(data), bytearray(data), memoryview(data)]
+        if self.name == "json":
+            try:
+                out.append(bytes(data).decode("utf-8"))
+            except UnicodeDecodeError:
+                pass  # invalid UTF-8 cannot be passed as str
+        return out
+
+    def decode_every_input(self, data: bytes, **kwargs):
+        """``data`` decoded from every input type (see :meth:`inputs`); all must agree
+        exactly. Returns the value."""
+        first, *others = self.inputs(data)
+        result = self.decode(first, **kwargs)
+        for other in others:
+            assert_strict_equal(self.decode(other, **kwargs), result)
+        return result
+
+    def refuses_every_input(self, data: bytes, **kwargs) -> Exception:
+        """Asserts the decode error for ``data`` as every input type; returns the error
+        for bytes."""
+        errors = []
+        for other in self.inputs(data):
+            with pytest.raises(self.decode_error) as info:
+                self.decode(other, **kwargs)
+            errors.append(info.value)
+        return errors[0]
+
     def exact_str(self, s: str) -> bytes:
         """``s`` as this format writes it, by hand: a JSON string (for text JSON does not
         escape) or a MessagePack str in its smallest form."""
