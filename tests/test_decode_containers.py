@@ -68,7 +68,10 @@ def _msgpack_with_repeats(text: str) -> bytes:
     by_format(
         json=[text.encode() for text in JSON_REPEATED],
         msgpack=[_msgpack_with_repeats(text) for text in JSON_REPEATED]
-        + [fixmap([(fixstr(b"a"), b"\x01"), (fixstr(b"b"), b"\x02"), (fixstr(b"a"), b"\x03")])],
+        + [
+            fixmap([(fixstr(b"a"), b"\x01"), (fixstr(b"b"), b"\x02"), (fixstr(b"a"), b"\x03")]),
+            b"\x83\xa1a\x01\xa1b\x02\xa1a\x91\x03",  # {"a": 1, "b": 2, "a": [3]}
+        ],
         ids=lambda data: data.decode() if data[:1] == b"{" else data.hex(),
     ),
 )

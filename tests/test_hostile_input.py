@@ -59,13 +59,16 @@ def _check_prefixes(fmt, data: bytes, seed: int) -> None:
     there every strict prefix is an error."""
     for end in _offsets(len(data), seed):
         prefix = data[:end]
+        if fmt is MSGPACK:
+            with pytest.raises(fmt.decode_error):
+                fmt.decode(prefix)
+            continue
         try:
             expected = fmt.peer_decode(prefix)
         except fmt.peer_decode_error:
             with pytest.raises(fmt.decode_error):
                 fmt.decode(prefix)
         else:
-            assert fmt is JSON, f"the peer decoded a strict prefix of a MessagePack value: {prefix[:16]!r}"
             assert_strict_equal(fmt.decode(prefix), expected)
 
 
