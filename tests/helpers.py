@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import enum
 import math
 import os
 import struct
@@ -436,6 +437,31 @@ class Unsupported:
         return "Unsupported()"
 
 
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: float
+    label: str = "origin"
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    """Fields not in sorted order (written in definition order, even with OPT_SORT_KEYS)."""
+
+    b: int
+    a: int
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    z: int
+    a: str = "s"
+
+
+class Letter(str, enum.Enum):
+    A = "a"
+
+
 class Movie(typing.TypedDict):
     title: str
     year: int
@@ -824,10 +850,6 @@ class Format:
             raise ValueError(f"{s!r} needs JSON escapes")
         return b'"' + s.encode("utf-8") + b'"'
 
-    def roundtrip(self, obj, option=None):
-        """``obj`` encoded and decoded again by orcodec."""
-        return self.decode(self.encode(obj, option=option))
-
 
 JSON = Format(
     name="json",
@@ -864,7 +886,6 @@ MSGPACK = Format(
     ignored=frozenset({"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}),
 )
 FORMATS = (JSON, MSGPACK)
-FORMATS_BY_NAME = {f.name: f for f in FORMATS}
 
 
 def by_format(json: Iterable = (), msgpack: Iterable = (), ids: Callable[[Any], str] | None = None) -> list:
@@ -880,9 +901,3 @@ def by_format(json: Iterable = (), msgpack: Iterable = (), ids: Callable[[Any], 
             name = ids(case) if ids is not None else str(i)
             params.append(pytest.param(fmt, *args, id=f"{fmt.name}-{name}"))
     return params
-
-
-def both_formats(cases: Iterable, ids: Callable[[Any], str] | None = None) -> list:
-    """:func:`by_format` with the same cases for both formats."""
-    cases = list(cases)
-    return by_format(json=cases, msgpack=cases, ids=ids)

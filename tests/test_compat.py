@@ -41,6 +41,8 @@ from helpers import (
     FORMATS,
     MSGPACK,
     UTC,
+    Frozen,
+    Letter,
     Movie,
     MyByteArray,
     MyBytes,
@@ -53,6 +55,8 @@ from helpers import (
     MyTuple,
     MyUUID,
     NoneOffset,
+    Point,
+    Slotted,
     Unsupported,
     assert_strict_equal,
     outcome,
@@ -150,25 +154,6 @@ class PerLibrary:
 
 
 @dataclasses.dataclass
-class Point:
-    x: int
-    y: float
-    label: str = "p"
-
-
-@dataclasses.dataclass(slots=True)
-class Slotted:
-    b: int
-    a: str = "s"
-
-
-@dataclasses.dataclass(frozen=True)
-class Frozen:
-    z: int
-    a: int
-
-
-@dataclasses.dataclass
 class WithDatetime:
     when: dt.datetime
     uid: uuid.UUID
@@ -188,10 +173,6 @@ class Color(enum.Enum):
 
 class Level(enum.IntEnum):
     LOW = 1
-
-
-class Letter(str, enum.Enum):
-    A = "a"
 
 
 class Perm(enum.Flag):

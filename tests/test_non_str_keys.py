@@ -12,7 +12,7 @@ import orcodec
 import orjson
 import ormsgpack
 import pytest
-from helpers import JSON, MSGPACK, UTC, MyInt, MyStr, by_format, opts
+from helpers import JSON, MSGPACK, UTC, Letter, MyInt, MyStr, by_format, opts
 
 NSK = ("OPT_NON_STR_KEYS",)
 
@@ -26,10 +26,6 @@ class Color(enum.Enum):
 
 class Level(enum.IntEnum):
     HIGH = 9
-
-
-class Letter(str, enum.Enum):
-    A = "a"
 
 
 class Nested(enum.Enum):

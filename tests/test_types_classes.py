@@ -25,8 +25,11 @@ from helpers import (
     JSON,
     MSGPACK,
     UTC,
+    Frozen,
     Movie,
     MyUUID,
+    Point,
+    Slotted,
     Unsupported,
     by_format,
     msgpack_header,
@@ -37,25 +40,6 @@ from helpers import (
 # --------------------------------------------------------------------------------------
 # dataclasses
 # --------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Point:
-    x: int
-    y: float
-    label: str = "origin"
-
-
-@dataclasses.dataclass(frozen=True)
-class Frozen:
-    b: int
-    a: int
-
-
-@dataclasses.dataclass(slots=True)
-class Slotted:
-    z: int
-    a: str = "s"
 
 
 @dataclasses.dataclass
