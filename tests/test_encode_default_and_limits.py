@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import msgpack
-import orcodec
-import orjson
 import pytest
 from helpers import (
     Unsupported,
     assert_strict_equal,
+    depth_of,
     nested_dicts,
     nested_lists,
     nested_mixed,
     nested_tuples,
 )
-
-FORMATS = {
-    "json": (orcodec.dumps, orcodec.JSONEncodeError, orjson.dumps),
-    "msgpack": (orcodec.packb, orcodec.MsgpackEncodeError, lambda o: msgpack.packb(o, use_bin_type=True)),
-}
-
-
-@pytest.fixture(params=list(FORMATS))
-def fmt(request):
-    """(encode, encode error class, reference encoder) for one format."""
-    return FORMATS[request.param]
 
 
 class Point:
@@ -52,7 +39,7 @@ def chain_default(obj):
 
 
 def test_default_result_is_serialized(fmt):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
 
     def default(obj):
         if isinstance(obj, Point):
@@ -66,7 +53,7 @@ def test_default_result_is_serialized(fmt):
 
 
 def test_default_called_once_per_unsupported_object(fmt):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
     calls = []
 
     def default(obj):
@@ -80,7 +67,7 @@ def test_default_called_once_per_unsupported_object(fmt):
 
 
 def test_default_not_called_for_supported_types(fmt):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
 
     def default(obj):
         raise AssertionError(f"default called for {obj!r}")
@@ -90,7 +77,7 @@ def test_default_not_called_for_supported_types(fmt):
 
 
 def test_default_returning_unsupported_objects_inside_containers(fmt):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
 
     def default(obj):
         if isinstance(obj, Point):
@@ -104,27 +91,27 @@ def test_default_returning_unsupported_objects_inside_containers(fmt):
 
 
 def test_default_returning_none(fmt):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
     assert encode([Unsupported()], default=lambda o: None) == reference([None])
 
 
 @pytest.mark.parametrize("calls", [1, 2, 10, 100, 254])
 def test_default_chain_within_limit(fmt, calls):
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
     assert encode(Chain(calls), default=chain_default) == reference("end")
     assert encode({"k": [Chain(calls)]}, default=chain_default) == reference({"k": ["end"]})
 
 
 @pytest.mark.parametrize("calls", [256, 300, 1000])
 def test_default_chain_beyond_limit(fmt, calls):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Chain(calls), default=chain_default)
     assert str(excinfo.value) == "default serializer exceeds recursion limit"
 
 
 def test_default_always_returning_new_unsupported_object(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     for doc in (Unsupported(), [1, Unsupported()], {"k": Unsupported()}):
         with pytest.raises(error) as excinfo:
             encode(doc, default=lambda obj: Unsupported())
@@ -132,7 +119,7 @@ def test_default_always_returning_new_unsupported_object(fmt):
 
 
 def test_default_returning_its_argument(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Unsupported(), default=lambda obj: obj)
     assert str(excinfo.value) == "default serializer exceeds recursion limit"
@@ -140,7 +127,7 @@ def test_default_returning_its_argument(fmt):
 
 def test_default_chain_limit_is_per_value(fmt):
     # 254 calls for each of several values in one document are all fine.
-    encode, _, reference = fmt
+    encode, reference = fmt.encode, fmt.reference
     assert encode([Chain(254), Chain(254), {"k": Chain(254)}], default=chain_default) == reference(
         ["end", "end", {"k": "end"}]
     )
@@ -153,7 +140,7 @@ class CustomError(Exception):
 @pytest.mark.parametrize("exc_type", [ValueError, TypeError, KeyError, CustomError, ZeroDivisionError])
 @pytest.mark.parametrize("where", ["bare", "list", "dict", "deep"])
 def test_exception_in_default_becomes_encode_error_with_cause(fmt, exc_type, where):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     raised = []
 
     def default(obj):
@@ -171,7 +158,7 @@ def test_exception_in_default_becomes_encode_error_with_cause(fmt, exc_type, whe
 
 
 def test_exception_in_default_after_chain(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     raised = []
 
     def default(obj):
@@ -187,14 +174,14 @@ def test_exception_in_default_after_chain(fmt):
 
 
 def test_default_result_with_unsupported_key_still_rejected(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Unsupported(), default=lambda obj: {1: 2})
     assert str(excinfo.value) == "Dict key must be str"
 
 
 def test_default_result_with_big_int_rejected(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Unsupported(), default=lambda obj: 2**64)
     assert str(excinfo.value) == "Integer exceeds 64-bit range"
@@ -215,32 +202,23 @@ BUILDERS = {
 @pytest.mark.parametrize("kind", BUILDERS)
 @pytest.mark.parametrize("depth", [1, 2, 100, 254, 255])
 def test_nesting_within_limit(fmt, kind, depth):
-    encode, _, _ = fmt
+    encode = fmt.encode
     obj = BUILDERS[kind](depth)
-    out = encode(obj)
-    decode = orcodec.loads if encode is orcodec.dumps else orcodec.unpackb
-    result = decode(out)
-    level = 0
-    while isinstance(result, (list, dict)):
-        level += 1
-        if not result:
-            break
-        result = result[0] if isinstance(result, list) else next(iter(result.values()))
-    assert level == depth
+    assert depth_of(fmt.decode(encode(obj))) == depth
 
 
 @pytest.mark.parametrize("kind", BUILDERS)
 @pytest.mark.parametrize("depth", [256, 257, 1000])
 def test_nesting_beyond_limit(fmt, kind, depth):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(BUILDERS[kind](depth))
     assert str(excinfo.value) == "Recursion limit reached"
 
 
 def test_nesting_255_with_values_at_the_bottom(fmt):
-    encode, error, _ = fmt
-    decode = orcodec.loads if encode is orcodec.dumps else orcodec.unpackb
+    encode, error = fmt.encode, fmt.encode_error
+    decode = fmt.decode
     # 254 lists around a list of scalars: 255 levels.
     obj = nested_lists(255, innermost=1)
     assert_strict_equal(decode(encode(obj)), obj)
@@ -250,21 +228,46 @@ def test_nesting_255_with_values_at_the_bottom(fmt):
 
 
 def test_100000_deep_list(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(nested_lists(100_000))
     assert str(excinfo.value) == "Recursion limit reached"
 
 
 def test_100000_deep_dict(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(nested_dicts(100_000))
     assert str(excinfo.value) == "Recursion limit reached"
 
 
+def test_100000_deep_tuples_and_mixed(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+    tuples: object = ()
+    mixed: object = None
+    for i in range(100_000):
+        tuples = (tuples,)
+        mixed = [mixed] if i % 2 else {"k": mixed}
+    for obj in (tuples, mixed):
+        with pytest.raises(error) as info:
+            encode(obj)
+        assert str(info.value) == "Recursion limit reached"
+
+
+def test_default_building_ever_deeper_containers(fmt):
+    encode, error = fmt.encode, fmt.encode_error
+
+    class Node:
+        pass
+
+    # 254 calls of default (254 lists deep) come before 255 levels of lists.
+    with pytest.raises(error) as info:
+        encode(Node(), default=lambda obj: [Node()])
+    assert str(info.value) == "default serializer exceeds recursion limit"
+
+
 def test_self_referencing_list(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     a: list = [1]
     a.append(a)
     with pytest.raises(error) as excinfo:
@@ -274,7 +277,7 @@ def test_self_referencing_list(fmt):
 
 
 def test_self_referencing_dict(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     d: dict = {"a": 1}
     d["self"] = d
     with pytest.raises(error) as excinfo:
@@ -284,7 +287,7 @@ def test_self_referencing_dict(fmt):
 
 
 def test_mutually_referencing_containers(fmt):
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     a: list = []
     b: dict = {"a": a}
     a.append(b)
@@ -296,14 +299,14 @@ def test_mutually_referencing_containers(fmt):
 
 def test_default_returning_deep_nesting(fmt):
     # Containers produced by default count towards the same limit.
-    encode, error, _ = fmt
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Unsupported(), default=lambda obj: nested_lists(300))
     assert str(excinfo.value) == "Recursion limit reached"
 
 
 def test_encoder_usable_after_limit_errors(fmt):
-    encode, error, reference = fmt
+    encode, error, reference = fmt.encode, fmt.encode_error, fmt.reference
     with pytest.raises(error):
         encode(nested_lists(100_000))
     with pytest.raises(error):

@@ -2,13 +2,12 @@
 
 orcodec reads a str's code units directly unless CPython has cached its UTF-8
 form; these tests build every str fresh (no cache) so the transcoders run,
-and compare the bytes with orjson (JSON) and msgpack (MessagePack). Lengths
-cover every block size and tail of the SIMD transcoders (16 or 32 units per
-step) and the code point classes at each UTF-8 length boundary, with JSON's
+and compare the bytes with the references (orjson; ormsgpack and msgpack-python).
+Lengths cover every block size and tail of the SIMD transcoders (16 or 32 units
+per step) and the code point classes at each UTF-8 length boundary, with JSON's
 escapes mixed in.
 """
 
-import msgpack
 import orcodec
 import orjson
 import pytest
@@ -30,24 +29,12 @@ def fresh(code_points):
     return "".join(map(chr, code_points))
 
 
-def expected_json(code_points):
-    return orjson.dumps(fresh(code_points))
-
-
-def expected_msgpack(code_points):
-    return msgpack.packb(fresh(code_points), use_bin_type=True)
-
-
-def check(code_points):
+def check(fmt, code_points):
+    """The bytes for a fresh str of ``code_points`` alone, inside containers and as a key
+    (the walker's other call sites) equal the references'."""
+    assert fmt.encode(fresh(code_points)) == fmt.reference(fresh(code_points)), ascii(fresh(code_points))
     s = fresh(code_points)
-    assert orcodec.dumps(s) == expected_json(code_points), ascii(s)
-    s = fresh(code_points)
-    assert orcodec.packb(s) == expected_msgpack(code_points), ascii(s)
-    # Inside containers and as keys, too (the walker's other call sites).
-    s = fresh(code_points)
-    assert orcodec.dumps({s: [s]}) == orjson.dumps({fresh(code_points): [fresh(code_points)]})
-    s = fresh(code_points)
-    assert orcodec.packb({s: [s]}) == msgpack.packb({fresh(code_points): [fresh(code_points)]}, use_bin_type=True)
+    assert fmt.encode({s: [s]}) == fmt.reference({fresh(code_points): [fresh(code_points)]})
 
 
 def widen(code_points, kind):
@@ -58,32 +45,32 @@ def widen(code_points, kind):
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))
 @pytest.mark.parametrize("kind", ["ucs1", "ucs2", "ucs4"])
-def test_runs_of_one_class_every_length(cls, kind):
+def test_runs_of_one_class_every_length(fmt, cls, kind):
     points = CLASSES[cls]
     for n in LENGTHS:
         base = [points[k % len(points)] for k in range(n)]
-        check(widen(base, kind))
+        check(fmt, widen(base, kind))
 
 
 @pytest.mark.parametrize("cls", sorted(CLASSES))
 @pytest.mark.parametrize("kind", ["ucs1", "ucs2", "ucs4"])
-def test_one_code_point_at_every_position(cls, kind):
+def test_one_code_point_at_every_position(fmt, cls, kind):
     for n in (1, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 64, 65, 100):
         for pos in range(n):
             for c in CLASSES[cls]:
                 units = [0x61 + k % 26 for k in range(n)]
                 units[pos] = c
-                check(widen(units, kind))
+                check(fmt, widen(units, kind))
 
 
-def test_rolling_mix_of_every_class():
+def test_rolling_mix_of_every_class(fmt):
     every = [c for cls in sorted(CLASSES) for c in CLASSES[cls]]
     for n in LENGTHS:
         for shift in range(0, len(every), 5):
             units = [every[(k * 7 + shift + k // 3) % len(every)] for k in range(n)]
-            check(units)
-            check([c for c in units if c < 0x10000] + [0x4E2D])
-            check([c for c in units if c < 0x100] + [0xE9])
+            check(fmt, units)
+            check(fmt, [c for c in units if c < 0x10000] + [0x4E2D])
+            check(fmt, [c for c in units if c < 0x100] + [0xE9])
 
 
 @pytest.mark.parametrize(
@@ -97,17 +84,15 @@ def test_rolling_mix_of_every_class():
         'tab\there "quoted" back\\slash\nnewline é 中 😀',
     ],
 )
-def test_natural_text_every_repetition(phrase):
+def test_natural_text_every_repetition(fmt, phrase):
     for times in range(1, 12):
-        check([ord(c) for c in phrase * times])
+        check(fmt, [ord(c) for c in phrase * times])
 
 
-@pytest.mark.parametrize(
-    "encode, error", [(orcodec.dumps, orcodec.JSONEncodeError), (orcodec.packb, orcodec.MsgpackEncodeError)]
-)
 @pytest.mark.parametrize("surrogate", [0xD800, 0xDBFF, 0xDC00, 0xDFFF])
 @pytest.mark.parametrize("filler", [0x61, 0x22, 0xE9, 0x4E2D, 0x1F600])
-def test_lone_surrogate_at_every_position(encode, error, surrogate, filler):
+def test_lone_surrogate_at_every_position(fmt, surrogate, filler):
+    encode, error = fmt.encode, fmt.encode_error
     for n in (1, 2, 15, 16, 17, 33, 70):
         for pos in range(n):
             units = [filler] * n
@@ -119,11 +104,39 @@ def test_lone_surrogate_at_every_position(encode, error, surrogate, filler):
             assert encode(fresh(units), option=orcodec.OPT_REPLACE_SURROGATES) == encode(replaced)
 
 
-def test_cached_and_uncached_strs_agree():
+def test_cached_and_uncached_strs_agree(fmt):
     # A str whose UTF-8 form CPython has cached is copied, not transcoded:
     # both ways give the same bytes.
     for phrase in ("é" * 40, "中" * 40, "😀" * 40, "aé中😀\n" * 9):
         cached = fresh(map(ord, phrase))
         orjson.dumps(cached)  # caches the UTF-8 form on `cached`
-        assert orcodec.dumps(cached) == orcodec.dumps(fresh(map(ord, phrase)))
-        assert orcodec.packb(cached) == orcodec.packb(fresh(map(ord, phrase)))
+        assert fmt.encode(cached) == fmt.encode(fresh(map(ord, phrase)))
+
+
+class Text(str):
+    """A str subclass: never the compact-ASCII fast path's exact type check."""
+
+
+STORAGES = [
+    "",
+    "plain",
+    'needs "escapes"\n\\',
+    "a" * 100,
+    "latin-1 é",
+    "ucs2 中文",
+    "ucs4 😀",
+]
+
+
+@pytest.mark.parametrize("text", STORAGES)
+def test_str_values_and_keys_in_every_storage(fmt, text):
+    # Compact ASCII goes through the walker's inline path, the other
+    # storages and a subclass through the out-of-line one.
+    for value in (text, Text(text), text.encode().decode()):
+        key = str(value)  # orjson takes exact str keys only
+        doc = {key: [value, {key: value}], "k": value}
+        before = fmt.encode(doc)
+        # orjson caches each str's UTF-8 form in the object; orcodec then
+        # copies that instead of transcoding.
+        assert before == fmt.reference(doc) == fmt.encode(doc)
+        assert fmt.decode(fmt.encode(doc)) == doc
