@@ -23,15 +23,17 @@ flags: Mapping[str, FlagInfo]
 class Fragment:
     """Already-encoded output, copied as it is wherever it appears in what is
     serialized: JSON text (bytes or str) for dumps, MessagePack bytes for
-    packb. Nothing checks that it is valid.
+    packb. dumps does not check that it is valid JSON (as orjson); packb
+    checks that it is exactly one MessagePack value (as ormsgpack).
 
-    Raises TypeError for contents that are neither bytes nor str. packb
-    raises MsgpackEncodeError for a Fragment that holds str.
+    Like orjson's, it takes any content when made: dumps and packb raise
+    their encode error for content that is neither bytes nor str, packb
+    also for str and for bytes that are not one MessagePack value.
     """
 
     @property
     def contents(self) -> bytes | str:
-        """The encoded content (bytes or str)."""
+        """The encoded content (bytes or str to be written)."""
     def __new__(cls, contents: bytes | str, /) -> Fragment: ...
 
 @final

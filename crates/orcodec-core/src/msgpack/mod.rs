@@ -4,6 +4,8 @@
 //!   the smallest encoding of each value.
 //! * [`reader`]: the decoder, every format family, feeding a
 //!   [`Builder`](crate::builder::Builder).
+//! * [`validate`]: whether bytes are exactly one MessagePack value.
 
 pub mod reader;
+pub mod validate;
 pub mod writer;

@@ -29,7 +29,7 @@ use crate::decode::error::{
     decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
-use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::args::{none_to_null, parse_opts, ArgErrors, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::state::state;
@@ -128,7 +128,8 @@ pub unsafe extern "C" fn loads(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+    let errors = ArgErrors { kind: core::ptr::null_mut(), orjson: false, exactly_one: true };
+    let Ok([obj]) = call.parse_with("loads", [core::ptr::null_mut()], 1, &errors) else {
         return core::ptr::null_mut();
     };
     let input = match borrow_input(obj, true) {
@@ -169,7 +170,7 @@ pub unsafe extern "C" fn unpackb(
     else {
         return core::ptr::null_mut();
     };
-    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+    let Ok(opts) = parse_opts(option, s.msgpack_decode_error, options::UNPACKB_MASK) else {
         return core::ptr::null_mut();
     };
     let ext_hook = none_to_null(ext_hook);

@@ -4,6 +4,7 @@
 
 pub mod error;
 mod keys;
+pub mod notes;
 pub mod output;
 pub mod types;
 pub mod walker;
@@ -15,7 +16,7 @@ use orcodec_core::msgpack::writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::args::{none_to_null, parse_opts, ArgErrors, Call};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use error::{raise_encode_error, Format};
@@ -30,13 +31,21 @@ struct Args {
     opts: Opt,
 }
 
-/// Parses the arguments, or returns None with the exception set.
+/// Parses the arguments, or returns None with the exception set. Argument
+/// errors are the format's encode error (a TypeError), as with both peers,
+/// whose encode errors are TypeError itself; `dumps` words them as orjson.
 #[inline(always)]
-unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Args> {
+unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool) -> Option<Args> {
     let s = state();
-    let [obj, default, option] = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3).ok()?;
-    let opts = parse_opts(option, format.error).ok()?;
-    Some(Args { obj, default: none_to_null(default), opts })
+    let errors = ArgErrors { kind: format.error, orjson, exactly_one: false };
+    let [obj, default, option] =
+        call.parse_with(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3, &errors).ok()?;
+    let opts = parse_opts(option, format.error, options::ENCODE_MASK).ok()?;
+    // orjson calls a `default=None` given explicitly like any default (what it
+    // cannot write becomes "Type is not JSON serializable", calling None the
+    // cause); ormsgpack takes None as no default.
+    let default = if orjson && default == Py_None() { default } else { none_to_null(default) };
+    Some(Args { obj, default, opts })
 }
 
 /// A first size guess for an output buffer, learned from the previous call:
@@ -87,14 +96,15 @@ unsafe fn encode<E: Emitter>(
     };
     let mut walker = Walker::new(make(sink), args.default, args.opts);
     let result = walker.walk(args.obj);
-    let sink = finish(walker.emitter);
+    let Walker { emitter, ctx, .. } = walker;
+    let sink = finish(emitter);
     hint.record(sink.len());
     match result {
         Ok(()) if !sink.failed() => sink.finish(),
         Ok(()) => core::ptr::null_mut(),
         Err(err) => {
             if !sink.failed() {
-                raise_encode_error(err, format);
+                raise_encode_error(err, format, &ctx.unwrap_or_default(), args.opts);
             }
             core::ptr::null_mut()
         }
@@ -117,8 +127,8 @@ pub unsafe extern "C" fn dumps(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "JSON", error: state().json_encode_error };
-    let Some(args) = parse_args(&call, "dumps", &format) else {
+    let format = Format { name: "JSON", error: state().json_encode_error, msgpack: false };
+    let Some(args) = parse_args(&call, "dumps", &format, true) else {
         return core::ptr::null_mut();
     };
     let newline = args.opts & options::APPEND_NEWLINE != 0;
@@ -137,8 +147,8 @@ pub unsafe extern "C" fn packb(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    let Some(mut args) = parse_args(&call, "packb", &format) else {
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
+    let Some(mut args) = parse_args(&call, "packb", &format, false) else {
         return core::ptr::null_mut();
     };
     args.opts &= !options::JSON_ONLY;

@@ -159,6 +159,10 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         str_dict: args::intern(c"__dict__"),
         str_pydantic_fields: args::intern(c"__pydantic_fields__"),
         str_pydantic_extra: args::intern(c"__pydantic_extra__"),
+        str_fields: args::intern(c"__fields__"),
+        str_slots: args::intern(c"__slots__"),
+        str_normalize: args::intern(c"normalize"),
+        str_pytz_tzinfo: args::intern(c"pytz.tzinfo"),
         fragment_type: classes::fragment::new_fragment_type(),
         ext_type: classes::ext::new_ext_type(),
     };
@@ -186,6 +190,10 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.str_dict,
         st.str_pydantic_fields,
         st.str_pydantic_extra,
+        st.str_fields,
+        st.str_slots,
+        st.str_normalize,
+        st.str_pytz_tzinfo,
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
     ];

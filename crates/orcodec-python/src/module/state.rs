@@ -30,6 +30,11 @@ pub struct State {
     pub str_dict: *mut PyObject,
     pub str_pydantic_fields: *mut PyObject,
     pub str_pydantic_extra: *mut PyObject,
+    /// pydantic v1 models: `__fields__`.
+    pub str_fields: *mut PyObject,
+    pub str_slots: *mut PyObject,
+    pub str_normalize: *mut PyObject,
+    pub str_pytz_tzinfo: *mut PyObject,
     pub fragment_type: *mut PyTypeObject,
     pub ext_type: *mut PyTypeObject,
 }
@@ -63,6 +68,10 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     str_dict: null_mut(),
     str_pydantic_fields: null_mut(),
     str_pydantic_extra: null_mut(),
+    str_fields: null_mut(),
+    str_slots: null_mut(),
+    str_normalize: null_mut(),
+    str_pytz_tzinfo: null_mut(),
     fragment_type: null_mut(),
     ext_type: null_mut(),
 }));
