@@ -766,3 +766,101 @@ def test_bits_the_peers_refuse_are_no_flags(fmt, bit):
     if (fmt.name, bit) in (("json", 12), ("msgpack", 16)):
         with pytest.raises(TypeError, match="(?m)^Invalid opts$"):
             fmt.peer_encode(True, option=1 << bit)
+
+
+# --------------------------------------------------------------------------------------
+# Decode error messages against ormsgpack's
+# --------------------------------------------------------------------------------------
+
+INVALID_MSGPACK = (
+    [
+        b"",
+        b"\xc1",
+        b"\x91",
+        b"\x91\xc1",
+        b"\x92\x01",
+        b"\xa2a",
+        b"\xa2a\xc0",
+        b"\xd9\x02a",
+        b"\xda\x02a\xc0",
+        b"\xdb\x02a",
+        b"\xc4\x02a",
+        b"\xc5\x02a",
+        b"\xc6\x02a",
+        b"\xdc\x00\x01",
+        b"\xdd\x00\x00\x00\x01\xc1",
+        b"\x81",
+        b"\x81\xc1\x00",
+        b"\xde\x00\x01",
+        b"\xdf\x00\x00\x00\x01\xc1\x00",
+        b"\xa1\xff",
+        b"\x81\xa1\xff\x01",
+        b"\xa3\xed\xa0\x80",
+        b"\xd4\x05\x01",
+        b"\xd6\xff\x00\x00\x00\x01",
+        b"\x91" * 1100,
+        b"\x81\xa1a" * 1100 + b"\xc0",
+    ]
+    + [b"\x81" + key + b"\x01" for key in (b"\x01", b"\xff", b"\xc0", b"\xc2", b"\xc3", b"\xcc\x01", b"\xcd\x00\x01")]
+    + [
+        b"\x81" + key + b"\x01"
+        for key in (b"\xce\x00\x00\x00\x01", b"\xcf" + b"\x00" * 8, b"\xd0\x01", b"\xd1\x00\x01", b"\xd2" + b"\x00" * 4)
+    ]
+    + [
+        b"\x81" + key + b"\x01"
+        for key in (b"\xd3" + b"\x00" * 8, b"\xca" + b"\x00" * 4, b"\xcb" + b"\x00" * 8, b"\xc4\x00", b"\xc5\x00\x00")
+    ]
+    + [
+        b"\x81" + key + b"\x01"
+        for key in (b"\xc6" + b"\x00" * 4, b"\x90", b"\xdc\x00\x00", b"\xdd" + b"\x00" * 4, b"\x80", b"\xde\x00\x00")
+    ]
+    + [
+        b"\x81" + key + b"\x01"
+        for key in (b"\xdf" + b"\x00" * 4, b"\xd4\x01\x00", b"\xd5\x01\x00\x00", b"\xc7\x00\x01", b"\xc8\x00\x00\x01")
+    ]
+)
+
+
+@pytest.mark.parametrize("data", INVALID_MSGPACK, ids=lambda d: d[:12].hex())
+def test_unpackb_error_messages_same_as_ormsgpack(data):
+    # The message is ormsgpack's, word for word; the byte offset is pos (and a note).
+    with pytest.raises(orcodec.MsgpackDecodeError) as ours:
+        orcodec.unpackb(data)
+    with pytest.raises(ValueError) as theirs:
+        ormsgpack.unpackb(data)
+    assert str(ours.value) == str(theirs.value)
+    assert 0 <= ours.value.pos <= len(data)
+    assert f"at byte {ours.value.pos}" in ours.value.__notes__
+
+
+@pytest.mark.parametrize(
+    "data, option",
+    [
+        (b"\xc7\x0c\xff" + b"\x00" * 4 + (2**62).to_bytes(8, "big"), "OPT_DATETIME_AS_TIMESTAMP_EXT"),
+        (b"\xd5\xff\x00\x00", "OPT_DATETIME_AS_TIMESTAMP_EXT"),
+        (b"\x81\x81\x01\x01\x01", "OPT_NON_STR_KEYS"),
+        (b"\x81\xde\x00\x00\x01", "OPT_NON_STR_KEYS"),
+    ],
+    ids=lambda v: v[:8].hex() if isinstance(v, bytes) else v,
+)
+def test_unpackb_error_messages_with_options_same_as_ormsgpack(data, option):
+    with pytest.raises(orcodec.MsgpackDecodeError) as ours:
+        orcodec.unpackb(data, option=getattr(orcodec, option))
+    with pytest.raises(ValueError) as theirs:
+        ormsgpack.unpackb(data, option=getattr(ormsgpack, option))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_unpackb_errors_without_a_position():
+    for call in (
+        lambda: orcodec.unpackb(b"\x00", option=orcodec.OPT_SORT_KEYS),
+        lambda: orcodec.unpackb(b"\xd4\x05\x01", ext_hook=lambda t, d: 1 / 0),
+    ):
+        with pytest.raises(orcodec.MsgpackDecodeError) as info:
+            call()
+        assert info.value.pos is None
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(b"\xd4\x05\x01", ext_hook=lambda t, d: 1 / 0)
+    assert str(info.value) == "ext_hook failed"
+    assert type(info.value.__cause__) is ZeroDivisionError
+    assert info.value.__notes__ == ["ext_hook raised for extension type 5"]

@@ -437,12 +437,20 @@ def test_invalid_utf8_rejected(raw, where):
             orcodec.loads(convert(doc))
 
 
-@pytest.mark.parametrize("s", ["\ud800", "a\udfffb", "\ud83d"], ids=ascii)
+@pytest.mark.parametrize("s", ["\ud800", "a\udfffb", "\ud83d", "\u00e9\U0001f600\ud800"], ids=ascii)
 def test_str_input_with_lone_surrogate_rejected(s):
-    with pytest.raises(orcodec.JSONDecodeError):
-        orcodec.loads(f'"{s}"')
-    with pytest.raises(orcodec.JSONDecodeError):
-        orcodec.loads(f'{{"{s}":1}}')
+    # orjson's message; the position is the first lone surrogate's, where orjson
+    # says 0 (a listed deviation: a position that helps), with the str as doc.
+    for doc in (f'"{s}"', f'{{"{s}":1}}', f'[\n 1,\n  "{s}"]'):
+        with pytest.raises(orcodec.JSONDecodeError) as info:
+            orcodec.loads(doc)
+        error = info.value
+        at = next(i for i, c in enumerate(doc) if 0xD800 <= ord(c) < 0xE000)
+        assert (error.msg, error.pos, error.doc) == ("str is not valid UTF-8: surrogates not allowed", at, doc)
+        assert (error.lineno, error.colno) == (doc.count("\n", 0, at) + 1, at - doc.rfind("\n", 0, at))
+        with pytest.raises(orjson.JSONDecodeError) as peer:
+            orjson.loads(doc)
+        assert (peer.value.msg, peer.value.pos) == (error.msg, 0)
 
 
 def test_valid_utf8_boundaries():

@@ -19,6 +19,7 @@ from pathlib import Path
 import msgpack
 import orcodec
 import orjson
+import ormsgpack
 import pytest
 from helpers import FIXTURES_DIR, JSON, MSGPACK, assert_strict_equal, fixture_bytes, missing_fixtures
 
@@ -131,19 +132,31 @@ LENGTH_BOMBS = {
 }
 
 
+def _length_error(info, detail: str) -> None:
+    """ormsgpack's message; the offset as pos and a note, and what was declared in a
+    note (``detail`` ends with "at byte N")."""
+    error = info.value
+    described, offset = detail.rsplit(" at byte ", 1)
+    assert str(error) == "unexpected end of file"
+    assert error.pos == int(offset)
+    assert error.__notes__ == [f"at byte {offset}", described]
+
+
 @pytest.mark.parametrize("name", sorted(LENGTH_BOMBS))
 def test_declared_length_fails_at_the_header(name):
     data, message = LENGTH_BOMBS[name]
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == message
+    _length_error(info, message)
+    with pytest.raises(ValueError, match="(?m)^unexpected end of file$"):
+        ormsgpack.unpackb(data)
 
 
 def test_ext32_length_checked_with_an_ext_hook_too():
     data, message = LENGTH_BOMBS["ext32"]
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data, ext_hook=lambda tag, payload: pytest.fail("hook called for a truncated ext"))
-    assert str(info.value) == message
+    _length_error(info, message)
 
 
 def test_big_array_declaring_more_items_than_it_has():
@@ -151,7 +164,7 @@ def test_big_array_declaring_more_items_than_it_has():
     data = b"\xdd" + MAX32 + b"\xc0" * 1_000_000
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == "array declares 4294967295 items but only 1000000 bytes of input remain at byte 0"
+    _length_error(info, "array declares 4294967295 items but only 1000000 bytes of input remain at byte 0")
 
 
 # Run in a child process under an address-space limit, so a decoder that even
@@ -227,7 +240,12 @@ def test_deep_json_is_the_depth_error(data, offset):
 def test_deep_msgpack_is_the_depth_error(data, message):
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == message
+    described, offset = message.rsplit(" at byte ", 1)
+    assert str(info.value) == "Recursion limit reached"  # ormsgpack's words
+    assert info.value.pos == int(offset)
+    assert info.value.__notes__ == [f"at byte {offset}", described]
+    with pytest.raises(ValueError, match="(?m)^Recursion limit reached$"):
+        ormsgpack.unpackb(data)
 
 
 # --------------------------------------------------------------------------------------
@@ -286,7 +304,7 @@ def test_invalid_utf8_every_kind_in_msgpack_str_and_keys():
             assert orcodec.unpackb(document) == {text: [text]}
         else:
             for data in (string, document):
-                with pytest.raises(orcodec.MsgpackDecodeError, match="(?m)^invalid UTF-8 at byte "):
+                with pytest.raises(orcodec.MsgpackDecodeError, match="(?m)^invalid UTF-8 string$"):
                     orcodec.unpackb(data)
         checked += 1
     assert checked > 30_000

@@ -192,10 +192,25 @@ class MsgpackEncodeError(TypeError):
     is the __cause__.
     """
 
+class JSONInputTypeError(JSONDecodeError, TypeError):
+    """Raised by loads for input of a type it does not read (neither bytes,
+    bytearray, memoryview nor str): a JSONDecodeError, as orjson raises, and a
+    TypeError. For a file object a note says to pass its contents.
+    """
+
 class MsgpackDecodeError(ValueError):
-    """Raised by unpackb for input that is not valid MessagePack (the message
-    says at which byte) and for arguments it cannot use. A subclass of
-    ValueError. When ext_hook raised, that exception is the __cause__.
+    """Raised by unpackb for input that is not valid MessagePack and for
+    options it cannot use, with ormsgpack's messages. A subclass of ValueError.
+    pos is the byte offset of the problem (None when there is none); a note
+    says more. When ext_hook raised, that exception is the __cause__.
+    """
+
+    pos: int | None
+
+class MsgpackInputTypeError(MsgpackDecodeError, TypeError):
+    """Raised by unpackb for input of a type it does not read (neither bytes,
+    bytearray nor memoryview): a MsgpackDecodeError, as ormsgpack raises, and a
+    TypeError. For a file object a note says to pass its contents.
     """
 
 # The flags: orcodec.flags and help(orcodec) say the same at run time.

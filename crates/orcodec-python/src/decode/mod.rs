@@ -26,11 +26,12 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{
-    decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+    decode_error_from_current, file_note, raise_json_error, raise_json_error_at, raise_json_error_without_doc,
+    raise_msgpack_error, raise_with_note, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
 use crate::module::args::{none_to_null, parse_opts, ArgErrors, Call};
-use crate::module::errors::{raise, Raised};
+use crate::module::errors::Raised;
 use crate::module::options;
 use crate::module::state::state;
 use orcodec_core::json::scanner::ScanStacks;
@@ -135,16 +136,17 @@ pub unsafe extern "C" fn loads(
     let input = match borrow_input(obj, true) {
         Ok(Some(input)) => input,
         Ok(None) => {
-            raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
+            wrong_input_type(obj, "loads");
             return core::ptr::null_mut();
         }
         Err(Raised) => {
             // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
-            if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
-                PyErr_Clear();
-                raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
+            if PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) != 0 {
+                surrogates_in_str(obj);
             } else {
-                decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
+                decode_error_from_current(|| {
+                    raise_json_error_without_doc(state().json_decode_error, UNREADABLE_BUFFER)
+                });
             }
             return core::ptr::null_mut();
         }
@@ -173,11 +175,9 @@ pub unsafe extern "C" fn unpackb(
     let Ok(opts) = parse_opts(option, s.msgpack_decode_error, options::UNPACKB_MASK) else {
         return core::ptr::null_mut();
     };
+    // Not checked to be callable here: as with ormsgpack, a hook that cannot
+    // be called is "ext_hook failed" once an extension needs it.
     let ext_hook = none_to_null(ext_hook);
-    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
-        raise(s.msgpack_decode_error, "ext_hook must be callable");
-        return core::ptr::null_mut();
-    }
     let read_opts = ReadOptions {
         non_str_keys: opts & options::NON_STR_KEYS != 0,
         timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
@@ -185,12 +185,12 @@ pub unsafe extern "C" fn unpackb(
     let input = match borrow_input(obj, false) {
         Ok(Some(input)) => input,
         Ok(None) => {
-            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            wrong_input_type(obj, "unpackb");
             return core::ptr::null_mut();
         }
         Err(Raised) => {
             decode_error_from_current(|| {
-                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+                crate::module::errors::raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
             });
             return core::ptr::null_mut();
         }
@@ -204,5 +204,41 @@ pub unsafe extern "C" fn unpackb(
         },
     );
     drop(pause);
-    finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+    finish(result, |e| raise_msgpack_error(&e.kind, e.offset, input.bytes()))
+}
+
+/// Input of a type the decoder does not read: the peer's decode error (a
+/// ValueError), of a class that is a TypeError too, and for a file object a
+/// note saying to read it first.
+#[cold]
+unsafe fn wrong_input_type(obj: *mut PyObject, function: &str) {
+    let s = state();
+    let note = file_note(obj, function);
+    if function == "loads" {
+        raise_json_error_without_doc(s.json_input_error, "Input must be bytes, bytearray, memoryview, or str");
+        if let Some(note) = note {
+            crate::module::errors::add_note_to_current(&note);
+        }
+    } else {
+        raise_with_note(s.msgpack_input_error, "Input must be bytes, bytearray, memoryview", note.as_deref());
+    }
+}
+
+/// A str with a lone surrogate (the UnicodeEncodeError encoding it raised is
+/// set): orjson's message, at the index of the first lone surrogate.
+#[cold]
+unsafe fn surrogates_in_str(obj: *mut PyObject) {
+    let error = crate::module::errors::take_exception();
+    let mut start: Py_ssize_t = 0;
+    if error.is_null() || PyUnicodeEncodeError_GetStart(error, &mut start) != 0 {
+        PyErr_Clear();
+        start = 0;
+    }
+    Py_XDECREF(error);
+    raise_json_error_at(
+        state().json_decode_error,
+        "str is not valid UTF-8: surrogates not allowed",
+        obj,
+        start as usize,
+    );
 }

@@ -164,6 +164,15 @@ pub const MSGPACK_ENCODE_ERROR: &CStr = c"Raised by packb for an object it canno
 TypeError. When default (or a tzinfo's utcoffset()) raised, that exception
 is the __cause__.";
 
-pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is not valid MessagePack (the message
-says at which byte) and for arguments it cannot use. A subclass of
-ValueError. When ext_hook raised, that exception is the __cause__.";
+pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is not valid MessagePack and for
+options it cannot use, with ormsgpack's messages. A subclass of ValueError.
+pos is the byte offset of the problem (None when there is none); a note
+says more. When ext_hook raised, that exception is the __cause__.";
+
+pub const JSON_INPUT_TYPE_ERROR: &CStr = c"Raised by loads for input of a type it does not read (neither bytes,
+bytearray, memoryview nor str): a JSONDecodeError, as orjson raises, and a
+TypeError. For a file object a note says to pass its contents.";
+
+pub const MSGPACK_INPUT_TYPE_ERROR: &CStr = c"Raised by unpackb for input of a type it does not read (neither bytes,
+bytearray nor memoryview): a MsgpackDecodeError, as ormsgpack raises, and a
+TypeError. For a file object a note says to pass its contents.";

@@ -59,6 +59,40 @@ unsafe fn new_exception(name: &CStr, doc: &CStr, base: *mut PyObject) -> *mut Py
     PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), base, null_mut())
 }
 
+/// `MsgpackDecodeError`, whose `pos` (the byte offset of the problem) is None
+/// on the class, for the errors that have no position.
+unsafe fn new_msgpack_decode_error() -> *mut PyObject {
+    let dict = PyDict_New();
+    if dict.is_null() || PyDict_SetItemString(dict, c"pos".as_ptr(), Py_None()) != 0 {
+        Py_XDECREF(dict);
+        return null_mut();
+    }
+    let kind = PyErr_NewExceptionWithDoc(
+        c"orcodec.MsgpackDecodeError".as_ptr(),
+        docs::MSGPACK_DECODE_ERROR.as_ptr(),
+        PyExc_ValueError,
+        dict,
+    );
+    Py_DECREF(dict);
+    kind
+}
+
+/// An exception class deriving from both `first` and TypeError.
+unsafe fn new_type_error(name: &CStr, doc: &CStr, first: *mut PyObject) -> *mut PyObject {
+    if first.is_null() {
+        return null_mut();
+    }
+    Py_INCREF(first);
+    Py_INCREF(PyExc_TypeError);
+    let bases = new_tuple(&[first, PyExc_TypeError]);
+    if bases.is_null() {
+        return null_mut();
+    }
+    let kind = PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), bases, null_mut());
+    Py_DECREF(bases);
+    kind
+}
+
 /// A new str of `text`, or NULL with an exception set.
 fn new_str(text: &str) -> *mut PyObject {
     // SAFETY: `text` is readable for its length and valid UTF-8.
@@ -132,14 +166,18 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     if std_decode_error.is_null() {
         return None;
     }
+    let json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
+    let msgpack_decode_error = new_msgpack_decode_error();
     let st = state::State {
         json_encode_error: new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError),
-        json_decode_error: new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error),
+        json_decode_error,
         msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError),
-        msgpack_decode_error: new_exception(
-            c"orcodec.MsgpackDecodeError",
-            docs::MSGPACK_DECODE_ERROR,
-            PyExc_ValueError,
+        msgpack_decode_error,
+        json_input_error: new_type_error(c"orcodec.JSONInputTypeError", docs::JSON_INPUT_TYPE_ERROR, json_decode_error),
+        msgpack_input_error: new_type_error(
+            c"orcodec.MsgpackInputTypeError",
+            docs::MSGPACK_INPUT_TYPE_ERROR,
+            msgpack_decode_error,
         ),
         kw_default: args::intern(c"default"),
         kw_option: args::intern(c"option"),
@@ -172,6 +210,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.json_decode_error,
         st.msgpack_encode_error,
         st.msgpack_decode_error,
+        st.json_input_error,
+        st.msgpack_input_error,
         st.kw_default,
         st.kw_option,
         st.kw_ext_hook,
@@ -207,6 +247,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         (c"JSONDecodeError", st.json_decode_error),
         (c"MsgpackEncodeError", st.msgpack_encode_error),
         (c"MsgpackDecodeError", st.msgpack_decode_error),
+        (c"JSONInputTypeError", st.json_input_error),
+        (c"MsgpackInputTypeError", st.msgpack_input_error),
         (c"Fragment", st.fragment_type as *mut PyObject),
         (c"Ext", st.ext_type as *mut PyObject),
     ] {

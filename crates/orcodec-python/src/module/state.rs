@@ -11,6 +11,10 @@ pub struct State {
     pub json_decode_error: *mut PyObject,
     pub msgpack_encode_error: *mut PyObject,
     pub msgpack_decode_error: *mut PyObject,
+    /// Raised for input of a type the decoders do not read: the decode error
+    /// and TypeError both.
+    pub json_input_error: *mut PyObject,
+    pub msgpack_input_error: *mut PyObject,
     pub kw_default: *mut PyObject,
     pub kw_option: *mut PyObject,
     pub kw_ext_hook: *mut PyObject,
@@ -50,6 +54,8 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     json_decode_error: null_mut(),
     msgpack_encode_error: null_mut(),
     msgpack_decode_error: null_mut(),
+    json_input_error: null_mut(),
+    msgpack_input_error: null_mut(),
     kw_default: null_mut(),
     kw_option: null_mut(),
     kw_ext_hook: null_mut(),
