@@ -70,7 +70,9 @@ fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, 
     result
 }
 
-/// Inputs at least this long decode with the cyclic garbage collector paused.
+/// Inputs at least this long decode with the cyclic garbage collector paused
+/// (3.10 and newer: `PyGC_Disable` is new in 3.10).
+#[cfg_attr(not(Py_3_10), allow(dead_code))]
 const PAUSE_GC_FROM: usize = 16 * 1024;
 
 /// Pauses automatic garbage collection for one large decode.
@@ -82,7 +84,7 @@ const PAUSE_GC_FROM: usize = 16 * 1024;
 /// could create one or observe the pause. Objects stay tracked, so once
 /// collection resumes the tree is handled as usual. Restored on drop, so an
 /// error path resumes it too; never re-enables a collector that was off.
-struct GcPause(bool);
+struct GcPause(#[cfg_attr(not(Py_3_10), allow(dead_code))] bool);
 
 impl GcPause {
     #[inline(always)]
