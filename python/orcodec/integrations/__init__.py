@@ -15,7 +15,7 @@ imports none of them:
 See doc/integrations.md.
 """
 
-import importlib
+import importlib as _importlib
 
 _SUBMODULES = ("dask", "kombu", "starlette")
 
@@ -25,9 +25,9 @@ __all__ = list(_SUBMODULES)
 def __getattr__(name):
     # `orcodec.integrations.kombu` works after `import orcodec.integrations`.
     if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_SUBMODULES])
+    return sorted({*globals(), *_SUBMODULES})
