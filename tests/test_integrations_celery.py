@@ -146,10 +146,27 @@ def workers(redis, tmp_path_factory) -> Iterator[dict[str, Celery]]:
         out = open(logs / f"{kind}.log", "wb")  # noqa: SIM115 - closed below
         procs[kind] = (
             subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", f"test_integrations_celery:app_{kind}", "worker",
-                 "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                 "--loglevel", "WARNING", "--hostname", f"orcodec-{kind}@%h"],
-                cwd=Path(__file__).parent, env=env, stdout=out, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    f"test_integrations_celery:app_{kind}",
+                    "worker",
+                    "--pool",
+                    "solo",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "--loglevel",
+                    "WARNING",
+                    "--hostname",
+                    f"orcodec-{kind}@%h",
+                ],
+                cwd=Path(__file__).parent,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
             ),  # fmt: skip
             out,
         )

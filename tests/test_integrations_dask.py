@@ -146,9 +146,7 @@ def client() -> Iterator[Client]:
 
 
 def test_a_computation_across_worker_processes(client) -> None:
-    data = [
-        {"matrix": np.arange(6, dtype=">f8").reshape(2, 3) * i, "pairs": ((1, "a"), (2, "b"))} for i in range(4)
-    ]
+    data = [{"matrix": np.arange(6, dtype=">f8").reshape(2, 3) * i, "pairs": ((1, "a"), (2, "b"))} for i in range(4)]
     scattered = client.scatter(data)  # out through the family
     results = client.gather(client.map(increment, scattered))  # back through the family
     pids = {r["pid"] for r in results}

@@ -220,7 +220,9 @@ def test_a_consumer_must_accept_the_content_type() -> None:
     errors = []
     with kombu.Connection("memory://") as conn:
         with conn.Producer() as producer:
-            producer.publish({"a": 1}, exchange=exchange, routing_key="k", serializer="orcodec-msgpack", declare=[queue])
+            producer.publish(
+                {"a": 1}, exchange=exchange, routing_key="k", serializer="orcodec-msgpack", declare=[queue]
+            )
 
         def on_message(body, message):
             message.ack()

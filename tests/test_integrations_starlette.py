@@ -53,7 +53,7 @@ def reading() -> Reading:
 
 
 DOCUMENT = {
-    "name": "sensor \"north\"\n",
+    "name": 'sensor "north"\n',
     "count": 2**63,
     "neg": -(2**63),
     "ratio": 0.1,
@@ -290,7 +290,9 @@ def test_default_and_options_are_per_class(client) -> None:
     assert issubclass(SortedJSON, NumpyJSON) and SortedJSON.__name__ == "NumpyJSON"
 
 
-@pytest.mark.parametrize("path", ["/starlette/unknown", "/starlette/refused", "/starlette/refused-msgpack", "/direct/unknown"])
+@pytest.mark.parametrize(
+    "path", ["/starlette/unknown", "/starlette/refused", "/starlette/refused-msgpack", "/direct/unknown"]
+)
 def test_serialization_errors_are_500s(server, path) -> None:
     # Own connections: uvicorn closes one after an unhandled exception.
     response = httpx.get(server + path)
