@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import gc
 import os
 import shutil
 import signal
@@ -182,6 +183,9 @@ def workers(redis, tmp_path_factory) -> Iterator[dict[str, Celery]]:
                     pytest.fail(f"celery worker {kind} did not answer within 60 s")
         yield APPS
     finally:
+        # Results still referenced unsubscribe from the backend as they go:
+        # let them go while it is open.
+        gc.collect()
         for proc, out in procs.values():
             stop(proc)
             out.close()
