@@ -18,6 +18,13 @@
 #   make bench-quick   the same as a smoke run of about a minute
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
 #                nightly, fails without it; installs cargo-fuzz if missing).
+#   make loadtest   set up, build, serve bench/loadtest_app.py with uvicorn
+#                and load it with wrk on loopback (orcodec, orjson/ormsgpack,
+#                stdlib): zero non-2xx responses and flat server RSS, a table
+#                of requests per second (about 2.5 minutes; needs Debian's wrk,
+#                which .ci/run installs). `make test` runs a few-second version
+#                (tests/test_integrations_loadtest.py). Also times FastAPI's
+#                serialization paths (bench/fastapi_paths.py).
 #   make test-versions   build and run pytest on each of OTHER_PYTHONS that is
 #                installed (on PATH or under pyenv), each in .venv-X.Y; part
 #                of `make test`: code following CPython's struct layouts
@@ -42,7 +49,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short clean
+.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean
 
 all: test
 
@@ -141,6 +148,12 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
 	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
+
+# Writes its results to bench/results/ (git-ignored) as well as printing them.
+loadtest: build
+	@command -v wrk >/dev/null || { echo "loadtest: wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)" >&2; exit 2; }
+	$(PY) bench/loadtest.py --json bench/results/loadtest.json
+	$(PY) bench/fastapi_paths.py --json bench/results/fastapi_paths.json
 
 clean:
 	rm -rf $(VENV) .venv-3.* target fuzz/target
