@@ -1,7 +1,8 @@
-//! The JSON lexing, apart from the decoder ([`scanner`](super::scanner))
-//! so that every driver of the grammar reads whitespace, literals, strings
-//! (with their escapes) and numbers through the one [`Lex`] here, and they
-//! accept, refuse and locate errors alike by construction.
+//! The lexing both JSON drivers share: the push decoder
+//! ([`scanner`](super::scanner)) and the pull reader ([`pull`](super::pull))
+//! read whitespace, literals, strings (with their escapes) and numbers
+//! through the one [`Lex`] here, so they accept, refuse and locate errors
+//! alike by construction.
 //!
 //! [`Lex`] is a trait over each driver's own state (its input, position and
 //! unescape buffer are fields of the driver's struct, read through inlined
@@ -38,6 +39,12 @@ pub(super) fn check_utf8(input: &[u8]) -> Result<(), DecodeError> {
         return Err(DecodeError::new(Kind::InvalidUtf8, valid));
     }
     Ok(())
+}
+
+/// Whether `c` is JSON whitespace.
+#[inline(always)]
+pub(super) fn is_whitespace(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 /// What a number's value is handed to: the push decoder's builder, or the
@@ -621,11 +628,10 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::scanner::parse;
-    use crate::testing::{Echo, Rng};
+    use crate::testing::{json_all_ways, Rng};
 
     fn ok(s: &str) -> String {
-        parse(s.as_bytes(), &mut Echo).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+        json_all_ways(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
     }
 
     #[test]

@@ -315,15 +315,17 @@ impl<B: Builder> NumberSink for Values<'_, B> {
 mod tests {
     use super::*;
     use crate::json::unescape;
-    use crate::testing::{Echo, Rng};
+    use crate::testing::{json_all_ways, Rng};
 
+    // Every input goes through `parse`, the pull reader and its `skip`
+    // (`json_all_ways` asserts they agree); the tests check `parse`'s answer.
     fn ok(s: &str) -> String {
-        parse(s.as_bytes(), &mut Echo).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+        json_all_ways(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
     }
 
     fn fail(s: &[u8]) -> (Kind, usize) {
-        match parse(s, &mut Echo) {
-            Err(Failure::Syntax(e)) => (e.kind, e.offset),
+        match json_all_ways(s) {
+            Err(e) => e,
             other => panic!("{s:?} gave {other:?}"),
         }
     }
@@ -399,13 +401,13 @@ mod tests {
             let cut = rng.below(json.len() as u64) as usize;
             if json.is_char_boundary(cut) && cut > 0 {
                 let broken = format!("[{}", &json[..cut]);
-                assert!(parse(broken.as_bytes(), &mut Echo).is_err(), "{broken}");
+                assert!(json_all_ways(broken.as_bytes()).is_err(), "{broken}");
                 // A raw control byte inserted anywhere is refused, at its
                 // place or at the escape it splits.
                 for bad in ["\u{1}", "\u{1f}", "\n"] {
                     let s = format!("[{}{bad}{}]{tail}", &json[..cut], &json[cut..]);
-                    match parse(s.as_bytes(), &mut Echo) {
-                        Err(Failure::Syntax(e)) => assert!(e.offset <= cut + 1 && e.offset + 12 >= cut, "{s:?}: {e:?}"),
+                    match json_all_ways(s.as_bytes()) {
+                        Err((kind, offset)) => assert!(offset <= cut + 1 && offset + 12 >= cut, "{s:?}: {kind:?}"),
                         other => panic!("{s:?} gave {other:?}"),
                     }
                 }
@@ -500,7 +502,7 @@ mod tests {
     #[test]
     fn depth_limit() {
         let ok_depth = "[".repeat(1024) + &"]".repeat(1024);
-        assert!(parse(ok_depth.as_bytes(), &mut Echo).is_ok());
+        assert!(json_all_ways(ok_depth.as_bytes()).is_ok());
         let too_deep = "[".repeat(1025) + &"]".repeat(1025);
         assert_eq!(fail(too_deep.as_bytes()), (Kind::DepthLimit, 1024));
         assert_eq!(fail("[".repeat(100_000).as_bytes()), (Kind::DepthLimit, 1024));

@@ -1,10 +1,10 @@
-//! The MessagePack lexing, apart from the decoder ([`reader`](super::reader))
-//! so that every driver of the format decodes each header through
-//! [`match_header`], checks declared lengths against the input with
-//! [`Reader::body`] and [`container_len`], and timestamps with
-//! [`timestamp`], and they accept, refuse and locate errors alike by
-//! construction. What a driver does with each kind of item (build it, hand
-//! it out, skip it) is its own.
+//! The lexing both MessagePack drivers share: the push decoder
+//! ([`reader`](super::reader)) and the pull reader ([`pull`](super::pull))
+//! decode every header through [`match_header`], check declared lengths
+//! against the input with [`Reader::body`] and [`container_len`], and
+//! timestamps with [`timestamp`], so they accept, refuse and locate errors
+//! alike by construction. What a driver does with each kind of item (build
+//! it, hand it out, skip it) is its own.
 
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
