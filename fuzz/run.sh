@@ -62,7 +62,7 @@ flags=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048)
 logs=$(mktemp -d)
 
 cargo +nightly fuzz build --fuzz-dir fuzz
-for spec in json_scanner:json msgpack_reader:msgpack number_format:number string_format:string utf8_decode:json writer_roundtrip:; do
+for spec in json_scanner:json json_pull:json msgpack_reader:msgpack msgpack_pull:msgpack number_format:number string_format:string utf8_decode:json writer_roundtrip:; do
     target="${spec%%:*}" seed="${spec#*:}"
     # cargo-fuzz itself puts crashes in fuzz/artifacts/<target>/.
     run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
