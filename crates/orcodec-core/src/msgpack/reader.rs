@@ -25,6 +25,9 @@ pub struct ReadOptions {
     /// Extension -1 decoded as a timestamp (`Builder::timestamp`); else it is
     /// an extension like any other.
     pub timestamps: bool,
+    /// Map keys may also be bin (msgpack-numpy's maps have bytes keys); only
+    /// matters without `non_str_keys`.
+    pub bin_keys: bool,
 }
 
 /// Where the next item goes, which decides what it may be.
@@ -272,7 +275,10 @@ fn read_item<B: Builder>(
     r.pos += 1;
     let is_str = matches!(marker, 0xa0..=0xbf | 0xd9..=0xdb);
     if slot == Slot::Key && !is_str && !opts.non_str_keys {
-        return err(Kind::NonStrKey, at);
+        let bin_key = opts.bin_keys && matches!(marker, 0xc4..=0xc6);
+        if !bin_key {
+            return err(Kind::NonStrKey, at);
+        }
     }
     let built = match marker {
         0x00..=0x7f => b.u64(marker as u64),
@@ -371,8 +377,8 @@ mod tests {
     use super::*;
     use crate::testing::Echo;
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
-    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };
+    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
 
     fn ok(b: &[u8]) -> String {
         ok_with(b, PLAIN)
@@ -487,6 +493,17 @@ mod tests {
         assert_eq!(fail_with(&[0x81, 0x80, 0x01], ALL), (Kind::MapKey, 1));
         assert_eq!(fail_with(&[0x81, 0x91, 0x80, 0x01], ALL), (Kind::MapKey, 2));
         assert_eq!(fail(&[0x81, 0x91, 0x01, 0x01]), (Kind::NonStrKey, 1));
+    }
+
+    #[test]
+    fn bin_keys_when_asked() {
+        let bin_keys = ReadOptions { bin_keys: true, ..PLAIN };
+        let map = [0x82, 0xc4, 0x02, b'n', b'd', 0xc3, 0xa1, b'k', 0x01];
+        assert_eq!(ok_with(&map, bin_keys), "{b[110, 100]:true,k\"k\":u1}");
+        assert_eq!(fail(&map), (Kind::NonStrKey, 1));
+        // Only bin: other non-str keys are still refused.
+        assert_eq!(fail_with(&[0x81, 0x01, 0x02], bin_keys), (Kind::NonStrKey, 1));
+        assert_eq!(fail_with(&[0x81, 0xc0, 0x02], bin_keys), (Kind::NonStrKey, 1));
     }
 
     #[test]

@@ -178,11 +178,22 @@ pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     }
 }
 
-/// Writes an extension value: fixext for payloads of 1, 2, 4, 8 and 16 bytes,
-/// else ext8/16/32, as msgpack-python does. `data` is shorter than 2**32 bytes.
+/// Bytes of the header of an extension value with a payload of `len` bytes.
 #[inline]
-pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
-    let len = data.len();
+pub fn ext_header_len(len: usize) -> usize {
+    match len {
+        1 | 2 | 4 | 8 | 16 => 2,
+        0..=0xff => 3,
+        0x100..=0xffff => 4,
+        _ => 6,
+    }
+}
+
+/// Writes the header of an extension value whose `len` payload bytes follow:
+/// fixext for payloads of 1, 2, 4, 8 and 16 bytes, else ext8/16/32, as
+/// msgpack-python does. `len` is below 2**32.
+#[inline]
+pub fn write_ext_header<S: Sink>(out: &mut S, tag: i8, len: usize) {
     let tag = tag as u8;
     match len {
         1 => put(out, [0xd4, tag]),
@@ -200,12 +211,18 @@ pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
             put(out, [0xc9, b[0], b[1], b[2], b[3], tag])
         }
     }
+}
+
+/// Writes an extension value (`data` shorter than 2**32 bytes).
+#[inline]
+pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
+    write_ext_header(out, tag, data.len());
     out.extend(data);
 }
 
+/// Writes the header of a bin value whose `len` bytes follow.
 #[inline]
-pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
-    let len = data.len();
+pub fn write_bin_header<S: Sink>(out: &mut S, len: usize) {
     if len <= 0xff {
         put(out, [0xc4, len as u8]);
     } else if len <= 0xffff {
@@ -213,6 +230,11 @@ pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
     } else {
         put(out, marker_be32(0xc6, len as u32));
     }
+}
+
+#[inline]
+pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
+    write_bin_header(out, data.len());
     out.extend(data);
 }
 
@@ -327,6 +349,28 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline]
     fn ext(&mut self, tag: i8, data: &[u8]) {
         write_ext(&mut self.out, tag, data)
+    }
+    #[inline]
+    fn ext_header(&mut self, tag: i8, len: usize) {
+        write_ext_header(&mut self.out, tag, len)
+    }
+    #[inline]
+    fn bin_header(&mut self, len: usize) {
+        write_bin_header(&mut self.out, len)
+    }
+    #[inline(always)]
+    fn position(&self) -> usize {
+        self.out.len()
+    }
+    #[inline]
+    fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
+        self.out.reserve(len);
+        // SAFETY: `len` bytes reserved just above, all initialized by `fill`
+        // (its contract) before they are marked written.
+        unsafe {
+            fill(self.out.tail());
+            self.out.advance(len);
+        }
     }
     #[inline(always)]
     fn begin_array(&mut self, len: usize) {
