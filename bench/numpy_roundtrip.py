@@ -14,11 +14,12 @@ Ways:
   pickle5          pickle.dumps(obj, protocol=5) / pickle.loads
   np.save          np.save / np.load through io.BytesIO (single arrays only)
   msgpack-numpy    msgpack.packb(default=msgpack_numpy.encode) / unpackb(object_hook=decode)
-  nested-lists     orcodec with OPT_SERIALIZE_NUMPY (arrays as nested lists) then np.array()
+  nested-lists     orcodec with OPT_SERIALIZE_NUMPY (arrays as nested lists) then np.array();
+                   timed after the others (its millions of objects disturb the allocator)
 Floors (unranked):
   memcpy           one copy of the data bytes into a buffer allocated beforehand
-  2 copies         a.tobytes() then np.frombuffer(...).copy(): the least a copying round
-                   trip does (two fresh buffers, two copies)
+  2 copies         a.copy().copy(): two copies into fresh buffers, the least a copying
+                   round trip does (numpy's buffers, faulted in with huge pages)
 """
 
 from __future__ import annotations
@@ -120,13 +121,13 @@ def way(name: str, obj: Any, orcodec: Any) -> Callable[[Any], Any]:
 
         return memcpy
     if name == "2 copies":
-        return lambda o: [np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape).copy() for a in arrays_of(o)]
+        return lambda o: [a.copy().copy() for a in arrays_of(o)]
     raise ValueError(name)
 
 
-def measure(row: str, obj: Any, orcodec: Any, settings: Settings) -> dict[str, Any]:
+def measure(row: str, obj: Any, orcodec: Any, settings: Settings, ways: tuple[str, ...]) -> dict[str, Any]:
     cells: dict[str, Any] = {}
-    for name in WAYS + FLOORS:
+    for name in ways:
         try:
             fn = way(name, obj, orcodec)
         except NotApplicable as exc:
@@ -140,6 +141,22 @@ def measure(row: str, obj: Any, orcodec: Any, settings: Settings) -> dict[str, A
             continue
         cells[name] = {"fn": fn, "per_call_s": []}
     timed = [name for name, cell in cells.items() if "fn" in cell]
+    # The nested-list way makes and frees a Python object per element: the
+    # allocator state it leaves behind (fragmented heap, memory to compact
+    # before huge pages can be had) slowed whatever ran next by up to 15x.
+    # It is timed in a phase of its own, after the others.
+    for group in ([n for n in timed if n != "nested-lists"], [n for n in timed if n == "nested-lists"]):
+        if group:
+            rounds(row, obj, cells, group, settings)
+    for cell in cells.values():
+        fn = cell.pop("fn", None)
+        if fn is not None:
+            cell["median_s"] = statistics.median(cell["per_call_s"])
+    return cells
+
+
+def rounds(row: str, obj: Any, cells: dict[str, Any], timed: list[str], settings: Settings) -> None:
+    """compare.py's method: calibrated samples, round-robin in a fresh order each round."""
     for name in timed:
         cells[name]["iterations"] = calibrate(cells[name]["fn"], obj, settings.target_sample_s)
     order = random.Random(row)
@@ -151,19 +168,16 @@ def measure(row: str, obj: Any, orcodec: Any, settings: Settings) -> dict[str, A
         for name in timed:
             cell = cells[name]
             cell["per_call_s"].append(sample(cell["fn"], obj, cell["iterations"]) / cell["iterations"])
-    for cell in cells.values():
-        fn = cell.pop("fn", None)
-        if fn is not None:
-            cell["median_s"] = statistics.median(cell["per_call_s"])
-    return cells
 
 
-def text(cell: dict[str, Any]) -> str:
+def text(cell: dict[str, Any] | None) -> str:
+    if cell is None:
+        return "-"
     return fmt_us(cell["median_s"]) if "median_s" in cell else cell["status"]
 
 
 def ratio(cells: dict[str, Any], name: str, versus: str) -> str:
-    a, b = cells[name].get("median_s"), cells[versus].get("median_s")
+    a, b = cells.get(name, {}).get("median_s"), cells.get(versus, {}).get("median_s")
     return f"{a / b:.2f}" if a and b else "n/a"
 
 
@@ -175,7 +189,7 @@ def print_report(results: dict[str, dict[str, Any]], nbytes: dict[str, int]) -> 
             [
                 row,
                 f"{nbytes[row] / 1e6:.1f}",
-                *(text(cells[name]) for name in WAYS + FLOORS),
+                *(text(cells.get(name)) for name in WAYS + FLOORS),
                 ratio(cells, "orcodec", "pickle5"),
                 ratio(cells, "orcodec", "memcpy"),
                 ratio(cells, "orcodec", "2 copies"),
@@ -187,7 +201,7 @@ def print_report(results: dict[str, dict[str, Any]], nbytes: dict[str, int]) -> 
         print("  ".join([line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:], widths[1:]))]))
     print(
         "\norcodec-0copy: OPT_NUMPY_ZERO_COPY, read-only arrays over the packed bytes; memcpy: one copy into a"
-        "\nbuffer allocated beforehand; 2 copies: a.tobytes() then np.frombuffer(...).copy()."
+        "\nbuffer allocated beforehand; 2 copies: a.copy().copy(), two copies into fresh buffers."
     )
     for row, cells in results.items():
         for name, cell in cells.items():
@@ -200,6 +214,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (a smoke run)")
     parser.add_argument("--rows", nargs="*", help="row names to run (default: all)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--ways", nargs="*", choices=WAYS + FLOORS, help="ways to time (default: all)")
     return parser.parse_args(argv)
 
 
@@ -208,7 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     orcodec = import_orcodec()
     settings = QUICK if args.quick else FULL
     objects = {name: obj for name, obj in rows().items() if not args.rows or name in args.rows}
-    results = {row: measure(row, obj, orcodec, settings) for row, obj in objects.items()}
+    ways = tuple(args.ways or WAYS + FLOORS)
+    if "orcodec" not in ways:
+        sys.exit("numpy_roundtrip.py: the orcodec way is always timed")
+    results = {row: measure(row, obj, orcodec, settings, ways) for row, obj in objects.items()}
     nbytes = {row: sum(a.nbytes for a in arrays_of(obj)) for row, obj in objects.items()}
     versions = {"orcodec": orcodec.__version__, "numpy": np.__version__}
     info = machine_info(versions, settings, args.quick)
