@@ -674,6 +674,11 @@ HOSTILE_MAPS = {
     "ndim": ({b"nd": True, b"type": "<f8", b"shape": [1] * 65, b"data": bytes(8)}, "65 dimensions"),
     "length": ({b"nd": True, b"type": "<f8", b"shape": [2], b"data": bytes(8)}, "need 16 bytes of data, b'data' has 8"),
     "extra": ({b"nd": True, b"type": "<f8", b"shape": [1], b"data": bytes(8), b"x": 1}, "unexpected key b'x'"),
+    "extras": (
+        {b"nd": True, b"type": "<f8", b"kind": b"", b"shape": [1], b"data": bytes(8), "x": 1, "y": 2},
+        "unexpected key 'x'",
+    ),
+    "alone": ({b"nd": False}, "without a dtype string"),
     "scalar-shape": ({b"nd": False, b"type": "<f8", b"shape": [], b"data": bytes(8)}, "scalar with a b'shape'"),
     "complex": ({b"complex": True, b"data": "1+"}, "complex number that complex() does not read"),
     "complex-type": ({b"complex": True, b"data": 5}, "complex number that is not text"),

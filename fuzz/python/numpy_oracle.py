@@ -78,10 +78,9 @@ def reference_ext(code: int, payload: bytes):
 
 
 def reference_map(pairs):
-    """A map as orcodec reads it: a repeated key keeps its last value, and the
-    msgpack-numpy form is told by the number of entries as written."""
+    """A map as orcodec reads it: a repeated key keeps its last value."""
     d = dict(pairs)
-    if isinstance(d.get(b"nd"), bool) and 2 <= len(pairs) <= 5:
+    if isinstance(d.get(b"nd"), bool):
         extra = set(d) - {b"nd", b"type", b"kind", b"shape", b"data"}
         if extra or d.get(b"kind", b"") != b"" or not isinstance(d.get(b"data"), bytes):
             raise Refused("map")

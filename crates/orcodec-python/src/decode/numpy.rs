@@ -333,25 +333,26 @@ impl NumpyRead {
 
     /// A msgpack-numpy map, given as its alternating keys and values: the
     /// array, scalar or complex number it stands for, or Ok(None) if it is
-    /// not one (a map that has a bytes key `b"nd"` with a bool value, or
-    /// `b"complex"` with True, is one, and must then be valid).
+    /// not one. A map with a bytes key `b"nd"` whose value is a bool is one,
+    /// and must then be valid; so is a map of exactly `b"complex": True` and
+    /// `b"data"`.
     pub unsafe fn map_value(&mut self, items: &[Owned]) -> Result<Option<Owned>, ()> {
         let pairs = items.len() / 2;
-        if !(2..=5).contains(&pairs) {
-            return Ok(None);
-        }
         let mut fields: [*mut PyObject; FIELDS.len()] = [null_mut(); FIELDS.len()];
         let mut unknown = None;
         for pair in items.chunks_exact(2) {
             let (key, value) = (pair[0].as_ptr(), pair[1].as_ptr());
-            if PyBytes_CheckExact(key) == 0 {
-                unknown = Some(key);
-                continue;
-            }
-            let name = crate::cpython::bytes::bytes_data(key);
-            match FIELDS.iter().position(|&field| field == name) {
+            let field = if PyBytes_CheckExact(key) != 0 {
+                let name = crate::cpython::bytes::bytes_data(key);
+                FIELDS.iter().position(|&field| field == name)
+            } else {
+                None
+            };
+            match field {
                 Some(i) => fields[i] = value,
-                None => unknown = Some(key),
+                None => {
+                    unknown.get_or_insert(key);
+                }
             }
         }
         let [nd, dtype, kind, shape, data, complex] = fields;
