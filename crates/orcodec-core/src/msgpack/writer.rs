@@ -217,6 +217,16 @@ pub fn write_ext_header<S: Sink>(out: &mut S, tag: i8, len: usize) {
 #[inline]
 pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
     write_ext_header(out, tag, data.len());
+    extend_bulk(out, data);
+}
+
+/// Appends `data`, announcing it to the sink first if it is large.
+#[inline(always)]
+fn extend_bulk<S: Sink>(out: &mut S, data: &[u8]) {
+    if data.len() >= crate::sink::BULK {
+        out.reserve(data.len());
+        out.bulk(data.len());
+    }
     out.extend(data);
 }
 
@@ -235,7 +245,7 @@ pub fn write_bin_header<S: Sink>(out: &mut S, len: usize) {
 #[inline]
 pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
     write_bin_header(out, data.len());
-    out.extend(data);
+    extend_bulk(out, data);
 }
 
 #[inline]
@@ -365,6 +375,9 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline]
     fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
         self.out.reserve(len);
+        if len >= crate::sink::BULK {
+            self.out.bulk(len);
+        }
         // SAFETY: `len` bytes reserved just above, all initialized by `fill`
         // (its contract) before they are marked written.
         unsafe {
@@ -538,6 +551,52 @@ mod tests {
         let mut out = Vec::new();
         write_ext(&mut out, -1, &[1, 2, 3, 4]);
         assert_eq!(out, [0xd6, 0xff, 1, 2, 3, 4]);
+    }
+
+    /// A Vec that records the pieces announced as bulk, and what room was
+    /// reserved for them when they were.
+    struct Recording {
+        out: Vec<u8>,
+        bulk: Vec<(usize, usize)>,
+    }
+
+    // SAFETY: delegates to Vec's Sink.
+    unsafe impl Sink for Recording {
+        fn len(&self) -> usize {
+            self.out.len()
+        }
+        fn reserve(&mut self, additional: usize) {
+            Vec::reserve(&mut self.out, additional)
+        }
+        fn tail(&mut self) -> *mut u8 {
+            Sink::tail(&mut self.out)
+        }
+        unsafe fn advance(&mut self, n: usize) {
+            Sink::advance(&mut self.out, n)
+        }
+        fn bulk(&mut self, len: usize) {
+            self.bulk.push((len, self.out.capacity() - self.out.len()));
+        }
+    }
+
+    #[test]
+    fn large_pieces_are_announced_after_their_room_is_reserved() {
+        let big = vec![7u8; crate::sink::BULK];
+        let mut w = MsgpackWriter::new(Recording { out: Vec::new(), bulk: Vec::new() });
+        w.bin(&big[..100]);
+        w.ext(3, &big[..crate::sink::BULK - 1]);
+        assert!(w.out.bulk.is_empty());
+        w.bin(&big);
+        w.ext(3, &big);
+        w.raw_in_place(big.len(), |at| {
+            // SAFETY: `big.len()` writable bytes.
+            unsafe { core::ptr::copy_nonoverlapping(big.as_ptr(), at, big.len()) }
+        });
+        let n = crate::sink::BULK;
+        assert_eq!(w.out.bulk.len(), 3);
+        assert!(w.out.bulk.iter().all(|&(len, room)| len == n && room >= n));
+        assert_eq!(w.out.out.len(), 102 + (n - 1 + 6) + (n + 5) + (n + 6) + n);
+        assert!(w.out.out.ends_with(&big));
     }
 
     #[test]

@@ -23,44 +23,8 @@ const DATA_OFFSET: usize = core::mem::offset_of!(PyBytesObject, ob_sval);
 /// with MemoryError set.
 pub fn new_bytes(capacity: usize) -> *mut PyObject {
     // SAFETY: a NULL source asks CPython for an uninitialised bytes object;
-    // nothing is read. Its data area is `capacity` bytes.
-    unsafe {
-        let obj = PyBytes_FromStringAndSize(core::ptr::null(), capacity as Py_ssize_t);
-        if !obj.is_null() {
-            advise_huge_pages(data_of(obj), capacity);
-        }
-        obj
-    }
-}
-
-/// Outputs from this size on ask for transparent huge pages.
-const HUGE_PAGES_FROM: usize = 4 << 20;
-
-/// Asks Linux to back `len` bytes at `data`, a block of a large output, with
-/// transparent huge pages where it can, as numpy does for its large arrays:
-/// a fresh multi-megabyte output is then faulted in 2 MiB at a time rather
-/// than 4 KiB, and the page faults, not the copying, are most of the cost of
-/// writing a large array's bytes into a fresh buffer. A hint only: without
-/// THP (or set to `never`) nothing changes; on other systems it is not made.
-#[inline(always)]
-unsafe fn advise_huge_pages(data: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    if len >= HUGE_PAGES_FROM {
-        extern "C" {
-            fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: core::ffi::c_int) -> core::ffi::c_int;
-        }
-        const MADV_HUGEPAGE: core::ffi::c_int = 14;
-        const PAGE: usize = 4096;
-        // madvise wants a page-aligned start; the kernel uses huge pages for
-        // the 2 MiB-aligned parts of the range.
-        let start = (data as usize).next_multiple_of(PAGE);
-        let end = (data as usize + len) & !(PAGE - 1);
-        if end > start {
-            madvise(start as *mut core::ffi::c_void, end - start, MADV_HUGEPAGE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (data, len);
+    // nothing is read.
+    unsafe { PyBytes_FromStringAndSize(core::ptr::null(), capacity as Py_ssize_t) }
 }
 
 /// The first data byte of bytes object `obj`.
@@ -87,7 +51,6 @@ pub unsafe fn realloc_bytes(obj: *mut PyObject, capacity: usize) -> *mut PyObjec
     let fresh = PyObject_Realloc(obj as *mut core::ffi::c_void, size) as *mut PyObject;
     if !fresh.is_null() {
         (*(fresh as *mut PyVarObject)).ob_size = capacity as Py_ssize_t;
-        advise_huge_pages(data_of(fresh), capacity);
     }
     fresh
 }
