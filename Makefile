@@ -10,9 +10,10 @@
 #                Steps that were skipped are listed at the end.
 #   make lint    cargo fmt --check, cargo clippy -D warnings, ruff check, ruff
 #                format --check; every check runs, the target fails if any did.
-#   make bench   set up, build, run the side-by-side benchmark (the main job)
-#                and the memory benchmark, and draw the chart; everything goes
-#                to bench/results/ (not tracked), so the tree stays unchanged.
+#   make bench   set up, build, run the side-by-side benchmark (the main job),
+#                the numpy round-trip benchmark and the memory benchmark, and
+#                draw the chart; everything goes to bench/results/ (not
+#                tracked), so the tree stays unchanged.
 #   make publish-chart   copy the chart of the last `make bench` to
 #                doc/benchmark.png, the chart README.md shows.
 #   make bench-quick   the same as a smoke run of about a minute
@@ -135,6 +136,7 @@ fuzz-short: build
 # Results, memory figures and chart all go to bench/results/ (git-ignored).
 bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --json bench/results/latest.json
+	$(PY) bench/numpy_roundtrip.py --json bench/results/numpy.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
 
@@ -146,6 +148,7 @@ publish-chart:
 
 bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
+	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
 	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 

@@ -175,6 +175,8 @@ DECODE_PROBES = [
     b"\xd4\x05\x00",  # another extension
     b"\x82\xa1b\x01\xa1a\x02",
     b"\x92\x01\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00",
+    b"\xd7N\x01\x00\x03\x00|i1\x05",  # numpy.int8(5) as the numpy extension (type 78)
+    b"\x83\xc4\x02nd\xc2\xc4\x04type\xa3|i1\xc4\x04data\xc4\x01\x05",  # numpy.int8(5) as msgpack-numpy's map
 ]
 
 

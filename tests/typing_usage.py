@@ -19,8 +19,11 @@ from orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
+    OPT_MSGPACK_NUMPY,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_NUMPY_EXT,
+    OPT_NUMPY_ZERO_COPY,
     OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -49,8 +52,11 @@ ALL_FLAGS: list[int] = [
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
+    OPT_MSGPACK_NUMPY,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_NUMPY_EXT,
+    OPT_NUMPY_ZERO_COPY,
     OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -140,6 +146,12 @@ def use_msgpack() -> None:
     rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-arg, arg-type]
     rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[arg-type]
     rejected(lambda: orcodec.packb(1, option=1.5), TypeError, ValueError)  # type: ignore[arg-type]
+    numpy_option: int = OPT_NUMPY_EXT | OPT_NUMPY_ZERO_COPY | OPT_MSGPACK_NUMPY
+    coded = orcodec.packb([1], option=numpy_option, numpy_ext_code=5)
+    assert_type(coded, bytes)
+    orcodec.unpackb(coded, option=numpy_option, numpy_ext_code=None)
+    rejected(lambda: orcodec.packb(1, None, None, 5), TypeError, ValueError)  # type: ignore[call-arg]
+    rejected(lambda: orcodec.unpackb(coded, numpy_ext_code="5"), TypeError, ValueError)  # type: ignore[arg-type]
     try:
         orcodec.unpackb(b"\xc1")
     except MsgpackDecodeError as exc:

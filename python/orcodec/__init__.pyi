@@ -114,6 +114,8 @@ def packb(
     /,
     default: Callable[[Any], Any] | None = ...,
     option: int | None = ...,
+    *,
+    numpy_ext_code: int | None = ...,
 ) -> bytes:
     """Serialize obj to MessagePack, returned as bytes. Behaves like
     ormsgpack.packb.
@@ -127,18 +129,22 @@ def packb(
     hook.
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what packb does:
-        OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-        OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
-        OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-        OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
-        OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
-        OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
-    The others (JSON's) are accepted and ignored. orcodec.flags says what
-    each does.
+        OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
+        OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
+        OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+        OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
+        OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+        OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+        OPT_SORT_KEYS, OPT_UTC_Z
+    The others are accepted and ignored. orcodec.flags says what each does.
+    numpy_ext_code: the extension type numpy arrays are written as with
+    OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
     Raises MsgpackEncodeError (a TypeError) where dumps raises
     JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
-    tag outside 0 to 127, and a Fragment that holds str.
+    tag outside 0 to 127, a Fragment that holds str, a numpy array whose dtype
+    has no binary form (with no default), and a numpy_ext_code outside 0 to
+    127.
     """
 
 def unpackb(
@@ -147,6 +153,7 @@ def unpackb(
     *,
     ext_hook: Callable[[int, bytes], Any] | None = ...,
     option: int | None = ...,
+    numpy_ext_code: int | None = ...,
 ) -> Any:
     """Deserialize one MessagePack value given as bytes, bytearray or
     memoryview. Behaves like ormsgpack.unpackb.
@@ -160,16 +167,24 @@ def unpackb(
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what unpackb does:
         OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+        OPT_MSGPACK_NUMPY: msgpack-numpy's maps become numpy arrays.
         OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+        OPT_NUMPY_EXT: numpy extension values become numpy arrays.
+        OPT_NUMPY_ZERO_COPY: those arrays share the input's memory, read-only.
     The others are accepted and ignored.
+    numpy_ext_code: the extension type read as numpy arrays with
+    OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
     Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
     ends early or goes on after the value, nests deeper than 1024 levels, has
     a map key that is not str or cannot be hashed, an extension value with no
-    ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
-    not callable or that raises (that exception is the __cause__); for input
-    of another type, and for an option that is not made of flags. For data
-    that is not MessagePack, the message says at which byte.
+    ext_hook, a timestamp outside datetime's years, or a numpy value that is
+    not valid (or needs numpy, which cannot be imported); for an ext_hook that
+    is not callable or that raises (that exception is the __cause__); for
+    input of another type, for an option that is not made of flags or asks
+    for zero-copy arrays without a form to read them from, and for a
+    numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
+    message says at which byte.
     """
 
 class JSONEncodeError(TypeError):
@@ -206,6 +221,13 @@ of passing them to ext_hook.
 """
 OPT_INDENT_2: int
 """Indent the output by two spaces per level, one item per line, with ": " after keys."""
+OPT_MSGPACK_NUMPY: int
+"""packb writes numpy arrays and scalars as msgpack-numpy's maps ({b"nd": ..., b"type": ..., b"shape":
+..., b"data": ...}) and complex numbers as its {b"complex": ...} maps, byte for byte what
+msgpack_numpy.encode makes; unpackb turns such maps back into arrays, scalars and complex numbers
+(their bytes keys are accepted) and refuses the object arrays msgpack-numpy pickles. OPT_NUMPY_EXT
+wins in packb when both are given.
+"""
 OPT_NAIVE_UTC: int
 """Treat naive datetimes and numpy datetime64 values as UTC: write them with a +00:00 offset (or as
 timestamps with OPT_DATETIME_AS_TIMESTAMP_EXT).
@@ -214,6 +236,18 @@ OPT_NON_STR_KEYS: int
 """Allow dict keys that are not str: int, float, bool, None, datetime, date, time, UUID and enum
 members, and for MessagePack also bytes and tuples. dumps writes them as JSON strings, packb as
 MessagePack values; unpackb accepts map keys of any type but map (arrays become tuples).
+"""
+OPT_NUMPY_EXT: int
+"""packb writes each numpy array and scalar (bool, int, uint, float16/32/64, complex64/128, datetime64
+and timedelta64 elements, any shape and memory layout) as one MessagePack extension value of type 78
+(or numpy_ext_code): a small header and the raw elements in C order; unpackb reads those values back
+as arrays and scalars of the same dtype, shape and bits, importing numpy when it meets the first
+one.
+"""
+OPT_NUMPY_ZERO_COPY: int
+"""With OPT_NUMPY_EXT (or OPT_MSGPACK_NUMPY), unpackb returns read-only arrays that share the input's
+memory instead of copying it; each array keeps the input alive, and a bytearray from being resized.
+Without either of those flags unpackb raises.
 """
 OPT_OMIT_MICROSECONDS: int
 """Write datetimes and times without their microseconds."""

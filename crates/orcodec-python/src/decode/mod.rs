@@ -7,6 +7,7 @@
 //!   with `key_cache.rs` (one str object per repeated key or short value)
 //!   and `dict.rs` (a map's dict in one step)
 //! - `datetime.rs`: MessagePack timestamps back to datetimes
+//! - `numpy.rs`: numpy arrays and scalars back from their binary forms
 //! - `error.rs`: the decode errors
 //!
 //! Decoding into declared types (a `typed/` directory) and the streaming
@@ -19,6 +20,7 @@ pub mod dict;
 mod error;
 mod input;
 pub mod key_cache;
+mod numpy;
 
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
@@ -29,7 +31,8 @@ use crate::decode::error::{
     decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
-use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::decode::numpy::NumpyRead;
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::state::state;
@@ -165,13 +168,21 @@ pub unsafe extern "C" fn unpackb(
 ) -> *mut PyObject {
     let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
-    else {
+    let names = [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_numpy_ext_code];
+    let Ok([obj, ext_hook, option, numpy_ext_code]) = call.parse("unpackb", names, 1) else {
         return core::ptr::null_mut();
     };
     let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
         return core::ptr::null_mut();
     };
+    let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, s.msgpack_decode_error) else {
+        return core::ptr::null_mut();
+    };
+    let numpy_forms = opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY);
+    if opts & options::NUMPY_ZERO_COPY != 0 && numpy_forms == 0 {
+        raise(s.msgpack_decode_error, numpy::ZERO_COPY_NEEDS);
+        return core::ptr::null_mut();
+    }
     let ext_hook = none_to_null(ext_hook);
     if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
         raise(s.msgpack_decode_error, "ext_hook must be callable");
@@ -180,6 +191,7 @@ pub unsafe extern "C" fn unpackb(
     let read_opts = ReadOptions {
         non_str_keys: opts & options::NON_STR_KEYS != 0,
         timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+        bin_keys: opts & options::MSGPACK_NUMPY != 0,
     };
     let input = match borrow_input(obj, false) {
         Ok(Some(input)) => input,
@@ -194,12 +206,21 @@ pub unsafe extern "C" fn unpackb(
             return core::ptr::null_mut();
         }
     };
+    let mut numpy = NumpyRead::new(
+        (opts & options::NUMPY_EXT != 0).then_some(numpy_code),
+        opts & options::MSGPACK_NUMPY != 0,
+        opts & options::NUMPY_ZERO_COPY != 0,
+        obj,
+        input.bytes().as_ptr(),
+    );
+    let numpy = if numpy_forms != 0 { &mut numpy as *mut NumpyRead } else { core::ptr::null_mut() };
     let pause = GcPause::new(input.len);
     let result = with_stacks(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
         |stacks| {
-            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+            let mut builder = PyBuilder::with_numpy(ext_hook, numpy);
+            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut builder, read_opts, stacks)
         },
     );
     drop(pause);

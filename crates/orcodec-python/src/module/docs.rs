@@ -69,7 +69,7 @@ deeper than 1024 levels, for a str with a lone surrogate, and for input
 of another type. Its msg says what is wrong; pos, lineno and colno say
 where.";
 
-pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None)
+pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None, *, numpy_ext_code=None)
 --
 
 Serialize obj to MessagePack, returned as bytes. Behaves like
@@ -84,20 +84,24 @@ returns is serialized in its place (at most 254 nested calls). None: no
 hook.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what packb does:
-    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-    OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
-    OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-    OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
-    OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
-    OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
-The others (JSON's) are accepted and ignored. orcodec.flags says what
-each does.
+    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
+    OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
+    OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+    OPT_SORT_KEYS, OPT_UTC_Z
+The others are accepted and ignored. orcodec.flags says what each does.
+numpy_ext_code: the extension type numpy arrays are written as with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
 Raises MsgpackEncodeError (a TypeError) where dumps raises
 JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
-tag outside 0 to 127, and a Fragment that holds str.";
+tag outside 0 to 127, a Fragment that holds str, a numpy array whose dtype
+has no binary form (with no default), and a numpy_ext_code outside 0 to
+127.";
 
-pub const UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+pub const UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None, numpy_ext_code=None)
 --
 
 Deserialize one MessagePack value given as bytes, bytearray or
@@ -112,16 +116,24 @@ place. None: an extension value raises.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what unpackb does:
     OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+    OPT_MSGPACK_NUMPY: msgpack-numpy's maps become numpy arrays.
     OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+    OPT_NUMPY_EXT: numpy extension values become numpy arrays.
+    OPT_NUMPY_ZERO_COPY: those arrays share the input's memory, read-only.
 The others are accepted and ignored.
+numpy_ext_code: the extension type read as numpy arrays with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
 Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
 ends early or goes on after the value, nests deeper than 1024 levels, has
 a map key that is not str or cannot be hashed, an extension value with no
-ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
-not callable or that raises (that exception is the __cause__); for input
-of another type, and for an option that is not made of flags. For data
-that is not MessagePack, the message says at which byte.";
+ext_hook, a timestamp outside datetime's years, or a numpy value that is
+not valid (or needs numpy, which cannot be imported); for an ext_hook that
+is not callable or that raises (that exception is the __cause__); for
+input of another type, for an option that is not made of flags or asks
+for zero-copy arrays without a form to read them from, and for a
+numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
+message says at which byte.";
 
 pub const FRAGMENT: &CStr = c"Fragment(contents, /)
 --

@@ -14,6 +14,7 @@ pub struct State {
     pub kw_default: *mut PyObject,
     pub kw_option: *mut PyObject,
     pub kw_ext_hook: *mut PyObject,
+    pub kw_numpy_ext_code: *mut PyObject,
     /// Interned attribute and module names the walker looks up.
     pub str_utcoffset: *mut PyObject,
     pub str_int: *mut PyObject,
@@ -48,6 +49,7 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     kw_default: null_mut(),
     kw_option: null_mut(),
     kw_ext_hook: null_mut(),
+    kw_numpy_ext_code: null_mut(),
     str_utcoffset: null_mut(),
     str_int: null_mut(),
     str_value: null_mut(),
