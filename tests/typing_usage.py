@@ -107,7 +107,7 @@ def use_json() -> None:
     orcodec.loads(memoryview(out))
     orcodec.loads(out.decode())
     orcodec.dumps([Fragment(b"[1]"), Fragment("{}")])
-    rejected(lambda: orcodec.loads(1), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.loads(1), TypeError, ValueError)  # type: ignore[call-overload]
     rejected(lambda: orcodec.dumps(1, option="x"), TypeError, ValueError)  # type: ignore[arg-type]
     rejected(lambda: orcodec.dumps(1, default=1))  # type: ignore[arg-type]
     rejected(lambda: orcodec.dumps(obj=1), TypeError, ValueError)  # type: ignore[call-arg]
@@ -137,8 +137,8 @@ def use_msgpack() -> None:
     orcodec.unpackb(bytearray(orcodec.packb([1])), ext_hook=None, option=None)
     orcodec.unpackb(memoryview(simple), ext_hook=lambda tag, data: (tag + 1, data.hex()))
     rejected(lambda: orcodec.unpackb(packed, ext_hook=bad_hook), TypeError, ValueError)  # type: ignore[arg-type]
-    rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-arg, arg-type]
-    rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-overload]
+    rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[call-overload]
     rejected(lambda: orcodec.packb(1, option=1.5), TypeError, ValueError)  # type: ignore[arg-type]
     try:
         orcodec.unpackb(b"\xc1")

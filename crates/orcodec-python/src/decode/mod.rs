@@ -19,6 +19,7 @@ pub mod dict;
 mod error;
 mod input;
 pub mod key_cache;
+pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
