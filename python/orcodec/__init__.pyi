@@ -1,3 +1,4 @@
+import builtins
 import json
 from collections.abc import Mapping
 from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
@@ -292,7 +293,7 @@ class Decoder(Generic[_T]):
     @overload
     def __new__(
         cls,
-        type: type[_T],
+        type: builtins.type[_T],
         /,
         *,
         strict: bool = ...,
@@ -322,6 +323,7 @@ class Decoder(Generic[_T]):
         """Decode MessagePack into the Decoder's type (see orcodec.unpackb)."""
     def convert(self, obj: Any, /) -> _T:
         """Convert Python objects into the Decoder's type (see orcodec.convert)."""
+    def __class_getitem__(cls, item: Any, /) -> Any: ...
 
 class ValidationError(ValueError):
     """Raised when data is well-formed but does not fit the type it is decoded

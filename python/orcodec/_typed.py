@@ -652,13 +652,17 @@ class _Compiler:
 
     def typeddict_fields(self, cls, typevars):
         hints = self.hints(cls, typevars)
-        required = getattr(cls, "__required_keys__", frozenset(hints))
+        required = set(getattr(cls, "__required_keys__", hints))
         out = []
         for name, hint in hints.items():
+            # Required[...] / NotRequired[...] (/ ReadOnly[...]) as written: with
+            # postponed annotations the class could not see them when it was made.
             origin = _origin(hint)
-            # Required[...] / NotRequired[...] / ReadOnly[...] wrappers are already
-            # reflected in __required_keys__.
             while origin is not None and getattr(origin, "_name", None) in ("Required", "NotRequired", "ReadOnly"):
+                if origin._name == "Required":
+                    required.add(name)
+                elif origin._name == "NotRequired":
+                    required.discard(name)
                 hint = typing.get_args(hint)[0]
                 origin = _origin(hint)
             node = self.node(hint, typevars)

@@ -178,7 +178,30 @@ unsafe extern "C" fn decoder_convert(
     result
 }
 
-static mut DECODER_METHODS: [PyMethodDef; 2] = [
+/// `Decoder[T]`, for annotations.
+unsafe extern "C" fn decoder_class_getitem(cls: *mut PyObject, item: *mut PyObject) -> *mut PyObject {
+    Py_GenericAlias(cls, item)
+}
+
+static mut DECODER_METHODS: [PyMethodDef; 5] = [
+    PyMethodDef {
+        ml_name: c"__class_getitem__".as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunction: decoder_class_getitem },
+        ml_flags: METH_O | METH_CLASS,
+        ml_doc: c"Decoder[T]: the type of a Decoder of T, for annotations.".as_ptr(),
+    },
+    PyMethodDef {
+        ml_name: c"loads".as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: run::decoder_loads },
+        ml_flags: METH_FASTCALL | METH_KEYWORDS,
+        ml_doc: docs::DECODER_LOADS.as_ptr(),
+    },
+    PyMethodDef {
+        ml_name: c"unpackb".as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: run::decoder_unpackb },
+        ml_flags: METH_FASTCALL | METH_KEYWORDS,
+        ml_doc: docs::DECODER_UNPACKB.as_ptr(),
+    },
     PyMethodDef {
         ml_name: c"convert".as_ptr(),
         ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: decoder_convert },

@@ -9,15 +9,16 @@
 //! - `datetime.rs`: MessagePack timestamps back to datetimes
 //! - `error.rs`: the decode errors
 //!
-//! Decoding into declared types (a `typed/` directory) and the streaming
-//! readers belong beside these: they reuse the input, the kept decoder
-//! stacks and the builders.
+//! - `typed/`: decoding into declared types (`type=`), `convert` and
+//!   `Decoder`, reusing the input, the builders and the caches.
+//!
+//! The streaming readers belong beside these.
 
 pub mod builder;
 pub mod datetime;
 pub mod dict;
 mod error;
-mod input;
+pub(crate) mod input;
 pub mod key_cache;
 pub mod typed;
 
@@ -82,11 +83,11 @@ const PAUSE_GC_FROM: usize = 16 * 1024;
 /// could create one or observe the pause. Objects stay tracked, so once
 /// collection resumes the tree is handled as usual. Restored on drop, so an
 /// error path resumes it too; never re-enables a collector that was off.
-struct GcPause(bool);
+pub(crate) struct GcPause(bool);
 
 impl GcPause {
     #[inline(always)]
-    unsafe fn new(input_len: usize) -> GcPause {
+    pub(crate) unsafe fn new(input_len: usize) -> GcPause {
         #[cfg(Py_3_10)]
         if input_len >= PAUSE_GC_FROM {
             // Returns whether it was enabled before.
@@ -122,21 +123,15 @@ fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError
     }
 }
 
-pub unsafe extern "C" fn loads(
-    _module: *mut PyObject,
-    args: *const *mut PyObject,
-    nargs: Py_ssize_t,
-    kwnames: *mut PyObject,
-) -> *mut PyObject {
-    let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
-        return core::ptr::null_mut();
-    };
-    let input = match borrow_input(obj, true) {
-        Ok(Some(input)) => input,
+/// The input of `loads` (bytes, bytearray, memoryview, str), or None with
+/// the decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn json_input(obj: *mut PyObject) -> Option<input::Input> {
+    match borrow_input(obj, true) {
+        Ok(Some(input)) => Some(input),
         Ok(None) => {
             raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
-            return core::ptr::null_mut();
+            None
         }
         Err(Raised) => {
             // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
@@ -146,8 +141,129 @@ pub unsafe extern "C" fn loads(
             } else {
                 decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
             }
-            return core::ptr::null_mut();
+            None
         }
+    }
+}
+
+/// `unpackb`'s `ext_hook` (NULL for none) and options, or None with the
+/// decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn msgpack_options(
+    ext_hook: *mut PyObject,
+    option: *mut PyObject,
+) -> Option<(*mut PyObject, ReadOptions)> {
+    let s = state();
+    let opts = parse_opts(option, s.msgpack_decode_error).ok()?;
+    let ext_hook = none_to_null(ext_hook);
+    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
+        raise(s.msgpack_decode_error, "ext_hook must be callable");
+        return None;
+    }
+    let read_opts = ReadOptions {
+        non_str_keys: opts & options::NON_STR_KEYS != 0,
+        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+    };
+    Some((ext_hook, read_opts))
+}
+
+/// The input of `unpackb` (bytes, bytearray, memoryview), or None with the
+/// decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn msgpack_input(obj: *mut PyObject) -> Option<input::Input> {
+    let s = state();
+    match borrow_input(obj, false) {
+        Ok(Some(input)) => Some(input),
+        Ok(None) => {
+            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            None
+        }
+        Err(Raised) => {
+            decode_error_from_current(|| {
+                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+            });
+            None
+        }
+    }
+}
+
+/// `loads` with a type: the result (NULL with an exception set), or None
+/// when `type` is None (untyped decoding). Kept out of line so the untyped
+/// path stays as it was.
+#[inline(never)]
+unsafe fn typed_loads(
+    obj: *mut PyObject,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Option<*mut PyObject> {
+    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+        return Some(core::ptr::null_mut());
+    };
+    let Some(input) = json_input(obj) else {
+        return Some(core::ptr::null_mut());
+    };
+    Some(typed::run::loads_with(&compiled, &opts, input.bytes(), obj))
+}
+
+/// `unpackb` with a type, as [`typed_loads`].
+#[inline(never)]
+unsafe fn typed_unpackb(
+    obj: *mut PyObject,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+) -> Option<*mut PyObject> {
+    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+        return Some(core::ptr::null_mut());
+    };
+    let Some(input) = msgpack_input(obj) else {
+        return Some(core::ptr::null_mut());
+    };
+    Some(typed::run::unpackb_with(&compiled, &opts, input.bytes(), ext_hook, read_opts))
+}
+
+/// The typed decoding arguments of a call, when `type` is given (not None).
+#[inline(always)]
+unsafe fn typed_call(
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Option<Result<(std::rc::Rc<typed::node::Compiled>, typed::run::Options), Raised>> {
+    if tp.is_null() || tp == Py_None() {
+        if !strict.is_null() || !dec_hook.is_null() {
+            // Checked all the same, so a mistake does not pass unnoticed.
+            if let Err(e) = typed::run::parse_options(strict, dec_hook) {
+                return Some(Err(e));
+            }
+        }
+        return None;
+    }
+    Some(typed::run::parse_options(strict, dec_hook).and_then(|opts| Ok((typed::run::compiled_type(tp)?, opts))))
+}
+
+pub unsafe extern "C" fn loads(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj, tp, strict, dec_hook]) =
+        call.parse("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
+        if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
+            return result;
+        }
+    }
+    let Some(input) = json_input(obj) else {
+        return core::ptr::null_mut();
     };
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
@@ -166,34 +282,23 @@ pub unsafe extern "C" fn unpackb(
 ) -> *mut PyObject {
     let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
-    else {
+    let Ok([obj, ext_hook, option, tp, strict, dec_hook]) = call.parse(
+        "unpackb",
+        [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_type, s.kw_strict, s.kw_dec_hook],
+        1,
+    ) else {
         return core::ptr::null_mut();
     };
-    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+    let Some((ext_hook, read_opts)) = msgpack_options(ext_hook, option) else {
         return core::ptr::null_mut();
     };
-    let ext_hook = none_to_null(ext_hook);
-    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
-        raise(s.msgpack_decode_error, "ext_hook must be callable");
-        return core::ptr::null_mut();
+    if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
+        if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts) {
+            return result;
+        }
     }
-    let read_opts = ReadOptions {
-        non_str_keys: opts & options::NON_STR_KEYS != 0,
-        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
-    };
-    let input = match borrow_input(obj, false) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
-            return core::ptr::null_mut();
-        }
-        Err(Raised) => {
-            decode_error_from_current(|| {
-                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
-            });
-            return core::ptr::null_mut();
-        }
+    let Some(input) = msgpack_input(obj) else {
+        return core::ptr::null_mut();
     };
     let pause = GcPause::new(input.len);
     let result = with_stacks(

@@ -208,6 +208,16 @@ an error (they are skipped otherwise).
 Raises TypeError for a type orcodec cannot decode into (an ambiguous
 union, say) when it is created.";
 
+pub const DECODER_LOADS: &CStr = c"loads(obj, /)
+--
+
+Decode JSON into the Decoder's type (see orcodec.loads).";
+
+pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+--
+
+Decode MessagePack into the Decoder's type (see orcodec.unpackb).";
+
 pub const DECODER_CONVERT: &CStr = c"convert(obj, /)
 --
 

@@ -167,7 +167,7 @@ fn fill<I: Input>(
             if ctx.forbid_unknown {
                 return Err(unknown_field(key, path, kh.at));
             }
-            input.skip()?;
+            input.skip(ctx.depth)?;
             continue;
         };
         let field = &cl.fields[i];
@@ -251,11 +251,16 @@ pub fn from_array<I: Input>(
     let total = cl.fields.len();
     let required = cl.fields.iter().filter(|f| f.default == Default::Required).count();
     let wrong = || {
-        let message = if required == total {
+        let mut message = if required == total {
             format!("Expected `array` of length {total}")
         } else {
             format!("Expected `array` of length {required} to {total}")
         };
+        // Where the length is known ahead (MessagePack, Python objects), it is
+        // shown, as msgspec shows it.
+        if let Some(n) = n {
+            message.push_str(&format!(", got {n}"));
+        }
         invalid(&message, path, at)
     };
     if n.is_some_and(|n| n < required || n > total) {

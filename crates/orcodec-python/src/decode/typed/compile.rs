@@ -6,12 +6,10 @@
 use core::ffi::c_char;
 use core::ptr::null_mut;
 use pyo3_ffi::*;
-use std::collections::HashMap;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::node::*;
 use crate::module::errors::{raise, Raised};
-use crate::module::state::state;
 
 /// The spec node kinds (`orcodec._typed`'s constants).
 mod kind {
@@ -225,12 +223,7 @@ unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, R
                 let pair = item(by_class_obj, i)?;
                 by_class.push((owned(item(pair, 0)?), node_id(item(pair, 1)?, count)?));
             }
-            let members_obj = item(t, 4)?;
-            let mut members = Vec::new();
-            for i in 0..PyTuple_GET_SIZE(members_obj) as usize {
-                members.push(node_id(item(members_obj, i)?, count)?);
-            }
-            Node::Union(Box::new(Union { by_kind, by_class, members }))
+            Node::Union(Box::new(Union { by_kind, by_class }))
         }
         kind::CHOICE => Node::Choice(Box::new(choice(t)?)),
         kind::CLASS => Node::Class(Box::new(class(t, count)?)),
@@ -263,8 +256,8 @@ unsafe fn entries(
 unsafe fn choice(t: *mut PyObject) -> Result<Choice, Raised> {
     let py_values = Owned::new(PyDict_New()).map_err(|()| Raised)?;
     let mut out = Choice {
-        strs: HashMap::new(),
-        ints: HashMap::new(),
+        strs: Table::new(),
+        ints: Table::new(),
         true_value: None,
         false_value: None,
         py_values,
@@ -319,8 +312,8 @@ unsafe fn tagged(t: *mut PyObject, count: usize) -> Result<Tagged, Raised> {
     let py_tags = Owned::new(PyDict_New()).map_err(|()| Raised)?;
     let mut out = Tagged {
         tag_name: text(item(t, 2)?)?.into(),
-        by_str: HashMap::new(),
-        by_int: HashMap::new(),
+        by_str: Table::new(),
+        by_int: Table::new(),
         py_tags,
         members: Vec::new(),
     };
@@ -384,17 +377,14 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             name_obj,
         });
     }
-    let all_slots = stores_attrs && fields[..n - init_vars].iter().all(|f| f.slot.is_some());
     let by_name = (n > SCANNED_FIELDS)
         .then(|| fields.iter().enumerate().map(|(i, f)| (Box::<[u8]>::from(f.name.as_bytes()), i)).collect());
-    let _ = state();
     Ok(ClassNode {
         cls: owned(cls),
         kind,
         fields,
         init_vars,
         post_init,
-        all_slots,
         plain_new: match ((*ty).tp_new, (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new) {
             (Some(a), Some(b)) => core::ptr::fn_addr_eq(a, b),
             _ => false,

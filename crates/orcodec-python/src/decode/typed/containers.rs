@@ -168,7 +168,15 @@ fn tuple<I: Input>(
     at: usize,
     path: &Path,
 ) -> Result<Owned, Fail> {
-    let wrong = |_: usize| invalid(&format!("Expected `array` of length {}", items.len()), path, at);
+    let wrong = |_: usize| {
+        let mut message = format!("Expected `array` of length {}", items.len());
+        // Where the length is known ahead (MessagePack, Python objects), it is
+        // shown, as msgspec shows it.
+        if let Some(n) = n {
+            message.push_str(&format!(", got {n}"));
+        }
+        invalid(&message, path, at)
+    };
     if n.is_some_and(|n| n != items.len()) {
         return Err(wrong(0));
     }

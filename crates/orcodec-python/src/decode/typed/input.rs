@@ -109,8 +109,9 @@ pub trait Input {
     fn next_item(&mut self, cursor: &mut Cursor) -> Result<bool, Fail>;
     /// The next key of an open map (positioned at its value), or None at its end.
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail>;
-    /// Skips the next value whole (unknown fields), building nothing.
-    fn skip(&mut self) -> Result<(), Fail>;
+    /// Skips the next value whole (unknown fields), building nothing;
+    /// `depth` containers are open around it (the nesting limit counts them).
+    fn skip(&mut self, depth: usize) -> Result<(), Fail>;
     /// The next value as untyped decoding gives it (`Any`, and `dec_hook`'s input).
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail>;
     /// The Python object `next` reads or last read (the Python input; NULL

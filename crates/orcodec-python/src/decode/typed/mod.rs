@@ -4,8 +4,9 @@
 //! A type is compiled once (`compile.rs`, from the spec that
 //! `orcodec._typed` makes) into a graph of nodes (`node.rs`) and cached
 //! (`cache.rs`). The validators walk that graph top-down while they pull
-//! values from an [`input::Input`]: the JSON pull reader, the MessagePack
-//! pull reader, or Python objects (`convert`, `py_input.rs`). One validator
+//! values from an [`input::Input`]: the JSON pull reader (`json_input.rs`),
+//! the MessagePack pull reader (`msgpack_input.rs`), or Python objects
+//! (`convert`, `py_input.rs`). One validator
 //! per kind of target serves all three inputs:
 //!
 //! - `scalars.rs`: None, bool, int, float, str, bytes, enums and Literals;
@@ -18,14 +19,14 @@
 //! Failures (`error.rs`) carry the `$` path, kept as a chain of segments on
 //! the stack (`path.rs`) and rendered only when a failure is raised.
 
-#![allow(dead_code)]
-
 pub mod cache;
 mod classes;
 pub mod compile;
 mod containers;
 pub mod error;
 pub mod input;
+pub mod json_input;
+pub mod msgpack_input;
 pub mod node;
 pub mod path;
 pub mod py_input;
@@ -58,8 +59,6 @@ pub struct Ctx<'c> {
     pub builder: PyBuilder,
     /// Items of containers being read, built at their exact size once read.
     pub stack: Vec<Owned>,
-    /// MessagePack options for `Any` parts (non-str keys, timestamps).
-    pub read_opts: orcodec_core::msgpack::reader::ReadOptions,
 }
 
 impl<'c> Ctx<'c> {
@@ -72,7 +71,6 @@ impl<'c> Ctx<'c> {
             depth: 0,
             builder: PyBuilder::new(core::ptr::null_mut()),
             stack: Vec::new(),
-            read_opts: orcodec_core::msgpack::reader::ReadOptions::default(),
         }
     }
 
@@ -259,7 +257,7 @@ fn custom<I: Input>(ctx: &mut Ctx, id: NodeId, cls: *mut PyObject, input: &mut I
     let current = input.current();
     // SAFETY: live objects; a value already of the class is kept as it is.
     if !current.is_null() && unsafe { is_instance(current, cls) } {
-        input.skip()?;
+        input.skip(ctx.depth)?;
         // SAFETY: a new reference to a live object.
         return unsafe { keep(current) };
     }

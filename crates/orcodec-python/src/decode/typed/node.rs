@@ -2,7 +2,6 @@
 //! index (so recursive types are cycles, not infinite trees). Built once per
 //! type by `compile.rs`; read, never changed, by the validators.
 
-use pyo3_ffi::*;
 use std::collections::HashMap;
 
 use crate::cpython::object::Owned;
@@ -65,13 +64,97 @@ pub struct Union {
     /// For Python objects (`convert`): members whose class the object is an
     /// instance of, tried first.
     pub by_class: Vec<(Owned, NodeId)>,
-    pub members: Vec<NodeId>,
+}
+
+/// A multiply-xor hasher for the lookup tables: their keys come from the
+/// program's own types, and SipHash's resistance to chosen keys would cost
+/// more than the lookup itself.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl core::hash::Hasher for FastHasher {
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    #[inline(always)]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    #[inline(always)]
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    #[inline(always)]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, core::hash::BuildHasherDefault<FastHasher>>;
+
+/// Values found by key: a scan for a few entries (most enums and Literals),
+/// a hash map past that.
+pub struct Table<K, V> {
+    few: Vec<(K, V)>,
+    many: FastMap<K, V>,
+}
+
+/// Entries up to which a table is scanned.
+const SCANNED: usize = 12;
+
+impl<K: core::hash::Hash + Eq, V> Table<K, V> {
+    pub fn new() -> Self {
+        Table { few: Vec::new(), many: FastMap::default() }
+    }
+
+    pub fn insert(&mut self, key: K, value: V) {
+        if self.many.is_empty() && self.few.len() < SCANNED {
+            self.few.retain(|(k, _)| *k != key);
+            self.few.push((key, value));
+            return;
+        }
+        self.many.extend(self.few.drain(..));
+        self.many.insert(key, value);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.few.is_empty() && self.many.is_empty()
+    }
+}
+
+impl<V> Table<Box<[u8]>, V> {
+    #[inline(always)]
+    pub fn get(&self, key: &[u8]) -> Option<&V> {
+        if self.many.is_empty() {
+            return self.few.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v);
+        }
+        self.many.get(key)
+    }
+}
+
+impl<V> Table<i64, V> {
+    #[inline(always)]
+    pub fn get(&self, key: &i64) -> Option<&V> {
+        if self.many.is_empty() {
+            return self.few.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        }
+        self.many.get(key)
+    }
 }
 
 /// Enum members and Literal values, found by the value read.
 pub struct Choice {
-    pub strs: HashMap<Box<[u8]>, Owned>,
-    pub ints: HashMap<i64, Owned>,
+    pub strs: Table<Box<[u8]>, Owned>,
+    pub ints: Table<i64, Owned>,
     pub true_value: Option<Owned>,
     pub false_value: Option<Owned>,
     /// The same values keyed by Python objects, for `convert` (str and int keys).
@@ -124,13 +207,11 @@ pub struct ClassNode {
     /// How many of the last fields are InitVars.
     pub init_vars: usize,
     pub post_init: bool,
-    /// Every stored field is a slot (no `__dict__` writes at all).
-    pub all_slots: bool,
     /// `__new__` is `object.__new__`, so allocation needs no call.
     pub plain_new: bool,
     /// Field index by name, for classes with many fields (a scan is faster
     /// for a few).
-    pub by_name: Option<HashMap<Box<[u8]>, usize>>,
+    pub by_name: Option<FastMap<Box<[u8]>, usize>>,
 }
 
 impl ClassNode {
@@ -139,21 +220,45 @@ impl ClassNode {
     #[inline(always)]
     pub fn find(&self, key: &[u8], hint: usize) -> Option<usize> {
         if let Some(field) = self.fields.get(hint) {
-            if field.name.as_bytes() == key {
+            if same(field.name.as_bytes(), key) {
                 return Some(hint);
             }
         }
         match &self.by_name {
             Some(map) => map.get(key).copied(),
-            None => self.fields.iter().position(|f| f.name.as_bytes() == key),
+            None => self.fields.iter().position(|f| same(f.name.as_bytes(), key)),
         }
     }
 }
 
+/// `a == b`, inline: field names are short, and a call to `memcmp` per
+/// key costs more than comparing them a word at a time.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if a[i..i + 8] != b[i..i + 8] {
+                return false;
+            }
+            i += 8;
+        }
+        return a[n - 8..] == b[n - 8..];
+    }
+    if n >= 4 {
+        return a[..4] == b[..4] && a[n - 4..] == b[n - 4..];
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 pub struct Tagged {
     pub tag_name: Box<str>,
-    pub by_str: HashMap<Box<[u8]>, NodeId>,
-    pub by_int: HashMap<i64, NodeId>,
+    pub by_str: Table<Box<[u8]>, NodeId>,
+    pub by_int: Table<i64, NodeId>,
     /// The tag values as Python objects to nodes (ints), for `convert`.
     pub py_tags: Owned,
     pub members: Vec<NodeId>,
@@ -197,31 +302,5 @@ impl Compiled {
 
     pub fn expected(&self, id: NodeId) -> &str {
         &self.expected[id as usize]
-    }
-
-    /// Calls `visit` on every Python object the nodes hold (for the
-    /// collector's traversal of the objects that hold them).
-    pub fn objects(&self, mut visit: impl FnMut(*mut PyObject)) {
-        for node in &self.nodes {
-            match node {
-                Node::Str(s) => s.pattern.iter().for_each(|p| visit(p.as_ptr())),
-                Node::Union(u) => u.by_class.iter().for_each(|(c, _)| visit(c.as_ptr())),
-                Node::Choice(c) => {
-                    c.strs.values().chain(c.ints.values()).for_each(|v| visit(v.as_ptr()));
-                    c.true_value.iter().chain(c.false_value.iter()).for_each(|v| visit(v.as_ptr()));
-                    visit(c.py_values.as_ptr());
-                    c.flag.iter().chain(c.enum_class.iter()).for_each(|v| visit(v.as_ptr()));
-                }
-                Node::Class(c) => {
-                    visit(c.cls.as_ptr());
-                    for f in &c.fields {
-                        f.default_obj.iter().for_each(|v| visit(v.as_ptr()));
-                    }
-                }
-                Node::Tagged(t) => visit(t.py_tags.as_ptr()),
-                Node::Custom(c) => visit(c.as_ptr()),
-                _ => {}
-            }
-        }
     }
 }

@@ -131,7 +131,7 @@ impl Input for PyInput {
         Ok(Some(Head::new(Value::Py(key), 0)))
     }
 
-    fn skip(&mut self) -> Result<(), Fail> {
+    fn skip(&mut self, _depth: usize) -> Result<(), Fail> {
         Ok(())
     }
 

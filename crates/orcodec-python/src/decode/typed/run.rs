@@ -6,17 +6,40 @@
 use pyo3_ffi::*;
 use std::rc::Rc;
 
+use orcodec_core::msgpack::reader::ReadOptions;
+
+use crate::classes::decoder::Decoder;
 use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::error::raise_json_error;
 use crate::decode::typed::cache;
 use crate::decode::typed::error::{raise_invalid, Fail, Source};
 use crate::decode::typed::input::Input;
+use crate::decode::typed::json_input::JsonInput;
+use crate::decode::typed::msgpack_input::MsgpackInput;
 use crate::decode::typed::node::Compiled;
 use crate::decode::typed::path::Path;
 use crate::decode::typed::py_input::PyInput;
 use crate::decode::typed::{validate, Ctx};
+use crate::decode::GcPause;
 use crate::module::args::{none_to_null, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::state::state;
+
+/// The item stack kept between typed decodes, so a small document makes no
+/// allocation of its own (as the untyped decoders keep theirs). A decode
+/// takes it out and puts it back, empty; a nested decode (from a hook)
+/// finds none and makes its own. Stacks grown past `KEPT_STACK_ITEMS` are
+/// not kept.
+struct KeptStack(core::cell::UnsafeCell<Option<Vec<Owned>>>);
+
+// SAFETY: the GIL contract (crate root); only `run` touches it, in single
+// reads and writes that run no Python code.
+unsafe impl Sync for KeptStack {}
+
+static KEPT_STACK: KeptStack = KeptStack(core::cell::UnsafeCell::new(None));
+
+const KEPT_STACK_ITEMS: usize = 8 << 10;
 
 /// The typed-decoding options of one call.
 pub struct Options {
@@ -55,9 +78,21 @@ pub unsafe fn run<I: Input>(
     on_syntax: impl FnOnce(orcodec_core::error::DecodeError),
 ) -> *mut PyObject {
     let mut ctx = Ctx::new(compiled, opts.strict, opts.dec_hook, opts.forbid_unknown);
+    // SAFETY: no Python code runs while the slot is read (see `KEPT_STACK`).
+    if let Some(stack) = (*KEPT_STACK.0.get()).take() {
+        ctx.stack = stack;
+    }
     configure(&mut ctx);
     let result = validate(&mut ctx, compiled.root, input, &Path::ROOT).and_then(|v| finish(input).map(|()| v));
+    let mut stack = core::mem::take(&mut ctx.stack);
     drop(ctx);
+    // Releasing what a failed decode left can run finalizers: done before
+    // the stack is kept again.
+    stack.clear();
+    if stack.capacity() <= KEPT_STACK_ITEMS {
+        // SAFETY: as above; a nested decode's stack may be replaced (it is empty).
+        *KEPT_STACK.0.get() = Some(stack);
+    }
     match result {
         Ok(v) => v.into_raw(),
         Err(Fail::Raised) => core::ptr::null_mut(),
@@ -124,4 +159,108 @@ pub unsafe extern "C" fn convert(
         return core::ptr::null_mut();
     };
     convert_with(&compiled, &opts, obj)
+}
+
+/// A JSON decode into `compiled`: `input` is the document, `original` the
+/// argument it was borrowed from (for the error's `doc`).
+pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], original: *mut PyObject) -> *mut PyObject {
+    let raise_syntax = |e: orcodec_core::error::DecodeError| {
+        raise_json_error(&e.kind.to_string(), bytes, original, e.offset);
+    };
+    let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
+        Ok(pull) => pull,
+        Err(e) => {
+            raise_syntax(e);
+            return core::ptr::null_mut();
+        }
+    };
+    let mut input = JsonInput { pull };
+    let pause = GcPause::new(bytes.len());
+    let result = run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Json { input: bytes, original },
+        |_| {},
+        |i| Ok(i.pull.finish()?),
+        raise_syntax,
+    );
+    drop(pause);
+    result
+}
+
+/// A MessagePack decode into `compiled`.
+pub unsafe fn unpackb_with(
+    compiled: &Compiled,
+    opts: &Options,
+    bytes: &[u8],
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+) -> *mut PyObject {
+    let mut input = MsgpackInput::new(bytes, read_opts);
+    let pause = GcPause::new(bytes.len());
+    let result = run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Msgpack,
+        |ctx| ctx.builder = PyBuilder::new(ext_hook),
+        |i| Ok(i.pull.finish()?),
+        |e| {
+            raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset));
+        },
+    );
+    drop(pause);
+    result
+}
+
+/// `Decoder.loads(obj)`.
+pub unsafe extern "C" fn decoder_loads(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        return core::ptr::null_mut();
+    };
+    let Some((compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let Some(input) = crate::decode::json_input(data) else {
+        return core::ptr::null_mut();
+    };
+    Py_INCREF(obj);
+    let result = loads_with(compiled, &opts, input.bytes(), data);
+    Py_DECREF(obj);
+    result
+}
+
+/// `Decoder.unpackb(obj, *, ext_hook=None, option=None)`.
+pub unsafe extern "C" fn decoder_unpackb(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Some((compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let Some((ext_hook, read_opts)) = crate::decode::msgpack_options(ext_hook, option) else {
+        return core::ptr::null_mut();
+    };
+    let Some(input) = crate::decode::msgpack_input(data) else {
+        return core::ptr::null_mut();
+    };
+    Py_INCREF(obj);
+    let result = unpackb_with(compiled, &opts, input.bytes(), ext_hook, read_opts);
+    Py_DECREF(obj);
+    result
 }

@@ -105,7 +105,7 @@ pub fn none<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
         Value::Null => none_obj(),
         // SAFETY: comparing pointers.
         Value::Py(obj) if obj == unsafe { Py_None() } => none_obj(),
-        Value::Str("null") if !ctx.strict => none_obj(),
+        _ if !ctx.strict && text_of(&h.v) == Some("null") => none_obj(),
         _ => Err(type_error::<I>(ctx, id, &h, path)),
     }
 }

@@ -40,14 +40,39 @@ unsafe impl Sync for Zones {}
 
 static ZONES: Zones = Zones(UnsafeCell::new(None));
 
+/// The zone of the last offset other than zero, for the common case of a
+/// document whose datetimes share one offset.
+struct LastZone(UnsafeCell<(i32, *mut PyObject)>);
+
+// SAFETY: the GIL contract (crate root); plain reads and writes.
+unsafe impl Sync for LastZone {}
+
+/// The offset (never 0) and its zone, borrowed from `ZONES`; (0, NULL) at first.
+static LAST_ZONE: LastZone = LastZone(UnsafeCell::new((0, core::ptr::null_mut())));
+
 /// A borrowed `tzinfo` for an offset: None, UTC, or a kept fixed zone.
+#[inline(always)]
 unsafe fn zone(offset: Option<i32>) -> Result<*mut PyObject, Fail> {
     match offset {
         None => Ok(Py_None()),
         Some(0) => Ok(PyDateTime_TimeZone_UTC()),
         Some(seconds) => {
+            let (last, tz) = *LAST_ZONE.0.get();
+            if last == seconds {
+                return Ok(tz);
+            }
+            other_zone(seconds)
+        }
+    }
+}
+
+#[inline(never)]
+unsafe fn other_zone(seconds: i32) -> Result<*mut PyObject, Fail> {
+    {
+        {
             let map = (*ZONES.0.get()).get_or_insert_with(HashMap::new);
             if let Some(&tz) = map.get(&seconds) {
+                *LAST_ZONE.0.get() = (seconds, tz);
                 return Ok(tz);
             }
             let delta = Owned::new(PyDelta_FromDSU(seconds.div_euclid(86_400), seconds.rem_euclid(86_400), 0))?;
@@ -56,6 +81,7 @@ unsafe fn zone(offset: Option<i32>) -> Result<*mut PyObject, Fail> {
                 return Err(Fail::Raised);
             }
             (*ZONES.0.get()).get_or_insert_with(HashMap::new).insert(seconds, tz);
+            *LAST_ZONE.0.get() = (seconds, tz);
             Ok(tz)
         }
     }
@@ -230,6 +256,10 @@ static UUID_LAYOUT: UuidLayout = UuidLayout(UnsafeCell::new(None));
 
 /// `uuid.UUID` (borrowed): imported by the type compiler, which saw the type.
 unsafe fn uuid_type() -> Result<*mut PyObject, Fail> {
+    let found = UUID_TYPE.found();
+    if !found.is_null() {
+        return Ok(found);
+    }
     let name = PyUnicode_InternFromString(c"uuid".as_ptr());
     if name.is_null() {
         return Err(Fail::Raised);
@@ -320,6 +350,10 @@ pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
 
 /// `decimal.Decimal` (borrowed).
 unsafe fn decimal_type() -> Result<*mut PyObject, Fail> {
+    let found = DECIMAL_TYPE.found();
+    if !found.is_null() {
+        return Ok(found);
+    }
     let name = PyUnicode_InternFromString(c"decimal".as_ptr());
     if name.is_null() {
         return Err(Fail::Raised);
