@@ -250,18 +250,28 @@ pub unsafe extern "C" fn loads(
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, tp, strict, dec_hook]) =
-        call.parse("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
-    else {
-        return core::ptr::null_mut();
-    };
-    if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
-        if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
-            return result;
+    // Without keywords the call is parsed as before typed decoding existed,
+    // so `loads(data)` costs what it did.
+    let obj = if kwnames.is_null() {
+        let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+            return core::ptr::null_mut();
+        };
+        obj
+    } else {
+        let s = state();
+        let Ok([obj, tp, strict, dec_hook]) =
+            call.parse("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
+        else {
+            return core::ptr::null_mut();
+        };
+        if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
+            if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
+                return result;
+            }
         }
-    }
+        obj
+    };
     let Some(input) = json_input(obj) else {
         return core::ptr::null_mut();
     };
