@@ -144,3 +144,23 @@ def test_convert_takes_tuples_and_sets_for_sequences():
 def test_unhashable_set_items_are_a_validation_error():
     with pytest.raises(orcodec.ValidationError, match="unhashable"):
         orcodec.convert([[1]], set[Any])
+
+
+def test_msgpack_any_parts_follow_untyped_unpackb():
+    data = orcodec.packb({1: [1]}, option=orcodec.OPT_NON_STR_KEYS)
+    with pytest.raises(orcodec.MsgpackDecodeError, match=r"^map key must be str .* at byte 1$") as info:
+        orcodec.unpackb(data, type=Any)
+    assert not isinstance(info.value, orcodec.ValidationError)
+    assert orcodec.unpackb(data, type=Any, option=orcodec.OPT_NON_STR_KEYS) == {1: [1]}
+    # A typed dict reads int keys whatever the option.
+    assert orcodec.unpackb(data, type=dict[int, list[int]]) == {1: [1]}
+    ext = orcodec.packb([orcodec.Ext(3, b"ab")])
+    with pytest.raises(orcodec.MsgpackDecodeError, match="extension type 3 is not supported"):
+        orcodec.unpackb(ext, type=list[Any])
+    assert orcodec.unpackb(ext, type=list[Any], ext_hook=orcodec.Ext) == [orcodec.Ext(3, b"ab")]
+    assert orcodec.unpackb(orcodec.packb([[1, 2]]), type=list[Any]) == [[1, 2]]
+
+
+def test_msgpack_container_keys_are_refused_for_typed_targets():
+    with pytest.raises(orcodec.ValidationError, match=r"^Expected `str`, got `array` - at `key` in `\$`$"):
+        orcodec.unpackb(b"\x81\x91\x01\x02", type=dict[str, int])
