@@ -300,7 +300,7 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
                 PyErr_Clear();
                 Py_XDECREF(unknown);
                 // Not the layout expected: the constructor.
-                let int = Owned::new(_PyLong_FromByteArray(value.to_le_bytes().as_ptr(), 16, 1, 0))?;
+                let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
                 let kwargs = Owned::new(PyDict_New())?;
                 if PyDict_SetItemString(kwargs.as_ptr(), c"int".as_ptr(), int.as_ptr()) != 0 {
                     return Err(Fail::Raised);
@@ -312,7 +312,7 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
             (int_at, safe_at, unknown)
         }
     };
-    let int = Owned::new(_PyLong_FromByteArray(value.to_le_bytes().as_ptr(), 16, 1, 0))?;
+    let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
     let obj = Owned::new(crate::cpython::instance::new_instance(ty as *mut PyTypeObject))?;
     Py_INCREF(layout.2);
     crate::cpython::instance::set_slot(obj.as_ptr(), layout.0, int.into_raw());
