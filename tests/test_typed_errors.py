@@ -201,6 +201,47 @@ def test_deep_recursive_type_in_a_small_thread_stack():
     assert results == [511, "ok"], results
 
 
+@dataclass
+class Chain:
+    child: Chain | None = None
+
+
+def test_1024_nested_classes_fit_a_1_mib_thread_stack():
+    # Every level of a nested class is a few stack frames of Rust recursion.
+    data = b'{"child":' * 1024 + b"null" + b"}" * 1024
+    packed = b"\x81\xa5child" * 1024 + b"\xc0"
+    plain = orcodec.loads(data)
+    results = []
+
+    def run():
+        try:
+            for out in (
+                orcodec.loads(data, type=Chain),
+                orcodec.unpackb(packed, type=Chain),
+                orcodec.convert(plain, Chain),
+            ):
+                n = 0
+                while out is not None:
+                    out = out.child
+                    n += 1
+                results.append(n)
+            with pytest.raises(orcodec.JSONDecodeError, match="nesting deeper"):
+                orcodec.loads(b'{"child":' * 1025 + b"null" + b"}" * 1025, type=Chain)
+            with pytest.raises(orcodec.MsgpackDecodeError, match="nesting deeper"):
+                orcodec.unpackb(b"\x81\xa5child" * 1025 + b"\xc0", type=Chain)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            results.append(exc)
+
+    old = threading.stack_size(1 << 20)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert results == [1024, 1024, 1024], results
+
+
 def test_convert_of_a_self_containing_dict_stops_at_the_limit():
     d: dict = {"children": []}
     d["children"].append(d)

@@ -67,6 +67,7 @@ struct Target {
     init_values: Vec<Option<Owned>>,
 }
 
+#[inline(never)]
 unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
     let obj = match cl.kind {
         ClassKind::TypedDict => Owned::new(PyDict_New())?,
@@ -125,6 +126,7 @@ fn unknown_field(key: Option<&[u8]>, path: &Path, at: usize) -> Fail {
 }
 
 /// A class from an open map.
+#[inline(never)]
 pub fn from_map<I: Input>(
     ctx: &mut Ctx,
     cl: &ClassNode,
@@ -139,6 +141,7 @@ pub fn from_map<I: Input>(
 
 /// Reads the rest of an open map into a new instance of `cl`; `pre` is a
 /// field already read (a union's tag).
+#[inline(never)]
 fn fill<I: Input>(
     ctx: &mut Ctx,
     cl: &ClassNode,
@@ -185,6 +188,7 @@ fn fill<I: Input>(
 }
 
 /// Defaults for the fields not read, then `__post_init__`.
+#[inline(never)]
 fn finish(cl: &ClassNode, mut t: Target, seen: &Seen, at: usize, path: &Path) -> Result<Owned, Fail> {
     let n = cl.fields.len();
     if !seen.all(n) {
@@ -223,6 +227,7 @@ fn finish(cl: &ClassNode, mut t: Target, seen: &Seen, at: usize, path: &Path) ->
     Ok(t.obj)
 }
 
+#[inline(never)]
 unsafe fn post_init(cl: &ClassNode, t: &Target, path: &Path, at: usize) -> Result<(), Fail> {
     let name = if cl.kind == ClassKind::Attrs { c"__attrs_post_init__" } else { c"__post_init__" };
     let method = PyObject_GetAttrString(t.obj.as_ptr(), name.as_ptr());
@@ -240,6 +245,7 @@ unsafe fn post_init(cl: &ClassNode, t: &Target, path: &Path, at: usize) -> Resul
 }
 
 /// A NamedTuple from an open array.
+#[inline(never)]
 pub fn from_array<I: Input>(
     ctx: &mut Ctx,
     cl: &ClassNode,
@@ -313,6 +319,7 @@ fn missing_tag(t: &Tagged, path: &Path, at: usize) -> Fail {
 }
 
 /// A union of classes, the member chosen by the value of the tag field.
+#[inline(never)]
 pub fn tagged<I: Input>(
     ctx: &mut Ctx,
     t: &Tagged,

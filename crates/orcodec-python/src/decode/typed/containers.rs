@@ -28,6 +28,11 @@ fn container_type_error<I: Input>(ctx: &Ctx, id: NodeId, map: bool, at: usize, p
 
 /// An open array (`map` false) or map whose head said `n` items, validated
 /// as node `id`.
+///
+/// This function is on the recursion path of nested containers, so it only
+/// dispatches: the validators it calls are not inlined into it, and a union
+/// is followed in a loop rather than by a call, keeping its stack frame
+/// small (1024 levels must fit a 1 MiB thread stack).
 pub fn container<I: Input>(
     ctx: &mut Ctx,
     id: NodeId,
@@ -38,30 +43,34 @@ pub fn container<I: Input>(
     path: &Path,
 ) -> Result<Owned, Fail> {
     let c = ctx.c;
-    match c.node(id) {
-        Node::Seq { kind, item, min_len, max_len } if !map => {
-            seq(ctx, *kind, *item, (*min_len, *max_len), input, n, at, path)
-        }
-        Node::Tuple(items) if !map => tuple(ctx, items, input, n, at, path),
-        Node::Dict { key, value, min_len, max_len } if map => {
-            dict(ctx, *key, *value, (*min_len, *max_len), input, n, at, path)
-        }
-        Node::Class(cl) if map == (cl.kind != ClassKind::NamedTuple) => {
-            if map {
-                classes::from_map(ctx, cl, input, n, at, path)
-            } else {
-                classes::from_array(ctx, cl, input, n, at, path)
+    let mut id = id;
+    loop {
+        return match c.node(id) {
+            Node::Seq { kind, item, min_len, max_len } if !map => {
+                seq(ctx, *kind, *item, (*min_len, *max_len), input, n, at, path)
             }
-        }
-        Node::Tagged(t) if map => classes::tagged(ctx, t, id, input, n, at, path),
-        Node::Union(u) => {
-            let member = u.by_kind[if map { K_OBJECT } else { K_ARRAY }];
-            if member == NO_NODE {
-                return Err(container_type_error::<I>(ctx, id, map, at, path));
+            Node::Tuple(items) if !map => tuple(ctx, items, input, n, at, path),
+            Node::Dict { key, value, min_len, max_len } if map => {
+                dict(ctx, *key, *value, (*min_len, *max_len), input, n, at, path)
             }
-            container(ctx, member, input, map, n, at, path)
-        }
-        _ => Err(container_type_error::<I>(ctx, id, map, at, path)),
+            Node::Class(cl) if map == (cl.kind != ClassKind::NamedTuple) => {
+                if map {
+                    classes::from_map(ctx, cl, input, n, at, path)
+                } else {
+                    classes::from_array(ctx, cl, input, n, at, path)
+                }
+            }
+            Node::Tagged(t) if map => classes::tagged(ctx, t, id, input, n, at, path),
+            Node::Union(u) => {
+                let member = u.by_kind[if map { K_OBJECT } else { K_ARRAY }];
+                if member == NO_NODE {
+                    return Err(container_type_error::<I>(ctx, id, map, at, path));
+                }
+                id = member;
+                continue;
+            }
+            _ => Err(container_type_error::<I>(ctx, id, map, at, path)),
+        };
     }
 }
 
@@ -91,6 +100,7 @@ fn check_len(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn seq<I: Input>(
     ctx: &mut Ctx,
     kind: SeqKind,
@@ -160,6 +170,7 @@ fn build_seq(ctx: &mut Ctx, kind: SeqKind, start: usize, path: &Path, at: usize)
     }
 }
 
+#[inline(never)]
 fn tuple<I: Input>(
     ctx: &mut Ctx,
     items: &[NodeId],
@@ -203,6 +214,7 @@ fn tuple<I: Input>(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn dict<I: Input>(
     ctx: &mut Ctx,
     key: NodeId,

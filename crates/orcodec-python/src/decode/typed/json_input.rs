@@ -67,7 +67,9 @@ impl<'a> Input for JsonInput<'a> {
         Ok(more)
     }
 
-    #[inline(always)]
+    // Out of line: its lexing would otherwise grow the frame of every class
+    // validator, which is on the recursion path.
+    #[inline(never)]
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail> {
         let first = core::mem::replace(&mut cursor.first, false);
         let at = self.pull.pos();

@@ -70,7 +70,9 @@ impl<'a> Input for MsgpackInput<'a> {
         Ok(true)
     }
 
-    #[inline(always)]
+    // Out of line: its lexing would otherwise grow the frame of every class
+    // validator, which is on the recursion path.
+    #[inline(never)]
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail> {
         if cursor.remaining == 0 {
             return Ok(None);
