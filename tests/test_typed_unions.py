@@ -13,7 +13,7 @@ from typing import Literal, Optional, Union
 
 import orcodec
 import pytest
-from typed_helpers import FORMATS, exact
+from typed_helpers import CONVERT, FORMATS, exact
 from typing_extensions import TypedDict
 
 by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
@@ -188,3 +188,54 @@ def test_convert_tagged_union_keeps_instances():
 def test_untagged_class_unions_are_refused():
     with pytest.raises(TypeError, match="tag"):
         orcodec.Decoder(Union[Cancel, Untagged])
+
+
+@dataclass
+class Expr:
+    kind: Literal["expr"]
+    left: Expr | Lit | None = None
+
+
+@dataclass
+class Lit:
+    kind: Literal["lit"]
+    value: int = 0
+
+
+@by_format
+def test_recursive_tagged_union(fmt):
+    value = {"kind": "expr", "left": {"kind": "expr", "left": {"kind": "lit", "value": 3}}}
+    exact(fmt.decode(value, Expr | Lit), Expr("expr", Expr("expr", Lit("lit", 3))))
+    assert str(fmt.error({"kind": "expr", "left": {"kind": "x"}}, Expr)) == "Invalid value 'x' - at `$.left.kind`"
+    if fmt is CONVERT:
+        e = Expr("expr", Lit("lit", 1))
+        assert orcodec.convert(e, Expr | Lit) is e
+
+
+def test_deep_recursive_tagged_union_in_a_1_mib_thread():
+    import threading
+
+    data = b'{"kind":"expr","left":' * 1023 + b'{"kind":"lit"}' + b"}" * 1023
+    late = b'{"left":' * 1023 + b'{"kind":"lit"}' + b',"kind":"expr"}' * 1023
+    results = []
+
+    def run():
+        try:
+            for d in (data, late):
+                out = orcodec.loads(d, type=Expr | Lit)
+                n = 0
+                while isinstance(out, Expr):
+                    out = out.left
+                    n += 1
+                results.append(n)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            results.append(exc)
+
+    old = threading.stack_size(1 << 20)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert results == [1023, 1023], results

@@ -192,6 +192,11 @@ class _Compiler:
         # (id of the type, constraint-free) -> index, for classes, so recursive
         # types become a graph and a class used twice is compiled once.
         self.classes: dict = {}
+        # Index -> (class, kind) of the classes being compiled (their node is
+        # filled in when their fields are done).
+        self.reserved: dict = {}
+        # Tagged unions whose members were still being compiled: resolved at the end.
+        self.pending_tagged: list = []
 
     def add(self, node) -> int:
         self.nodes.append(node)
@@ -493,27 +498,33 @@ class _Compiler:
                     "Type unions may not contain more than one dict-like (`dict`, `TypedDict`, `dataclass`) "
                     f"type - type `{shown!r}` is not supported"
                 )
-            target = objects[0] if len(objects) == 1 else self.tagged(shown, objects)
+            if len(objects) == 1:
+                target = objects[0]
+            elif any(self.nodes[m] is None for m in objects):
+                # A member is still being compiled (a recursive type): the tag
+                # is found once every class is done.
+                target = self.reserve()
+                self.pending_tagged.append((target, shown, objects))
+            else:
+                target = self.tagged(shown, objects)
             by_kind[K_OBJECT] = target
             names[K_OBJECT] = "object"
             for m in objects:
-                if self.nodes[m] is not None and self.nodes[m][5] != 2:
-                    by_class.append((self.nodes[m][2], m))
+                cls, kind = self.reserved[m] if self.nodes[m] is None else (self.nodes[m][2], self.nodes[m][5])
+                if kind != 2:
+                    by_class.append((cls, m))
         # The int node takes floats too when there is no float member (and
         # the float member takes ints when there is no int member).
         order = [K_BOOL, K_INT, K_FLOAT, K_STR, K_OBJECT, K_ARRAY, K_NULL]
         expected = " | ".join(names[k] for k in order if k in names)
         return self.add((UNION, expected, tuple(by_kind), tuple(by_class), tuple(flat)))
 
-    def tagged(self, shown, objects) -> int:
-        """A union of classes told apart by a Literal field they all have."""
+    def tagged(self, shown, objects, index=None) -> int:
+        """A union of classes told apart by a Literal field they all have (at
+        ``index`` when it was reserved)."""
         candidates = None
         for m in objects:
             node = self.nodes[m]
-            if node is None:
-                raise TypeError(
-                    f"Type `{shown!r}` is not supported: a recursive class cannot be part of a tagged union"
-                )
             names = set()
             for name, field_node, _, _ in node[3]:
                 fn = self.nodes[field_node]
@@ -541,7 +552,15 @@ class _Compiler:
                 f"have a Literal field with distinct values (a tag) - type `{shown!r}` is not supported"
             )
         name, by_tag = chosen
-        return self.add((TAGGED, "object", name, by_tag, tuple(objects)))
+        node = (TAGGED, "object", name, by_tag, tuple(objects))
+        if index is None:
+            return self.add(node)
+        self.nodes[index] = node
+        return index
+
+    def finish(self) -> None:
+        for index, shown, objects in self.pending_tagged:
+            self.tagged(shown, objects, index)
 
     # -- classes ---------------------------------------------------------------
 
@@ -551,6 +570,7 @@ class _Compiler:
             return self.classes[key]
         index = self.reserve()
         self.classes[key] = index
+        self.reserved[index] = (cls, kind)
         post_init = None
         init_vars = 0
         if kind == 0:
@@ -727,4 +747,5 @@ def compile_type(tp):
     """The spec of ``tp``: ``(root, nodes)`` (see the module docstring)."""
     compiler = _Compiler()
     root = compiler.node(tp)
+    compiler.finish()
     return root, compiler.nodes

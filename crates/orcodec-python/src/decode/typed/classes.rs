@@ -162,17 +162,7 @@ fn fill<I: Input>(
         seen.set(i);
         hint = i + 1;
     }
-    loop {
-        let Some(kh) = input.next_key(&mut cursor)? else { break };
-        let key = key_bytes(&kh.v);
-        let found = key.and_then(|k| cl.find(k, hint)).filter(|&i| cl.fields[i].from_input);
-        let Some(i) = found else {
-            if ctx.forbid_unknown {
-                return Err(unknown_field(key, path, kh.at));
-            }
-            input.skip(ctx.depth)?;
-            continue;
-        };
+    while let Some(i) = next_field(ctx, cl, input, &mut cursor, hint, path)? {
         let field = &cl.fields[i];
         let field_path = path.push(Seg::Field(&field.name));
         let value = validate(ctx, field.node, input, &field_path)?;
@@ -185,6 +175,33 @@ fn fill<I: Input>(
     let out = finish(cl, t, &seen, at, path);
     ctx.leave();
     out
+}
+
+/// The index of the next field of `cl` in an open map (its value next in
+/// the input), skipping unknown keys (or refusing them); None at the map's
+/// end. Out of line: the key lookup and the skipping stay off the stack
+/// while the field's value is validated.
+#[inline(never)]
+fn next_field<I: Input>(
+    ctx: &mut Ctx,
+    cl: &ClassNode,
+    input: &mut I,
+    cursor: &mut Cursor,
+    hint: usize,
+    path: &Path,
+) -> Result<Option<usize>, Fail> {
+    loop {
+        let Some(kh) = input.next_key(cursor)? else { return Ok(None) };
+        let key = key_bytes(&kh.v);
+        let found = key.and_then(|k| cl.find(k, hint)).filter(|&i| cl.fields[i].from_input);
+        if found.is_some() {
+            return Ok(found);
+        }
+        if ctx.forbid_unknown {
+            return Err(unknown_field(key, path, kh.at));
+        }
+        input.skip(ctx.depth)?;
+    }
 }
 
 /// Defaults for the fields not read, then `__post_init__`.
@@ -319,6 +336,8 @@ fn missing_tag(t: &Tagged, path: &Path, at: usize) -> Fail {
 }
 
 /// A union of classes, the member chosen by the value of the tag field.
+/// On the recursion path: the work is done in functions of its own, so its
+/// stack frame stays small.
 #[inline(never)]
 pub fn tagged<I: Input>(
     ctx: &mut Ctx,
@@ -329,47 +348,78 @@ pub fn tagged<I: Input>(
     at: usize,
     path: &Path,
 ) -> Result<Owned, Fail> {
-    let c = ctx.c;
-    let tag_path = path.push(Seg::Field(&t.tag_name));
     if I::FORMAT == Format::Python {
-        // A dict: the tag looked up directly.
-        let dict = input.current();
-        // SAFETY: a live dict and a new str; the tag value is held while used.
-        unsafe {
-            let name = crate::decode::builder::new_str(&t.tag_name);
-            let name = Owned::new(name)?;
-            let tag = PyDict_GetItemWithError(dict, name.as_ptr());
-            if tag.is_null() {
-                if !PyErr_Occurred().is_null() {
-                    return Err(Fail::Raised);
-                }
-                return Err(missing_tag(t, path, at));
-            }
-            let member = PyDict_GetItemWithError(t.py_tags.as_ptr(), tag);
-            if member.is_null() {
-                PyErr_Clear();
-                return Err(invalid(&format!("Invalid value {}", repr_of(tag)), &tag_path, at));
-            }
-            let m = PyLong_AsLong(member) as NodeId;
-            let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
-            return from_map(ctx, cl, input, n, at, path);
-        }
+        let cl = tagged_py_member(ctx, t, input.current(), at, path)?;
+        return from_map(ctx, cl, input, n, at, path);
     }
     let mut cursor = input.open(n);
-    let Some(kh) = input.next_key(&mut cursor)? else {
+    match tag_first(ctx, t, input, &mut cursor, at, path)? {
+        Tag::Found(cl, i, tag_value) => fill(ctx, cl, input, cursor, Some((i, tag_value)), at, path),
+        Tag::Other(first) => tagged_buffered(ctx, id, input, cursor, first, path),
+    }
+}
+
+/// The member of a tagged union a dict (`convert`) belongs to, by its tag.
+#[inline(never)]
+fn tagged_py_member<'c>(
+    ctx: &Ctx<'c>,
+    t: &Tagged,
+    dict: *mut PyObject,
+    at: usize,
+    path: &Path,
+) -> Result<&'c ClassNode, Fail> {
+    let c = ctx.c;
+    // SAFETY: a live dict and a new str; the tag value is borrowed from the
+    // dict only while it is looked up.
+    unsafe {
+        let name = Owned::new(crate::decode::builder::new_str(&t.tag_name))?;
+        let tag = PyDict_GetItemWithError(dict, name.as_ptr());
+        if tag.is_null() {
+            if !PyErr_Occurred().is_null() {
+                return Err(Fail::Raised);
+            }
+            return Err(missing_tag(t, path, at));
+        }
+        let member = PyDict_GetItemWithError(t.py_tags.as_ptr(), tag);
+        if member.is_null() {
+            PyErr_Clear();
+            let tag_path = path.push(Seg::Field(&t.tag_name));
+            return Err(invalid(&format!("Invalid value {}", repr_of(tag)), &tag_path, at));
+        }
+        let m = PyLong_AsLong(member) as NodeId;
+        let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
+        Ok(cl)
+    }
+}
+
+/// What the first key of a tagged union's map says.
+enum Tag<'c> {
+    /// It is the tag: the member class, the tag's field index and its value.
+    Found(&'c ClassNode, usize, Owned),
+    /// It is another key (read, given here).
+    Other(Box<str>),
+}
+
+/// Reads the first key of an open map, and the tag's value if it is the tag.
+#[inline(never)]
+fn tag_first<'c, I: Input>(
+    ctx: &mut Ctx<'c>,
+    t: &Tagged,
+    input: &mut I,
+    cursor: &mut Cursor,
+    at: usize,
+    path: &Path,
+) -> Result<Tag<'c>, Fail> {
+    let c = ctx.c;
+    let tag_path = path.push(Seg::Field(&t.tag_name));
+    let Some(kh) = input.next_key(cursor)? else {
         return Err(missing_tag(t, path, at));
     };
     if !matches!(kh.v, Value::Str(s) if *s == *t.tag_name) {
-        // The tag is not the first key: the object is read as builtins and
-        // validated from those.
-        let first = match kh.v {
-            Value::Str(s) => s.to_owned(),
-            _ => String::new(),
-        };
-        let dict = buffer_rest(ctx, input, &mut cursor, first)?;
-        drop(cursor);
-        let mut py = PyInput::new(dict.as_ptr());
-        return validate(ctx, id, &mut py, path);
+        return Ok(Tag::Other(match kh.v {
+            Value::Str(s) => s.into(),
+            _ => "".into(),
+        }));
     }
     let vh = input.next()?;
     let member = match vh.v {
@@ -380,7 +430,7 @@ pub fn tagged<I: Input>(
     };
     let Some(m) = member else {
         let shown = match vh.v {
-            Value::Str(s) => format!("'{s}'"),
+            Value::Str(s) => str_repr(s),
             Value::I64(v) => v.to_string(),
             Value::U64(v) => v.to_string(),
             _ => {
@@ -394,11 +444,42 @@ pub fn tagged<I: Input>(
     let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
     let i = cl.find(t.tag_name.as_bytes(), 0).expect("the tag is a field of every member");
     let tag_value = scalar::<I>(ctx, cl.fields[i].node, vh, &tag_path)?;
-    fill(ctx, cl, input, cursor, Some((i, tag_value)), at, path)
+    Ok(Tag::Found(cl, i, tag_value))
+}
+
+/// A tagged union whose tag is not the first key: the object is read as
+/// builtins and validated from those.
+#[inline(never)]
+fn tagged_buffered<I: Input>(
+    ctx: &mut Ctx,
+    id: NodeId,
+    input: &mut I,
+    mut cursor: Cursor,
+    first: Box<str>,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    let dict = buffer_rest(ctx, input, &mut cursor, first)?;
+    drop(cursor);
+    let mut py = PyInput::new(dict.as_ptr());
+    validate(ctx, id, &mut py, path)
+}
+
+/// Python's repr of a str, for messages.
+fn str_repr(text: &str) -> String {
+    // SAFETY: a new str, released after its repr is taken.
+    unsafe {
+        match Owned::new(crate::decode::builder::new_str(text)) {
+            Ok(obj) => repr_of(obj.as_ptr()),
+            Err(()) => {
+                PyErr_Clear();
+                format!("'{text}'")
+            }
+        }
+    }
 }
 
 /// The rest of an open map as a dict of builtins, `first` the key just read.
-fn buffer_rest<I: Input>(ctx: &mut Ctx, input: &mut I, cursor: &mut Cursor, first: String) -> Result<Owned, Fail> {
+fn buffer_rest<I: Input>(ctx: &mut Ctx, input: &mut I, cursor: &mut Cursor, first: Box<str>) -> Result<Owned, Fail> {
     use orcodec_core::builder::Builder;
     // SAFETY: a new dict, filled with new references.
     unsafe {

@@ -67,9 +67,7 @@ impl<'a> Input for JsonInput<'a> {
         Ok(more)
     }
 
-    // Out of line: its lexing would otherwise grow the frame of every class
-    // validator, which is on the recursion path.
-    #[inline(never)]
+    #[inline(always)]
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail> {
         let first = core::mem::replace(&mut cursor.first, false);
         let at = self.pull.pos();

@@ -99,10 +99,8 @@ pub fn type_error<I: Input>(ctx: &Ctx, id: NodeId, h: &Head, path: &Path) -> Fai
     invalid(&message, path, h.at)
 }
 
-/// The next value of `input`, validated as node `id`. On the recursion path
-/// of nested values: kept out of line so that every level adds one small
-/// frame (see `containers::container`).
-#[inline(never)]
+/// The next value of `input`, validated as node `id`.
+#[inline]
 pub fn validate<I: Input>(ctx: &mut Ctx, id: NodeId, input: &mut I, path: &Path) -> Result<Owned, Fail> {
     let c = ctx.c;
     match c.node(id) {

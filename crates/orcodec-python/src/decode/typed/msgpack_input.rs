@@ -70,9 +70,7 @@ impl<'a> Input for MsgpackInput<'a> {
         Ok(true)
     }
 
-    // Out of line: its lexing would otherwise grow the frame of every class
-    // validator, which is on the recursion path.
-    #[inline(never)]
+    #[inline(always)]
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail> {
         if cursor.remaining == 0 {
             return Ok(None);
