@@ -162,14 +162,13 @@ fn fill<I: Input>(
         seen.set(i);
         hint = i + 1;
     }
-    while let Some(i) = next_field(ctx, cl, input, &mut cursor, hint, path)? {
+    while let Some(i) = next_field(ctx, cl, input, &mut cursor, &mut t, &mut seen, &mut hint, path)? {
         let field = &cl.fields[i];
         let field_path = path.push(Seg::Field(&field.name));
         let value = validate(ctx, field.node, input, &field_path)?;
         // SAFETY: `i` is a field of `cl`.
         unsafe { store(cl, &mut t, i, value)? };
         seen.set(i);
-        hint = i + 1;
     }
     drop(cursor);
     let out = finish(cl, t, &seen, at, path);
@@ -177,30 +176,45 @@ fn fill<I: Input>(
     out
 }
 
-/// The index of the next field of `cl` in an open map (its value next in
-/// the input), skipping unknown keys (or refusing them); None at the map's
-/// end. Out of line: the key lookup and the skipping stay off the stack
-/// while the field's value is validated.
+/// Reads the entries of an open map into `t` until one whose value may
+/// nest (a container, a class, `Any`): returns that field's index, its
+/// value next in the input, or None at the map's end. Leaf values (str,
+/// int, datetime...) are validated and stored here, unknown keys skipped
+/// (or refused). Out of line: the key reading, lookups and leaf values stay
+/// off the stack while a nested value is validated, so each level of
+/// nesting keeps only `fill`'s small frame.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn next_field<I: Input>(
     ctx: &mut Ctx,
     cl: &ClassNode,
     input: &mut I,
     cursor: &mut Cursor,
-    hint: usize,
+    t: &mut Target,
+    seen: &mut Seen,
+    hint: &mut usize,
     path: &Path,
 ) -> Result<Option<usize>, Fail> {
     loop {
         let Some(kh) = input.next_key(cursor)? else { return Ok(None) };
         let key = key_bytes(&kh.v);
-        let found = key.and_then(|k| cl.find(k, hint)).filter(|&i| cl.fields[i].from_input);
-        if found.is_some() {
-            return Ok(found);
+        let Some(i) = key.and_then(|k| cl.find(k, *hint)).filter(|&i| cl.fields[i].from_input) else {
+            if ctx.forbid_unknown {
+                return Err(unknown_field(key, path, kh.at));
+            }
+            input.skip(ctx.depth)?;
+            continue;
+        };
+        *hint = i + 1;
+        let field = &cl.fields[i];
+        if !field.leaf {
+            return Ok(Some(i));
         }
-        if ctx.forbid_unknown {
-            return Err(unknown_field(key, path, kh.at));
-        }
-        input.skip(ctx.depth)?;
+        let field_path = path.push(Seg::Field(&field.name));
+        let value = validate(ctx, field.node, input, &field_path)?;
+        // SAFETY: `i` is a field of `cl`.
+        unsafe { store(cl, t, i, value)? };
+        seen.set(i);
     }
 }
 

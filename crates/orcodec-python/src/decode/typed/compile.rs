@@ -149,6 +149,15 @@ pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
         out.expected.push(expected.into());
         out.nodes.push(compile_node(k, t, count)?);
     }
+    // Which fields are leaves, now that every node exists.
+    let leaves: Vec<bool> = out.nodes.iter().map(Node::is_leaf).collect();
+    for node in &mut out.nodes {
+        if let Node::Class(cl) = node {
+            for field in &mut cl.fields {
+                field.leaf = leaves[field.node as usize];
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -375,6 +384,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             from_input: default_kind & 4 == 0,
             slot: if stored { crate::cpython::instance::member_offset(ty, name_obj.as_ptr()) } else { None },
             name_obj,
+            leaf: false,
         });
     }
     let by_name = (n > SCANNED_FIELDS)

@@ -198,6 +198,9 @@ pub struct Field {
     /// Where the value is stored in the instance, for `__slots__` fields:
     /// written in place (see `cpython::instance`).
     pub slot: Option<isize>,
+    /// The value never opens a container (no nesting below it): read in the
+    /// class validator's key loop rather than on the recursion path.
+    pub leaf: bool,
 }
 
 pub struct ClassNode {
@@ -292,6 +295,29 @@ pub struct Compiled {
     pub nodes: Vec<Node>,
     pub expected: Vec<Box<str>>,
     pub root: NodeId,
+}
+
+impl Node {
+    /// Whether a value of this node is never a container: validating it
+    /// never recurses.
+    pub fn is_leaf(&self) -> bool {
+        match self {
+            Node::None
+            | Node::Bool
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Str(_)
+            | Node::Bytes { .. }
+            | Node::Choice(_)
+            | Node::DateTime
+            | Node::Date
+            | Node::Time
+            | Node::Uuid
+            | Node::Decimal => true,
+            Node::Union(u) => u.by_kind[K_ARRAY] == NO_NODE && u.by_kind[K_OBJECT] == NO_NODE,
+            _ => false,
+        }
+    }
 }
 
 impl Compiled {
