@@ -11,9 +11,9 @@
 #   make lint    cargo fmt --check, cargo clippy -D warnings, ruff check, ruff
 #                format --check; every check runs, the target fails if any did.
 #   make bench   set up, build, run the side-by-side benchmark (the main job),
-#                the numpy round-trip benchmark and the memory benchmark, and
-#                draw the chart; everything goes to bench/results/ (not
-#                tracked), so the tree stays unchanged.
+#                the numpy round-trip benchmark, the typed-decoding benchmark
+#                and the memory benchmark, and draw the chart; everything goes
+#                to bench/results/ (not tracked), so the tree stays unchanged.
 #   make publish-chart   copy the chart of the last `make bench` to
 #                doc/benchmark.png, the chart README.md shows.
 #   make bench-quick   the same as a smoke run of about a minute
@@ -137,6 +137,7 @@ fuzz-short: build
 bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --json bench/results/latest.json
 	$(PY) bench/numpy_roundtrip.py --json bench/results/numpy.json
+	$(PY) bench/typed.py --json bench/results/typed.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
 
@@ -149,6 +150,7 @@ publish-chart:
 bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
 	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
+	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
 	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 

@@ -71,8 +71,8 @@ def test_signature_at_run_time_matches_the_stub(name):
     stub += [(p.arg, "KEYWORD_ONLY") for p in node.args.kwonlyargs]
     assert [(p.name, p.kind.name) for p in runtime.parameters.values()] == stub
     if name in FUNCTIONS:
-        # Every argument but the object is optional: None.
-        assert all(p.default is None for p in list(runtime.parameters.values())[1:])
+        # Every argument but the object is optional: None (strict, of typed decoding: True).
+        assert all(p.default is (True if p.name == "strict" else None) for p in list(runtime.parameters.values())[1:])
     assert f"{name}{runtime}" in pydoc.render_doc(obj, renderer=pydoc.plaintext)
 
 

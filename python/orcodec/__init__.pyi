@@ -1,6 +1,9 @@
+import builtins
 import json
 from collections.abc import Mapping
-from typing import Any, Callable, NamedTuple, final
+from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
+
+_T = TypeVar("_T")
 
 __version__: str
 
@@ -95,18 +98,52 @@ def dumps(
     flags.
     """
 
-def loads(obj: bytes | bytearray | memoryview | str, /) -> Any:
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any: ...
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
     """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
     or str. Behaves like orjson.loads.
 
     Returns the value the text holds: dict, list, str, int, float, bool or
-    None.
+    None; with type, a value of that type (dataclasses, TypedDicts,
+    NamedTuples, enums, datetimes, UUIDs, Decimals, containers of them...),
+    checked while it is read.
+
+    type: the type to decode into (None: untyped, as orjson). Compiled types
+    are cached. strict: False allows lax conversions (numeric text to
+    numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
+    for a type orcodec does not know, value decoded as builtins.
 
     Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
     that is not JSON or not UTF-8, that holds more than one value or nests
     deeper than 1024 levels, for a str with a lone surrogate, and for input
     of another type. Its msg says what is wrong; pos, lineno and colno say
-    where.
+    where. Raises ValidationError (also a JSONDecodeError) for JSON that
+    does not fit type; its path attribute says where (e.g. $.items[3].qty).
     """
 
 def packb(
@@ -147,6 +184,7 @@ def packb(
     127.
     """
 
+@overload
 def unpackb(
     obj: bytes | bytearray | memoryview,
     /,
@@ -154,12 +192,40 @@ def unpackb(
     ext_hook: Callable[[int, bytes], Any] | None = ...,
     option: int | None = ...,
     numpy_ext_code: int | None = ...,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any: ...
+@overload
+def unpackb(
+    obj: bytes | bytearray | memoryview,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def unpackb(
+    obj: bytes | bytearray | memoryview,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
 ) -> Any:
     """Deserialize one MessagePack value given as bytes, bytearray or
     memoryview. Behaves like ormsgpack.unpackb.
 
     Returns the value: dict, list, str, int, float, bool, None or bytes (for
-    bin), with what ext_hook returns in place of each extension value.
+    bin), with what ext_hook returns in place of each extension value; with
+    type, a value of that type, checked while it is read (as loads does).
 
     ext_hook: called as ext_hook(tag, data) for each extension value (tag an
     int from -128 to 127, data bytes); what it returns takes the value's
@@ -174,6 +240,7 @@ def unpackb(
     The others are accepted and ignored.
     numpy_ext_code: the extension type read as numpy arrays with
     OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
+    type, strict, dec_hook: as for loads.
 
     Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
     ends early or goes on after the value, nests deeper than 1024 levels, has
@@ -184,8 +251,106 @@ def unpackb(
     input of another type, for an option that is not made of flags or asks
     for zero-copy arrays without a form to read them from, and for a
     numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
-    message says at which byte.
+    message says at which byte. Raises ValidationError (also a
+    MsgpackDecodeError) for data that does not fit type.
     """
+
+@overload
+def convert(
+    obj: Any,
+    type: type[_T],
+    *,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def convert(
+    obj: Any,
+    type: Any,
+    *,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
+    """Validate and convert Python objects already in memory (from YAML, TOML,
+    a form, an ORM row) into type, as loads(..., type=type) does for JSON:
+    dicts become dataclasses, TypedDicts or attrs classes, lists NamedTuples
+    or tuples, RFC 3339 text datetimes, and so on. A value that already has
+    the target type is returned as it is.
+
+    strict, dec_hook: as for loads.
+
+    Raises ValidationError (a ValueError) for objects that do not fit type,
+    and TypeError for a type orcodec cannot decode into.
+    """
+
+class Decoder(Generic[_T]):
+    """A type compiled once, for decoding into it many times: .loads(data)
+    for JSON, .unpackb(data) for MessagePack, .convert(obj) for Python
+    objects. strict and dec_hook are as for loads; forbid_unknown_fields
+    makes a key that is no field of a dataclass, attrs class or TypedDict
+    an error (they are skipped otherwise).
+
+    Raises TypeError for a type orcodec cannot decode into (an ambiguous
+    union, say) when it is created.
+    """
+
+    @property
+    def type(self) -> Any:
+        """The type decoded into."""
+    @property
+    def strict(self) -> bool:
+        """False when lax conversions are allowed."""
+    @property
+    def dec_hook(self) -> Callable[[Any, Any], Any] | None:
+        """The hook for unknown types, or None."""
+    @property
+    def forbid_unknown_fields(self) -> bool:
+        """Whether unknown fields are errors."""
+    @overload
+    def __new__(
+        cls,
+        type: builtins.type[_T],
+        /,
+        *,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+        forbid_unknown_fields: bool = ...,
+    ) -> Decoder[_T]: ...
+    @overload
+    def __new__(
+        cls,
+        type: Any,
+        /,
+        *,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+        forbid_unknown_fields: bool = ...,
+    ) -> Decoder[Any]: ...
+    def loads(self, obj: bytes | bytearray | memoryview | str, /) -> _T:
+        """Decode JSON into the Decoder's type (see orcodec.loads)."""
+    def unpackb(
+        self,
+        obj: bytes | bytearray | memoryview,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = ...,
+        option: int | None = ...,
+    ) -> _T:
+        """Decode MessagePack into the Decoder's type (see orcodec.unpackb)."""
+    def convert(self, obj: Any, /) -> _T:
+        """Convert Python objects into the Decoder's type (see orcodec.convert)."""
+    def __class_getitem__(cls, item: Any, /) -> Any: ...
+
+class ValidationError(ValueError):
+    """Raised when data is well-formed but does not fit the type it is decoded
+    into. A subclass of ValueError; raised by loads it is also a
+    JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
+    what is wrong and where; path is the location ($.items[3].qty). When a
+    dec_hook or __post_init__ rejected the value, its exception is the
+    __cause__.
+    """
+
+    path: str
 
 class JSONEncodeError(TypeError):
     """Raised by dumps for an object it cannot serialize. A subclass of
