@@ -16,7 +16,7 @@ use orcodec_core::msgpack::writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::module::args::{none_to_null, parse_opts, ArgErrors, Call};
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use error::{raise_encode_error, Format};
@@ -29,11 +29,14 @@ struct Args {
     /// NULL when there is no hook.
     default: *mut PyObject,
     opts: Opt,
+    /// The extension type of numpy arrays (`packb`'s `numpy_ext_code`).
+    numpy_code: i8,
 }
 
-/// Parses the arguments, or returns None with the exception set. Argument
-/// errors are the format's encode error (a TypeError), as with both peers,
-/// whose encode errors are TypeError itself; `dumps` words them as orjson.
+/// Parses the arguments of `dumps`, or returns None with the exception set.
+/// Argument errors are the format's encode error (a TypeError), as with both
+/// peers, whose encode errors are TypeError itself; `dumps` words them as
+/// orjson.
 #[inline(always)]
 unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool) -> Option<Args> {
     let s = state();
@@ -45,7 +48,21 @@ unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool)
     // cannot write becomes "Type is not JSON serializable", calling None the
     // cause); ormsgpack takes None as no default.
     let default = if orjson && default == Py_None() { default } else { none_to_null(default) };
-    Some(Args { obj, default, opts })
+    Some(Args { obj, default, opts, numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE })
+}
+
+/// Parses the arguments of `packb` (`dumps`'s and `numpy_ext_code`), or
+/// returns None with the exception set; argument errors in CPython's words,
+/// as ormsgpack's.
+#[inline(always)]
+unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
+    let s = state();
+    let errors = ArgErrors { kind: format.error, orjson: false, exactly_one: false };
+    let names = [core::ptr::null_mut(), s.kw_default, s.kw_option, s.kw_numpy_ext_code];
+    let [obj, default, option, code] = call.parse_with("packb", names, 3, &errors).ok()?;
+    let opts = parse_opts(option, format.error, options::ENCODE_MASK).ok()?;
+    let numpy_code = parse_numpy_ext_code(code, format.error).ok()?;
+    Some(Args { obj, default: none_to_null(default), opts, numpy_code })
 }
 
 /// A first size guess for an output buffer, learned from the previous call:
@@ -95,6 +112,7 @@ unsafe fn encode<E: Emitter>(
         return core::ptr::null_mut();
     };
     let mut walker = Walker::new(make(sink), args.default, args.opts);
+    walker.numpy_code = args.numpy_code;
     let result = walker.walk(args.obj);
     let Walker { emitter, ctx, .. } = walker;
     let sink = finish(emitter);
@@ -148,7 +166,7 @@ pub unsafe extern "C" fn packb(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
-    let Some(mut args) = parse_args(&call, "packb", &format, false) else {
+    let Some(mut args) = parse_packb_args(&call, &format) else {
         return core::ptr::null_mut();
     };
     args.opts &= !options::JSON_ONLY;

@@ -162,9 +162,14 @@ unsafe fn type_name(obj: *mut PyObject) -> String {
     core::ffi::CStr::from_ptr((*Py_TYPE(obj)).tp_name).to_string_lossy().into_owned()
 }
 
-/// Whether a type that reached "not serializable" is numpy's.
-unsafe fn is_numpy_type(ty: *mut PyTypeObject) -> bool {
-    core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes().starts_with(b"numpy.")
+/// Whether a type that reached "not serializable" is one OPT_SERIALIZE_NUMPY
+/// writes (ndarray and the scalar types of the element types it writes; not
+/// numpy.bytes_, numpy.longdouble...).
+unsafe fn serialize_numpy_writes(ty: *mut PyTypeObject) -> bool {
+    match crate::encode::types::numpy::numpy_types() {
+        Some(types) => ty == types.ndarray || types.scalars.iter().any(|&(t, _)| t == ty),
+        None => false,
+    }
 }
 
 /// The notes for `err`, raised as the current exception: where, and the
@@ -219,7 +224,7 @@ unsafe fn notes_for(err: &EncodeError, context: &ErrorContext, opts: Opt, msgpac
             notes.push("pass OPT_PASSTHROUGH_BIG_INT to hand ints outside -2**63 .. 2**64-1 to default".into())
         }
         EncodeError::Unsupported(ty) | EncodeError::DefaultRaised(ty)
-            if is_numpy_type(ty) && opts & options::SERIALIZE_NUMPY == 0 =>
+            if opts & options::SERIALIZE_NUMPY == 0 && serialize_numpy_writes(ty) =>
         {
             notes.push("pass OPT_SERIALIZE_NUMPY to write numpy arrays and scalars".into())
         }

@@ -25,7 +25,8 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 5] = [
+static mut METHODS: [PyMethodDef; 6] = [
+    method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
     method(c"packb", encode::packb, docs::PACKB),
@@ -112,6 +113,12 @@ fn new_str(text: &str) -> *mut PyObject {
     unsafe { PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t) }
 }
 
+/// A new reference to `obj` (NULL stays NULL).
+unsafe fn incref(obj: *mut PyObject) -> *mut PyObject {
+    Py_XINCREF(obj);
+    obj
+}
+
 /// A new tuple of `items` (new references, consumed even on failure), or
 /// NULL with an exception set if any is NULL or the tuple cannot be made.
 fn new_tuple(items: &[*mut PyObject]) -> *mut PyObject {
@@ -181,6 +188,19 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     }
     let json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
     let msgpack_decode_error = new_msgpack_decode_error();
+    let validation_error = new_exception(c"orcodec.ValidationError", docs::VALIDATION_ERROR, PyExc_ValueError);
+    // The subclasses raised by loads and unpackb: existing handlers of the
+    // formats' decode errors keep catching every failure of a decode.
+    let json_validation_error = new_exception(
+        c"orcodec.JSONValidationError",
+        docs::VALIDATION_ERROR,
+        new_tuple(&[incref(validation_error), incref(json_decode_error)]),
+    );
+    let msgpack_validation_error = new_exception(
+        c"orcodec.MsgpackValidationError",
+        docs::VALIDATION_ERROR,
+        new_tuple(&[incref(validation_error), incref(msgpack_decode_error)]),
+    );
     let st = state::State {
         json_encode_error: new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError),
         json_decode_error,
@@ -192,9 +212,17 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
             docs::MSGPACK_INPUT_TYPE_ERROR,
             msgpack_decode_error,
         ),
+        validation_error,
+        json_validation_error,
+        msgpack_validation_error,
+        kw_type: args::intern(c"type"),
+        kw_strict: args::intern(c"strict"),
+        kw_dec_hook: args::intern(c"dec_hook"),
+        kw_forbid_unknown_fields: args::intern(c"forbid_unknown_fields"),
         kw_default: args::intern(c"default"),
         kw_option: args::intern(c"option"),
         kw_ext_hook: args::intern(c"ext_hook"),
+        kw_numpy_ext_code: args::intern(c"numpy_ext_code"),
         str_utcoffset: args::intern(c"utcoffset"),
         str_int: args::intern(c"int"),
         str_value: args::intern(c"_value_"),
@@ -216,6 +244,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         str_pytz_tzinfo: args::intern(c"pytz.tzinfo"),
         fragment_type: classes::fragment::new_fragment_type(),
         ext_type: classes::ext::new_ext_type(),
+        decoder_type: classes::decoder::new_decoder_type(),
     };
     Py_DECREF(std_decode_error);
     let all = [
@@ -225,9 +254,17 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.msgpack_decode_error,
         st.json_input_error,
         st.msgpack_input_error,
+        st.validation_error,
+        st.json_validation_error,
+        st.msgpack_validation_error,
+        st.kw_type,
+        st.kw_strict,
+        st.kw_dec_hook,
+        st.kw_forbid_unknown_fields,
         st.kw_default,
         st.kw_option,
         st.kw_ext_hook,
+        st.kw_numpy_ext_code,
         st.str_utcoffset,
         st.str_int,
         st.str_value,
@@ -249,6 +286,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.str_pytz_tzinfo,
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
+        st.decoder_type as *mut PyObject,
     ];
     if all.iter().any(|p| p.is_null()) {
         return None;
@@ -264,6 +302,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         (c"MsgpackInputTypeError", st.msgpack_input_error),
         (c"Fragment", st.fragment_type as *mut PyObject),
         (c"Ext", st.ext_type as *mut PyObject),
+        (c"ValidationError", st.validation_error),
+        (c"Decoder", st.decoder_type as *mut PyObject),
     ] {
         Py_INCREF(obj);
         if !add(module, name, obj) {
