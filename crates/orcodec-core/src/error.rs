@@ -16,6 +16,9 @@ pub enum DecodeErrorKind {
     DepthLimit,
     InvalidUtf8,
     InvalidNumber,
+    /// A JSON number beyond the doubles (`1e400`), refused by builders that
+    /// ask for finite numbers ([`Builder::FINITE_NUMBERS`](crate::builder::Builder::FINITE_NUMBERS)).
+    NumberOutOfRange,
     InvalidEscape,
     ControlCharacterInString,
     LoneSurrogate,
@@ -74,6 +77,7 @@ impl fmt::Display for DecodeErrorKind {
             DepthLimit => write!(f, "nesting deeper than {} levels", crate::MAX_DECODE_DEPTH),
             InvalidUtf8 => f.write_str("invalid UTF-8"),
             InvalidNumber => f.write_str("invalid number"),
+            NumberOutOfRange => f.write_str("number beyond the range of a double (about 1.8e308)"),
             InvalidEscape => f.write_str("invalid escape sequence in string"),
             ControlCharacterInString => {
                 f.write_str("unescaped control character in string (must be escaped as \\u00XX)")

@@ -54,6 +54,9 @@ pub(super) trait NumberSink {
     type Error;
     /// Whether the value is wanted; without it, [`unvalued`](Self::unvalued).
     const VALUE: bool = true;
+    /// Whether a number beyond the doubles is `NumberOutOfRange` rather than
+    /// an infinity.
+    const FINITE: bool = false;
     fn u64(&mut self, v: u64) -> Result<Self::Value, Self::Error>;
     fn i64(&mut self, v: i64) -> Result<Self::Value, Self::Error>;
     /// `is_float`: the number has a fraction or an exponent (else it is an
@@ -368,12 +371,16 @@ pub(super) trait Lex<'a> {
             // which only makes the test stricter): the fast paths decide
             // nearly every float from it without reading the digits again.
             if let Some(v) = decimal_to_f64(mantissa, exponent - fraction_digits as i64) {
+                if S::FINITE && v.is_infinite() {
+                    return err(Kind::NumberOutOfRange, start);
+                }
                 return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
             }
         }
         // SAFETY: the bytes matched the ASCII number grammar above.
         let text = unsafe { core::str::from_utf8_unchecked(&input[start..i]) };
         match text.parse::<f64>() {
+            Ok(v) if S::FINITE && v.is_infinite() => err(Kind::NumberOutOfRange, start),
             Ok(v) => sink.f64(v, is_float).map_err(Failure::Build),
             Err(_) => err(Kind::InvalidNumber, start),
         }

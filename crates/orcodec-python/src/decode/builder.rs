@@ -124,6 +124,9 @@ impl PyBuilder {
 impl Builder for PyBuilder {
     type Value = Owned;
     type Error = ();
+    // `loads` refuses 1e400 as orjson does (a float it would write back as
+    // null), rather than reading it as an infinity like the stdlib.
+    const FINITE_NUMBERS: bool = true;
 
     #[inline(always)]
     fn null(&mut self) -> Result<Owned, ()> {

@@ -6,7 +6,7 @@
 use core::ffi::c_char;
 use pyo3_ffi::*;
 
-use orcodec_core::error::DecodeErrorKind;
+use orcodec_core::error::{DecodeError, DecodeErrorKind};
 
 use crate::module::errors::{add_note, take_exception, Raised};
 use crate::module::state::state;
@@ -33,6 +33,214 @@ pub unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject,
     raise_json_error_at(state().json_decode_error, msg, doc, pos);
     Py_DECREF(doc);
     Raised
+}
+
+/// Raises `JSONDecodeError` for a decode that stopped with `e`: orjson's
+/// message at orjson's position, and a note with what orcodec knows beyond
+/// it, if anything.
+#[cold]
+pub unsafe fn raise_json_syntax_error(e: &DecodeError, input: &[u8], original: *mut PyObject) -> Raised {
+    let (message, offset, note) = json_message(&e.kind, e.offset, input);
+    raise_json_error(&message, input, original, offset);
+    if let Some(note) = note {
+        crate::module::errors::add_note_to_current(&note);
+    }
+    Raised
+}
+
+/// What orjson's number grammar says about the malformed number starting at
+/// `start`, and where: its messages name the part that is missing.
+fn json_number_message(input: &[u8], start: usize) -> (&'static str, usize) {
+    let digit_at = |i: usize| input.get(i).is_some_and(u8::is_ascii_digit);
+    let missing = |i: usize, what: &'static str| {
+        if i >= input.len() {
+            ("unexpected end of data", input.len())
+        } else {
+            (what, i)
+        }
+    };
+    let mut i = start;
+    if input.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    if !digit_at(i) {
+        return missing(i, "no digit after sign");
+    }
+    if input[i] == b'0' && digit_at(i + 1) {
+        return ("number with leading zero is not allowed", i);
+    }
+    while digit_at(i) {
+        i += 1;
+    }
+    if input.get(i) == Some(&b'.') {
+        i += 1;
+        if !digit_at(i) {
+            return missing(i, "no digit after decimal point");
+        }
+        while digit_at(i) {
+            i += 1;
+        }
+    }
+    if let Some(b'e' | b'E') = input.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = input.get(i) {
+            i += 1;
+        }
+        if !digit_at(i) {
+            return missing(i, "no digit after exponent sign");
+        }
+    }
+    ("invalid number", start)
+}
+
+/// orjson's words for a literal that is not `true`, `false` or `null`.
+fn json_literal_message(input: &[u8], start: usize) -> (String, usize) {
+    let word: &[u8] = match input.get(start) {
+        Some(b't') => b"true",
+        Some(b'f') => b"false",
+        _ => b"null",
+    };
+    let rest = &input[start.min(input.len())..];
+    if rest.len() < word.len() && word.starts_with(rest) {
+        return ("unexpected end of data".into(), input.len());
+    }
+    (format!("invalid literal, expected '{}'", String::from_utf8_lossy(word)), start)
+}
+
+/// The UTF-16 unit of the `\uXXXX` escape at `at`, if there is one.
+fn escape_unit(input: &[u8], at: usize) -> Option<u16> {
+    // An escaped backslash followed by `u` is no escape.
+    let backslashes_before = input[..at.min(input.len())].iter().rev().take_while(|&&c| c == b'\\').count();
+    if input.get(at..at + 2)? != b"\\u" || backslashes_before % 2 == 1 {
+        return None;
+    }
+    let hex = core::str::from_utf8(input.get(at + 2..at + 6)?).ok()?;
+    u16::from_str_radix(hex, 16).ok()
+}
+
+/// Whether the escape ending at `at` is the high half of a surrogate pair.
+fn high_surrogate_before(input: &[u8], at: usize) -> bool {
+    at >= 6 && escape_unit(input, at - 6).is_some_and(|u| (0xD800..=0xDBFF).contains(&u))
+}
+
+/// Whether `partial` (what the input has of a `\u` escape's four hex digits)
+/// can still become a low surrogate.
+fn could_be_low_surrogate(partial: &[u8]) -> bool {
+    partial.iter().enumerate().all(|(i, c)| match i {
+        0 => matches!(c, b'd' | b'D'),
+        1 => matches!(c, b'c'..=b'f' | b'C'..=b'F'),
+        _ => c.is_ascii_hexdigit(),
+    })
+}
+
+/// orjson's words and position for a `\u` escape at `offset` that is half
+/// of a surrogate pair.
+fn json_surrogate_message(input: &[u8], offset: usize) -> (&'static str, usize) {
+    let unit = escape_unit(input, offset).unwrap_or(0);
+    let after = input.get(offset + 6..).unwrap_or_default();
+    let end = ("unexpected end of data", input.len());
+    if (0xDC00..=0xDFFF).contains(&unit) {
+        let cut_short = match after {
+            [] | [b'\\'] => true,
+            [b'\\', b'u', partial @ ..] => partial.len() < 4 && could_be_low_surrogate(partial),
+            _ => false,
+        };
+        if cut_short {
+            return end;
+        }
+        return ("invalid high surrogate in string", offset);
+    }
+    match after {
+        [] | [b'\\'] => end,
+        [b'\\', b'u', partial @ ..] if partial.len() < 4 => {
+            if could_be_low_surrogate(partial) {
+                end
+            } else {
+                ("invalid escape in string", offset)
+            }
+        }
+        [b'\\', b'u', ..] => ("invalid low surrogate in string", offset),
+        _ => ("no low surrogate in string", offset),
+    }
+}
+
+/// orjson's words and position when the input ends inside a `\u` escape.
+fn json_end_in_escape(input: &[u8]) -> Option<(&'static str, usize)> {
+    let tail_start = input.len().saturating_sub(5);
+    let at = (tail_start..input.len().saturating_sub(1)).rfind(|&i| {
+        input[i] == b'\\'
+            && input[i + 1] == b'u'
+            && input[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
+    })?;
+    let partial = &input[at + 2..];
+    if high_surrogate_before(input, at) {
+        if could_be_low_surrogate(partial) {
+            return None;
+        }
+        return Some(("invalid escape in string", at - 6));
+    }
+    // What it has of its four hex digits is already not hex.
+    partial.iter().any(|c| !c.is_ascii_hexdigit()).then_some(("invalid escaped sequence in string", at))
+}
+
+/// orjson's message and byte offset for a decode error of `kind` at byte
+/// `offset` of `input`, and orcodec's own description as a note where it
+/// says more.
+pub fn json_message(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> (String, usize, Option<String>) {
+    use DecodeErrorKind::*;
+    let own = || Some(format!("{kind} at byte {offset}"));
+    // A digit right after a number that is just `0` or `-0`.
+    let leading_zero = offset > 0 && input.get(offset).is_some_and(u8::is_ascii_digit) && input[offset - 1] == b'0';
+    match kind {
+        EmptyDocument if input.is_empty() => ("Input is a zero-length, empty document".into(), 0, None),
+        EmptyDocument => ("input data is empty".into(), 0, None),
+        UnexpectedEnd => match json_end_in_escape(input) {
+            Some((message, at)) => (message.into(), at, None),
+            None => ("unexpected end of data".into(), offset, None),
+        },
+        TrailingData | UnexpectedByte { .. } if leading_zero => {
+            ("number with leading zero is not allowed".into(), offset - 1, None)
+        }
+        TrailingData => ("unexpected content after document".into(), offset, None),
+        UnexpectedByte { .. } if offset == 0 && input.starts_with(b"\xef\xbb\xbf") => {
+            ("UTF-8 byte order mark (BOM) is not supported".into(), 0, None)
+        }
+        UnexpectedByte { found: b'+' | b'.', expected: "a JSON value" } => {
+            ("no digit after sign".into(), offset, own())
+        }
+        UnexpectedByte { expected, .. } => {
+            let expected = match *expected {
+                "a string key in double quotes" => "a string key",
+                "':' after the key" => "':' after key",
+                other => other,
+            };
+            (format!("unexpected character, expected {expected}"), offset, own())
+        }
+        // At the comma itself (orcodec may blame the whitespace after it).
+        TrailingComma => {
+            let comma = input[..=offset.min(input.len().saturating_sub(1))].iter().rposition(|&c| c == b',');
+            ("trailing comma is not allowed".into(), comma.unwrap_or(offset), None)
+        }
+        DepthLimit => ("depth limit exceeded".into(), offset + 1, own()),
+        InvalidUtf8 => ("str is not valid UTF-8: surrogates not allowed".into(), 0, own()),
+        InvalidNumber => {
+            let (message, at) = json_number_message(input, offset);
+            (message.into(), at, None)
+        }
+        NumberOutOfRange => ("number is infinity when parsed as double".into(), offset, own()),
+        InvalidEscape if high_surrogate_before(input, offset) => ("invalid escape in string".into(), offset - 6, None),
+        InvalidEscape => ("invalid escaped sequence in string".into(), offset, None),
+        ControlCharacterInString => ("unexpected control character in string".into(), offset, own()),
+        LoneSurrogate => {
+            let (message, at) = json_surrogate_message(input, offset);
+            (message.into(), at, None)
+        }
+        InvalidLiteral => {
+            let (message, at) = json_literal_message(input, offset);
+            (message, at, None)
+        }
+        _ => (kind.to_string(), offset, None),
+    }
 }
 
 /// Raises `kind(msg, doc, pos)`, `kind` being `JSONDecodeError` or a

@@ -30,7 +30,7 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{
-    decode_error_from_current, file_note, raise_json_error, raise_json_error_at, raise_json_error_without_doc,
+    decode_error_from_current, file_note, raise_json_error_at, raise_json_error_without_doc, raise_json_syntax_error,
     raise_msgpack_error, raise_with_note, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
@@ -293,7 +293,7 @@ pub unsafe extern "C" fn loads(
         orcodec_core::json::scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
     });
     drop(pause);
-    finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
+    finish(result, |e| raise_json_syntax_error(&e, bytes, obj))
 }
 
 pub unsafe extern "C" fn unpackb(

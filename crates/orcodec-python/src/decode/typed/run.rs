@@ -11,7 +11,7 @@ use orcodec_core::msgpack::reader::ReadOptions;
 use crate::classes::decoder::Decoder;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
-use crate::decode::error::{raise_json_error, raise_msgpack_error};
+use crate::decode::error::{raise_json_syntax_error, raise_msgpack_error};
 use crate::decode::typed::cache;
 use crate::decode::typed::error::{raise_invalid, Fail, Source};
 use crate::decode::typed::input::Input;
@@ -165,7 +165,8 @@ pub unsafe extern "C" fn convert(
 /// argument it was borrowed from (for the error's `doc`).
 pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], original: *mut PyObject) -> *mut PyObject {
     let raise_syntax = |e: orcodec_core::error::DecodeError| {
-        raise_json_error(&e.kind.to_string(), bytes, original, e.offset);
+        // The same error (orjson's words and position) as without a type.
+        raise_json_syntax_error(&e, bytes, original);
     };
     let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
         Ok(pull) => pull,
