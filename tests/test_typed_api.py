@@ -88,7 +88,7 @@ def test_keywords_of_loads_and_unpackb():
     with pytest.raises(TypeError, match="unexpected keyword argument 'typ'"):
         orcodec.loads(b"1", typ=int)  # type: ignore[call-overload]
     # orjson's words for a positional count loads does not take.
-    with pytest.raises(TypeError, match=r"^loads\(\) takes exactly one argument \(2 given\)$"):
+    with pytest.raises(TypeError, match=r"^orcodec\.loads\(\) takes exactly one argument \(2 given\)$"):
         orcodec.loads(b"1", int)  # type: ignore[call-overload]
     # strict and dec_hook are checked even without a type.
     with pytest.raises(TypeError, match="dec_hook must be callable"):

@@ -340,17 +340,29 @@ def test_ext_hook_results_are_not_leaked():
     assert sys.getrefcount(marker) == before
 
 
-def test_ext_hook_result_as_map_key():
+def test_extension_map_keys_are_refused_as_ormsgpack_does():
     data = b"\x81\xd4\x01\x00\x01"  # {ext(1, b"\x00"): 1}
-    # Without OPT_NON_STR_KEYS a non-str key is refused before the hook matters.
-    with pytest.raises(orcodec.MsgpackDecodeError, match="(?m)^invalid type FixExt1$"):
-        orcodec.unpackb(data, ext_hook=lambda t, d: (t, d))
-    # With it, the hook's result is the key (ormsgpack refuses extension keys).
-    assert orcodec.unpackb(data, ext_hook=lambda t, d: (t, d), option=orcodec.OPT_NON_STR_KEYS) == {(1, b"\x00"): 1}
-    # An unhashable result is a decode error, not a bare TypeError.
-    with pytest.raises(orcodec.MsgpackDecodeError) as info:
-        orcodec.unpackb(data, ext_hook=lambda t, d: [t], option=orcodec.OPT_NON_STR_KEYS)
-    assert type(info.value.__cause__) is TypeError
+    calls = []
+
+    def hook(tag, payload):
+        calls.append(tag)
+        return (tag, payload)
+
+    # With or without OPT_NON_STR_KEYS, an extension is no key: the hook is never asked.
+    for option in (None, orcodec.OPT_NON_STR_KEYS):
+        with pytest.raises(orcodec.MsgpackDecodeError) as ours:
+            orcodec.unpackb(data, ext_hook=hook, option=option)
+        peer_option = None if option is None else ormsgpack.OPT_NON_STR_KEYS
+        with pytest.raises(ValueError) as theirs:
+            ormsgpack.unpackb(data, ext_hook=hook, option=peer_option)
+        assert str(ours.value) == str(theirs.value) == "invalid type FixExt1"
+        assert ours.value.pos == 1
+    assert calls == []
+    # A timestamp read as a datetime is a key.
+    stamp_key = b"\x81\xd6\xff\x00\x00\x00\x01\x01"
+    option = orcodec.OPT_NON_STR_KEYS | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
+    peer_option = ormsgpack.OPT_NON_STR_KEYS | ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT
+    assert orcodec.unpackb(stamp_key, option=option) == ormsgpack.unpackb(stamp_key, option=peer_option)
 
 
 def test_ext_round_trip_through_hook_in_nested_documents():

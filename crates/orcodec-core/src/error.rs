@@ -33,6 +33,9 @@ pub enum DecodeErrorKind {
     NonStrKey,
     /// A map used as a map key (with non-str keys allowed): not hashable.
     MapKey,
+    /// An extension used as a map key (with non-str keys allowed), other
+    /// than a timestamp read as a datetime.
+    ExtKey,
     ExtensionType(i8),
     /// An extension -1 whose payload is not one of the timestamp forms.
     InvalidTimestamp {
@@ -95,6 +98,7 @@ impl fmt::Display for DecodeErrorKind {
             }
             NonStrKey => f.write_str("map key must be str (pass OPT_NON_STR_KEYS to allow other keys)"),
             MapKey => f.write_str("map key must not be a map"),
+            ExtKey => f.write_str("map key must not be an extension (a timestamp read as a datetime may be)"),
             InvalidTimestamp { len } => write!(
                 f,
                 "invalid timestamp extension: {len} bytes of payload (must be 4, 8 or 12, with nanoseconds below 10**9)"

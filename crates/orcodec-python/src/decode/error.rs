@@ -365,6 +365,16 @@ fn msgpack_message(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> (Stri
             Some("map keys must be str: pass OPT_NON_STR_KEYS to read keys of other types".into()),
         ),
         MapKey => (format!("invalid type {}", marker()), Some("a map cannot be a map key (it is not hashable)".into())),
+        // ormsgpack tries the forms a timestamp can take as one, and says so.
+        ExtKey => {
+            let message = match input.get(offset) {
+                Some(0xd6 | 0xd7 | 0xc7) => "invalid value".into(),
+                _ => format!("invalid type {}", marker()),
+            };
+            let note = "an extension cannot be a map key; a timestamp can, read as a datetime with \
+                        OPT_DATETIME_AS_TIMESTAMP_EXT";
+            (message, Some(note.into()))
+        }
         InvalidUtf8 => ("invalid UTF-8 string".into(), None),
         DepthLimit => ("Recursion limit reached".into(), Some(kind.to_string())),
         ExtensionType(tag) => {

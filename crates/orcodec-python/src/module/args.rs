@@ -47,7 +47,9 @@ impl ArgErrors {
     #[cold]
     unsafe fn positional_count(&self, function: &str, positional: usize, given: usize) -> Raised {
         if self.exactly_one {
-            return self.raise(&format!("{function}() takes exactly one argument ({given} given)"));
+            // CPython's words for orjson's one-argument function, which name
+            // its module.
+            return self.raise(&format!("orcodec.{function}() takes exactly one argument ({given} given)"));
         }
         let takes = if positional == 1 { "1".to_string() } else { format!("from 1 to {positional}") };
         self.raise(&format!("{function}() takes {takes} positional arguments but {given} were given"))
