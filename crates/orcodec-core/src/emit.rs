@@ -14,6 +14,14 @@ pub trait Emitter {
     /// walker turns non-str keys into text and calls `key`/`ascii_key`.
     const NATIVE_KEYS: bool;
 
+    /// Whether the output could not be grown (see [`Sink::failed`]): what was
+    /// written since is lost, and the driver stops and raises MemoryError.
+    /// The walker checks it at every container, so a failed write is not
+    /// followed by a walk through the rest of the object.
+    ///
+    /// [`Sink::failed`]: crate::sink::Sink::failed
+    fn failed(&self) -> bool;
+
     fn null(&mut self);
     fn bool(&mut self, value: bool);
     fn i64(&mut self, value: i64);

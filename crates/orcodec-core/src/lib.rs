@@ -19,6 +19,7 @@
 //! * [`number`]: integers and floats to text and text to floats.
 //! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
 //! * [`error`]: what a decoder rejected, and where.
+//! * [`fallible`]: allocation that reports failure instead of aborting.
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
 //! `testing` (built for tests and fuzzing only) holds the test support:
@@ -31,6 +32,7 @@ pub mod cpu;
 pub mod datetime;
 pub mod emit;
 pub mod error;
+pub mod fallible;
 pub mod json;
 pub mod msgpack;
 pub mod number;

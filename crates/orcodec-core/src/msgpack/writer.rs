@@ -2,7 +2,7 @@
 //! what `msgpack.packb(obj, use_bin_type=True)` writes (floats as float64).
 
 use crate::emit::Emitter;
-use crate::sink::Sink;
+use crate::sink::{Sink, CHUNK};
 use crate::text::{copy_bytes, SurrogateError, Text, WRITE_SLACK};
 
 #[inline(always)]
@@ -124,7 +124,9 @@ fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
     if len < 32 {
         // fixstr, the usual map key: one byte of header, and a copy made of
         // at most two overlapping loads and stores instead of a memcpy call.
-        out.reserve(1 + len);
+        if !out.reserve(1 + len) {
+            return;
+        }
         // SAFETY: `1 + len` bytes reserved just above.
         unsafe {
             let at = out.tail();
@@ -140,9 +142,14 @@ fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
 /// Writes UCS1/UCS2/UCS4 text as str, transcoding it to UTF-8.
 #[inline(never)]
 fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    if text.units() > CHUNK {
+        return write_long_transcoded(out, text, CHUNK);
+    }
     let (min, max) = text.utf8_len_bounds();
     let guessed = str_header_len(max);
-    out.reserve(guessed + max + WRITE_SLACK);
+    if !out.reserve(guessed + max + WRITE_SLACK) {
+        return Ok(());
+    }
     // SAFETY: `guessed + max + WRITE_SLACK` bytes are reserved; the UTF-8 form
     // is at most `max` bytes (the transcoders may scribble up to WRITE_SLACK
     // past it) and its header at most `guessed` (the header only grows with
@@ -163,12 +170,48 @@ fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surrogat
     Ok(())
 }
 
+/// [`write_transcoded`] for a text of more than `chunk` (at least 2**16)
+/// units: its UTF-8 form is then longer than 0xffff bytes, so its header is
+/// a str32's five bytes, filled in once the length is known. Transcoded a
+/// chunk at a time, so the room asked for is a chunk's worst case, not the
+/// text's. A lone surrogate takes back what was written.
+#[cold]
+fn write_long_transcoded<S: Sink>(out: &mut S, text: Text<'_>, chunk: usize) -> Result<(), SurrogateError> {
+    debug_assert!(text.units() > 0xffff);
+    let before = out.len();
+    out.extend(&[0xdb, 0, 0, 0, 0]);
+    let mut start = 0;
+    while start < text.units() {
+        let piece = text.slice(start, text.units().min(start + chunk));
+        if !out.reserve(piece.utf8_len_bounds().1 + WRITE_SLACK) {
+            return Ok(());
+        }
+        // SAFETY: room for the piece's longest UTF-8 form and the slack.
+        match unsafe { piece.write_utf8(out.tail()) } {
+            // SAFETY: the transcoder wrote `n` bytes into the room.
+            Ok(n) => unsafe { out.advance(n) },
+            Err(error) => {
+                out.truncate(before);
+                return Err(error);
+            }
+        }
+        start += piece.units();
+    }
+    let len = out.len() - before - 5;
+    // SAFETY: the header's five bytes were written at `before`, and the
+    // bytes written so far are contiguous and end at `tail()`.
+    unsafe { put_str_header(out.tail().sub(len + 5), len) };
+    Ok(())
+}
+
 /// Writes ASCII (or any UTF-8) text, shorter than 2**32 bytes, as str.
 #[inline]
 pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     let len = text.len();
     let header = str_header_len(len);
-    out.reserve(header + len);
+    if !out.reserve(header + len) {
+        return;
+    }
     // SAFETY: `header + len` bytes reserved just above.
     unsafe {
         let at = out.tail();
@@ -257,6 +300,11 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     const NATIVE_KEYS: bool = true;
 
     #[inline(always)]
+    fn failed(&self) -> bool {
+        self.out.failed()
+    }
+
+    #[inline(always)]
     fn null(&mut self) {
         self.out.push(0xc0);
     }
@@ -300,7 +348,9 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline(always)]
     fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
         const { assert!(MAX < 256) };
-        self.out.reserve(MAX + 2);
+        if !self.out.reserve(MAX + 2) {
+            return;
+        }
         // SAFETY: `MAX + 2` bytes reserved just above: a header of at most
         // two bytes and at most MAX bytes from `fill`.
         unsafe {
@@ -350,7 +400,9 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     /// data would mispredict half of them): `0xc2 | 1` is true.
     #[inline]
     fn bool_items(&mut self, values: &[u8]) {
-        self.out.reserve(values.len());
+        if !self.out.reserve(values.len()) {
+            return;
+        }
         // SAFETY: `values.len()` bytes reserved just above, one written per value.
         unsafe {
             let at = self.out.tail();
@@ -414,6 +466,91 @@ mod tests {
         let mut out = Vec::new();
         write_str(&mut out, t).unwrap();
         out
+    }
+
+    /// UTF-8 text written as a str, its header included, by the Vec sink.
+    fn plain_str(units: &[u32]) -> Vec<u8> {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        let mut v = Vec::new();
+        write_ascii(&mut v, s.as_bytes());
+        v
+    }
+
+    #[test]
+    fn long_texts_in_chunks_equal_whole() {
+        // Past 2**16 units (a str32 for sure), each storage kind, cut in
+        // chunks of every size: the same bytes as the text in one piece.
+        let n = 0x10000 + 37;
+        let kinds: [Vec<u32>; 3] = [
+            (0..n).map(|k| if k % 5 == 0 { 0xE9 } else { 0x61 }).collect(),
+            (0..n).map(|k| [0x61, 0x4E2D, 0x3B1][k % 3]).collect(),
+            (0..n).map(|k| [0x61, 0x1F600][k % 2]).collect(),
+        ];
+        for units in &kinds {
+            let expected = plain_str(units);
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            let text = if units.iter().all(|&c| c < 0x100) {
+                Text::Ucs1(&ucs1)
+            } else if units.iter().all(|&c| c < 0x10000) {
+                Text::Ucs2(&ucs2)
+            } else {
+                Text::Ucs4(units)
+            };
+            for chunk in [1000, 4096, 0x10000, n - 1, n] {
+                let mut v = vec![0x91];
+                write_long_transcoded(&mut v, text, chunk).unwrap();
+                assert_eq!(v[1..], expected[..], "chunk {chunk}");
+            }
+            let mut sink = crate::testing::LimitedSink::new(usize::MAX);
+            write_str(&mut sink, text).unwrap();
+            sink.check_guard();
+            assert_eq!(sink.out, expected);
+            assert!(sink.max_reserve <= 4 * CHUNK + WRITE_SLACK, "{}", sink.max_reserve);
+        }
+    }
+
+    #[test]
+    fn long_text_with_a_late_surrogate_takes_back_what_it_wrote() {
+        let mut units: Vec<u16> = (0..0x10100).map(|k| [0x61, 0x4E2D][k % 2]).collect();
+        units[0x10050] = 0xD800;
+        for chunk in [4096, CHUNK] {
+            let mut v = vec![0x92, 0x01];
+            assert_eq!(write_long_transcoded(&mut v, Text::Ucs2(&units), chunk), Err(SurrogateError));
+            assert_eq!(v, [0x92, 0x01]);
+        }
+    }
+
+    #[test]
+    fn out_of_room_writes_nothing_past_it() {
+        let long: Vec<u16> = (0..3000).map(|k| [0x61, 0x4E2D][k % 2]).collect();
+        let bin = vec![7u8; 700];
+        let run = |w: &mut MsgpackWriter<crate::testing::LimitedSink>| {
+            w.begin_map(3);
+            w.str(Text::Utf8(b"key")).unwrap();
+            w.str(Text::Ucs2(&long)).unwrap();
+            w.i64(-5_000_000_000);
+            w.bin(&bin);
+            w.ext(5, &bin[..300]);
+            w.begin_array(3);
+            w.bool_items(&bin[..100]);
+            w.f64(1.5);
+            w.ascii_in_place::<40>(|at| {
+                // SAFETY: 40 writable bytes.
+                unsafe { core::ptr::write_bytes(at, b'7', 40) };
+                40
+            });
+        };
+        let mut full = MsgpackWriter::new(crate::testing::LimitedSink::new(usize::MAX));
+        run(&mut full);
+        for budget in 0..full.out.out.len() + 16 {
+            let mut w = MsgpackWriter::new(crate::testing::LimitedSink::new(budget));
+            run(&mut w);
+            w.out.check_guard();
+            if !w.failed() {
+                assert_eq!(w.out.out, full.out.out, "budget {budget}");
+            }
+        }
     }
 
     #[test]

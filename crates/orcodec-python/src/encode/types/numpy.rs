@@ -452,6 +452,7 @@ impl<E: Emitter> Walker<E> {
         }
         self.emitter.end_array(len);
         self.leave();
+        self.check_output()?;
         Ok(data)
     }
 

@@ -1,0 +1,80 @@
+//! Allocation that fails with an error instead of aborting the process.
+//!
+//! `Vec::push`, `Vec::with_capacity`, `to_vec` and `collect` abort the
+//! process when the allocator says no (and the extension's release build
+//! turns any panic into an abort too). Everything whose size input decides
+//! goes through these instead, so running out of memory is a MemoryError
+//! the caller can handle.
+
+/// The allocator could not provide the memory asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoMemory;
+
+/// Appends `value`, growing the vector geometrically (as `push` does).
+#[inline(always)]
+pub fn push<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
+    if vec.len() == vec.capacity() {
+        grow_one(vec)?;
+    }
+    vec.push(value);
+    Ok(())
+}
+
+/// Makes room for one more item: the capacity doubles (from 4), as
+/// `Vec::push` would grow it.
+#[cold]
+#[inline(never)]
+fn grow_one<T>(vec: &mut Vec<T>) -> Result<(), NoMemory> {
+    let more = vec.capacity().max(4);
+    vec.try_reserve(more).or_else(|_| vec.try_reserve(1)).map_err(|_| NoMemory)
+}
+
+/// Makes room for `additional` more items (`Vec::reserve`, fallibly).
+#[inline(always)]
+pub fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
+    if vec.capacity() - vec.len() >= additional {
+        return Ok(());
+    }
+    vec.try_reserve(additional).map_err(|_| NoMemory)
+}
+
+/// Appends `bytes` (`extend_from_slice`, fallibly).
+#[inline]
+pub fn extend(vec: &mut Vec<u8>, bytes: &[u8]) -> Result<(), NoMemory> {
+    reserve(vec, bytes.len())?;
+    vec.extend_from_slice(bytes);
+    Ok(())
+}
+
+/// A copy of `bytes` (`to_vec`, fallibly).
+#[inline]
+pub fn copy(bytes: &[u8]) -> Result<Vec<u8>, NoMemory> {
+    let mut vec = Vec::new();
+    extend(&mut vec, bytes)?;
+    Ok(vec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grows_like_a_vec() {
+        let mut v = Vec::new();
+        for i in 0..1000u32 {
+            push(&mut v, i).unwrap();
+        }
+        assert_eq!(v, (0..1000).collect::<Vec<_>>());
+        assert!(v.capacity() < 2048);
+        extend(&mut Vec::new(), b"abc").unwrap();
+        assert_eq!(copy(b"xyz").unwrap(), b"xyz");
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors() {
+        let mut v: Vec<u64> = vec![1];
+        assert_eq!(reserve(&mut v, usize::MAX / 4), Err(NoMemory));
+        assert_eq!(reserve(&mut v, 1 << 60), Err(NoMemory));
+        assert_eq!(v, [1]);
+    }
+}
