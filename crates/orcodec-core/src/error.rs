@@ -113,3 +113,15 @@ impl<E> From<DecodeError> for Failure<E> {
         Failure::Syntax(e)
     }
 }
+
+/// A decode with nothing to build (a pull reader's step, a skip) can only
+/// have stopped at bad input.
+impl From<Failure<core::convert::Infallible>> for DecodeError {
+    #[inline(always)]
+    fn from(f: Failure<core::convert::Infallible>) -> Self {
+        match f {
+            Failure::Syntax(e) => e,
+            Failure::Build(never) => match never {},
+        }
+    }
+}

@@ -8,10 +8,17 @@
 //! * [`json::writer`]: JSON, compact or indented, byte for byte orjson's.
 //! * [`msgpack::writer`]: MessagePack, byte for byte msgpack-python's.
 //!
-//! Decoding: each format's reader hands values to one [`builder::Builder`],
-//! which the extension implements with Python objects:
-//! * [`json::scanner`]: strict RFC 8259.
-//! * [`msgpack::reader`]: every format family.
+//! Decoding, two ways per format, reading through one lexer per format
+//! (`json::lex`, `msgpack::lex`: strings and escapes, numbers, literals,
+//! headers, length checks, timestamps) so that both accept, refuse and
+//! locate errors alike:
+//! * push: each format's decoder hands values bottom-up to one
+//!   [`builder::Builder`], which the extension implements with Python
+//!   objects (the untyped fast path): [`json::scanner`] (strict RFC 8259),
+//!   [`msgpack::reader`] (every format family).
+//! * pull: the caller asks for one token or item at a time, top-down, and
+//!   can skip whole values (typed decoding, transcoding, streaming):
+//!   [`json::pull`], [`msgpack::pull`].
 //!
 //! What both formats share:
 //! * [`text`]: CPython's str storage (UCS1/UCS2/UCS4) to UTF-8, plain or
@@ -23,8 +30,9 @@
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
 //! `testing` (built for tests and fuzzing only) holds the test support:
-//! the seeded generator, a text-rendering builder, and functions that run
-//! every SIMD variant.
+//! the seeded generator, text-rendering and MessagePack-writing builders,
+//! functions that run every SIMD variant, and the pull readers driven into
+//! a builder, which the tests and fuzz targets hold to the push decoders.
 
 pub mod builder;
 #[cfg(target_arch = "x86_64")]

@@ -6,9 +6,22 @@
 //! * [`json_string`]: what orjson writes for a string, spelled out.
 //! * Each SIMD variant run in turn: [`utf8_each_way`], [`escaped_each_way`],
 //!   [`with_each_unescape_variant`].
+//! * The pull readers driven recursively into a builder, which must give
+//!   what the push decoders give: [`json_pull_build`], [`msgpack_pull_build`];
+//!   [`json_all_ways`] and [`msgpack_all_ways`] decode an input with the
+//!   push decoder, the pull driver and `skip`, and assert that they agree.
+//! * [`AnyExt`], [`MsgpackBytes`]: more builders (every extension accepted;
+//!   values as MessagePack bytes).
+//! * [`fixtures_dir`]: the shared fixtures, for tests that read them.
+//! * [`LimitedSink`]: a sink that runs out of room, for the writers'
+//!   out-of-memory paths.
 
 use crate::builder::Builder;
+use crate::error::{DecodeError, DecodeErrorKind, Failure};
+use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};
 use crate::json::unescape;
+use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
+use crate::msgpack::reader::ReadOptions;
 #[cfg(target_arch = "x86_64")]
 use crate::text::encode::escape_text_avx512;
 use crate::text::encode::scalar::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8};
@@ -285,4 +298,337 @@ unsafe impl crate::sink::Sink for LimitedSink {
         assert!(len <= self.out.len());
         self.out.truncate(len);
     }
+}
+
+/// [`Echo`], but every extension tag is known: what [`MsgpackPull::skip`]
+/// (which accepts every tag) is compared with.
+pub struct AnyExt;
+
+impl Builder for AnyExt {
+    type Value = String;
+    type Error = ();
+    fn null(&mut self) -> Result<String, ()> {
+        Echo.null()
+    }
+    fn bool(&mut self, v: bool) -> Result<String, ()> {
+        Echo.bool(v)
+    }
+    fn i64(&mut self, v: i64) -> Result<String, ()> {
+        Echo.i64(v)
+    }
+    fn u64(&mut self, v: u64) -> Result<String, ()> {
+        Echo.u64(v)
+    }
+    fn f64(&mut self, v: f64) -> Result<String, ()> {
+        Echo.f64(v)
+    }
+    fn str(&mut self, v: &str) -> Result<String, ()> {
+        Echo.str(v)
+    }
+    fn key(&mut self, v: &str) -> Result<String, ()> {
+        Echo.key(v)
+    }
+    fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
+        Echo.bytes(v)
+    }
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<String>, ()> {
+        Ok(Some(format!("x{tag}{data:?}")))
+    }
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<String, ()> {
+        Echo.timestamp(seconds, nanoseconds)
+    }
+    fn tuple(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        Echo.tuple(items, start)
+    }
+    fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        Echo.array(items, start)
+    }
+    fn map(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+        Echo.map(items, start)
+    }
+}
+
+/// A builder whose values are their MessagePack encoding (by the writer's
+/// functions): a JSON document parsed with it is the same document as
+/// MessagePack.
+pub struct MsgpackBytes;
+
+impl Builder for MsgpackBytes {
+    type Value = Vec<u8>;
+    type Error = ();
+    fn null(&mut self) -> Result<Vec<u8>, ()> {
+        Ok(vec![0xc0])
+    }
+    fn bool(&mut self, v: bool) -> Result<Vec<u8>, ()> {
+        Ok(vec![if v { 0xc3 } else { 0xc2 }])
+    }
+    fn i64(&mut self, v: i64) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_i64(&mut out, v);
+        Ok(out)
+    }
+    fn u64(&mut self, v: u64) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_u64(&mut out, v);
+        Ok(out)
+    }
+    fn f64(&mut self, v: f64) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_f64(&mut out, v);
+        Ok(out)
+    }
+    fn str(&mut self, v: &str) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_ascii(&mut out, v.as_bytes());
+        Ok(out)
+    }
+    fn key(&mut self, v: &str) -> Result<Vec<u8>, ()> {
+        self.str(v)
+    }
+    fn bytes(&mut self, v: &[u8]) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_bin(&mut out, v);
+        Ok(out)
+    }
+    fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_ext(&mut out, tag, data);
+        Ok(Some(out))
+    }
+    fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Vec<u8>, ()> {
+        let mut buf = [0u8; 12];
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_ext(
+            &mut out,
+            -1,
+            crate::datetime::timestamp_payload(seconds, nanoseconds, &mut buf),
+        );
+        Ok(out)
+    }
+    fn array(&mut self, items: &mut Vec<Vec<u8>>, start: usize) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_array_header(&mut out, items.len() - start);
+        items.drain(start..).for_each(|item| out.extend(item));
+        Ok(out)
+    }
+    fn map(&mut self, items: &mut Vec<Vec<u8>>, start: usize) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        crate::msgpack::writer::write_map_header(&mut out, (items.len() - start) / 2);
+        items.drain(start..).for_each(|item| out.extend(item));
+        Ok(out)
+    }
+}
+
+/// Decodes `input` with a [`JsonPull`] driving `b` recursively, the way a
+/// typed decoder walks a document: must give what
+/// [`parse`](crate::json::scanner::parse) gives, value or error.
+pub fn json_pull_build<B: Builder>(input: &[u8], b: &mut B) -> Result<B::Value, Failure<B::Error>> {
+    let mut p = JsonPull::new(input)?;
+    let value = json_pull_value(&mut p, b, 0)?;
+    p.finish()?;
+    Ok(value)
+}
+
+/// One value at `p`, inside `depth` containers.
+fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) -> Result<B::Value, Failure<B::Error>> {
+    let built = match p.peek()? {
+        JsonKind::Null => {
+            p.null()?;
+            b.null()
+        }
+        JsonKind::True | JsonKind::False => {
+            let v = p.bool()?;
+            b.bool(v)
+        }
+        JsonKind::Number => {
+            let n = p.number()?;
+            // The number's text and kind agree with its value.
+            let (text, is_integer) = (n.text, n.is_integer);
+            assert_eq!(is_integer, !text.contains(['.', 'e', 'E']), "{text}");
+            match n.value {
+                JsonNumberValue::U64(v) => b.u64(v),
+                JsonNumberValue::I64(v) => b.i64(v),
+                JsonNumberValue::F64(v) => b.f64(v),
+            }
+        }
+        JsonKind::String => {
+            let s = p.str()?;
+            b.str(s)
+        }
+        kind @ (JsonKind::Array | JsonKind::Object) => {
+            if depth >= crate::MAX_DECODE_DEPTH {
+                return Err(DecodeError::new(DecodeErrorKind::DepthLimit, p.pos()).into());
+            }
+            let mut items = Vec::new();
+            let mut first = true;
+            if kind == JsonKind::Array {
+                p.begin_array()?;
+                while p.next_item(first)? {
+                    first = false;
+                    items.push(json_pull_value(p, b, depth + 1)?);
+                }
+                b.array(&mut items, 0)
+            } else {
+                p.begin_object()?;
+                while let Some(key) = p.next_key(first)? {
+                    first = false;
+                    items.push(b.key(key).map_err(Failure::Build)?);
+                    items.push(json_pull_value(p, b, depth + 1)?);
+                }
+                b.map(&mut items, 0)
+            }
+        }
+    };
+    built.map_err(Failure::Build)
+}
+
+/// Decodes `input` with a [`MsgpackPull`] driving `b` recursively: must give
+/// what [`read`](crate::msgpack::reader::read) gives with `opts`, value or error.
+pub fn msgpack_pull_build<B: Builder>(
+    input: &[u8],
+    b: &mut B,
+    opts: ReadOptions,
+) -> Result<B::Value, Failure<B::Error>> {
+    let mut p = MsgpackPull::with_options(input, opts);
+    let value = msgpack_pull_value(&mut p, b, opts, PullSlot::Value, 0)?;
+    p.finish()?;
+    Ok(value)
+}
+
+/// Where a value read by [`msgpack_pull_value`] goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PullSlot {
+    Value,
+    Key,
+    InKey,
+}
+
+/// One item at `p` for `slot`, inside `depth` containers.
+fn msgpack_pull_value<B: Builder>(
+    p: &mut MsgpackPull<'_>,
+    b: &mut B,
+    opts: ReadOptions,
+    slot: PullSlot,
+    depth: usize,
+) -> Result<B::Value, Failure<B::Error>> {
+    let at = p.pos();
+    let item = if slot == PullSlot::Value { p.next()? } else { p.next_key()? };
+    let built = match item {
+        MsgpackItem::Nil => b.null(),
+        MsgpackItem::Bool(v) => b.bool(v),
+        MsgpackItem::I64(v) => b.i64(v),
+        MsgpackItem::U64(v) => b.u64(v),
+        MsgpackItem::F32(v) => b.f64(v as f64),
+        MsgpackItem::F64(v) => b.f64(v),
+        MsgpackItem::Str(s) if slot == PullSlot::Key => b.key(s),
+        MsgpackItem::Str(s) => b.str(s),
+        MsgpackItem::Bin(v) => b.bytes(v),
+        MsgpackItem::Ext(-1, data) if opts.timestamps => {
+            let (seconds, nanoseconds) = decode_timestamp(data).expect("next() checked the timestamp");
+            b.timestamp(seconds, nanoseconds)
+        }
+        MsgpackItem::Ext(tag, data) => match b.ext(tag, data) {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => return Err(DecodeError::new(DecodeErrorKind::ExtensionType(tag), at).into()),
+            Err(e) => Err(e),
+        },
+        MsgpackItem::Array(n) | MsgpackItem::Map(n) => {
+            if depth >= crate::MAX_DECODE_DEPTH {
+                return Err(DecodeError::new(DecodeErrorKind::DepthLimit, at).into());
+            }
+            let mut items = Vec::with_capacity(n);
+            if let MsgpackItem::Array(_) = item {
+                let inner = if slot == PullSlot::Value { PullSlot::Value } else { PullSlot::InKey };
+                for _ in 0..n {
+                    items.push(msgpack_pull_value(p, b, opts, inner, depth + 1)?);
+                }
+                if slot == PullSlot::Value {
+                    b.array(&mut items, 0)
+                } else {
+                    b.tuple(&mut items, 0)
+                }
+            } else {
+                for _ in 0..n {
+                    items.push(msgpack_pull_value(p, b, opts, PullSlot::Key, depth + 1)?);
+                    items.push(msgpack_pull_value(p, b, opts, PullSlot::Value, depth + 1)?);
+                }
+                b.map(&mut items, 0)
+            }
+        }
+    };
+    built.map_err(Failure::Build)
+}
+
+/// What a decode gave, comparable: the value, or the error's kind and offset.
+pub type Outcome = Result<String, (DecodeErrorKind, usize)>;
+
+fn outcome(result: Result<String, Failure<()>>) -> Outcome {
+    match result {
+        Ok(v) => Ok(v),
+        Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+        Err(Failure::Build(())) => unreachable!("Echo never fails"),
+    }
+}
+
+/// Whether a `skip` and `finish` agree with a decode's outcome: both
+/// succeed, or both fail with the same kind at the same offset.
+fn skip_agrees(skipped: Result<(), DecodeError>, decoded: &Outcome) -> bool {
+    match (skipped, decoded) {
+        (Ok(()), Ok(_)) => true,
+        (Err(e), Err((kind, offset))) => e.kind == *kind && e.offset == *offset,
+        _ => false,
+    }
+}
+
+/// `input` decoded by [`parse`](crate::json::scanner::parse) into [`Echo`],
+/// after asserting that [`json_pull_build`] gives the same value or error,
+/// and that [`JsonPull::skip`] then [`JsonPull::finish`] succeed or fail
+/// alike.
+pub fn json_all_ways(input: &[u8]) -> Outcome {
+    let want = outcome(crate::json::scanner::parse(input, &mut Echo));
+    let pulled = outcome(json_pull_build(input, &mut Echo));
+    assert_eq!(pulled, want, "pull and push disagree on {:?}", String::from_utf8_lossy(input));
+    let skipped = JsonPull::new(input).and_then(|mut p| p.skip().and_then(|()| p.finish()));
+    assert!(
+        skip_agrees(skipped.clone(), &want),
+        "skip gave {skipped:?} where parse gave {want:?} on {:?}",
+        String::from_utf8_lossy(input)
+    );
+    want
+}
+
+/// `input` decoded by [`read`](crate::msgpack::reader::read) into [`Echo`]
+/// with `opts`, after asserting that [`msgpack_pull_build`] gives the same
+/// value or error, and that [`MsgpackPull::skip`] then
+/// [`MsgpackPull::finish`] succeed or fail as `read` does with a builder
+/// that knows every extension ([`AnyExt`]).
+pub fn msgpack_all_ways(input: &[u8], opts: ReadOptions) -> Outcome {
+    use crate::msgpack::reader::read;
+    let want = outcome(read(input, &mut Echo, opts));
+    let pulled = outcome(msgpack_pull_build(input, &mut Echo, opts));
+    assert_eq!(pulled, want, "pull and push disagree on {input:x?} ({opts:?})");
+    let any_ext = outcome(read(input, &mut AnyExt, opts));
+    assert_eq!(outcome(msgpack_pull_build(input, &mut AnyExt, opts)), any_ext, "{input:x?} ({opts:?})");
+    let mut p = MsgpackPull::with_options(input, opts);
+    let skipped = p.skip().and_then(|()| p.finish());
+    assert!(
+        skip_agrees(skipped.clone(), &any_ext),
+        "skip gave {skipped:?} where read gave {any_ext:?} on {input:x?} ({opts:?})"
+    );
+    want
+}
+
+/// The shared fixtures: `$ORCODEC_FIXTURES`, else `shared/fixtures` beside
+/// the repository. Panics (never skips) when it is missing.
+pub fn fixtures_dir() -> std::path::PathBuf {
+    let dir = match std::env::var_os("ORCODEC_FIXTURES") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"),
+    };
+    assert!(
+        dir.is_dir(),
+        "shared test fixtures missing: {} (set ORCODEC_FIXTURES to the shared fixtures directory)",
+        dir.display()
+    );
+    dir
 }

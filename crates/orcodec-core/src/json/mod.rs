@@ -2,10 +2,16 @@
 //!
 //! * [`writer`]: the JSON backend of [`Emitter`](crate::emit::Emitter),
 //!   compact or indented, with `rows` for numpy rows.
-//! * [`scanner`]: the decoder, strict RFC 8259, feeding a
-//!   [`Builder`](crate::builder::Builder); `unescape` does its strings'
-//!   escapes a block at a time.
+//! * [`scanner`]: the push decoder, strict RFC 8259, feeding a
+//!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
+//! * [`pull`]: the pull reader, the same grammar read one token at a time
+//!   by the caller (typed decoding, transcoding, streaming).
+//! * `lex`: what both decoders read through (whitespace, literals, strings
+//!   and their escapes, numbers); `unescape` does strings' escapes a block at
+//!   a time.
 
+mod lex;
+pub mod pull;
 mod rows;
 pub mod scanner;
 pub(crate) mod unescape;

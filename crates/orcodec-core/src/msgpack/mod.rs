@@ -2,8 +2,14 @@
 //!
 //! * [`writer`]: the MessagePack backend of [`Emitter`](crate::emit::Emitter),
 //!   the smallest encoding of each value.
-//! * [`reader`]: the decoder, every format family, feeding a
-//!   [`Builder`](crate::builder::Builder).
+//! * [`reader`]: the push decoder, every format family, feeding a
+//!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
+//! * [`pull`]: the pull reader, the same items read one at a time by the
+//!   caller (typed decoding, transcoding, streaming).
+//! * `lex`: what both decoders read through (header decoding, length checks
+//!   against the input, timestamps).
 
+mod lex;
+pub mod pull;
 pub mod reader;
 pub mod writer;

@@ -4,8 +4,10 @@
 //! anything is allocated: a container of `n` items needs at least `n` more bytes
 //! (a map `2n`), so a tiny input declaring 2^32-1 items fails at once.
 
+pub use super::lex::decode_timestamp;
+use super::lex::{container_len, err, match_header, str_marker, timestamp, Reader};
 use crate::builder::Builder;
-use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::error::{DecodeErrorKind as Kind, Failure};
 
 /// An open array or map: items still to read (a map counts keys and values)
 /// and where its items start on the value stack. `in_key`: an array inside a
@@ -35,67 +37,6 @@ enum Slot {
     Key,
     /// Inside an array that is (part of) a map key.
     InKey,
-}
-
-/// Seconds and nanoseconds of a timestamp extension payload (4, 8 or 12 bytes).
-pub fn decode_timestamp(data: &[u8]) -> Option<(i64, u32)> {
-    let (seconds, nanoseconds) = match data.len() {
-        4 => (u32::from_be_bytes(data.try_into().ok()?) as i64, 0),
-        8 => {
-            let packed = u64::from_be_bytes(data.try_into().ok()?);
-            ((packed & ((1 << 34) - 1)) as i64, (packed >> 34) as u32)
-        }
-        12 => (i64::from_be_bytes(data[4..].try_into().ok()?), u32::from_be_bytes(data[..4].try_into().ok()?)),
-        _ => return None,
-    };
-    (nanoseconds < 1_000_000_000).then_some((seconds, nanoseconds))
-}
-
-struct Reader<'a> {
-    input: &'a [u8],
-    pos: usize,
-}
-
-fn err<T, E>(kind: Kind, offset: usize) -> Result<T, Failure<E>> {
-    Err(Failure::Syntax(DecodeError::new(kind, offset)))
-}
-
-impl<'a> Reader<'a> {
-    /// The next `N` bytes; `header` is the offset blamed when they are missing.
-    #[inline(always)]
-    fn take<const N: usize, E>(&mut self, header: usize) -> Result<[u8; N], Failure<E>> {
-        match self.input.get(self.pos..self.pos + N) {
-            Some(bytes) => {
-                self.pos += N;
-                let mut out = [0u8; N];
-                out.copy_from_slice(bytes);
-                Ok(out)
-            }
-            None => err(Kind::UnexpectedEnd, header),
-        }
-    }
-
-    /// The next `len` bytes, for a str/bin/ext body declared at `header`.
-    #[inline(always)]
-    fn body<E>(&mut self, len: usize, what: &'static str, header: usize) -> Result<&'a [u8], Failure<E>> {
-        let available = self.input.len() - self.pos;
-        if len > available {
-            return err(Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 }, header);
-        }
-        let bytes = &self.input[self.pos..self.pos + len];
-        self.pos += len;
-        Ok(bytes)
-    }
-
-    /// A length field of 1, 2 or 4 bytes, big-endian.
-    #[inline(always)]
-    fn len<E>(&mut self, width: u8, header: usize) -> Result<usize, Failure<E>> {
-        Ok(match width {
-            1 => self.take::<1, E>(header)?[0] as usize,
-            2 => u16::from_be_bytes(self.take(header)?) as usize,
-            _ => u32::from_be_bytes(self.take(header)?) as usize,
-        })
-    }
 }
 
 /// What a header byte announced.
@@ -173,15 +114,7 @@ fn read_in<B: Builder>(
                     return err(Kind::MapKey, header);
                 }
                 let in_key = slot != Slot::Value;
-                let needed = if is_map { len.saturating_mul(2) } else { len };
-                let available = input.len() - r.pos;
-                if needed > available {
-                    let what = if is_map { "map" } else { "array" };
-                    return err(
-                        Kind::LengthBeyondInput { what, declared: len as u64, available: available as u64 },
-                        header,
-                    );
-                }
+                let needed = container_len(is_map, len, input.len() - r.pos, header)?;
                 // Counted like JSON: opening a container one level too deep
                 // fails, even an empty one.
                 if frames.len() >= crate::MAX_DECODE_DEPTH {
@@ -270,26 +203,22 @@ fn read_item<B: Builder>(
         return err(Kind::UnexpectedEnd, at);
     };
     r.pos += 1;
-    let is_str = matches!(marker, 0xa0..=0xbf | 0xd9..=0xdb);
+    let is_str = matches!(marker, str_marker!());
     if slot == Slot::Key && !is_str && !opts.non_str_keys {
         return err(Kind::NonStrKey, at);
     }
-    let built = match marker {
-        0x00..=0x7f => b.u64(marker as u64),
-        0x80..=0x8f => return Ok(Item::Container { is_map: true, len: (marker & 0x0f) as usize, header: at }),
-        0x90..=0x9f => return Ok(Item::Container { is_map: false, len: (marker & 0x0f) as usize, header: at }),
-        0xa0..=0xbf | 0xd9..=0xdb => {
-            let len = match marker {
-                0xd9 => r.len(1, at)?,
-                0xda => r.len(2, at)?,
-                0xdb => r.len(4, at)?,
-                _ => (marker & 0x1f) as usize,
-            };
-            let bytes = r.body(len, "str", at)?;
+    let built = match_header!(r, marker, at, B::Error, {
+        U64(v) => b.u64(v),
+        I64(v) => b.i64(v),
+        Nil => b.null(),
+        Bool(v) => b.bool(v),
+        F32(v) => b.f64(v as f64),
+        F64(v) => b.f64(v),
+        Str(bytes) => {
             // Long values that start with ASCII: checked and copied in one pass
             // (the first 16 bytes are looked at first so text that is not
             // ASCII does not pay for building a str that is thrown away).
-            if slot == Slot::Value && len >= LONG_STR && crate::text::ascii::is_ascii(&bytes[..16]) {
+            if slot == Slot::Value && bytes.len() >= LONG_STR && crate::text::ascii::is_ascii(&bytes[..16]) {
                 match b.try_ascii_str(bytes) {
                     Ok(Some(value)) => return Ok(Item::Value(value)),
                     Ok(None) => {}
@@ -318,26 +247,11 @@ fn read_item<B: Builder>(
                     Err(e) => return Err(Failure::Build(e)),
                 }
             }
-        }
-        0xc0 => b.null(),
-        0xc1 => return err(Kind::ReservedType(marker), at),
-        0xc2 => b.bool(false),
-        0xc3 => b.bool(true),
-        0xc4..=0xc6 => {
-            let len = r.len(1 << (marker - 0xc4), at)?;
-            b.bytes(r.body(len, "bin", at)?)
-        }
-        0xc7..=0xc9 | 0xd4..=0xd8 => {
-            let len = match marker {
-                0xc7..=0xc9 => r.len(1 << (marker - 0xc7), at)?,
-                _ => 1 << (marker - 0xd4),
-            };
-            let tag = r.take::<1, B::Error>(at)?[0] as i8;
-            let data = r.body(len, "ext", at)?;
+        },
+        Bin(bytes) => b.bytes(bytes),
+        Ext(tag, data) => {
             if tag == -1 && opts.timestamps {
-                let Some((seconds, nanoseconds)) = decode_timestamp(data) else {
-                    return err(Kind::InvalidTimestamp { len }, at);
-                };
+                let (seconds, nanoseconds) = timestamp(data, at)?;
                 b.timestamp(seconds, nanoseconds)
             } else {
                 match b.ext(tag, data) {
@@ -346,30 +260,17 @@ fn read_item<B: Builder>(
                     Err(e) => Err(e),
                 }
             }
-        }
-        0xca => b.f64(f32::from_be_bytes(r.take(at)?) as f64),
-        0xcb => b.f64(f64::from_be_bytes(r.take(at)?)),
-        0xcc => b.u64(r.take::<1, B::Error>(at)?[0] as u64),
-        0xcd => b.u64(u16::from_be_bytes(r.take(at)?) as u64),
-        0xce => b.u64(u32::from_be_bytes(r.take(at)?) as u64),
-        0xcf => b.u64(u64::from_be_bytes(r.take(at)?)),
-        0xd0 => b.i64(r.take::<1, B::Error>(at)?[0] as i8 as i64),
-        0xd1 => b.i64(i16::from_be_bytes(r.take(at)?) as i64),
-        0xd2 => b.i64(i32::from_be_bytes(r.take(at)?) as i64),
-        0xd3 => b.i64(i64::from_be_bytes(r.take(at)?)),
-        0xdc => return Ok(Item::Container { is_map: false, len: r.len(2, at)?, header: at }),
-        0xdd => return Ok(Item::Container { is_map: false, len: r.len(4, at)?, header: at }),
-        0xde => return Ok(Item::Container { is_map: true, len: r.len(2, at)?, header: at }),
-        0xdf => return Ok(Item::Container { is_map: true, len: r.len(4, at)?, header: at }),
-        0xe0..=0xff => b.i64(marker as i8 as i64),
-    };
+        },
+        Array(len) => return Ok(Item::Container { is_map: false, len, header: at }),
+        Map(len) => return Ok(Item::Container { is_map: true, len, header: at }),
+    });
     built.map(Item::Value).map_err(Failure::Build)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::Echo;
+    use crate::testing::msgpack_all_ways;
 
     const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };
@@ -378,8 +279,10 @@ mod tests {
         ok_with(b, PLAIN)
     }
 
+    // Every input goes through `read`, the pull reader and its `skip`
+    // (`msgpack_all_ways` asserts they agree); the tests check `read`'s answer.
     fn ok_with(b: &[u8], opts: ReadOptions) -> String {
-        read(b, &mut Echo, opts).unwrap_or_else(|e| panic!("{b:x?}: {e:?}"))
+        msgpack_all_ways(b, opts).unwrap_or_else(|e| panic!("{b:x?}: {e:?}"))
     }
 
     fn fail(b: &[u8]) -> (Kind, usize) {
@@ -387,8 +290,8 @@ mod tests {
     }
 
     fn fail_with(b: &[u8], opts: ReadOptions) -> (Kind, usize) {
-        match read(b, &mut Echo, opts) {
-            Err(Failure::Syntax(e)) => (e.kind, e.offset),
+        match msgpack_all_ways(b, opts) {
+            Err(e) => e,
             other => panic!("{b:x?} gave {other:?}"),
         }
     }
@@ -493,7 +396,7 @@ mod tests {
     fn depth_limit() {
         let mut ok_depth = vec![0x91; 1024];
         ok_depth.push(0xc0);
-        assert!(read(&ok_depth, &mut Echo, PLAIN).is_ok());
+        assert!(msgpack_all_ways(&ok_depth, PLAIN).is_ok());
         let mut too_deep = vec![0x91; 1025];
         too_deep.push(0xc0);
         assert_eq!(fail(&too_deep), (Kind::DepthLimit, 1024));
@@ -503,6 +406,6 @@ mod tests {
         assert_eq!(fail(&empty_inside), (Kind::DepthLimit, 1024));
         let mut ok_empty = vec![0x91; 1023];
         ok_empty.push(0x80);
-        assert!(read(&ok_empty, &mut Echo, PLAIN).is_ok());
+        assert!(msgpack_all_ways(&ok_empty, PLAIN).is_ok());
     }
 }
