@@ -24,7 +24,7 @@ pub(super) const F64_ITEM_RESERVE: usize = 32;
 /// A [`Sink`] over space already reserved in another one, so a row's loop
 /// keeps its write position in a register. `reserve` only checks (it
 /// cannot grow); the row writers reserve each item's worst case up front.
-pub(super) struct Reserved {
+pub(crate) struct Reserved {
     at: *mut u8,
     len: usize,
     cap: usize,
@@ -66,6 +66,26 @@ unsafe impl Sink for Reserved {
     #[inline(always)]
     unsafe fn advance(&mut self, n: usize) {
         self.len += n;
+    }
+}
+
+/// Writes each of `values` with `put`, which may write at most `width`
+/// bytes, back to back (MessagePack rows: no separators). One reservation
+/// per chunk, so the per-item loop keeps its position in a register.
+#[inline(always)]
+pub(crate) fn write_rows<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
+    for chunk in values.chunks(ROW_CHUNK) {
+        let need = chunk.len() * width;
+        if !out.reserve(need) {
+            return;
+        }
+        // SAFETY: `need` bytes reserved just above.
+        let mut r = Reserved { at: out.tail(), len: 0, cap: need };
+        for &value in chunk {
+            put(&mut r, value);
+        }
+        // SAFETY: `r.len` bytes were written into the reserved space.
+        unsafe { out.advance(r.len) };
     }
 }
 

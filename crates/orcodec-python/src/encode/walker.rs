@@ -349,10 +349,10 @@ impl<E: Emitter> Walker<E> {
     /// Whether to go on once a container is written: when the output could
     /// not be grown, the walk stops there (the caller raises MemoryError)
     /// instead of walking the rest of the object for output already lost.
-    /// Checked where each list, tuple, dict and numpy dimension ends, so an
-    /// object whose output dwarfs its memory (one dict repeated a million
-    /// times in a list, a numpy array of shape (2**31, 1024, 0)) stops at
-    /// once. The rest of the items of the container being written are
+    /// Checked where each list, tuple and dict ends, and after each empty
+    /// block of a numpy array with a zero-size dimension, so an object whose
+    /// output dwarfs its memory (one dict repeated a million times in a
+    /// list, a numpy array of shape (2**31, 1024, 0)) stops at once. The rest of the items of the container being written are
     /// still visited, each write then a compare: that is bounded by the
     /// objects in memory. Not checked per item: a load and a branch per
     /// item cost the hot loops more than they save.
