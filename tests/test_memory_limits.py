@@ -59,6 +59,16 @@ outcome["elapsed"] = elapsed
 print(json.dumps(outcome))
 """
 
+# A 4 GiB input costs no memory: an anonymous mapping reads as zeros until
+# written, and only its first page is. Zero bytes are MessagePack's fixint 0,
+# so the array really holds the 2**32-1 items it declares.
+FOUR_GIB_ARRAY = """
+import mmap
+data = mmap.mmap(-1, 5 + (2**32 - 1))
+data[:5] = b"\\xdd\\xff\\xff\\xff\\xff"
+view = memoryview(data)
+"""
+
 # (id, setup, call, headroom, allowed outcomes). An outcome is "MemoryError",
 # or "returned" when the call may also succeed, with `check` true of its result.
 CASES = [
@@ -120,6 +130,63 @@ CASES = [
         "import numpy as np\narr = np.empty((2**31, 1024, 0))",
         "orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY)",
         64 * MB,
+    ),
+    # Decoders: many items, long strings, declared lengths the input holds.
+    ("loads-many-items", "data = b'[' + b'0,' * (40 * 10**6) + b'0]'", "orcodec.loads(data)", 200 * MB),
+    (
+        "loads-many-nested-items",
+        "data = b'[' + b'[0,[]],' * (10 * 10**6) + b'0]'",
+        "orcodec.loads(data)",
+        200 * MB,
+    ),
+    (
+        "loads-many-entries",
+        "data = b'{' + b''.join(b'\"%d\":0,' % i for i in range(4 * 10**6)) + b'\"x\":0}'",
+        "orcodec.loads(data)",
+        100 * MB,
+    ),
+    (
+        "loads-escaped-str",  # the unescape buffer
+        "data = b'\"' + b'\\\\n' * (30 * 10**6) + b'\"'",
+        "orcodec.loads(data)",
+        24 * MB,
+    ),
+    ("loads-long-str", "data = b'\"' + b'a' * (100 * MB) + b'\"'", "orcodec.loads(data)", 50 * MB),
+    (
+        "loads-long-non-ascii-str",
+        "data = b'\"' + '\\u4e2d'.encode() * (30 * 10**6) + b'\"'",
+        "orcodec.loads(data)",
+        40 * MB,
+    ),
+    (
+        "unpackb-array32-many-items",
+        "n = 40 * 10**6\ndata = b'\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n",
+        "orcodec.unpackb(data)",
+        200 * MB,
+    ),
+    (
+        "unpackb-map32-many-entries",
+        "n = 20 * 10**6\ndata = b'\\xdf' + n.to_bytes(4, 'big') + b'\\x00\\x00' * n",
+        "orcodec.unpackb(data, option=orcodec.OPT_NON_STR_KEYS)",
+        100 * MB,
+    ),
+    (
+        "unpackb-array32-4GiB",  # 2**32-1 items really there: no 32 GiB reservation
+        FOUR_GIB_ARRAY,
+        "orcodec.unpackb(view)",
+        200 * MB,
+    ),
+    (
+        "unpackb-str32",
+        "n = 100 * MB\ndata = b'\\xdb' + n.to_bytes(4, 'big') + b'a' * n",
+        "orcodec.unpackb(data)",
+        50 * MB,
+    ),
+    (
+        "unpackb-bin32",
+        "n = 100 * MB\ndata = b'\\xc6' + n.to_bytes(4, 'big') + bytes(n)",
+        "orcodec.unpackb(data)",
+        50 * MB,
     ),
 ]
 

@@ -10,13 +10,21 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoMemory;
 
-/// Appends `value`, growing the vector geometrically (as `push` does).
+/// Appends `value`, growing the vector geometrically (as `push` does): on
+/// the usual path one compare, like `Vec::push`. On failure `value` is
+/// dropped.
 #[inline(always)]
 pub fn push<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
-    if vec.len() == vec.capacity() {
+    let len = vec.len();
+    if len == vec.capacity() {
         grow_one(vec)?;
     }
-    vec.push(value);
+    // SAFETY: `len < capacity` (grown just above if it was not): the slot
+    // is allocated and unused; it is initialised before the length covers it.
+    unsafe {
+        vec.as_mut_ptr().add(len).write(value);
+        vec.set_len(len + 1);
+    }
     Ok(())
 }
 

@@ -11,7 +11,8 @@
 //! checked as UTF-8 ([`check_utf8`]): string bodies need no second check.
 
 use super::unescape::{self, ESCAPES};
-use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 use crate::number::float_parse::decimal_to_f64;
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
@@ -180,7 +181,7 @@ pub(super) trait Lex<'a> {
             b'\\' => {
                 let input = self.input();
                 self.scratch_mut().clear();
-                self.scratch_mut().extend_from_slice(&input[start..i]);
+                fallible::extend(self.scratch_mut(), &input[start..i]).map_err(|_| no_memory(i))?;
                 self.escaped_string(i)
             }
             _ => err(Kind::ControlCharacterInString, i),
@@ -209,7 +210,7 @@ pub(super) trait Lex<'a> {
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
-            self.scratch_mut().extend_from_slice(&input[i..next]);
+            fallible::extend(self.scratch_mut(), &input[i..next]).map_err(|_| no_memory(i))?;
             i = next;
         }
     }
@@ -229,7 +230,7 @@ pub(super) trait Lex<'a> {
             }
             return err(Kind::InvalidEscape, i);
         }
-        self.scratch_mut().push(simple);
+        fallible::push(self.scratch_mut(), simple).map_err(|_| no_memory(i))?;
         Ok(i + 2)
     }
 
@@ -267,7 +268,7 @@ pub(super) trait Lex<'a> {
             0xDC00..=0xDFFF => return err(Kind::LoneSurrogate, i),
             c => (c, i + 6),
         };
-        self.scratch_mut().reserve(4);
+        fallible::reserve(self.scratch_mut(), 4).map_err(|_| no_memory(i))?;
         // SAFETY: 4 bytes reserved; `code_point` is a scalar value below 0x110000.
         unsafe {
             let len = self.scratch_mut().len();

@@ -4,7 +4,8 @@
 
 use super::lex::{check_utf8, err, skip_whitespace_run, Lex, NumberSink, Span};
 use crate::builder::Builder;
-use crate::error::{DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
@@ -62,14 +63,9 @@ pub struct ScanStacks<V> {
 }
 
 impl<V> ScanStacks<V> {
+    /// Empty stacks; they get their first room when a decode starts.
     pub fn new() -> Self {
-        // One allocation each up front instead of regrowing from nothing:
-        // most documents fit.
-        ScanStacks {
-            stack: Vec::with_capacity(INITIAL_STACK),
-            frames: Vec::with_capacity(INITIAL_FRAMES),
-            scratch: Vec::new(),
-        }
+        ScanStacks { stack: Vec::new(), frames: Vec::new(), scratch: Vec::new() }
     }
 
     /// Bytes the stacks and buffer hold room for (a caller may drop large ones).
@@ -107,7 +103,13 @@ pub fn parse_with<B: Builder>(
         scratch: core::mem::take(&mut stacks.scratch),
     };
     s.skip_whitespace();
-    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run(builder) };
+    let result = if s.pos == input.len() {
+        err(Kind::EmptyDocument, s.pos)
+    } else if s.make_room().is_err() {
+        Err(no_memory(0))
+    } else {
+        s.run(builder)
+    };
     // After an error, values of unfinished containers are still there.
     s.stack.clear();
     s.frames.clear();
@@ -117,6 +119,17 @@ pub fn parse_with<B: Builder>(
 }
 
 impl<'a, V> Scanner<'a, V> {
+    /// Fresh stacks get their room in one allocation each instead of
+    /// regrowing from nothing: most documents fit.
+    #[inline(always)]
+    fn make_room(&mut self) -> Result<(), fallible::NoMemory> {
+        if self.stack.capacity() == 0 {
+            fallible::reserve(&mut self.stack, INITIAL_STACK)?;
+            fallible::reserve(&mut self.frames, INITIAL_FRAMES)?;
+        }
+        Ok(())
+    }
+
     fn run<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         loop {
             // A value starts here.
@@ -138,7 +151,7 @@ impl<'a, V> Scanner<'a, V> {
                         if is_map { b.map(&mut self.stack, start) } else { b.array(&mut self.stack, start) }
                             .map_err(Failure::Build)?
                     } else {
-                        self.frames.push(Frame { is_map, start });
+                        fallible::push(&mut self.frames, Frame { is_map, start }).map_err(|_| no_memory(at))?;
                         if is_map {
                             self.key(b)?;
                         }
@@ -165,7 +178,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b'-' | b'0'..=b'9') => self.numbers(b)?,
                 Some(found) => return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at),
             };
-            self.stack.push(value);
+            self.push(value)?;
 
             // Close every container this value completes, then find the next value.
             loop {
@@ -201,7 +214,7 @@ impl<'a, V> Scanner<'a, V> {
                             b.array(&mut self.stack, frame.start)
                         }
                         .map_err(Failure::Build)?;
-                        self.stack.push(container);
+                        self.push(container)?;
                     }
                     Some(found) => {
                         let expected = if frame.is_map { "',' or '}'" } else { "',' or ']'" };
@@ -218,8 +231,15 @@ impl<'a, V> Scanner<'a, V> {
     fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
         let span = self.key_string()?;
         let key = b.key(self.text(span)).map_err(Failure::Build)?;
-        self.stack.push(key);
+        self.push(key)?;
         self.colon()
+    }
+
+    /// Pushes `value` on the value stack, which grows as values arrive
+    /// (doubling, like `Vec::push`); not getting the memory is an error.
+    #[inline(always)]
+    fn push<E>(&mut self, value: V) -> Result<(), Failure<E>> {
+        fallible::push(&mut self.stack, value).map_err(|_| no_memory(self.pos))
     }
 
     /// A string value. Long text that starts with ASCII is checked and
@@ -267,7 +287,7 @@ impl<'a, V> Scanner<'a, V> {
                     }
                     // Anything but a number (or an error) is `run`'s, from the comma.
                     if matches!(input.get(next), Some(b'-' | b'0'..=b'9')) {
-                        self.stack.push(value);
+                        self.push(value)?;
                         self.pos = next;
                         continue;
                     }
@@ -275,7 +295,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b']') => {
                     self.pos += 1;
                     self.frames.pop();
-                    self.stack.push(value);
+                    self.push(value)?;
                     return b.array(&mut self.stack, start).map_err(Failure::Build);
                 }
                 _ => {}

@@ -7,7 +7,8 @@
 pub use super::lex::decode_timestamp;
 use super::lex::{container_len, err, match_header, str_marker, timestamp, Reader};
 use crate::builder::Builder;
-use crate::error::{DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 
 /// An open array or map: items still to read (a map counts keys and values)
 /// and where its items start on the value stack. `in_key`: an array inside a
@@ -53,9 +54,14 @@ pub struct ReadStacks<V> {
     frames: Vec<Frame>,
 }
 
+/// Starting capacities of the value and frame stacks.
+const INITIAL_STACK: usize = 16;
+const INITIAL_FRAMES: usize = 16;
+
 impl<V> ReadStacks<V> {
+    /// Empty stacks; they get their first room when a decode starts.
     pub fn new() -> Self {
-        ReadStacks { stack: Vec::with_capacity(16), frames: Vec::with_capacity(16) }
+        ReadStacks { stack: Vec::new(), frames: Vec::new() }
     }
 
     /// Items the stacks hold room for (a caller may drop large ones).
@@ -102,6 +108,11 @@ fn read_in<B: Builder>(
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
     }
+    // Fresh stacks get their room in one allocation each: most documents fit.
+    if stack.capacity() == 0 {
+        fallible::reserve(stack, INITIAL_STACK).map_err(|_| no_memory(0))?;
+        fallible::reserve(frames, INITIAL_FRAMES).map_err(|_| no_memory(0))?;
+    }
     // Where the next item goes, kept up to date as containers open and
     // items complete (rather than worked out from the top frame each time).
     let mut slot = Slot::Value;
@@ -124,8 +135,14 @@ fn read_in<B: Builder>(
                     let start = stack.len();
                     close(b, stack, is_map, in_key, start)?
                 } else {
-                    stack.reserve(needed);
-                    frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
+                    // Room for the items up front, but no more than
+                    // `PRESIZE_LIMIT`: a length the input really holds (a 4
+                    // GiB input of 2^32-1 one-byte items) is no reason to ask
+                    // for 32 GiB before an item is read. Past it, the stack
+                    // grows as items arrive.
+                    fallible::reserve(stack, needed.min(PRESIZE_LIMIT)).map_err(|_| no_memory(header))?;
+                    let frame = Frame { is_map, in_key, remaining: needed, start: stack.len() };
+                    fallible::push(frames, frame).map_err(|_| no_memory(header))?;
                     slot = if in_key {
                         Slot::InKey
                     } else if is_map {
@@ -137,7 +154,7 @@ fn read_in<B: Builder>(
                 }
             }
         };
-        stack.push(value);
+        fallible::push(stack, value).map_err(|_| no_memory(r.pos))?;
         // Close every container this value completes.
         loop {
             let Some(frame) = frames.last_mut() else {
@@ -163,7 +180,7 @@ fn read_in<B: Builder>(
             let (is_map, in_key, start) = (frame.is_map, frame.in_key, frame.start);
             frames.pop();
             let container = close(b, stack, is_map, in_key, start)?;
-            stack.push(container);
+            fallible::push(stack, container).map_err(|_| no_memory(r.pos))?;
         }
     }
 }
@@ -186,6 +203,9 @@ fn close<B: Builder>(
     }
     .map_err(Failure::Build)
 }
+
+/// Most items the value stack makes room for when a container opens.
+const PRESIZE_LIMIT: usize = 1 << 16;
 
 /// Str values at least this long go through `Builder::try_ascii_str`.
 const LONG_STR: usize = 64;
