@@ -13,7 +13,7 @@
 use super::unescape::{self, ESCAPES};
 use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::fallible;
-use crate::number::float_parse::decimal_to_f64;
+use crate::number::float_parse::{decimal_to_f64, parse_text};
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
 
@@ -290,7 +290,7 @@ pub(super) trait Lex<'a> {
     /// accumulated mantissa and exponent (`float_parse`: Clinger's exact
     /// path, then Eisel-Lemire). The rare float neither decides (longer
     /// mantissas, subnormal or overflowing results, ambiguous products) goes
-    /// to the standard library's correctly rounded parser.
+    /// to [`parse_text`], correctly rounded at any length.
     #[inline(always)]
     fn lex_number<S: NumberSink>(&mut self, sink: &mut S) -> Result<S::Value, Failure<S::Error>> {
         let input = self.input();
@@ -372,11 +372,9 @@ pub(super) trait Lex<'a> {
                 return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
             }
         }
-        // SAFETY: the bytes matched the ASCII number grammar above.
-        let text = unsafe { core::str::from_utf8_unchecked(&input[start..i]) };
-        match text.parse::<f64>() {
-            Ok(v) => sink.f64(v, is_float).map_err(Failure::Build),
-            Err(_) => err(Kind::InvalidNumber, start),
+        match parse_text(&input[start..i]) {
+            Some(v) => sink.f64(v, is_float).map_err(Failure::Build),
+            None => err(Kind::InvalidNumber, start),
         }
     }
 }
