@@ -12,15 +12,15 @@ pub struct NoMemory;
 
 /// Appends `value`, growing the vector geometrically (as `push` does): on
 /// the usual path one compare, like `Vec::push`. On failure `value` is
-/// dropped.
+/// dropped (out of line, so a caller's loop carries no drop code for it).
 #[inline(always)]
 pub fn push<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
     let len = vec.len();
     if len == vec.capacity() {
-        grow_one(vec)?;
+        return push_slow(vec, value);
     }
-    // SAFETY: `len < capacity` (grown just above if it was not): the slot
-    // is allocated and unused; it is initialised before the length covers it.
+    // SAFETY: `len < capacity`: the slot is allocated and unused; it is
+    // initialised before the length covers it.
     unsafe {
         vec.as_mut_ptr().add(len).write(value);
         vec.set_len(len + 1);
@@ -28,21 +28,29 @@ pub fn push<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
     Ok(())
 }
 
-/// Makes room for one more item: the capacity doubles (from 4), as
-/// `Vec::push` would grow it.
+/// [`push`] into a full vector: grows it (doubling, from 4), then pushes.
 #[cold]
 #[inline(never)]
-fn grow_one<T>(vec: &mut Vec<T>) -> Result<(), NoMemory> {
+fn push_slow<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
     let more = vec.capacity().max(4);
-    vec.try_reserve(more).or_else(|_| vec.try_reserve(1)).map_err(|_| NoMemory)
+    vec.try_reserve(more).or_else(|_| vec.try_reserve(1)).map_err(|_| NoMemory)?;
+    vec.push(value);
+    Ok(())
 }
 
-/// Makes room for `additional` more items (`Vec::reserve`, fallibly).
+/// Makes room for `additional` more items (`Vec::reserve`, fallibly): on
+/// the usual path one compare.
 #[inline(always)]
 pub fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
     if vec.capacity() - vec.len() >= additional {
         return Ok(());
     }
+    reserve_slow(vec, additional)
+}
+
+#[cold]
+#[inline(never)]
+fn reserve_slow<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
     vec.try_reserve(additional).map_err(|_| NoMemory)
 }
 

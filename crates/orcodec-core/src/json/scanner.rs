@@ -48,10 +48,6 @@ impl<'a, V> Lex<'a> for Scanner<'a, V> {
 /// String values at least this long try the one-pass ASCII check and copy.
 const LONG_STR: usize = 64;
 
-/// Starting capacities of the value and frame stacks.
-const INITIAL_STACK: usize = 32;
-const INITIAL_FRAMES: usize = 16;
-
 /// The value and frame stacks and the unescape buffer a decode works in. A
 /// caller that decodes often keeps one and passes it to [`parse_with`], so
 /// that a small document allocates nothing of its own; it is empty between
@@ -63,7 +59,9 @@ pub struct ScanStacks<V> {
 }
 
 impl<V> ScanStacks<V> {
-    /// Empty stacks; they get their first room when a decode starts.
+    /// Empty stacks: they grow (fallibly) as a decode needs them, and a
+    /// caller that keeps them between decodes pays for that once. (Making
+    /// room up front, in the decoder, cost its loop registers.)
     pub fn new() -> Self {
         ScanStacks { stack: Vec::new(), frames: Vec::new(), scratch: Vec::new() }
     }
@@ -103,13 +101,7 @@ pub fn parse_with<B: Builder>(
         scratch: core::mem::take(&mut stacks.scratch),
     };
     s.skip_whitespace();
-    let result = if s.pos == input.len() {
-        err(Kind::EmptyDocument, s.pos)
-    } else if s.make_room().is_err() {
-        Err(no_memory(0))
-    } else {
-        s.run(builder)
-    };
+    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run(builder) };
     // After an error, values of unfinished containers are still there.
     s.stack.clear();
     s.frames.clear();
@@ -119,17 +111,6 @@ pub fn parse_with<B: Builder>(
 }
 
 impl<'a, V> Scanner<'a, V> {
-    /// Fresh stacks get their room in one allocation each instead of
-    /// regrowing from nothing: most documents fit.
-    #[inline(always)]
-    fn make_room(&mut self) -> Result<(), fallible::NoMemory> {
-        if self.stack.capacity() == 0 {
-            fallible::reserve(&mut self.stack, INITIAL_STACK)?;
-            fallible::reserve(&mut self.frames, INITIAL_FRAMES)?;
-        }
-        Ok(())
-    }
-
     fn run<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         loop {
             // A value starts here.

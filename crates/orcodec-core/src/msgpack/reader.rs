@@ -54,12 +54,9 @@ pub struct ReadStacks<V> {
     frames: Vec<Frame>,
 }
 
-/// Starting capacities of the value and frame stacks.
-const INITIAL_STACK: usize = 16;
-const INITIAL_FRAMES: usize = 16;
-
 impl<V> ReadStacks<V> {
-    /// Empty stacks; they get their first room when a decode starts.
+    /// Empty stacks: they grow (fallibly) as a decode needs them, and a
+    /// caller that keeps them between decodes pays for that once.
     pub fn new() -> Self {
         ReadStacks { stack: Vec::new(), frames: Vec::new() }
     }
@@ -107,11 +104,6 @@ fn read_in<B: Builder>(
     let mut r = Reader { input, pos: 0 };
     if input.is_empty() {
         return err(Kind::EmptyDocument, 0);
-    }
-    // Fresh stacks get their room in one allocation each: most documents fit.
-    if stack.capacity() == 0 {
-        fallible::reserve(stack, INITIAL_STACK).map_err(|_| no_memory(0))?;
-        fallible::reserve(frames, INITIAL_FRAMES).map_err(|_| no_memory(0))?;
     }
     // Where the next item goes, kept up to date as containers open and
     // items complete (rather than worked out from the top frame each time).

@@ -115,7 +115,10 @@ const KEPT_DIGITS: usize = 800;
 /// caller) as the nearest double, whatever its length: correctly rounded
 /// like Python's `float()`, where the standard library's parser alone gives
 /// `inf` for `1` followed by a million zeros and `e-1000000`. None if the
-/// text is no number.
+/// text is no number. Cold: the fast paths decide nearly every number, and
+/// the scanner's number loop keeps its registers when this call is out of
+/// its way.
+#[cold]
 #[inline(never)]
 pub fn parse_text(text: &[u8]) -> Option<f64> {
     if text.len() <= STD_PARSES_UP_TO {
