@@ -6,6 +6,10 @@
 //! goes through these instead, so running out of memory is a MemoryError
 //! the caller can handle.
 
+// The one place that calls Vec's growing methods: after `try_reserve` made
+// the room, so they cannot allocate.
+#![allow(clippy::disallowed_methods)]
+
 /// The allocator could not provide the memory asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoMemory;

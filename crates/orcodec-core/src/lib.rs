@@ -34,6 +34,24 @@
 //! functions that run every SIMD variant, and the pull readers driven into
 //! a builder, which the tests and fuzz targets hold to the push decoders.
 
+// Release builds abort on any panic (`panic = "abort"`), so library code
+// has no explicit panic but the ones that mark a broken invariant, each with
+// an `#[expect]` giving the reason; allocation that input can drive is
+// fallible (clippy.toml's disallowed methods). Tests are exempt. See
+// doc/reliability.md, "Panics".
+#![cfg_attr(
+    not(any(test, fuzzing)),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
+
 pub mod builder;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;

@@ -90,6 +90,10 @@ unsafe impl Sink for Vec<u8> {
         Vec::len(self)
     }
     #[inline(always)]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the Vec sink is for tests and pure-Rust callers, and documented to abort"
+    )]
     fn reserve(&mut self, additional: usize) -> bool {
         Vec::reserve(self, additional);
         true

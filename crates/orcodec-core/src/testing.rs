@@ -16,6 +16,8 @@
 //! * [`LimitedSink`]: a sink that runs out of room, for the writers'
 //!   out-of-memory paths.
 
+#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
 use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};

@@ -62,6 +62,7 @@ pub(super) trait NumberSink {
     fn f64(&mut self, v: f64, is_float: bool) -> Result<Self::Value, Self::Error>;
     /// A number whose value is not wanted, and whether it has a fraction or
     /// an exponent.
+    #[expect(clippy::unreachable, reason = "lex_number calls it only for sinks whose VALUE is false, which define it")]
     fn unvalued(&mut self, _is_float: bool) -> Result<Self::Value, Self::Error> {
         unreachable!("asked only when VALUE is false")
     }

@@ -168,6 +168,7 @@ impl<'a, V> Scanner<'a, V> {
                     if self.pos != self.input.len() {
                         return err(Kind::TrailingData, self.pos);
                     }
+                    #[expect(clippy::unreachable, reason = "every value is pushed before its container closes")]
                     return match self.stack.pop() {
                         Some(v) => Ok(v),
                         None => unreachable!("a complete document leaves its value on the stack"),

@@ -313,9 +313,11 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     fn raw(&mut self, value: &[u8]) {
         self.out.extend(value)
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn ext(&mut self, _tag: i8, _data: &[u8]) {
         unreachable!("the walker sends extension types to default in JSON")
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn bin(&mut self, _value: &[u8]) {
         unreachable!("JSON has no binary type; the walker checks HAS_BIN")
     }

@@ -153,6 +153,7 @@ fn read_in<B: Builder>(
                 if r.pos != input.len() {
                     return err(Kind::TrailingData, r.pos);
                 }
+                #[expect(clippy::unreachable, reason = "every value is pushed before its container closes")]
                 return match stack.pop() {
                     Some(v) => Ok(v),
                     None => unreachable!("a complete document leaves its value on the stack"),

@@ -100,6 +100,7 @@ impl<'a> Text<'a> {
                     // the loop than through the vector step's setup.
                     Text::Ucs4(s) if s.len() < 16 => return scalar::ucs4_to_utf8(s, dst),
                     Text::Ucs4(s) => avx512_vbmi2::wide::<u32, PlainUtf8>(s, dst)?,
+                    #[expect(clippy::unreachable, reason = "UTF-8 text took the first arm")]
                     Text::Utf8(_) => unreachable!(),
                 };
                 Ok(end.offset_from(dst) as usize)
@@ -116,6 +117,7 @@ impl<'a> Text<'a> {
                     Text::Ucs2(s) if crate::cpu::ssse3() => ssse3::utf8_wide_ssse3(s, dst)?,
                     Text::Ucs2(s) => dst.add(scalar::ucs2_to_utf8(s, dst)?),
                     Text::Ucs4(s) => dst.add(scalar::ucs4_to_utf8(s, dst)?),
+                    #[expect(clippy::unreachable, reason = "UTF-8 text took the first arm")]
                     Text::Utf8(_) => unreachable!(),
                 };
                 Ok(end.offset_from(dst) as usize)

@@ -7,6 +7,7 @@
 use core::cmp::Ordering;
 use core::ptr::addr_of_mut;
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
@@ -517,9 +518,10 @@ impl<E: Emitter> Walker<E> {
             if PyUnicode_Check(key) == 0 {
                 return Err(EncodeError::DictKeyNotStr);
             }
+            // Room was made above, for `len` entries: this cannot fail.
+            fallible::push(&mut self.sorted, (key, value)).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(key);
             Py_INCREF(value);
-            self.sorted.push((key, value));
         }
         Ok(())
     }

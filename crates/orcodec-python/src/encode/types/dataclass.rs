@@ -22,6 +22,7 @@
 
 use core::cell::UnsafeCell;
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use pyo3_ffi::*;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -178,12 +179,10 @@ unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeEr
         }
         Py_DECREF(kind);
         if kind == marker {
+            let private = PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4;
+            let list = if private { &mut out.private } else { &mut out.names };
+            fallible::push(list, name).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(name);
-            if PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4 {
-                out.private.push(name);
-            } else {
-                out.names.push(name);
-            }
         }
     }
     Ok(out)

@@ -300,6 +300,7 @@ unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
         ] {
             let t = get(name);
             if !t.is_null() {
+                #[expect(clippy::disallowed_methods, reason = "thirteen types, once per process")]
                 scalars.push((t, kind));
             }
         }
