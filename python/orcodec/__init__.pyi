@@ -1,6 +1,9 @@
+import builtins
 import json
 from collections.abc import Mapping
-from typing import Any, Callable, NamedTuple, final
+from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
+
+_T = TypeVar("_T")
 
 __version__: str
 
@@ -95,18 +98,52 @@ def dumps(
     flags.
     """
 
-def loads(obj: bytes | bytearray | memoryview | str, /) -> Any:
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any: ...
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def loads(
+    obj: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
     """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
     or str. Behaves like orjson.loads.
 
     Returns the value the text holds: dict, list, str, int, float, bool or
-    None.
+    None; with type, a value of that type (dataclasses, TypedDicts,
+    NamedTuples, enums, datetimes, UUIDs, Decimals, containers of them...),
+    checked while it is read.
+
+    type: the type to decode into (None: untyped, as orjson). Compiled types
+    are cached. strict: False allows lax conversions (numeric text to
+    numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
+    for a type orcodec does not know, value decoded as builtins.
 
     Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
     that is not JSON or not UTF-8, that holds more than one value or nests
     deeper than 1024 levels, for a str with a lone surrogate, and for input
     of another type. Its msg says what is wrong; pos, lineno and colno say
-    where.
+    where. Raises ValidationError (also a JSONDecodeError) for JSON that
+    does not fit type; its path attribute says where (e.g. $.items[3].qty).
     """
 
 def packb(
@@ -114,6 +151,8 @@ def packb(
     /,
     default: Callable[[Any], Any] | None = ...,
     option: int | None = ...,
+    *,
+    numpy_ext_code: int | None = ...,
 ) -> bytes:
     """Serialize obj to MessagePack, returned as bytes. Behaves like
     ormsgpack.packb.
@@ -127,32 +166,66 @@ def packb(
     hook.
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what packb does:
-        OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-        OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
-        OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-        OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
-        OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
-        OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
-    The others (JSON's) are accepted and ignored. orcodec.flags says what
-    each does.
+        OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
+        OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
+        OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+        OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
+        OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+        OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+        OPT_SORT_KEYS, OPT_UTC_Z
+    The others are accepted and ignored. orcodec.flags says what each does.
+    numpy_ext_code: the extension type numpy arrays are written as with
+    OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
     Raises MsgpackEncodeError (a TypeError) where dumps raises
     JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
-    tag outside 0 to 127, and a Fragment that holds str.
+    tag outside 0 to 127, a Fragment that holds str, a numpy array whose dtype
+    has no binary form (with no default), and a numpy_ext_code outside 0 to
+    127.
     """
 
+@overload
 def unpackb(
     obj: bytes | bytearray | memoryview,
     /,
     *,
     ext_hook: Callable[[int, bytes], Any] | None = ...,
     option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any: ...
+@overload
+def unpackb(
+    obj: bytes | bytearray | memoryview,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def unpackb(
+    obj: bytes | bytearray | memoryview,
+    /,
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
 ) -> Any:
     """Deserialize one MessagePack value given as bytes, bytearray or
     memoryview. Behaves like ormsgpack.unpackb.
 
     Returns the value: dict, list, str, int, float, bool, None or bytes (for
-    bin), with what ext_hook returns in place of each extension value.
+    bin), with what ext_hook returns in place of each extension value; with
+    type, a value of that type, checked while it is read (as loads does).
 
     ext_hook: called as ext_hook(tag, data) for each extension value (tag an
     int from -128 to 127, data bytes); what it returns takes the value's
@@ -160,17 +233,124 @@ def unpackb(
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what unpackb does:
         OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+        OPT_MSGPACK_NUMPY: msgpack-numpy's maps become numpy arrays.
         OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+        OPT_NUMPY_EXT: numpy extension values become numpy arrays.
+        OPT_NUMPY_ZERO_COPY: those arrays share the input's memory, read-only.
     The others are accepted and ignored.
+    numpy_ext_code: the extension type read as numpy arrays with
+    OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
+    type, strict, dec_hook: as for loads.
 
     Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
     ends early or goes on after the value, nests deeper than 1024 levels, has
     a map key that is not str or cannot be hashed, an extension value with no
-    ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
-    not callable or that raises (that exception is the __cause__); for input
-    of another type, and for an option that is not made of flags. For data
-    that is not MessagePack, the message says at which byte.
+    ext_hook, a timestamp outside datetime's years, or a numpy value that is
+    not valid (or needs numpy, which cannot be imported); for an ext_hook that
+    is not callable or that raises (that exception is the __cause__); for
+    input of another type, for an option that is not made of flags or asks
+    for zero-copy arrays without a form to read them from, and for a
+    numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
+    message says at which byte. Raises ValidationError (also a
+    MsgpackDecodeError) for data that does not fit type.
     """
+
+@overload
+def convert(
+    obj: Any,
+    type: type[_T],
+    *,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> _T: ...
+@overload
+def convert(
+    obj: Any,
+    type: Any,
+    *,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
+    """Validate and convert Python objects already in memory (from YAML, TOML,
+    a form, an ORM row) into type, as loads(..., type=type) does for JSON:
+    dicts become dataclasses, TypedDicts or attrs classes, lists NamedTuples
+    or tuples, RFC 3339 text datetimes, and so on. A value that already has
+    the target type is returned as it is.
+
+    strict, dec_hook: as for loads.
+
+    Raises ValidationError (a ValueError) for objects that do not fit type,
+    and TypeError for a type orcodec cannot decode into.
+    """
+
+class Decoder(Generic[_T]):
+    """A type compiled once, for decoding into it many times: .loads(data)
+    for JSON, .unpackb(data) for MessagePack, .convert(obj) for Python
+    objects. strict and dec_hook are as for loads; forbid_unknown_fields
+    makes a key that is no field of a dataclass, attrs class or TypedDict
+    an error (they are skipped otherwise).
+
+    Raises TypeError for a type orcodec cannot decode into (an ambiguous
+    union, say) when it is created.
+    """
+
+    @property
+    def type(self) -> Any:
+        """The type decoded into."""
+    @property
+    def strict(self) -> bool:
+        """False when lax conversions are allowed."""
+    @property
+    def dec_hook(self) -> Callable[[Any, Any], Any] | None:
+        """The hook for unknown types, or None."""
+    @property
+    def forbid_unknown_fields(self) -> bool:
+        """Whether unknown fields are errors."""
+    @overload
+    def __new__(
+        cls,
+        type: builtins.type[_T],
+        /,
+        *,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+        forbid_unknown_fields: bool = ...,
+    ) -> Decoder[_T]: ...
+    @overload
+    def __new__(
+        cls,
+        type: Any,
+        /,
+        *,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+        forbid_unknown_fields: bool = ...,
+    ) -> Decoder[Any]: ...
+    def loads(self, obj: bytes | bytearray | memoryview | str, /) -> _T:
+        """Decode JSON into the Decoder's type (see orcodec.loads)."""
+    def unpackb(
+        self,
+        obj: bytes | bytearray | memoryview,
+        /,
+        *,
+        ext_hook: Callable[[int, bytes], Any] | None = ...,
+        option: int | None = ...,
+    ) -> _T:
+        """Decode MessagePack into the Decoder's type (see orcodec.unpackb)."""
+    def convert(self, obj: Any, /) -> _T:
+        """Convert Python objects into the Decoder's type (see orcodec.convert)."""
+    def __class_getitem__(cls, item: Any, /) -> Any: ...
+
+class ValidationError(ValueError):
+    """Raised when data is well-formed but does not fit the type it is decoded
+    into. A subclass of ValueError; raised by loads it is also a
+    JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
+    what is wrong and where; path is the location ($.items[3].qty). When a
+    dec_hook or __post_init__ rejected the value, its exception is the
+    __cause__.
+    """
+
+    path: str
 
 class JSONEncodeError(TypeError):
     """Raised by dumps for an object it cannot serialize. A subclass of
@@ -206,6 +386,13 @@ of passing them to ext_hook.
 """
 OPT_INDENT_2: int
 """Indent the output by two spaces per level, one item per line, with ": " after keys."""
+OPT_MSGPACK_NUMPY: int
+"""packb writes numpy arrays and scalars as msgpack-numpy's maps ({b"nd": ..., b"type": ..., b"shape":
+..., b"data": ...}) and complex numbers as its {b"complex": ...} maps, byte for byte what
+msgpack_numpy.encode makes; unpackb turns such maps back into arrays, scalars and complex numbers
+(their bytes keys are accepted) and refuses the object arrays msgpack-numpy pickles. OPT_NUMPY_EXT
+wins in packb when both are given.
+"""
 OPT_NAIVE_UTC: int
 """Treat naive datetimes and numpy datetime64 values as UTC: write them with a +00:00 offset (or as
 timestamps with OPT_DATETIME_AS_TIMESTAMP_EXT).
@@ -214,6 +401,18 @@ OPT_NON_STR_KEYS: int
 """Allow dict keys that are not str: int, float, bool, None, datetime, date, time, UUID and enum
 members, and for MessagePack also bytes and tuples. dumps writes them as JSON strings, packb as
 MessagePack values; unpackb accepts map keys of any type but map (arrays become tuples).
+"""
+OPT_NUMPY_EXT: int
+"""packb writes each numpy array and scalar (bool, int, uint, float16/32/64, complex64/128, datetime64
+and timedelta64 elements, any shape and memory layout) as one MessagePack extension value of type 78
+(or numpy_ext_code): a small header and the raw elements in C order; unpackb reads those values back
+as arrays and scalars of the same dtype, shape and bits, importing numpy when it meets the first
+one.
+"""
+OPT_NUMPY_ZERO_COPY: int
+"""With OPT_NUMPY_EXT (or OPT_MSGPACK_NUMPY), unpackb returns read-only arrays that share the input's
+memory instead of copying it; each array keeps the input alive, and a bytearray from being resized.
+Without either of those flags unpackb raises.
 """
 OPT_OMIT_MICROSECONDS: int
 """Write datetimes and times without their microseconds."""

@@ -25,6 +25,8 @@
 //!   JSON-escaped, and back; ASCII checks.
 //! * [`number`]: integers and floats to text and text to floats.
 //! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
+//! * [`parse`]: the text forms typed decoding reads back (RFC 3339, UUID,
+//!   base64, number syntax).
 //! * [`error`]: what a decoder rejected, and where.
 //! * [`fallible`]: allocation that reports failure instead of aborting.
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
@@ -62,6 +64,7 @@ pub mod fallible;
 pub mod json;
 pub mod msgpack;
 pub mod number;
+pub mod parse;
 pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;

@@ -15,9 +15,13 @@ and read MessagePack like ormsgpack. Both formats share one set of OPT_*
 flags and one default hook. help() on each function says what it accepts,
 returns and raises.
 
+loads and unpackb also decode into declared types (type=...), checking
+the data as they read it; convert does the same for Python objects, and
+Decoder compiles a type once for repeated use.
+
 Classes: Fragment (already-encoded output), Ext (a MessagePack extension
-value). Exceptions: JSONEncodeError, JSONDecodeError, MsgpackEncodeError,
-MsgpackDecodeError.";
+value), Decoder. Exceptions: JSONEncodeError, JSONDecodeError,
+MsgpackEncodeError, MsgpackDecodeError, ValidationError.";
 
 pub const DUMPS: &CStr = c"dumps(obj, /, default=None, option=None)
 --
@@ -54,22 +58,30 @@ container that contains itself), a dict or list changed while it is
 serialized, a time with a tzinfo, and an option that is not made of
 flags.";
 
-pub const LOADS: &CStr = c"loads(obj, /)
+pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None)
 --
 
 Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
 or str. Behaves like orjson.loads.
 
 Returns the value the text holds: dict, list, str, int, float, bool or
-None.
+None; with type, a value of that type (dataclasses, TypedDicts,
+NamedTuples, enums, datetimes, UUIDs, Decimals, containers of them...),
+checked while it is read.
+
+type: the type to decode into (None: untyped, as orjson). Compiled types
+are cached. strict: False allows lax conversions (numeric text to
+numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
+for a type orcodec does not know, value decoded as builtins.
 
 Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
 that is not JSON or not UTF-8, that holds more than one value or nests
 deeper than 1024 levels, for a str with a lone surrogate, and for input
 of another type. Its msg says what is wrong; pos, lineno and colno say
-where.";
+where. Raises ValidationError (also a JSONDecodeError) for JSON that
+does not fit type; its path attribute says where (e.g. $.items[3].qty).";
 
-pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None)
+pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None, *, numpy_ext_code=None)
 --
 
 Serialize obj to MessagePack, returned as bytes. Behaves like
@@ -84,27 +96,33 @@ returns is serialized in its place (at most 254 nested calls). None: no
 hook.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what packb does:
-    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-    OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
-    OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-    OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
-    OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
-    OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
-The others (JSON's) are accepted and ignored. orcodec.flags says what
-each does.
+    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
+    OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
+    OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+    OPT_SORT_KEYS, OPT_UTC_Z
+The others are accepted and ignored. orcodec.flags says what each does.
+numpy_ext_code: the extension type numpy arrays are written as with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
 Raises MsgpackEncodeError (a TypeError) where dumps raises
 JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
-tag outside 0 to 127, and a Fragment that holds str.";
+tag outside 0 to 127, a Fragment that holds str, a numpy array whose dtype
+has no binary form (with no default), and a numpy_ext_code outside 0 to
+127.";
 
-pub const UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+pub const UNPACKB: &CStr =
+    c"unpackb(obj, /, *, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None)
 --
 
 Deserialize one MessagePack value given as bytes, bytearray or
 memoryview. Behaves like ormsgpack.unpackb.
 
 Returns the value: dict, list, str, int, float, bool, None or bytes (for
-bin), with what ext_hook returns in place of each extension value.
+bin), with what ext_hook returns in place of each extension value; with
+type, a value of that type, checked while it is read (as loads does).
 
 ext_hook: called as ext_hook(tag, data) for each extension value (tag an
 int from -128 to 127, data bytes); what it returns takes the value's
@@ -112,16 +130,26 @@ place. None: an extension value raises.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what unpackb does:
     OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+    OPT_MSGPACK_NUMPY: msgpack-numpy's maps become numpy arrays.
     OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+    OPT_NUMPY_EXT: numpy extension values become numpy arrays.
+    OPT_NUMPY_ZERO_COPY: those arrays share the input's memory, read-only.
 The others are accepted and ignored.
+numpy_ext_code: the extension type read as numpy arrays with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
+type, strict, dec_hook: as for loads.
 
 Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
 ends early or goes on after the value, nests deeper than 1024 levels, has
 a map key that is not str or cannot be hashed, an extension value with no
-ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
-not callable or that raises (that exception is the __cause__); for input
-of another type, and for an option that is not made of flags. For data
-that is not MessagePack, the message says at which byte.";
+ext_hook, a timestamp outside datetime's years, or a numpy value that is
+not valid (or needs numpy, which cannot be imported); for an ext_hook that
+is not callable or that raises (that exception is the __cause__); for
+input of another type, for an option that is not made of flags or asks
+for zero-copy arrays without a form to read them from, and for a
+numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
+message says at which byte. Raises ValidationError (also a
+MsgpackDecodeError) for data that does not fit type.";
 
 pub const FRAGMENT: &CStr = c"Fragment(contents, /)
 --
@@ -165,3 +193,59 @@ is the __cause__.";
 pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is not valid MessagePack (the message
 says at which byte) and for arguments it cannot use. A subclass of
 ValueError. When ext_hook raised, that exception is the __cause__.";
+
+pub const CONVERT: &CStr = c"convert(obj, type, *, strict=True, dec_hook=None)
+--
+
+Validate and convert Python objects already in memory (from YAML, TOML,
+a form, an ORM row) into type, as loads(..., type=type) does for JSON:
+dicts become dataclasses, TypedDicts or attrs classes, lists NamedTuples
+or tuples, RFC 3339 text datetimes, and so on. A value that already has
+the target type is returned as it is.
+
+strict, dec_hook: as for loads.
+
+Raises ValidationError (a ValueError) for objects that do not fit type,
+and TypeError for a type orcodec cannot decode into.";
+
+pub const DECODER: &CStr = c"Decoder(type, *, strict=True, dec_hook=None, forbid_unknown_fields=False)
+--
+
+A type compiled once, for decoding into it many times: .loads(data)
+for JSON, .unpackb(data) for MessagePack, .convert(obj) for Python
+objects. strict and dec_hook are as for loads; forbid_unknown_fields
+makes a key that is no field of a dataclass, attrs class or TypedDict
+an error (they are skipped otherwise).
+
+Raises TypeError for a type orcodec cannot decode into (an ambiguous
+union, say) when it is created.";
+
+pub const DECODER_LOADS: &CStr = c"loads(obj, /)
+--
+
+Decode JSON into the Decoder's type (see orcodec.loads).";
+
+pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+--
+
+Decode MessagePack into the Decoder's type (see orcodec.unpackb).";
+
+pub const DECODER_CONVERT: &CStr = c"convert(obj, /)
+--
+
+Convert Python objects into the Decoder's type (see orcodec.convert).";
+
+pub const DECODER_TYPE: &CStr = c"The type decoded into.";
+
+pub const DECODER_STRICT: &CStr = c"False when lax conversions are allowed.";
+
+pub const DECODER_DEC_HOOK: &CStr = c"The hook for unknown types, or None.";
+
+pub const DECODER_FORBID: &CStr = c"Whether unknown fields are errors.";
+
+pub const VALIDATION_ERROR: &CStr = c"Raised when data is well-formed but does not fit the type it is decoded
+into. A subclass of ValueError; raised by loads it is also a
+JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
+what is wrong and where; path is the location ($.items[3].qty). When a
+dec_hook or __post_init__ rejected the value, its exception is the
+__cause__.";
