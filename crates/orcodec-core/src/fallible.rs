@@ -66,11 +66,30 @@ pub fn extend(vec: &mut Vec<u8>, bytes: &[u8]) -> Result<(), NoMemory> {
     Ok(())
 }
 
-/// A copy of `bytes` (`to_vec`, fallibly).
+/// A copy of `bytes` (`to_vec`, fallibly), with no spare capacity.
 #[inline]
 pub fn copy(bytes: &[u8]) -> Result<Vec<u8>, NoMemory> {
     let mut vec = Vec::new();
-    extend(&mut vec, bytes)?;
+    vec.try_reserve_exact(bytes.len()).map_err(|_| NoMemory)?;
+    vec.extend_from_slice(bytes);
+    Ok(vec)
+}
+
+/// A boxed copy of `text` (`Box::from`, fallibly).
+#[inline]
+pub fn copy_str(text: &str) -> Result<Box<str>, NoMemory> {
+    // Exactly as long as its capacity: boxing it does not reallocate.
+    let bytes = copy(text.as_bytes())?.into_boxed_slice();
+    // SAFETY: the bytes of a `str`.
+    Ok(unsafe { std::str::from_boxed_utf8_unchecked(bytes) })
+}
+
+/// `len` zero bytes (`vec![0; len]`, fallibly).
+#[inline]
+pub fn zeroed(len: usize) -> Result<Vec<u8>, NoMemory> {
+    let mut vec = Vec::new();
+    vec.try_reserve_exact(len).map_err(|_| NoMemory)?;
+    vec.resize(len, 0);
     Ok(vec)
 }
 
@@ -88,6 +107,8 @@ mod tests {
         assert!(v.capacity() < 2048);
         extend(&mut Vec::new(), b"abc").unwrap();
         assert_eq!(copy(b"xyz").unwrap(), b"xyz");
+        assert_eq!(&*copy_str("héllo").unwrap(), "héllo");
+        assert_eq!(zeroed(5).unwrap(), [0; 5]);
     }
 
     #[test]
@@ -95,6 +116,7 @@ mod tests {
         let mut v: Vec<u64> = vec![1];
         assert_eq!(reserve(&mut v, usize::MAX / 4), Err(NoMemory));
         assert_eq!(reserve(&mut v, 1 << 60), Err(NoMemory));
+        assert!(zeroed(usize::MAX / 2).is_err());
         assert_eq!(v, [1]);
     }
 }
