@@ -69,6 +69,28 @@ data[:5] = b"\\xdd\\xff\\xff\\xff\\xff"
 view = memoryview(data)
 """
 
+# An extension value of 2**32-1 bytes (the most an ext32 holds) that is a
+# valid uint8 array of shape (8, 536870909): the 23-byte header, then zeros.
+NUMPY_EXT_4_GIB = """
+import mmap
+import numpy
+n = 2**32 - 1
+header = bytes([0, 2, 3, 0]) + b"|u1" + (8).to_bytes(8, "big") + (536870909).to_bytes(8, "big")
+assert len(header) + 8 * 536870909 == n
+data = mmap.mmap(-1, 6 + n)
+data[: 6 + len(header)] = b"\\xc9" + n.to_bytes(4, "big") + bytes([78]) + header
+view = memoryview(data)
+"""
+
+DATACLASS = """
+import dataclasses
+
+@dataclasses.dataclass
+class P:
+    x: int
+
+"""
+
 # (id, setup, call, headroom, allowed outcomes). An outcome is "MemoryError",
 # or "returned" when the call may also succeed, with `check` true of its result.
 CASES = [
@@ -188,6 +210,64 @@ CASES = [
         "orcodec.unpackb(data)",
         50 * MB,
     ),
+    (
+        "unpackb-numpy-ext-4GiB",  # a (8, 536870909) uint8 array, all its bytes there
+        NUMPY_EXT_4_GIB,
+        "orcodec.unpackb(view, option=orcodec.OPT_NUMPY_EXT)",
+        200 * MB,
+    ),
+    # Typed decoding: the same shapes through the pull readers and the
+    # validators' item stack, and convert over Python objects.
+    (
+        "loads-typed-many-items",
+        "data = b'[' + b'0,' * (16 * 10**6) + b'0]'",
+        "orcodec.loads(data, type=list[int])",
+        64 * MB,
+    ),
+    (
+        "unpackb-typed-many-items",
+        "n = 16 * 10**6\ndata = b'\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n",
+        "orcodec.unpackb(data, type=list[int])",
+        64 * MB,
+    ),
+    (
+        "loads-typed-many-dataclasses",
+        DATACLASS + "data = b'[' + b'{\"x\":0},' * (4 * 10**6) + b'{\"x\":0}]'",
+        "orcodec.loads(data, type=list[P])",
+        64 * MB,
+    ),
+    (
+        "unpackb-typed-many-dataclasses",
+        DATACLASS + "n = 4 * 10**6\ndata = b'\\xdd' + n.to_bytes(4, 'big') + b'\\x81\\xa1x\\x00' * n",
+        "orcodec.unpackb(data, type=list[P])",
+        64 * MB,
+    ),
+    (
+        "unpackb-typed-many-entries",
+        "n = 8 * 10**6\ndata = b'\\xdf' + n.to_bytes(4, 'big') + b'\\x00\\x00' * n",
+        "orcodec.unpackb(data, type=dict[int, int])",
+        64 * MB,
+    ),
+    (
+        "loads-typed-any-items",  # untyped values inside a typed one
+        "import typing\ndata = b'[[' + b'0,' * (16 * 10**6) + b'0]]'",
+        "orcodec.loads(data, type=list[typing.Any])",
+        64 * MB,
+    ),
+    (
+        "unpackb-typed-any-items",
+        "import typing\nn = 16 * 10**6\ndata = b'\\x91\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n",
+        "orcodec.unpackb(data, type=list[typing.Any])",
+        64 * MB,
+    ),
+    ("convert-many-items", "obj = [0] * (16 * 10**6)", "orcodec.convert(obj, list[int])", 64 * MB),
+    (
+        "loads-typed-base64",  # the decoded bytes, three quarters of the text
+        "data = b'\"' + b'A' * (80 * MB) + b'\"'",
+        "orcodec.loads(data, type=bytes)",
+        40 * MB,
+    ),
+    ("loads-typed-long-int", "data = b'1' * (60 * MB)", "orcodec.loads(data, type=int)", 40 * MB),
 ]
 
 
