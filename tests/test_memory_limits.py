@@ -86,6 +86,14 @@ data[: 6 + len(header)] = b"\\xc9" + n.to_bytes(4, "big") + bytes([78]) + header
 view = memoryview(data)
 """
 
+ENUM = """
+import enum
+
+class Color(enum.Enum):
+    RED = "red"
+
+"""
+
 DATACLASS = """
 import dataclasses
 
@@ -95,8 +103,8 @@ class P:
 
 """
 
-# (id, setup, call, headroom, allowed outcomes). An outcome is "MemoryError",
-# or "returned" when the call may also succeed, with `check` true of its result.
+# (id, setup, call, headroom[, the exception expected]): MemoryError unless
+# another is named.
 CASES = [
     # Encoders: outputs larger than the headroom.
     (
@@ -272,6 +280,31 @@ CASES = [
         40 * MB,
     ),
     ("loads-typed-long-int", "data = b'1' * (60 * MB)", "orcodec.loads(data, type=int)", 40 * MB),
+    # Errors about a huge value: the message quotes its start, so making it
+    # needs no memory the size of the value; the error itself is raised.
+    (
+        "unpackb-typed-long-enum-value",
+        ENUM + "n = 60 * MB\ndata = b'\\xdb' + n.to_bytes(4, 'big') + b'a' * n",
+        "orcodec.unpackb(data, type=Color)",
+        40 * MB,
+        "MsgpackValidationError",
+    ),
+    (
+        "unpackb-typed-long-unknown-field",
+        DATACLASS
+        + "n = 60 * MB\ndata = b'\\x81\\xdb' + n.to_bytes(4, 'big') + b'k' * n + b'\\x00'\n"
+        + "decoder = orcodec.Decoder(P, forbid_unknown_fields=True)",
+        "decoder.unpackb(data)",
+        40 * MB,
+        "MsgpackValidationError",
+    ),
+    (
+        "convert-long-enum-value",
+        ENUM + "obj = 'a' * (60 * MB)",
+        "orcodec.convert(obj, Color)",
+        40 * MB,
+        "ValidationError",
+    ),
 ]
 
 
@@ -285,8 +318,12 @@ CALL_SECONDS = 20
 CHILD_SECONDS = 120
 
 
-@pytest.mark.parametrize("setup, call, headroom", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_out_of_memory_is_memory_error(setup, call, headroom):
+@pytest.mark.parametrize(
+    "setup, call, headroom, expected",
+    [(*c[1:4], c[4] if len(c) > 4 else "MemoryError") for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_out_of_memory_is_memory_error(setup, call, headroom, expected):
     done = subprocess.run(
         [sys.executable, "-c", _script(setup, call, headroom)],
         capture_output=True,
@@ -295,7 +332,8 @@ def test_out_of_memory_is_memory_error(setup, call, headroom):
     )
     assert done.returncode == 0, f"child died ({done.returncode}): {done.stderr[-2000:]}"
     outcome = json.loads(done.stdout)
-    assert outcome.get("raised") == "MemoryError", outcome
+    assert outcome.get("raised") == expected, outcome
+    assert len(outcome["message"]) < 1000, outcome
     assert outcome["alive"], outcome
     assert outcome["elapsed"] < CALL_SECONDS, outcome
 
