@@ -165,6 +165,18 @@ CASES = [
         "orcodec.packb(arr, option=orcodec.OPT_SERIALIZE_NUMPY)",
         64 * MB,
     ),
+    (
+        "packb-numpy-ext",  # the elements copied straight into the output
+        "import numpy as np\narr = np.ones(200 * MB, np.uint8)",
+        "orcodec.packb(arr, option=orcodec.OPT_NUMPY_EXT)",
+        100 * MB,
+    ),
+    (
+        "packb-msgpack-numpy",
+        "import numpy as np\narr = np.ones(200 * MB, np.uint8)",
+        "orcodec.packb(arr, option=orcodec.OPT_MSGPACK_NUMPY)",
+        100 * MB,
+    ),
     # Decoders: many items, long strings, declared lengths the input holds.
     ("loads-many-items", "data = b'[' + b'0,' * (40 * 10**6) + b'0]'", "orcodec.loads(data)", 200 * MB),
     (
