@@ -12,6 +12,8 @@ use crate::module::options::Opt;
 pub enum EncodeError {
     /// A Python exception is already set (MemoryError, or from `default`).
     Raised,
+    /// Memory for the encoder's own work (not the output) could not be had.
+    NoMemory,
     /// `default` raised; that exception is set and becomes the `__cause__`.
     DefaultRaised(*mut PyTypeObject),
     Unsupported(*mut PyTypeObject),
@@ -129,6 +131,10 @@ unsafe fn raise_error(err: &EncodeError, format: &Format, context: &ErrorContext
                 let message = if msgpack { current_message() } else { None };
                 raise_from_current(kind, &message.unwrap_or_else(|| format!("{} encoding failed", format.name)));
             }
+            return;
+        }
+        EncodeError::NoMemory => {
+            PyErr_NoMemory();
             return;
         }
         EncodeError::DefaultRaised(ty) => {

@@ -114,6 +114,10 @@ fn shortened(mut text: String) -> String {
 
 /// `$` followed by each step: `.name` for identifier keys and fields,
 /// `["key"]` for other str keys, `[3]` for indices, `[repr]` for other keys.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "an error's $ path: at most 2 * PATH_ENDS steps of at most MAX_KEY_TEXT characters"
+)]
 pub unsafe fn render_path(path: &[Segment]) -> String {
     let mut out = String::from("$");
     let levels = path.len();
@@ -188,6 +192,7 @@ pub unsafe fn add_notes(err: &EncodeError, context: &ErrorContext, opts: Opt, ms
     restore_exception(exc);
 }
 
+#[expect(clippy::disallowed_methods, reason = "at most three notes, each a short sentence")]
 unsafe fn notes_for(err: &EncodeError, context: &ErrorContext, opts: Opt, msgpack: bool) -> Vec<String> {
     let culprit = context.culprit.0;
     let mut notes = Vec::new();

@@ -7,6 +7,7 @@
 use core::cmp::Ordering;
 use core::ptr::addr_of_mut;
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
@@ -287,7 +288,8 @@ impl<E: Emitter> Walker<E> {
         if self.opts & options::REPLACE_SURROGATES == 0 {
             return Err(EncodeError::Surrogates);
         }
-        let replaced = text_of(obj).ok_or(EncodeError::Raised)?.replace_surrogates();
+        let text = text_of(obj).ok_or(EncodeError::Raised)?;
+        let replaced = text.replace_surrogates().map_err(|_| EncodeError::NoMemory)?;
         emit(&mut self.emitter, Text::Utf8(replaced.as_bytes())).map_err(|_| EncodeError::Surrogates)
     }
 
@@ -377,6 +379,24 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
+    /// Whether to go on once a container is written: when the output could
+    /// not be grown, the walk stops there (the caller raises MemoryError)
+    /// instead of walking the rest of the object for output already lost.
+    /// Checked where each list, tuple and dict ends, and after each empty
+    /// block of a numpy array with a zero-size dimension, so an object whose
+    /// output dwarfs its memory (one dict repeated a million times in a
+    /// list, a numpy array of shape (2**31, 1024, 0)) stops at once. The rest of the items of the container being written are
+    /// still visited, each write then a compare: that is bounded by the
+    /// objects in memory. Not checked per item: a load and a branch per
+    /// item cost the hot loops more than they save.
+    #[inline(always)]
+    pub(crate) fn check_output(&self) -> Result {
+        if self.emitter.failed() {
+            return Err(EncodeError::NoMemory);
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     pub(crate) fn leave(&mut self) {
         self.depth -= 1;
@@ -425,7 +445,7 @@ impl<E: Emitter> Walker<E> {
         }
         self.emitter.end_array(len);
         self.leave();
-        Ok(())
+        self.check_output()
     }
 
     pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
@@ -449,7 +469,7 @@ impl<E: Emitter> Walker<E> {
         }
         self.emitter.end_map(len);
         self.leave();
-        Ok(())
+        self.check_output()
     }
 
     /// The entries of a dict of `len` entries in insertion order.
@@ -513,6 +533,7 @@ impl<E: Emitter> Walker<E> {
     /// the error as in a key already: nothing to add then).
     #[cold]
     #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
     unsafe fn at_dict_key(&mut self, dict: *mut PyObject, key: *mut PyObject, e: EncodeError) -> EncodeError {
         if self.key_pending() {
             return e;
@@ -528,6 +549,7 @@ impl<E: Emitter> Walker<E> {
     /// `dict::next` returned last), when the dict still has its `len` entries.
     #[cold]
     #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
     unsafe fn at_position(&mut self, dict: *mut PyObject, pos: Py_ssize_t, len: usize, e: EncodeError) -> EncodeError {
         if self.key_pending() {
             return e;
@@ -582,8 +604,7 @@ impl<E: Emitter> Walker<E> {
     /// checked here because only str keys can be compared.
     unsafe fn collect_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
         if self.sorted.try_reserve(len).is_err() {
-            PyErr_NoMemory();
-            return Err(EncodeError::Raised);
+            return Err(EncodeError::NoMemory);
         }
         let mut pos: Py_ssize_t = 0;
         let mut key: *mut PyObject = core::ptr::null_mut();
@@ -595,9 +616,10 @@ impl<E: Emitter> Walker<E> {
                 self.key_pending_taken();
                 return Err(e);
             }
+            // Room was made above, for `len` entries: this cannot fail.
+            fallible::push(&mut self.sorted, (key, value)).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(key);
             Py_INCREF(value);
-            self.sorted.push((key, value));
         }
         Ok(())
     }
@@ -634,6 +656,7 @@ impl<E: Emitter> Walker<E> {
     /// Records, as error `e` passes out of an array, the index it came from.
     #[cold]
     #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
     pub(crate) fn at_index(&mut self, index: usize, e: EncodeError) -> EncodeError {
         if !self.key_pending() {
             self.ctx().path.push(Segment::Index(index));
@@ -644,6 +667,7 @@ impl<E: Emitter> Walker<E> {
     /// Records, as error `e` passes out of a map, the key whose value it came from.
     #[cold]
     #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
     pub(crate) unsafe fn at_key(&mut self, key: *mut PyObject, e: EncodeError) -> EncodeError {
         if !self.key_pending() {
             Py_INCREF(key);
@@ -655,6 +679,7 @@ impl<E: Emitter> Walker<E> {
     /// Records, as error `e` passes out of a dataclass, the field it came from.
     #[cold]
     #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
     pub(crate) unsafe fn at_field(&mut self, name: *mut PyObject, e: EncodeError) -> EncodeError {
         if !self.key_pending() {
             Py_INCREF(name);
