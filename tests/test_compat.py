@@ -955,3 +955,50 @@ def test_unpackb_errors_without_a_position():
     assert str(info.value) == "ext_hook failed"
     assert type(info.value.__cause__) is ZeroDivisionError
     assert info.value.__notes__ == ["ext_hook raised for extension type 5"]
+
+
+# --------------------------------------------------------------------------------------
+# pydantic v1 models (pydantic.v1, shipped inside pydantic 2), as ormsgpack writes them
+# --------------------------------------------------------------------------------------
+
+
+def _v1_models():
+    from pydantic import v1
+
+    class Inner(v1.BaseModel):
+        n: int = 3
+
+    class Model(v1.BaseModel):
+        name: str
+        at: dt.datetime
+        tags: list = []
+        inner: Inner = Inner()
+        alias_field: int = v1.Field(7, alias="aliased")
+
+    class Extra(v1.BaseModel, extra=v1.Extra.allow):
+        a: int = 1
+
+    return [
+        Model(name="x", at=dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), tags=[1, "b"]),
+        Extra(a=2, unknown="kept"),
+        Inner(),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_pydantic_v1_models_same_as_ormsgpack(index):
+    ours_model = _v1_models()[index]
+    theirs_model = _v1_models()[index]
+    ours = orcodec.packb(ours_model, option=orcodec.OPT_SERIALIZE_PYDANTIC)
+    assert ours == ormsgpack.packb(theirs_model, option=ormsgpack.OPT_SERIALIZE_PYDANTIC)
+    # JSON writes the same map (orjson has no pydantic support to compare with).
+    assert orcodec.loads(orcodec.dumps(ours_model, option=orcodec.OPT_SERIALIZE_PYDANTIC)) == orcodec.loads(
+        orcodec.dumps(ormsgpack.unpackb(ours), default=str)
+    )
+    # Without the flag both refuse it, in the same words.
+    with pytest.raises(orcodec.MsgpackEncodeError) as refused:
+        orcodec.packb(ours_model)
+    with pytest.raises(TypeError) as peer_refused:
+        ormsgpack.packb(theirs_model)
+    assert str(refused.value) == str(peer_refused.value)
+    assert "pass OPT_SERIALIZE_PYDANTIC to write pydantic models" in refused.value.__notes__
