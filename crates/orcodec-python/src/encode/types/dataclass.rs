@@ -2,10 +2,12 @@
 //!
 //! MessagePack, as ormsgpack: the fields, in definition order: those
 //! `dataclasses.fields()` lists (ClassVar and InitVar pseudo-fields
-//! excluded) whose names do not start with `_`. Each value is read with
-//! `getattr`, so `__slots__`, frozen, inherited and `field()` fields all
-//! behave like Python code sees them, and attributes added outside the
-//! fields never appear.
+//! excluded) whose names do not start with `_`. Each value is the
+//! instance `__dict__`'s entry when there is one (even if the class shadows
+//! the name with a property or defines `__getattribute__`, as ormsgpack
+//! reads it), else `getattr`, so `__slots__`, frozen, inherited and
+//! `field()` fields all work, and attributes added outside the fields never
+//! appear.
 //!
 //! JSON, as orjson: an instance with a `__dict__` whose class does not
 //! declare `__slots__` is its `__dict__` (names starting with `_` left out),
@@ -294,8 +296,15 @@ impl<E: Emitter> Walker<E> {
             }
         }
         let names = field_names(Py_TYPE(obj), fields)?;
-        let dict =
-            if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
+        // ormsgpack reads a field from the instance's `__dict__` when it is
+        // there, whatever the class defines (a property, `__getattribute__`),
+        // and with getattr otherwise; for JSON (a class with `__slots__`)
+        // the dict is only a shortcut where getattr would give the same.
+        let dict = if names.from_dict || is_msgpack::<E>() {
+            PyObject_GenericGetDict(obj, core::ptr::null_mut())
+        } else {
+            core::ptr::null_mut()
+        };
         if dict.is_null() {
             PyErr_Clear();
         }
