@@ -1002,3 +1002,36 @@ def test_pydantic_v1_models_same_as_ormsgpack(index):
         ormsgpack.packb(theirs_model)
     assert str(refused.value) == str(peer_refused.value)
     assert "pass OPT_SERIALIZE_PYDANTIC to write pydantic models" in refused.value.__notes__
+
+
+def test_typed_decoding_keeps_the_option_and_input_rules():
+    # type=, strict= and dec_hook= do not loosen what unpackb and loads accept: the
+    # same option validation as ormsgpack's unpackb, the same input-type errors.
+    decoder = orcodec.Decoder(int)
+    for call in (
+        lambda option: orcodec.unpackb(b"\x01", type=int, option=option),
+        lambda option: decoder.unpackb(b"\x01", option=option),
+    ):
+        for option in (True, orcodec.OPT_SORT_KEYS, 1 << 16):
+            with pytest.raises(orcodec.MsgpackDecodeError) as info:
+                call(option)
+            assert str(info.value) == "Invalid opts"
+        assert call(orcodec.OPT_NON_STR_KEYS) == 1
+    with pytest.raises(ValueError) as theirs:
+        ormsgpack.unpackb(b"\x01", option=True)
+    assert str(theirs.value) == "Invalid opts"
+    for call in (lambda: orcodec.unpackb("x", type=int), lambda: decoder.unpackb("x")):
+        with pytest.raises(orcodec.MsgpackInputTypeError) as info:
+            call()
+        assert isinstance(info.value, TypeError)
+        assert str(info.value) == "Input must be bytes, bytearray, memoryview"
+    for call in (lambda: orcodec.loads(1, type=int), lambda: decoder.loads(1)):
+        with pytest.raises(orcodec.JSONInputTypeError) as info:
+            call()
+        assert info.value.msg == "Input must be bytes, bytearray, memoryview, or str"
+    with pytest.raises(ValueError) as theirs:
+        ormsgpack.unpackb("x")
+    assert str(theirs.value) == "Input must be bytes, bytearray, memoryview"
+    with pytest.raises(orjson.JSONDecodeError) as theirs:
+        orjson.loads(1)
+    assert theirs.value.msg == "Input must be bytes, bytearray, memoryview, or str"
