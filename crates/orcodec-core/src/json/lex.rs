@@ -372,10 +372,8 @@ pub(super) trait Lex<'a> {
             // The mantissa did not wrap (leading zeros count as digits above,
             // which only makes the test stricter): the fast paths decide
             // nearly every float from it without reading the digits again.
+            // Never an infinity (an overflowing result goes to the slow path).
             if let Some(v) = decimal_to_f64(mantissa, exponent - fraction_digits as i64) {
-                if S::FINITE && v.is_infinite() {
-                    return err(Kind::NumberOutOfRange, start);
-                }
                 return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
             }
         }

@@ -470,6 +470,8 @@ mod tests {
         };
         for (text, offset) in
             [("1e400", 0), ("-1e400", 0), ("[1, 2e308]", 4), ("1.5e999999999", 0), (&*"9".repeat(400), 0)]
+                .into_iter()
+                .chain([("1.8e308", 0), ("17976931348623159e292", 0), ("-1797693134862315808e290", 0)])
         {
             assert_eq!(finite(text), Err((Kind::NumberOutOfRange, offset)), "{text}");
             // Other builders get the infinity.
