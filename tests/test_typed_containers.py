@@ -144,6 +144,21 @@ def test_unhashable_set_items_are_a_validation_error():
         orcodec.convert([[1]], set[Any])
 
 
+def test_json_any_parts_refuse_numbers_beyond_the_doubles_as_untyped_loads():
+    # The same error, at the same place, as loads without a type (orjson's); a float
+    # target keeps msgspec's ValidationError.
+    for data, tp in ((b"[1, 1e400]", Any), (b"[1, -1e400]", list[Any]), (b'{"a": [1, 1' + b"0" * 400 + b"]}", Any)):
+        with pytest.raises(orcodec.JSONDecodeError) as typed:
+            orcodec.loads(data, type=tp)
+        assert not isinstance(typed.value, orcodec.ValidationError)
+        with pytest.raises(orcodec.JSONDecodeError) as untyped:
+            orcodec.loads(data)
+        assert (typed.value.msg, typed.value.pos) == (untyped.value.msg, untyped.value.pos)
+        assert typed.value.msg == "number is infinity when parsed as double"
+    with pytest.raises(orcodec.ValidationError, match="^Number out of range - at `\\$\\[1\\]`$"):
+        orcodec.loads(b"[1, 1e400]", type=list[float])
+
+
 def test_msgpack_any_parts_follow_untyped_unpackb():
     data = orcodec.packb({1: [1]}, option=orcodec.OPT_NON_STR_KEYS)
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
