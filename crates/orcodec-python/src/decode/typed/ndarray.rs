@@ -27,10 +27,11 @@
 //! an abort), and nesting is capped at numpy's 64 dimensions (and at the
 //! document's nesting limit).
 
+use orcodec_core::fallible;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
-use crate::decode::typed::error::{from_current, invalid, str_of, Fail};
+use crate::decode::typed::error::{from_current, invalid, no_memory, str_of, Fail};
 use crate::decode::typed::input::{got_name, Cursor, Head, Input, Run, Value};
 use crate::decode::typed::node::NodeId;
 use crate::decode::typed::path::{Path, Seg};
@@ -370,9 +371,7 @@ impl<E: Elem> Sink for Typed<E> {
     #[inline(always)]
     fn push(&mut self, n: Num, lax: bool) -> Result<(), Bad> {
         let v = E::from_num(n, lax)?;
-        self.buf.try_reserve(1).map_err(|_| Bad::Memory)?;
-        self.buf.push(v);
-        Ok(())
+        fallible::push(&mut self.buf, v).map_err(|_| Bad::Memory)
     }
 
     fn element(&self) -> &'static str {
@@ -448,9 +447,7 @@ impl Sink for Inferred {
                 f.to_bits()
             }
         };
-        self.buf.try_reserve(1).map_err(|_| Bad::Memory)?;
-        self.buf.push(v);
-        Ok(())
+        fallible::push(&mut self.buf, v).map_err(|_| Bad::Memory)
     }
 
     fn element(&self) -> &'static str {
@@ -529,11 +526,7 @@ fn shown(h: &Head, n: Num) -> String {
 #[inline(never)]
 fn element_error<I: Input, S: Sink>(sink: &S, bad: Bad, h: &Head, n: Num) -> Result<String, Fail> {
     Ok(match bad {
-        Bad::Memory => {
-            // SAFETY: sets the exception.
-            unsafe { PyErr_NoMemory() };
-            return Err(Fail::Raised);
-        }
+        Bad::Memory => return Err(no_memory()),
         Bad::Type => format!("Expected `{}`, got `{}`", sink.element(), got_name::<I>(&h.v)),
         Bad::Range => {
             let dtype = sink.dtype_now();
@@ -615,9 +608,9 @@ fn read<I: Input, S: Sink>(
     // The number of dimensions, once an array has reached a number or
     // ended empty.
     let mut ndim: Option<usize> = None;
-    let mut cursors: Vec<Cursor> = Vec::with_capacity(4);
+    let mut cursors: Vec<Cursor> = Vec::new();
     ctx.enter(at)?;
-    cursors.push(input.open(n));
+    fallible::push(&mut cursors, input.open(n)).map_err(|_| no_memory())?;
     starts[0] = at;
     loop {
         let open = cursors.len();
@@ -709,7 +702,7 @@ fn read<I: Input, S: Sink>(
                 index[open] = 0;
                 starts[open] = h.at;
                 let cursor = input.open(len);
-                cursors.push(cursor);
+                fallible::push(&mut cursors, cursor).map_err(|_| no_memory())?;
             }
             v => {
                 let expected_array = match ndim {
@@ -752,14 +745,7 @@ fn make<S: Sink>(sink: &mut S, dims: &[Option<usize>], path: &Path, at: usize) -
         return Err(invalid("Expected an array of one shape throughout", path, at));
     }
     let len = sink.len();
-    let (dtype, bytes) = match sink.finish() {
-        Ok(done) => done,
-        Err(_) => {
-            // SAFETY: sets the exception.
-            unsafe { PyErr_NoMemory() };
-            return Err(Fail::Raised);
-        }
-    };
+    let (dtype, bytes) = sink.finish().map_err(|_| no_memory())?;
     if bytes.len() != len * itemsize(dtype) {
         return Err(invalid("Expected an array of one shape throughout", path, at));
     }
