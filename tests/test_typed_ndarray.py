@@ -555,3 +555,49 @@ def test_no_leak(name):
     gc.collect()
     assert [sys.getrefcount(obj) for obj in tracked] == refs
     assert sys.getallocatedblocks() - blocks <= 100
+
+
+# --------------------------------------------------------------------------------------
+# MessagePack's numpy extension (OPT_NUMPY_EXT) in typed decoding
+# --------------------------------------------------------------------------------------
+
+EXT = orcodec.OPT_NUMPY_EXT
+
+
+def test_numpy_ext_values_at_array_targets():
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    packed = orcodec.packb({"name": "x", "pixels": array.astype(np.uint8), "weights": array[0]}, option=EXT)
+    frame = orcodec.unpackb(packed, type=Frame, option=EXT)
+    same(frame.pixels, array.astype(np.uint8))
+    same(frame.weights, array[0])
+    shared = orcodec.unpackb(packed, type=Frame, option=EXT | orcodec.OPT_NUMPY_ZERO_COPY)
+    assert not shared.pixels.flags.writeable and shared.pixels.tolist() == [[0, 1, 2], [3, 4, 5]]
+    same(orcodec.Decoder(Frame).unpackb(packed, option=EXT).pixels, array.astype(np.uint8))
+    # Nested lists and extension values mix.
+    packed = orcodec.packb([array, array.tolist()], option=EXT)
+    for got in orcodec.unpackb(packed, type=list[NDArray[np.float32]], option=EXT):
+        same(got, array)
+    # An array of another dtype is refused, as convert refuses it.
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(orcodec.packb([array], option=EXT), type=list[NDArray[np.float64]], option=EXT)
+    assert isinstance(info.value, orcodec.ValidationError)
+    assert str(info.value) == "Expected `ndarray` of `float64`, got `ndarray` of `float32` - at `$[0]`"
+    # Without the flag (or for a numpy scalar) an extension value is no array.
+    for data, option in [(orcodec.packb(array, option=EXT), None), (orcodec.packb(np.float32(1), option=EXT), EXT)]:
+        with pytest.raises(orcodec.ValidationError) as info:
+            orcodec.unpackb(data, type=NDArray[np.float32], option=option)
+        assert str(info.value) == "Expected `array`, got `ext`"
+    # A malformed extension value stays the format's error.
+    bad = orcodec.packb(orcodec.Ext(78, b"\x00"))
+    with pytest.raises(orcodec.MsgpackDecodeError, match="invalid numpy extension value") as info:
+        orcodec.unpackb(bad, type=NDArray[np.float32], option=EXT)
+    assert not isinstance(info.value, orcodec.ValidationError)
+
+
+def test_numpy_values_in_any_parts():
+    array = np.arange(3, dtype=np.int16)
+    for option in (EXT, orcodec.OPT_MSGPACK_NUMPY):
+        packed = orcodec.packb({"a": array, "n": 1}, option=option)
+        decoded = orcodec.unpackb(packed, type=dict[str, Any], option=option)
+        same(decoded["a"], array)
+        assert decoded["n"] == 1

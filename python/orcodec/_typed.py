@@ -529,6 +529,8 @@ class _Compiler:
             elif kind == NDARRAY:
                 put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
                 by_class.append((sys.modules["numpy"].ndarray, m))
+                if by_kind[K_EXT] == -1:  # arrays in binary form (OPT_NUMPY_EXT)
+                    by_kind[K_EXT] = m
             elif kind == CLASS and node[5] == 3:
                 put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
                 by_class.append((node[2], m))

@@ -27,6 +27,7 @@
 //! an abort), and nesting is capped at numpy's 64 dimensions (and at the
 //! document's nesting limit).
 
+use orcodec_core::builder::Builder;
 use orcodec_core::fallible;
 use pyo3_ffi::*;
 
@@ -766,8 +767,9 @@ fn itemsize(dtype: Dtype) -> usize {
 }
 
 /// A value that is no container, validated as an array: a number makes a
-/// 0-d array (as `numpy.array(5)` does); an ndarray (`convert`) is kept if
-/// its dtype is the one wanted.
+/// 0-d array (as `numpy.array(5)` does); an ndarray (`convert`, or a numpy
+/// extension value with `OPT_NUMPY_EXT`) is kept if its dtype is the one
+/// wanted.
 pub fn from_scalar<I: Input>(
     ctx: &mut Ctx,
     dtype: Option<Dtype>,
@@ -780,9 +782,23 @@ pub fn from_scalar<I: Input>(
         unsafe {
             let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
             if is_instance(obj, ndarray as *mut PyObject) {
-                return existing(obj, dtype, path);
+                return existing(obj, dtype, path, h.at);
             }
         }
+    }
+    if let Value::Ext(tag, data) = h.v {
+        // An array in binary form (`OPT_NUMPY_EXT`), read as untyped
+        // `unpackb` reads it; other extension values are no arrays.
+        if let Some(obj) = ctx.builder.ext(tag, data)? {
+            // SAFETY: a live object; numpy is imported.
+            unsafe {
+                let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
+                if is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
+                    return existing(obj.as_ptr(), dtype, path, h.at);
+                }
+            }
+        }
+        return Err(type_error::<I>(ctx, id, &h, path));
     }
     let num = num_of(&h.v);
     if matches!(num, Num::Not) {
@@ -816,9 +832,9 @@ pub fn from_scalar<I: Input>(
     }
 }
 
-/// An ndarray given to `convert`: kept as it is if its dtype is `dtype`
-/// (any dtype for an inferred one).
-unsafe fn existing(obj: *mut PyObject, dtype: Option<Dtype>, path: &Path) -> Result<Owned, Fail> {
+/// An ndarray given to `convert` or read from a numpy extension value:
+/// kept as it is if its dtype is `dtype` (any dtype for an inferred one).
+unsafe fn existing(obj: *mut PyObject, dtype: Option<Dtype>, path: &Path, at: usize) -> Result<Owned, Fail> {
     let Some(dtype) = dtype else {
         return keep(obj);
     };
@@ -833,5 +849,5 @@ unsafe fn existing(obj: *mut PyObject, dtype: Option<Dtype>, path: &Path) -> Res
         // The same type in the other byte order.
         got = crate::decode::typed::scalars::py_text(text.as_ptr()).unwrap_or("?");
     }
-    Err(invalid(&format!("Expected `ndarray` of `{}`, got `ndarray` of `{got}`", dtype.name()), path, 0))
+    Err(invalid(&format!("Expected `ndarray` of `{}`, got `ndarray` of `{got}`", dtype.name()), path, at))
 }
