@@ -404,6 +404,28 @@ def test_convert_keeps_an_ndarray_of_the_dtype():
     same(orcodec.convert(((1, 2), (3, 4)), NDArray[np.int8]), np.array([[1, 2], [3, 4]], dtype=np.int8))
 
 
+def test_convert_reads_numpy_scalars():
+    # As numpy reads them into an array (np.float64 is a float already).
+    values = [np.int32(5), np.float32(0.5), np.uint64(2**64 - 1), np.float16(-2.5), np.float64(0.1)]
+    same(orcodec.convert(values, NDArray[np.float64]), np.array(values, dtype=np.float64))
+    same(orcodec.convert(list(np.arange(4, dtype=np.int32)), NDArray[np.int32]), np.arange(4, dtype=np.int32))
+    same(orcodec.convert([np.True_, np.False_], NDArray[np.bool_]), np.array([True, False]))
+    same(orcodec.convert([np.uint64(2**64 - 1)], NDArray[np.uint64]), np.array([2**64 - 1], dtype=np.uint64))
+    same(orcodec.convert(np.float32(2.5), NDArray[np.float32]), np.array(2.5, dtype=np.float32))
+    # The element rules are the same as for Python numbers; messages show the value.
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.convert([np.int64(1), np.int64(300)], NDArray[np.int8])
+    assert str(info.value) == "Expected `int` in the range of `int8` (-128 to 127), got `300` - at `$[1]`"
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.convert([np.float32(1.5)], NDArray[np.int8])
+    assert str(info.value) == "Expected `int`, got `float32` - at `$[0]`"
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.convert([np.str_("1")], NDArray[np.int8])
+    assert str(info.value) == "Expected `int`, got `str_` - at `$[0]`"
+    # An inferred array takes numpy scalars as the Python numbers they stand for.
+    same(orcodec.convert([np.int16(1), np.int16(2)], np.ndarray), np.array([1, 2]))
+
+
 def test_decoder():
     decoder = orcodec.Decoder(NDArray[np.float32])
     same(decoder.loads(b"[[1, 2], [3, 4]]"), np.array([[1, 2], [3, 4]], dtype=np.float32))

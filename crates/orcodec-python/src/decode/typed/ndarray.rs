@@ -27,6 +27,8 @@
 //! an abort), and nesting is capped at numpy's 64 dimensions (and at the
 //! document's nesting limit).
 
+use core::cell::UnsafeCell;
+
 use orcodec_core::builder::Builder;
 use orcodec_core::fallible;
 use pyo3_ffi::*;
@@ -139,7 +141,92 @@ enum Num {
     Not,
 }
 
-/// The value of a Python object that is a number (`convert`).
+/// numpy's scalar types that `convert` reads as numbers: `numpy.bool_`,
+/// `numpy.integer`, `numpy.floating` (new references, kept for the life of
+/// the process).
+struct ScalarTypes {
+    bool_: *mut PyObject,
+    integer: *mut PyObject,
+    floating: *mut PyObject,
+}
+
+struct ScalarCell(UnsafeCell<Option<ScalarTypes>>);
+
+// SAFETY: the GIL contract (crate root); no reference into the cell is held
+// while Python code runs (the attribute lookups that fill it).
+unsafe impl Sync for ScalarCell {}
+
+static SCALAR_TYPES: ScalarCell = ScalarCell(UnsafeCell::new(None));
+
+/// numpy's scalar types (numpy is imported: a numpy type was compiled), or
+/// None if they cannot be had (the exception cleared).
+#[cold]
+unsafe fn scalar_types() -> Option<&'static ScalarTypes> {
+    if (*SCALAR_TYPES.0.get()).is_none() {
+        let numpy = Owned::new(PyImport_ImportModule(c"numpy".as_ptr())).ok();
+        let get = |name: &core::ffi::CStr| match &numpy {
+            Some(m) => PyObject_GetAttrString(m.as_ptr(), name.as_ptr()),
+            None => core::ptr::null_mut(),
+        };
+        let (bool_, integer, floating) = (get(c"bool_"), get(c"integer"), get(c"floating"));
+        if bool_.is_null() || integer.is_null() || floating.is_null() {
+            Py_XDECREF(bool_);
+            Py_XDECREF(integer);
+            Py_XDECREF(floating);
+            PyErr_Clear();
+            return None;
+        }
+        let cell = &mut *SCALAR_TYPES.0.get();
+        match cell {
+            // Filled meanwhile, by code the lookups ran.
+            Some(_) => {
+                Py_DECREF(bool_);
+                Py_DECREF(integer);
+                Py_DECREF(floating);
+            }
+            None => *cell = Some(ScalarTypes { bool_, integer, floating }),
+        }
+    }
+    (*SCALAR_TYPES.0.get()).as_ref()
+}
+
+/// The value of a numpy scalar (`numpy.int32(5)`, `numpy.float32(0.5)`,
+/// `numpy.True_`), as numpy reads it into an array; `Num::Not` for anything else.
+#[cold]
+#[inline(never)]
+unsafe fn numpy_scalar(obj: *mut PyObject) -> Num {
+    let Some(types) = scalar_types() else {
+        return Num::Not;
+    };
+    if is_instance(obj, types.bool_) {
+        return match PyObject_IsTrue(obj) {
+            -1 => {
+                PyErr_Clear();
+                Num::Not
+            }
+            v => Num::Bool(v == 1),
+        };
+    }
+    if is_instance(obj, types.integer) {
+        let Ok(int) = Owned::new(PyNumber_Index(obj)) else {
+            PyErr_Clear();
+            return Num::Not;
+        };
+        return py_num(int.as_ptr());
+    }
+    if is_instance(obj, types.floating) {
+        let v = PyFloat_AsDouble(obj);
+        if v == -1.0 && !PyErr_Occurred().is_null() {
+            PyErr_Clear();
+            return Num::Not;
+        }
+        return Num::F64(v);
+    }
+    Num::Not
+}
+
+/// The value of a Python object that is a number (`convert`): bool, int,
+/// float (and their subclasses), or a numpy scalar.
 unsafe fn py_num(obj: *mut PyObject) -> Num {
     if PyBool_Check(obj) != 0 {
         return Num::Bool(obj == Py_True());
@@ -148,7 +235,7 @@ unsafe fn py_num(obj: *mut PyObject) -> Num {
         return Num::F64(PyFloat_AS_DOUBLE(obj));
     }
     if PyLong_Check(obj) == 0 {
-        return Num::Not;
+        return numpy_scalar(obj);
     }
     let mut overflow = 0;
     let v = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
