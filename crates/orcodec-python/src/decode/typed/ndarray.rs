@@ -580,14 +580,14 @@ fn fail_at(path: &Path, indexes: &[usize], message: &str, at: usize) -> Fail {
     }
 }
 
-/// A value as messages show it.
+/// A value as messages show it (its first 200 bytes).
 fn shown(h: &Head, n: Num) -> String {
     if !h.text.is_empty() {
-        return h.text.to_owned();
+        return crate::module::errors::shown(h.text.as_bytes());
     }
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object the input holds.
-        return unsafe { str_of(obj) };
+        return crate::module::errors::shown(unsafe { str_of(obj) }.as_bytes());
     }
     match n {
         Num::I64(v) => v.to_string(),
