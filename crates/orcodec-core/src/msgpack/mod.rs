@@ -6,10 +6,13 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same items read one at a time by the
 //!   caller (typed decoding, transcoding, streaming).
+//! * [`stream`]: where a value ends in bytes that arrive in pieces (the
+//!   streaming reader's extent scan).
 //! * `lex`: what both decoders read through (header decoding, length checks
 //!   against the input, timestamps).
 
 mod lex;
 pub mod pull;
 pub mod reader;
+pub mod stream;
 pub mod writer;
