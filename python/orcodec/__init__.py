@@ -29,18 +29,28 @@ from ._orcodec import (
     OPT_SORT_KEYS,
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
+    BufferFull,
     Ext,
     Fragment,
     JSONDecodeError,
     JSONEncodeError,
     MsgpackDecodeError,
     MsgpackEncodeError,
+    OutOfData,
+    Packer,
+    Unpacker,
     __version__,
     dumps,
+    dumps_lines,
+    iter_lines,
+    json_to_msgpack,
     loads,
+    loads_lines,
+    msgpack_to_json,
     packb,
     unpackb,
 )
+from ._files import dump, load, pack, unpack
 
 # A plain namedtuple (its types are in the stub): importing typing would
 # triple the package's import time.
@@ -93,6 +103,7 @@ def _flags_section():
 __doc__ = f"{_orcodec.__doc__}\n\n{_flags_section()}\n"
 
 __all__ = [
+    "BufferFull",
     "Ext",
     "FlagInfo",
     "Fragment",
@@ -121,10 +132,22 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "OutOfData",
+    "Packer",
+    "Unpacker",
     "__version__",
+    "dump",
     "dumps",
+    "dumps_lines",
     "flags",
+    "iter_lines",
+    "json_to_msgpack",
+    "load",
     "loads",
+    "loads_lines",
+    "msgpack_to_json",
+    "pack",
     "packb",
+    "unpack",
     "unpackb",
 ]

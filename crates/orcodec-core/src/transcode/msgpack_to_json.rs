@@ -3,7 +3,7 @@
 //! [`transcode`](super) for repeated keys and sorting.
 
 use super::keys::{Entry, KeyId, Keys, MapKeys};
-use super::{base64, check, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
+use super::{base64, check, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::datetime::{civil_from_days, DateText, Style};
 use crate::emit::Emitter;
 use crate::json::writer::JsonWriter;
@@ -87,6 +87,7 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
 ) -> Result<(), TranscodeError> {
     state.frames.clear();
     state.keys.clear();
+    state.keys.texts_in_input = true;
     let read = ReadOptions { non_str_keys: opts.non_str_keys, timestamps: opts.timestamps };
     let mut p = MsgpackPull::with_options(input, read);
     let MsgpackToJson { frames, keys, tmp, order, key_text } = state;
@@ -181,7 +182,7 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
                     w.begin_array(len);
                     w.array_item(0);
                 }
-                frames.push(frame);
+                push(frames, frame);
                 continue 'value;
             }
         }
@@ -233,65 +234,69 @@ fn start_entry<O: Output, const PRETTY: bool>(
     let key_start = w.out.len();
     let at = p.pos();
     let item = p.next_key()?;
-    let mut entry = if let MsgpackItem::Str(s) = item {
+    if let MsgpackItem::Str(s) = item {
         w.utf8_key(s.as_bytes());
-        let mut e =
-            Entry::new(entry_start, key_start, 0, KeyId::Text { start: key_start, len: w.out.len() - key_start });
-        e.sort_in_input = true;
-        e.sort_at = p.pos() - s.len();
-        e.sort_len = s.len();
-        e
-    } else {
-        text.clear();
-        let id = match item {
-            MsgpackItem::U64(v) => {
-                crate::json::writer::write_u64(text, v);
-                KeyId::Int(v as i128)
-            }
-            MsgpackItem::I64(v) => {
-                crate::json::writer::write_i64(text, v);
-                KeyId::Int(v as i128)
-            }
-            MsgpackItem::F64(v) => {
-                crate::number::float::write_f64(text, v);
-                KeyId::float(v)
-            }
-            MsgpackItem::F32(v) => {
-                crate::number::float::write_f64(text, v as f64);
-                KeyId::float(v as f64)
-            }
-            MsgpackItem::Bool(v) => {
-                text.extend_from_slice(if v { b"true" } else { b"false" });
-                KeyId::Int(v as i128)
-            }
-            MsgpackItem::Nil => {
-                text.extend_from_slice(b"null");
-                KeyId::Null
-            }
-            MsgpackItem::Ext(-1, data) if opts.timestamps => {
-                let (seconds, nanoseconds) = decode_timestamp(data).expect("the reader checked the timestamp");
-                let t =
-                    timestamp_text(data, opts.style).ok_or(TranscodeError::Unsupported(Unsupported::Timestamp, at))?;
-                text.extend_from_slice(t.as_bytes());
-                KeyId::Time(seconds, nanoseconds / 1000)
-            }
-            _ => return Err(TranscodeError::Unsupported(Unsupported::Key, at)),
-        };
-        w.ascii_key(text);
-        let mut e = Entry::new(entry_start, key_start, 0, id);
-        // The text between the quotes.
-        e.sort_at = key_start + 1;
-        e.sort_len = text.len();
-        e
+        w.map_value();
+        check(&w.out)?;
+        let value_start = w.out.len();
+        frame.entry_start = entry_start;
+        frame.value_start = value_start;
+        // The key's bytes in the input, compared there (the text written
+        // for them is the same for the same bytes).
+        let at = p.pos() - s.len();
+        frame.repeats =
+            keys.find_or_add_text(&mut frame.keys, at, s.as_bytes(), entry_start, key_start, value_start, p.input());
+        if frame.repeats.is_none() && opts.sort_keys {
+            // A str key sorts by its own bytes.
+            keys.sort_by(true, at, s.len());
+        }
+        return Ok(());
+    }
+    text.clear();
+    let id = match item {
+        MsgpackItem::U64(v) => {
+            crate::json::writer::write_u64(text, v);
+            KeyId::int(v as i128)
+        }
+        MsgpackItem::I64(v) => {
+            crate::json::writer::write_i64(text, v);
+            KeyId::int(v as i128)
+        }
+        MsgpackItem::F64(v) => {
+            crate::number::float::write_f64(text, v);
+            KeyId::float(v)
+        }
+        MsgpackItem::F32(v) => {
+            crate::number::float::write_f64(text, v as f64);
+            KeyId::float(v as f64)
+        }
+        MsgpackItem::Bool(v) => {
+            text.extend_from_slice(if v { b"true" } else { b"false" });
+            KeyId::int(v as i128)
+        }
+        MsgpackItem::Nil => {
+            text.extend_from_slice(b"null");
+            KeyId::Null
+        }
+        MsgpackItem::Ext(-1, data) if opts.timestamps => {
+            let (seconds, nanoseconds) = decode_timestamp(data).expect("the reader checked the timestamp");
+            let t = timestamp_text(data, opts.style).ok_or(TranscodeError::Unsupported(Unsupported::Timestamp, at))?;
+            text.extend_from_slice(t.as_bytes());
+            KeyId::Time(seconds, nanoseconds / 1000)
+        }
+        _ => return Err(TranscodeError::Unsupported(Unsupported::Key, at)),
     };
+    w.ascii_key(text);
     w.map_value();
     check(&w.out)?;
     let value_start = w.out.len();
-    entry.value_start = value_start;
-    entry.value_end = value_start;
     frame.entry_start = entry_start;
     frame.value_start = value_start;
-    frame.repeats = keys.find_or_add(&mut frame.keys, entry, w.out.written());
+    frame.repeats = keys.find_or_add(&mut frame.keys, id, entry_start, key_start, value_start, w.out.written());
+    if frame.repeats.is_none() && opts.sort_keys {
+        // Another key sorts by the text written for it, between the quotes.
+        keys.sort_by(false, key_start + 1, text.len());
+    }
     Ok(())
 }
 

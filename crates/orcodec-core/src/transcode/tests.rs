@@ -19,6 +19,9 @@ fn j2m(input: &[u8]) -> Result<Vec<u8>, TranscodeError> {
     let _ = json_to_msgpack(b"{\"warm\": [1, 2, {\"a\": 1, \"a\": 2}]}", &mut Vec::new(), &mut state);
     let mut again = Vec::new();
     assert_eq!(json_to_msgpack(input, &mut again, &mut state).map(|()| again), got);
+    // Again, with the header sizes learned from this input (each in its place).
+    let mut third = Vec::new();
+    assert_eq!(json_to_msgpack(input, &mut third, &mut state).map(|()| third), got);
     let (want, replaced) = reference::json_to_msgpack(input);
     agree(&got, &want, replaced, || String::from_utf8_lossy(input).into_owned());
     got
@@ -120,6 +123,29 @@ fn counts_of_every_header_size() {
         let out = packed(&map);
         assert_eq!(m2j(&out, PLAIN, false).unwrap(), map.replace(' ', "").as_bytes());
         m2j(&out, ToJsonOptions { sort_keys: true, ..PLAIN }, true).unwrap();
+    }
+}
+
+#[test]
+fn header_sizes_guessed_wrong_both_ways() {
+    // One state through documents whose containers change size in the same
+    // places: guesses too large and too small in one output, in any order.
+    let mut state = JsonToMsgpack::new();
+    let mut rng = Rng::new(0x04ea_de55);
+    for _ in 0..300 {
+        let mut doc = String::from("{");
+        for k in 0..1 + rng.below(6) {
+            let n = [0u64, 3, 15, 16, 40, 70000][rng.below(6) as usize];
+            let items = vec!["[1]"; n as usize].join(",");
+            doc.push_str(&format!(
+                "{}\"k{k}\": [{items}], \"m{k}\": {{\"a\": [[{items}]]}}",
+                if k > 0 { "," } else { "" }
+            ));
+        }
+        doc.push('}');
+        let mut out = Vec::new();
+        json_to_msgpack(doc.as_bytes(), &mut out, &mut state).unwrap();
+        assert_eq!(Two::Ok(out), reference::json_to_msgpack(doc.as_bytes()).0);
     }
 }
 

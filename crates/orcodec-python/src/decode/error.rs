@@ -9,7 +9,7 @@ use crate::module::errors::{take_exception, Raised};
 use crate::module::state::state;
 
 /// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
-fn char_count(prefix: &[u8]) -> usize {
+pub(crate) fn char_count(prefix: &[u8]) -> usize {
     prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 

@@ -16,9 +16,10 @@
 pub mod builder;
 pub mod datetime;
 pub mod dict;
-mod error;
-mod input;
+pub(crate) mod error;
+pub(crate) mod input;
 pub mod key_cache;
+pub mod lines;
 
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
@@ -81,11 +82,11 @@ const PAUSE_GC_FROM: usize = 16 * 1024;
 /// could create one or observe the pause. Objects stay tracked, so once
 /// collection resumes the tree is handled as usual. Restored on drop, so an
 /// error path resumes it too; never re-enables a collector that was off.
-struct GcPause(bool);
+pub(crate) struct GcPause(bool);
 
 impl GcPause {
     #[inline(always)]
-    unsafe fn new(input_len: usize) -> GcPause {
+    pub(crate) unsafe fn new(input_len: usize) -> GcPause {
         #[cfg(Py_3_10)]
         if input_len >= PAUSE_GC_FROM {
             // Returns whether it was enabled before.

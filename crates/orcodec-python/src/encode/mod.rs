@@ -4,6 +4,7 @@
 
 pub mod error;
 mod keys;
+pub mod lines;
 pub mod output;
 pub mod types;
 pub mod walker;
@@ -138,9 +139,16 @@ pub unsafe extern "C" fn packb(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    let Some(mut args) = parse_args(&call, "packb", &format) else {
+    let Some(args) = parse_args(&call, "packb", &format) else {
         return core::ptr::null_mut();
     };
-    args.opts &= !options::JSON_ONLY;
+    pack_object(args.obj, args.default, args.opts)
+}
+
+/// `packb(obj, default, option)` with the arguments already checked
+/// (`default` NULL for none): what `Packer.pack` calls.
+pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt) -> *mut PyObject {
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
+    let args = Args { obj, default, opts: opts & !options::JSON_ONLY };
     encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
 }

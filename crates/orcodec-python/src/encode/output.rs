@@ -208,3 +208,25 @@ unsafe impl Sink for BytesSink {
         self.at = self.at.add(n);
     }
 }
+
+// SAFETY: the bytes written so far are `data..at`, one slice of `len()`
+// bytes (the bytes object's, or after a failure the scratch vector's), and
+// `truncate` only moves `at` back within it.
+unsafe impl orcodec_core::transcode::Output for BytesSink {
+    #[inline(always)]
+    fn written(&mut self) -> &mut [u8] {
+        // SAFETY: see above; the slice borrows the sink mutably.
+        unsafe { core::slice::from_raw_parts_mut(self.data, self.len()) }
+    }
+    #[inline(always)]
+    fn truncate(&mut self, len: usize) {
+        if len <= self.len() {
+            // SAFETY: `data + len` is within the bytes written.
+            self.at = unsafe { self.data.add(len) };
+        }
+    }
+    #[inline(always)]
+    fn failed(&self) -> bool {
+        BytesSink::failed(self)
+    }
+}
