@@ -10,7 +10,8 @@
 #                Steps that were skipped are listed at the end.
 #   make lint    cargo fmt --check, cargo clippy -D warnings, ruff check, ruff
 #                format --check; every check runs, the target fails if any did.
-#   make bench   set up, build, run the side-by-side benchmark (the main job)
+#   make bench   set up, build, run the side-by-side benchmark (the main job),
+#                the numpy round-trip benchmark, the typed-decoding benchmark
 #                and the memory benchmark, and draw the chart; everything goes
 #                to bench/results/ (not tracked), so the tree stays unchanged.
 #   make publish-chart   copy the chart of the last `make bench` to
@@ -18,6 +19,13 @@
 #   make bench-quick   the same as a smoke run of about a minute
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
 #                nightly, fails without it; installs cargo-fuzz if missing).
+#   make loadtest   set up, build, serve bench/loadtest_app.py with uvicorn
+#                and load it with wrk on loopback (orcodec, orjson/ormsgpack,
+#                stdlib): zero non-2xx responses and flat server RSS, a table
+#                of requests per second (about 2.5 minutes; needs Debian's wrk,
+#                which .ci/run installs). `make test` runs a few-second version
+#                (tests/test_integrations_loadtest.py). Also times FastAPI's
+#                serialization paths (bench/fastapi_paths.py).
 #   make test-versions   build and run pytest on each of OTHER_PYTHONS that is
 #                installed (on PATH or under pyenv), each in .venv-X.Y; part
 #                of `make test`: code following CPython's struct layouts
@@ -42,7 +50,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short clean
+.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean
 
 all: test
 
@@ -128,6 +136,8 @@ fuzz-short: build
 # Results, memory figures and chart all go to bench/results/ (git-ignored).
 bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --json bench/results/latest.json
+	$(PY) bench/numpy_roundtrip.py --json bench/results/numpy.json
+	$(PY) bench/typed.py --json bench/results/typed.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
 
@@ -139,8 +149,16 @@ publish-chart:
 
 bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
+	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
+	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
 	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
+
+# Writes its results to bench/results/ (git-ignored) as well as printing them.
+loadtest: build
+	@command -v wrk >/dev/null || { echo "loadtest: wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)" >&2; exit 2; }
+	$(PY) bench/loadtest.py --json bench/results/loadtest.json
+	$(PY) bench/fastapi_paths.py --json bench/results/fastapi_paths.json
 
 clean:
 	rm -rf $(VENV) .venv-3.* target fuzz/target

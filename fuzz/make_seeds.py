@@ -123,6 +123,39 @@ STRINGS = [
 ]
 
 
+def numpy_payload(flags: int, dtype: str, dims: list[int], data: bytes, pad: int = 0) -> bytes:
+    """A numpy extension payload, as doc/numpy.md describes it."""
+    head = bytes([flags, len(dims), len(dtype), pad]) + dtype.encode()
+    return head + b"".join(struct.pack(">Q", d) for d in dims) + bytes(pad) + data
+
+
+NUMPY_PAYLOADS = [
+    numpy_payload(0, "<f8", [2, 3], struct.pack("<6d", 0.0, -0.0, 1.5, float("nan"), float("inf"), 5e-324), 6),
+    numpy_payload(1, "|i1", [], b"\xfe"),
+    numpy_payload(0, "|b1", [2, 2], b"\x01\x00\x00\x01"),
+    numpy_payload(0, ">i4", [3], struct.pack(">3i", 1, -2, 3)),
+    numpy_payload(0, "<c16", [1], struct.pack("<2d", 1.0, -1.0)),
+    numpy_payload(0, "<M8[10ms]", [2], struct.pack("<2q", -(2**63), 1)),
+    numpy_payload(0, "<m8", [0, 5], b""),
+    numpy_payload(0, "<f2", [1] * 10, b"\x00\x3c", 1),
+    numpy_payload(1, "<u8", [], struct.pack("<Q", 2**64 - 1)),
+]
+
+# msgpack-numpy's maps (OPT_MSGPACK_NUMPY), as msgpack_numpy.encode makes them.
+NUMPY_MAPS = [
+    {b"nd": True, b"type": "<f8", b"kind": b"", b"shape": [2], b"data": struct.pack("<2d", 1.0, 2.0)},
+    {b"nd": False, b"type": "<i2", b"data": b"\x01\x00"},
+    {b"complex": True, b"data": "(1+2j)"},
+    {b"nd": True, b"type": [["", "|O"]], b"kind": b"O", b"shape": [1], b"data": b"\x80\x05N."},
+]
+
+
+def numpy_documents() -> list[bytes]:
+    ext = [msgpack.ExtType(78, p) for p in NUMPY_PAYLOADS]
+    docs = [[e] for e in ext] + [{"arrays": ext, "n": 1}] + NUMPY_MAPS + [[NUMPY_MAPS[0], ext[0]]]
+    return [msgpack.packb(d, use_bin_type=True) for d in docs]
+
+
 def write(subdir: str, items: list[bytes]) -> None:
     directory = ROOT / subdir
     directory.mkdir(parents=True, exist_ok=True)
@@ -151,6 +184,8 @@ def main() -> None:
         + [s.encode("utf-32-le") for s in STRINGS]
         + [b"\x00\xd8\x00\xdc", b"\x00\xdc", b"\xff\xfe"],
     )
+    write("numpy-ext", NUMPY_PAYLOADS)
+    write("numpy", numpy_documents())
 
 
 if __name__ == "__main__":

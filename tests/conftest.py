@@ -24,3 +24,9 @@ def fixtures_dir() -> Path:
     if not helpers.FIXTURES_DIR.is_dir():
         helpers.missing_fixtures("the fixtures directory")
     return helpers.FIXTURES_DIR
+
+
+@pytest.fixture(params=helpers.FORMATS, ids=lambda f: f.name)
+def fmt(request) -> helpers.Format:
+    """Each format under test in turn (see helpers.Format): JSON, then MessagePack."""
+    return request.param

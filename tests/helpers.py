@@ -1,17 +1,30 @@
 """Shared helpers and data for the orcodec test suite.
 
 Imported by the test modules as ``helpers`` (``conftest.py`` puts this directory on
-``sys.path``).  Nothing in here depends on orcodec itself, so the reference expectations
-can be checked against orjson / msgpack / the stdlib alone.
+``sys.path``).  The expectations in here (data, comparisons, hand-built MessagePack) do not
+depend on orcodec, so they can be checked against orjson / ormsgpack / msgpack / the stdlib
+alone; orcodec itself appears only in :data:`FORMATS`, the two formats under test.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import enum
 import math
 import os
 import struct
+import types
+import typing
+import uuid
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+import msgpack
+import orcodec
+import orjson
+import ormsgpack
 import pytest
 
 # --------------------------------------------------------------------------------------
@@ -393,11 +406,120 @@ class MyList(list):
     pass
 
 
+class MyTuple(tuple):
+    pass
+
+
+class MyBytes(bytes):
+    pass
+
+
+class MyByteArray(bytearray):
+    pass
+
+
+class MyUUID(uuid.UUID):
+    pass
+
+
+class MyDateTime(dt.datetime):
+    pass
+
+
+class MyDate(dt.date):
+    pass
+
+
 class Unsupported:
     """A type neither encoder knows."""
 
     def __repr__(self) -> str:
         return "Unsupported()"
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: float
+    label: str = "origin"
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    """Fields not in sorted order (written in definition order, even with OPT_SORT_KEYS)."""
+
+    b: int
+    a: int
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    z: int
+    a: str = "s"
+
+
+class Letter(str, enum.Enum):
+    A = "a"
+
+
+class Movie(typing.TypedDict):
+    title: str
+    year: int
+
+
+UTC = dt.timezone.utc
+
+
+def fixed_offset(seconds: int, microseconds: int = 0) -> dt.timezone:
+    """A ``datetime.timezone`` of that many seconds (and microseconds) east of UTC."""
+    return dt.timezone(dt.timedelta(seconds=seconds, microseconds=microseconds))
+
+
+class NoneOffset(dt.tzinfo):
+    """A tzinfo whose utcoffset() is None: Python calls such a datetime naive."""
+
+    def utcoffset(self, d):
+        return None
+
+    def dst(self, d):
+        return None
+
+    def tzname(self, d):
+        return None
+
+
+class RaisingOffset(dt.tzinfo):
+    """A tzinfo whose utcoffset() raises ``exc`` (a fresh one per call) while ``fail`` is set."""
+
+    def __init__(self, exc: type[Exception] = ZeroDivisionError, fail: bool = True):
+        self.exc = exc
+        self.fail = fail
+
+    def utcoffset(self, d):
+        if self.fail:
+            raise self.exc("no offset here")
+        return dt.timedelta(hours=1)
+
+    def tzname(self, d):
+        return "raising"
+
+    def dst(self, d):
+        return None
+
+
+class StrOffset(dt.tzinfo):
+    """utcoffset() returns something that is not a timedelta."""
+
+    def utcoffset(self, d):
+        return "+01:00"
+
+    def dst(self, d):
+        return None
+
+
+def replace_surrogates(s: str) -> str:
+    """``s`` with each lone surrogate replaced by '?' (OPT_REPLACE_SURROGATES)."""
+    return "".join("?" if 0xD800 <= ord(c) < 0xE000 else c for c in s)
 
 
 def depth_of(obj) -> int:
@@ -426,8 +548,356 @@ def opts(module, names) -> int:
 
 
 def outcome(call, *args, **kwargs):
-    """``("ok", result)`` or ``("raise", exception type)`` of a call, for comparisons."""
+    """``("ok", result)``, or ``("raise", base, message)`` when the call raises a TypeError
+    or a ValueError (``base``; every encode and decode error is one): for comparing orcodec
+    with a peer, whose exception classes differ but whose messages orcodec repeats.
+    ``outcome(...)[:2]`` compares what happened without the message."""
     try:
         return ("ok", call(*args, **kwargs))
-    except Exception as exc:  # noqa: BLE001 - the type is the result
-        return ("raise", type(exc))
+    except TypeError as exc:
+        return ("raise", TypeError, str(exc))
+    except ValueError as exc:
+        return ("raise", ValueError, str(exc))
+
+
+# --------------------------------------------------------------------------------------
+# Hand-built MessagePack: one function per family, and the smallest form of each header
+# --------------------------------------------------------------------------------------
+
+
+def u8(v: int) -> bytes:
+    return b"\xcc" + struct.pack(">B", v)
+
+
+def u16(v: int) -> bytes:
+    return b"\xcd" + struct.pack(">H", v)
+
+
+def u32(v: int) -> bytes:
+    return b"\xce" + struct.pack(">I", v)
+
+
+def u64(v: int) -> bytes:
+    return b"\xcf" + struct.pack(">Q", v)
+
+
+def i8(v: int) -> bytes:
+    return b"\xd0" + struct.pack(">b", v)
+
+
+def i16(v: int) -> bytes:
+    return b"\xd1" + struct.pack(">h", v)
+
+
+def i32(v: int) -> bytes:
+    return b"\xd2" + struct.pack(">i", v)
+
+
+def i64(v: int) -> bytes:
+    return b"\xd3" + struct.pack(">q", v)
+
+
+def f32(v: float) -> bytes:
+    return b"\xca" + struct.pack(">f", v)
+
+
+def f64(v: float) -> bytes:
+    return b"\xcb" + struct.pack(">d", v)
+
+
+def fixstr(b: bytes) -> bytes:
+    assert len(b) < 32
+    return bytes([0xA0 | len(b)]) + b
+
+
+def str8(b: bytes) -> bytes:
+    return b"\xd9" + struct.pack(">B", len(b)) + b
+
+
+def str16(b: bytes) -> bytes:
+    return b"\xda" + struct.pack(">H", len(b)) + b
+
+
+def str32(b: bytes) -> bytes:
+    return b"\xdb" + struct.pack(">I", len(b)) + b
+
+
+def bin8(b: bytes) -> bytes:
+    return b"\xc4" + struct.pack(">B", len(b)) + b
+
+
+def bin16(b: bytes) -> bytes:
+    return b"\xc5" + struct.pack(">H", len(b)) + b
+
+
+def bin32(b: bytes) -> bytes:
+    return b"\xc6" + struct.pack(">I", len(b)) + b
+
+
+def fixarray(items: list[bytes]) -> bytes:
+    assert len(items) < 16
+    return bytes([0x90 | len(items)]) + b"".join(items)
+
+
+def array16(items: list[bytes]) -> bytes:
+    return b"\xdc" + struct.pack(">H", len(items)) + b"".join(items)
+
+
+def array32(items: list[bytes]) -> bytes:
+    return b"\xdd" + struct.pack(">I", len(items)) + b"".join(items)
+
+
+def fixmap(pairs: list[tuple[bytes, bytes]]) -> bytes:
+    assert len(pairs) < 16
+    return bytes([0x80 | len(pairs)]) + b"".join(k + v for k, v in pairs)
+
+
+def map16(pairs: list[tuple[bytes, bytes]]) -> bytes:
+    return b"\xde" + struct.pack(">H", len(pairs)) + b"".join(k + v for k, v in pairs)
+
+
+def map32(pairs: list[tuple[bytes, bytes]]) -> bytes:
+    return b"\xdf" + struct.pack(">I", len(pairs)) + b"".join(k + v for k, v in pairs)
+
+
+def msgpack_header(kind: str, n: int) -> bytes:
+    """The smallest header of a ``kind`` ("str", "bin", "array" or "map") of ``n`` bytes
+    (str, bin) or items (array, map)."""
+    if kind == "str":
+        if n < 32:
+            return bytes([0xA0 | n])
+        forms = [(0xFF, b"\xd9", ">B"), (0xFFFF, b"\xda", ">H"), (0xFFFFFFFF, b"\xdb", ">I")]
+    elif kind == "bin":
+        forms = [(0xFF, b"\xc4", ">B"), (0xFFFF, b"\xc5", ">H"), (0xFFFFFFFF, b"\xc6", ">I")]
+    elif kind in ("array", "map"):
+        if n < 16:
+            return bytes([(0x90 if kind == "array" else 0x80) | n])
+        marks = (b"\xdc", b"\xdd") if kind == "array" else (b"\xde", b"\xdf")
+        forms = [(0xFFFF, marks[0], ">H"), (0xFFFFFFFF, marks[1], ">I")]
+    else:
+        raise ValueError(kind)
+    for limit, mark, fmt in forms:
+        if n <= limit:
+            return mark + struct.pack(fmt, n)
+    raise ValueError(f"{kind} of {n} is too long for MessagePack")
+
+
+def msgpack_str(s: str) -> bytes:
+    """``s`` as a MessagePack str, smallest form."""
+    raw = s.encode("utf-8")
+    return msgpack_header("str", len(raw)) + raw
+
+
+def msgpack_int(v: int) -> bytes:
+    """``v`` as a MessagePack int, smallest form (as msgpack-python and ormsgpack write it)."""
+    if 0 <= v < 128 or -32 <= v < 0:
+        return struct.pack(">b", v) if v < 0 else bytes([v])
+    if v > 0:
+        for limit, make in ((0xFF, u8), (0xFFFF, u16), (0xFFFFFFFF, u32), (2**64 - 1, u64)):
+            if v <= limit:
+                return make(v)
+    else:
+        for limit, make in ((-(2**7), i8), (-(2**15), i16), (-(2**31), i32), (-(2**63), i64)):
+            if v >= limit:
+                return make(v)
+    raise ValueError(f"{v} is beyond MessagePack's ints")
+
+
+# Valid MessagePack of many families (minimal and not), for input-type and truncation tests.
+MSGPACK_SAMPLES = [
+    msgpack.packb(
+        {"key": [1, -200, 70000, 2**40, -(2**40), 1.5, None, True, "s" * 40, b"\x00" * 300]}, use_bin_type=True
+    ),
+    msgpack.packb([2**64 - 1, -(2**63), "\u00e9\u4e2d\U0001f600", {"a": {"b": []}}], use_bin_type=True),
+    msgpack.packb("x" * 300),
+    msgpack.packb(list(range(20))),
+    msgpack.packb({f"k{i}": i for i in range(20)}),
+    f32(1.5),
+    f64(2.5),
+    u64(1),
+    i16(-1),
+    str32(b"abc"),
+    bin32(b"abc"),
+    array32([b"\x01", b"\x02"]),
+    map32([(fixstr(b"a"), b"\x01")]),
+]
+
+
+# --------------------------------------------------------------------------------------
+# The two formats under test, each with its peer
+# --------------------------------------------------------------------------------------
+
+
+def _msgpack_python_packb(obj, default=None) -> bytes:
+    return msgpack.packb(obj, default=default, use_bin_type=True)
+
+
+def _msgpack_python_unpackb(data):
+    return msgpack.unpackb(data, raw=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Format:
+    """One format under test: orcodec's functions, their exceptions, and the peer orcodec is
+    a drop-in for (orjson for JSON, ormsgpack for MessagePack).
+
+    Tests that are about behaviour the walker or the readers share take a ``fmt`` argument
+    (the fixture in conftest.py, or ``pytest.mark.parametrize("fmt", ...)`` with
+    :data:`FORMATS` or :func:`by_format`) and so run once per format.
+    """
+
+    name: str  # "json" or "msgpack": used in test ids
+    label: str  # "JSON" or "MessagePack", as in "Type is not JSON serializable: ..."
+    encode: Callable[..., bytes]
+    decode: Callable[..., Any]
+    encode_error: type[Exception]
+    decode_error: type[Exception]
+    peer: types.ModuleType
+    peer_encode: Callable[..., bytes]
+    peer_decode: Callable[..., Any]
+    peer_encode_error: type[Exception]
+    peer_decode_error: type[Exception]
+    # Encoders that write the same bytes as orcodec for documents of builtins (None, bool,
+    # int, float, str, list, tuple, dict, and bytes for MessagePack): the peer first.
+    references: tuple[Callable[..., bytes], ...]
+    # Decoders that read the same values as orcodec from valid input: the peer first.
+    reference_decoders: tuple[Callable[[Any], Any], ...]
+    # What a round trip gives back for a builtin document (see json_plain / to_plain).
+    plain: Callable[[Any], Any]
+    # Flags that mean nothing to this format: orcodec accepts and ignores them.
+    ignored: frozenset[str]
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def opts(self, names: Iterable[str] = ()) -> int:
+        """orcodec's flags of these names."""
+        return opts(orcodec, names)
+
+    def peer_opts(self, names: Iterable[str] = ()) -> int:
+        """The peer's flags of these names (its values differ from orcodec's)."""
+        return opts(self.peer, names)
+
+    def reference(self, obj, default=None) -> bytes:
+        """What every reference encoder writes for a builtin document (they must agree)."""
+        outs = [encode(obj, default=default) for encode in self.references]
+        assert all(out == outs[0] for out in outs[1:]), f"the reference encoders disagree on {obj!r:.100}"
+        return outs[0]
+
+    def reference_decode(self, data):
+        """What every reference decoder reads from ``data`` (they must agree exactly)."""
+        values = [decode(data) for decode in self.reference_decoders]
+        for value in values[1:]:
+            assert_strict_equal(value, values[0])
+        return values[0]
+
+    def same_as_reference(self, obj) -> bytes:
+        """orcodec's bytes for a builtin document, asserted to be bytes and the references'."""
+        out = self.encode(obj)
+        assert type(out) is bytes
+        assert out == self.reference(obj)
+        return out
+
+    def peer_names(self, names: Iterable[str]) -> list[str]:
+        """The flags of ``names`` to give the peer: all but those this format ignores (the
+        peer has no such flag, and orcodec must not change its output for them)."""
+        return [n for n in names if n not in self.ignored]
+
+    def same_as_peer(self, obj, names: Iterable[str] = (), default=None) -> bytes:
+        """orcodec's bytes for ``obj`` with the flags ``names``, asserted equal to the peer's
+        with its own flags of the same names (less those this format ignores)."""
+        names = tuple(names)
+        out = self.encode(obj, default=default, option=self.opts(names))
+        assert out == self.peer_encode(obj, default=default, option=self.peer_opts(self.peer_names(names))), names
+        return out
+
+    def inputs(self, data: bytes) -> list:
+        """``data`` as every input type the decoder reads: bytes, bytearray, memoryview
+        and, for JSON, str (when ``data`` is valid UTF-8)."""
+        out = [bytes(data), bytearray(data), memoryview(data)]
+        if self.name == "json":
+            try:
+                out.append(bytes(data).decode("utf-8"))
+            except UnicodeDecodeError:
+                pass  # invalid UTF-8 cannot be passed as str
+        return out
+
+    def decode_every_input(self, data: bytes, **kwargs):
+        """``data`` decoded from every input type (see :meth:`inputs`); all must agree
+        exactly. Returns the value."""
+        first, *others = self.inputs(data)
+        result = self.decode(first, **kwargs)
+        for other in others:
+            assert_strict_equal(self.decode(other, **kwargs), result)
+        return result
+
+    def refuses_every_input(self, data: bytes, **kwargs) -> Exception:
+        """Asserts the decode error for ``data`` as every input type; returns the error
+        for bytes."""
+        errors = []
+        for other in self.inputs(data):
+            with pytest.raises(self.decode_error) as info:
+                self.decode(other, **kwargs)
+            errors.append(info.value)
+        return errors[0]
+
+    def exact_str(self, s: str) -> bytes:
+        """``s`` as this format writes it, by hand: a JSON string (for text JSON does not
+        escape) or a MessagePack str in its smallest form."""
+        if self.name == "msgpack":
+            return msgpack_str(s)
+        if any(c in '"\\' or c < " " for c in s):
+            raise ValueError(f"{s!r} needs JSON escapes")
+        return b'"' + s.encode("utf-8") + b'"'
+
+
+JSON = Format(
+    name="json",
+    label="JSON",
+    encode=orcodec.dumps,
+    decode=orcodec.loads,
+    encode_error=orcodec.JSONEncodeError,
+    decode_error=orcodec.JSONDecodeError,
+    peer=orjson,
+    peer_encode=orjson.dumps,
+    peer_decode=orjson.loads,
+    peer_encode_error=orjson.JSONEncodeError,
+    peer_decode_error=orjson.JSONDecodeError,
+    references=(orjson.dumps,),
+    reference_decoders=(orjson.loads,),
+    plain=json_plain,
+    ignored=frozenset({"OPT_DATETIME_AS_TIMESTAMP_EXT"}),
+)
+MSGPACK = Format(
+    name="msgpack",
+    label="MessagePack",
+    encode=orcodec.packb,
+    decode=orcodec.unpackb,
+    encode_error=orcodec.MsgpackEncodeError,
+    decode_error=orcodec.MsgpackDecodeError,
+    peer=ormsgpack,
+    peer_encode=ormsgpack.packb,
+    peer_decode=ormsgpack.unpackb,
+    peer_encode_error=ormsgpack.MsgpackEncodeError,
+    peer_decode_error=ormsgpack.MsgpackDecodeError,
+    references=(ormsgpack.packb, _msgpack_python_packb),
+    reference_decoders=(ormsgpack.unpackb, _msgpack_python_unpackb),
+    plain=to_plain,
+    ignored=frozenset({"OPT_INDENT_2", "OPT_APPEND_NEWLINE", "OPT_STRICT_INTEGER"}),
+)
+FORMATS = (JSON, MSGPACK)
+
+
+def by_format(json: Iterable = (), msgpack: Iterable = (), ids: Callable[[Any], str] | None = None) -> list:
+    """``pytest.param(fmt, *case)`` for each of the ``json`` cases with JSON and each of the
+    ``msgpack`` cases with MessagePack, for ``parametrize("fmt, a, b", ...)`` where the
+    cases (or what is expected of them) differ by format. A case that is not a tuple is
+    one argument (so a tuple that is one argument is given as ``(t,)``). ``ids(case)``
+    names a case; the format's name is put in front."""
+    params = []
+    for fmt, cases in ((JSON, json), (MSGPACK, msgpack)):
+        for i, case in enumerate(cases):
+            args = case if isinstance(case, tuple) else (case,)
+            name = ids(case) if ids is not None else str(i)
+            params.append(pytest.param(fmt, *args, id=f"{fmt.name}-{name}"))
+    return params

@@ -1,6 +1,7 @@
-"""The compatibility suite: the same calls against orcodec and against orjson (dumps) /
-ormsgpack (packb, unpackb), comparing the bytes, or the kind of exception, over a corpus
-of objects of every supported type times combinations of the flags each peer has.
+"""The compatibility suite: the same calls against orcodec and against orjson (dumps,
+loads) / ormsgpack (packb, unpackb), comparing the bytes or values, or the kind of
+exception, over a corpus of objects of every supported type times combinations of the
+flags each peer has; and the encode errors' messages, word for word.
 
 Each library is always given its own flag constants, by name (orjson's and ormsgpack's
 values differ; orcodec uses orjson's values for orjson's flags). Every call is made twice:
@@ -24,7 +25,6 @@ import datetime as dt
 import decimal
 import enum
 import itertools
-import typing
 import uuid
 import zoneinfo
 
@@ -37,9 +37,30 @@ import pydantic
 import pytest
 import pytz
 from dateutil import tz as dateutil_tz
-from helpers import MyDict, MyFloat, MyInt, MyList, MyStr, Unsupported, opts
-
-UTC = dt.timezone.utc
+from helpers import (
+    FORMATS,
+    MSGPACK,
+    UTC,
+    Frozen,
+    Letter,
+    Movie,
+    MyByteArray,
+    MyBytes,
+    MyDateTime,
+    MyDict,
+    MyFloat,
+    MyInt,
+    MyList,
+    MyStr,
+    MyTuple,
+    MyUUID,
+    NoneOffset,
+    Point,
+    Slotted,
+    Unsupported,
+    assert_strict_equal,
+    outcome,
+)
 
 JSON_FLAGS = [
     "OPT_APPEND_NEWLINE",
@@ -133,25 +154,6 @@ class PerLibrary:
 
 
 @dataclasses.dataclass
-class Point:
-    x: int
-    y: float
-    label: str = "p"
-
-
-@dataclasses.dataclass(slots=True)
-class Slotted:
-    b: int
-    a: str = "s"
-
-
-@dataclasses.dataclass(frozen=True)
-class Frozen:
-    z: int
-    a: int
-
-
-@dataclasses.dataclass
 class WithDatetime:
     when: dt.datetime
     uid: uuid.UUID
@@ -173,10 +175,6 @@ class Level(enum.IntEnum):
     LOW = 1
 
 
-class Letter(str, enum.Enum):
-    A = "a"
-
-
 class Perm(enum.Flag):
     R = 4
     W = 2
@@ -189,11 +187,6 @@ class Valued(enum.Enum):
     BIG = 2**70
 
 
-class Movie(typing.TypedDict):
-    title: str
-    year: int
-
-
 class Model(pydantic.BaseModel):
     name: str
     when: dt.datetime
@@ -203,37 +196,6 @@ class Model(pydantic.BaseModel):
 class OpenModel(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="allow")
     a: int
-
-
-class NoneOffset(dt.tzinfo):
-    def utcoffset(self, d):
-        return None
-
-    def dst(self, d):
-        return None
-
-    def tzname(self, d):
-        return None
-
-
-class MyUUID(uuid.UUID):
-    pass
-
-
-class MyDateTime(dt.datetime):
-    pass
-
-
-class MyTuple(tuple):
-    pass
-
-
-class MyBytes(bytes):
-    pass
-
-
-class MyByteArray(bytearray):
-    pass
 
 
 PointTuple = collections.namedtuple("PointTuple", "x y")
@@ -582,38 +544,27 @@ def _outcome(call, obj, option, default, encode_error):
         return ("raise", type(exc).__name__)
 
 
-FORMAT_SETUP = {
-    "json": (orcodec.dumps, orcodec.JSONEncodeError, orjson.dumps, orjson.JSONEncodeError, orjson, JSON_COMBINATIONS),
-    "msgpack": (
-        orcodec.packb,
-        orcodec.MsgpackEncodeError,
-        ormsgpack.packb,
-        ormsgpack.MsgpackEncodeError,
-        ormsgpack,
-        MSGPACK_COMBINATIONS,
-    ),
-}
+COMBINATIONS = {"json": JSON_COMBINATIONS, "msgpack": MSGPACK_COMBINATIONS}
 
 
-def _objects(case, fmt, peer_module):
+def _objects(case, fmt):
     obj = CORPUS[case]
     if isinstance(obj, PerLibrary):
-        return obj.make(orcodec, fmt), obj.make(peer_module, fmt)
+        return obj.make(orcodec, fmt.name), obj.make(fmt.peer, fmt.name)
     return obj, obj
 
 
-@pytest.mark.parametrize("fmt", list(FORMAT_SETUP))
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
 @pytest.mark.parametrize("case", list(CORPUS))
 def test_same_as_peer(case, fmt):
-    ours_call, ours_error, peer_call, peer_error, peer_module, combinations = FORMAT_SETUP[fmt]
-    ours_obj, peer_obj = _objects(case, fmt, peer_module)
+    ours_obj, peer_obj = _objects(case, fmt)
     unexpected = []
     matched = set()
-    for names in combinations:
+    for names in COMBINATIONS[fmt.name]:
         for default in (None, _default):
-            ours = _outcome(ours_call, ours_obj, opts(orcodec, names), default, ours_error)
-            theirs = _outcome(peer_call, peer_obj, opts(peer_module, names), default, peer_error)
-            deviations = _matching(fmt, case, names, default is not None)
+            ours = _outcome(fmt.encode, ours_obj, fmt.opts(names), default, fmt.encode_error)
+            theirs = _outcome(fmt.peer_encode, peer_obj, fmt.peer_opts(names), default, fmt.peer_encode_error)
+            deviations = _matching(fmt.name, case, names, default is not None)
             matched.update(deviations)
             if deviations:
                 if ours == theirs:
@@ -624,7 +575,7 @@ def test_same_as_peer(case, fmt):
                 unexpected.append(
                     f"{names} default={default is not None}: orcodec {ours!r:.150} != peer {theirs!r:.150}"
                 )
-    listed = [d for d in DEVIATIONS if d.fmt == fmt and case in d.cases]
+    listed = [d for d in DEVIATIONS if d.fmt == fmt.name and case in d.cases]
     unmatched = [d for d in listed if d not in matched]
     assert not unmatched, f"deviation entries that match no flag combination: {unmatched}"
     assert not unexpected, f"{len(unexpected)} differences:\n" + "\n".join(unexpected[:25])
@@ -695,9 +646,9 @@ def test_unpackb_same_as_ormsgpack(case):
     unexpected = []
     for names in DECODE_OPTIONS:
         for hook in (None, _hook):
-            ours = _decode_outcome(orcodec.unpackb, data, opts(orcodec, names), hook, orcodec.MsgpackDecodeError)
+            ours = _decode_outcome(MSGPACK.decode, data, MSGPACK.opts(names), hook, MSGPACK.decode_error)
             theirs = _decode_outcome(
-                ormsgpack.unpackb, data, opts(ormsgpack, names), hook, ormsgpack.MsgpackDecodeError
+                MSGPACK.peer_decode, data, MSGPACK.peer_opts(names), hook, MSGPACK.peer_decode_error
             )
             key = (case, names, hook is not None)
             if key in DECODE_DEVIATIONS:
@@ -727,3 +678,124 @@ def test_round_trip_through_the_peer():
     ts = orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
     assert ormsgpack.unpackb(orcodec.packb(stamps, option=ts), option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == stamps
     assert orcodec.unpackb(ormsgpack.packb(stamps, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT), option=ts) == stamps
+
+
+# --------------------------------------------------------------------------------------
+# Decoding: loads against orjson.loads
+# --------------------------------------------------------------------------------------
+
+LOADS_CORPUS = {
+    "literals": b"[null,true,false]",
+    "numbers": b"[0,-0,1.5,-1e-7,1E2,-0.0,5e-324,1.7976931348623157e308]",
+    "int_boundaries": b"[18446744073709551615,-9223372036854775808,9223372036854775807]",
+    "ints_beyond_64_bits": b"[18446744073709551616,-9223372036854775809,123456789012345678901234567890]",
+    "big_exponent": b"1e400",
+    "negative_big_exponent": b"[-1e400]",
+    "tiny": b"[1e-400,-1e-400]",
+    "long_fraction": b"0." + b"0" * 400 + b"1",
+    "strings": '["a","\\u00e9","\\ud83d\\ude00","\u4e2d","\\"\\\\\\/\\b\\f\\n\\r\\t"]'.encode(),
+    "lone_surrogate_escape": b'["\\ud800"]',
+    "invalid_utf8": b'["\xff"]',
+    "overlong_utf8": b'["\xc0\x80"]',
+    "encoded_surrogate": b'["\xed\xa0\x80"]',
+    "byte_order_mark": b"\xef\xbb\xbf[1]",
+    "control_character": b'["a\x01"]',
+    "depth_1024": b"[" * 1024 + b"]" * 1024,
+    "depth_1025": b"[" * 1025 + b"]" * 1025,
+    "objects_1024_deep": b'{"a":' * 1023 + b"{}" + b"}" * 1023,
+    "trailing_comma": b"[1,]",
+    "trailing_data": b"[1] x",
+    "leading_zero": b"01",
+    "nan": b"NaN",
+    "empty": b"",
+    "whitespace": b' \t\r\n[1 , {"a" : 2}] \n',
+    "repeated_keys": b'{"a":1,"b":2,"a":3}',
+    "nested": b'{"a":[{"b":{"c":[1,2,{"d":null}]}}],"e":""}',
+}
+LOADS_DEVIATIONS = {
+    "big_exponent": "a number beyond the doubles: inf in orcodec (as the stdlib), orjson raises (doc/json.md)",
+    "negative_big_exponent": "a number beyond the doubles: -inf in orcodec (as the stdlib), orjson raises",
+}
+
+
+@pytest.mark.parametrize("case", list(LOADS_CORPUS))
+def test_loads_same_as_orjson(case):
+    # The value, or that both refuse the input (the messages are compared elsewhere).
+    data = LOADS_CORPUS[case]
+    ours, theirs = (outcome(call, data)[:2] for call in (orcodec.loads, orjson.loads))
+    if case in LOADS_DEVIATIONS:
+        assert ours[0] != theirs[0], f"listed deviation but the same: {ours!r:.100}"
+        return
+    assert ours[0] == theirs[0], f"orcodec {ours!r:.150} != orjson {theirs!r:.150}"
+    if ours[0] == "ok":
+        assert_strict_equal(ours[1], theirs[1])
+    else:
+        assert ours[1] is theirs[1] is ValueError
+
+
+def test_loads_deviations_name_real_cases():
+    assert set(LOADS_DEVIATIONS) <= set(LOADS_CORPUS) and all(LOADS_DEVIATIONS.values())
+
+
+# --------------------------------------------------------------------------------------
+# Encode error messages against the peer's
+# --------------------------------------------------------------------------------------
+
+
+def _self_referencing():
+    items: list = []
+    items.append(items)
+    return items
+
+
+# name -> (object, flags, default)
+ERROR_CASES = {
+    "unsupported_type": (Unsupported(), (), None),
+    "non_str_key": ({1: 2}, (), None),
+    "int_beyond_64_bits": ([2**64], (), None),
+    "surrogate": (["a\ud800"], (), None),
+    "surrogate_key": ({"k\udfff": 1}, (), None),
+    "recursion": (_self_referencing(), (), None),
+    "default_recursion": (Unsupported(), (), lambda o: Unsupported()),
+    "time_with_tzinfo": (dt.time(1, tzinfo=UTC), (), None),
+    "unsupported_non_str_key": ({frozenset(): 1}, ("OPT_NON_STR_KEYS",), None),
+}
+# Where orcodec's message is not the peer's: (format, case) -> the difference.
+MESSAGE_DIFFERENCES = {
+    ("msgpack", "unsupported_type"): "ormsgpack: 'Type is not msgpack serializable: Unsupported'; "
+    "orcodec: 'Type is not MessagePack serializable: Unsupported'",
+    ("msgpack", "surrogate"): "ormsgpack: 'string contains surrogates'; "
+    "orcodec (orjson's words): 'str is not valid UTF-8: surrogates not allowed'",
+    ("msgpack", "surrogate_key"): "ormsgpack: 'string contains surrogates'; "
+    "orcodec (orjson's words): 'str is not valid UTF-8: surrogates not allowed'",
+    ("msgpack", "default_recursion"): "ormsgpack: 'Recursion limit for default hook reached'; "
+    "orcodec (orjson's words): 'default serializer exceeds recursion limit'",
+    ("json", "unsupported_non_str_key"): "orjson: 'Dict key must a type serializable with OPT_NON_STR_KEYS'; "
+    "orcodec: 'Dict key must be a type serializable with OPT_NON_STR_KEYS, not frozenset'",
+    ("msgpack", "unsupported_non_str_key"): "ormsgpack: 'Dict key must a type serializable with OPT_NON_STR_KEYS'; "
+    "orcodec: 'Dict key must be a type serializable with OPT_NON_STR_KEYS, not frozenset'",
+}
+
+
+def _message_params():
+    params = []
+    for fmt in FORMATS:
+        for case in ERROR_CASES:
+            reason = MESSAGE_DIFFERENCES.get((fmt.name, case))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            params.append(pytest.param(fmt, case, marks=marks, id=f"{fmt.name}-{case}"))
+    return params
+
+
+@pytest.mark.parametrize("fmt, case", _message_params())
+def test_encode_error_message_same_as_peer(fmt, case):
+    obj, names, default = ERROR_CASES[case]
+    with pytest.raises(fmt.encode_error) as ours:
+        fmt.encode(obj, default=default, option=fmt.opts(names))
+    with pytest.raises(fmt.peer_encode_error) as theirs:
+        fmt.peer_encode(obj, default=default, option=fmt.peer_opts(names))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_message_differences_name_real_cases():
+    assert all(f in ("json", "msgpack") and c in ERROR_CASES and r for (f, c), r in MESSAGE_DIFFERENCES.items())

@@ -1,4 +1,5 @@
-"""Decoded str objects: every storage kind and length, through both decoders.
+"""Decoded str objects: every storage kind and length, through both decoders (each test
+runs once per format).
 
 The decoders build str objects themselves (ASCII copy, UTF-8 decoded straight
 into UCS1/UCS2/UCS4), so check value, kind boundaries and the canonical form
@@ -12,6 +13,7 @@ import sys
 import msgpack
 import orcodec
 import pytest
+from helpers import JSON, fixarray, str32
 
 PIECES = [
     "a",
@@ -60,26 +62,22 @@ def storage(s):
     return (state >> 2) & 7, (state >> 6) & 1
 
 
+def encode(fmt, doc) -> bytes:
+    """The document as the stdlib's json (unescaped) or msgpack-python writes it."""
+    return json.dumps(doc, ensure_ascii=False).encode() if fmt is JSON else msgpack.packb(doc)
+
+
 @pytest.mark.parametrize("i", range(0, len(ALL), 7))
-def test_loads_strings(i):
+def test_decoded_strings(fmt, i):
     for text in ALL[i : i + 7]:
-        doc = json.dumps([text, {text: text}], ensure_ascii=False).encode()
-        got = orcodec.loads(doc)
+        got = fmt.decode(encode(fmt, [text, {text: text}]))
         check_same(got[0], text)
         (key,) = got[1]
         check_same(key, text)
         check_same(got[1][key], text)
-        # The escaped form decodes to the same text.
-        check_same(orcodec.loads(json.dumps(text).encode()), text)
-
-
-@pytest.mark.parametrize("i", range(0, len(ALL), 7))
-def test_unpackb_strings(i):
-    for text in ALL[i : i + 7]:
-        got = orcodec.unpackb(msgpack.packb([text, {text: text}]))
-        check_same(got[0], text)
-        (key,) = got[1]
-        check_same(key, text)
+        if fmt is JSON:
+            # The escaped form decodes to the same text.
+            check_same(orcodec.loads(json.dumps(text).encode()), text)
 
 
 def test_special_byte_at_every_offset():
@@ -116,27 +114,27 @@ def mixed_text(mix, length, seed):
     return "".join(out)
 
 
-def decode_both(texts):
-    """Decodes `texts` through loads and unpackb, each text after every
-    padding 0..63 so its bytes start at every offset of a 64-byte block."""
+def decode_aligned(fmt, texts):
+    """Decodes `texts`, each text after every padding 0..63 so its bytes start at
+    every offset of a 64-byte block."""
     doc = [["x" * pad, text] for text in texts for pad in range(64)]
-    for got in (orcodec.loads(json.dumps(doc, ensure_ascii=False).encode()), orcodec.unpackb(msgpack.packb(doc))):
-        assert len(got) == len(doc)
-        for (_, text), (_, value) in zip(doc, got):
-            check_same(value, text)
+    got = fmt.decode(encode(fmt, doc))
+    assert len(got) == len(doc)
+    for (_, text), (_, value) in zip(doc, got):
+        check_same(value, text)
 
 
 @pytest.mark.parametrize("mix", sorted(MIXES))
-def test_every_length_and_alignment(mix):
+def test_every_length_and_alignment(fmt, mix):
     for length in range(0, 201):
         texts = [mixed_text(mix, length, seed) for seed in range(2)]
         # Python's own decoding is the reference.
         assert all(t.encode().decode("utf-8") == t for t in texts)
-        decode_both(texts)
+        decode_aligned(fmt, texts)
 
 
 @pytest.mark.parametrize("piece", BOUNDARY, ids=lambda p: f"U+{ord(p):04X}")
-def test_boundary_code_points_at_every_offset(piece):
+def test_boundary_code_points_at_every_offset(fmt, piece):
     # One boundary code point at every byte offset of the first blocks, in
     # ASCII, Latin-1, CJK and emoji text (4-byte sequences across block edges).
     texts = []
@@ -147,9 +145,8 @@ def test_boundary_code_points_at_every_offset(piece):
             texts.append(piece * before)
     for text in texts:
         want = text.encode("utf-8").decode("utf-8")
-        check_same(orcodec.loads(json.dumps(text, ensure_ascii=False).encode()), want)
-        check_same(orcodec.unpackb(msgpack.packb(text)), want)
-    decode_both(texts[:: len(texts) // 40])
+        check_same(fmt.decode(encode(fmt, text)), want)
+    decode_aligned(fmt, texts[:: len(texts) // 40])
 
 
 BAD_UTF8 = [
@@ -165,18 +162,19 @@ BAD_UTF8 = [
 
 
 @pytest.mark.parametrize("bad", BAD_UTF8, ids=lambda b: b.hex())
-def test_invalid_utf8_at_every_offset_rejected(bad):
+def test_invalid_utf8_at_every_offset_rejected(fmt, bad):
     for filler in ("a", "é", "中", "😀"):
         for before in range(0, 140, 1 if filler == "a" else 3):
             raw = (filler * before).encode() + bad
             for data in (raw, raw + filler.encode() * 30):
-                packed = b"\xdb" + len(data).to_bytes(4, "big") + data
-                with pytest.raises(orcodec.MsgpackDecodeError, match="invalid UTF-8"):
-                    orcodec.unpackb(packed)
-                with pytest.raises(orcodec.MsgpackDecodeError, match="invalid UTF-8"):
-                    orcodec.unpackb(b"\x81" + packed + b"\x01")
-                with pytest.raises(orcodec.JSONDecodeError):
-                    orcodec.loads(b'"' + data + b'"')
+                if fmt is JSON:
+                    value, key = b'"' + data + b'"', b'{"' + data + b'":1}'
+                else:
+                    value = b"\xdb" + len(data).to_bytes(4, "big") + data
+                    key = b"\x81" + value + b"\x01"
+                for doc in (value, key):
+                    with pytest.raises(fmt.decode_error, match="invalid UTF-8"):
+                        fmt.decode(doc)
 
 
 # Escape-heavy strings: the decoder unescapes runs of simple escapes a block
@@ -252,28 +250,53 @@ TWINS = list(near_twins())
 
 
 @pytest.mark.parametrize("order", ["forward", "backward"])
-def test_short_values_differing_in_one_byte_stay_apart(order):
+def test_short_values_differing_in_one_byte_stay_apart(fmt, order):
     values = TWINS if order == "forward" else TWINS[::-1]
     # Each text three times: recorded, cached, then served from the cache.
     doc = values * 3
-    for decoded in (orcodec.loads(json.dumps(doc)), orcodec.unpackb(msgpack.packb(doc))):
-        for got, want in zip(decoded, doc, strict=True):
-            check_same(got, want)
+    decoded = fmt.decode(encode(fmt, doc))
+    for got, want in zip(decoded, doc, strict=True):
+        check_same(got, want)
 
 
-def test_repeated_short_values_share_one_str():
+def test_repeated_short_values_share_one_str(fmt):
     # The memory of a decoded document holds a repeated short value once
     # (from its second sighting on), like repeated keys.
-    doc = json.dumps([{"status": "active", "lang": "en"} for _ in range(100)])
-    decoded = orcodec.loads(doc)
+    decoded = fmt.decode(encode(fmt, [{"status": "active", "lang": "en"} for _ in range(100)]))
     assert len({id(record["status"]) for record in decoded}) <= 2
     assert len({id(record["lang"]) for record in decoded}) <= 2
     # Long and non-ASCII values are made one by one, as before.
-    long_doc = orcodec.loads(json.dumps(["x" * 17] * 3 + ["é"] * 3))
+    long_doc = fmt.decode(encode(fmt, ["x" * 17] * 3 + ["é"] * 3))
     assert len({id(v) for v in long_doc[:3]}) == 3 and len({id(v) for v in long_doc[3:]}) == 3
 
 
-def test_a_value_and_a_key_of_the_same_text():
-    decoded = orcodec.loads('[{"a": "a"}, {"a": "a"}, {"a": "a"}, "a"]')
+def test_a_value_and_a_key_of_the_same_text(fmt):
+    decoded = fmt.decode(encode(fmt, [{"a": "a"}, {"a": "a"}, {"a": "a"}, "a"]))
     assert decoded == [{"a": "a"}] * 3 + ["a"]
     assert hash(decoded[3]) == hash("a")
+
+
+@pytest.mark.parametrize("length", [63, 64, 65, 127, 128, 129, 200, 1000, 11 * 1024])
+def test_long_str_values_every_position_of_one_non_ascii_char(fmt, length):
+    # Long str values are built by copying while checking for ASCII; text
+    # with a non-ASCII character anywhere must come out the same, and
+    # invalid UTF-8 anywhere must still be refused.
+    def in_array(*items: bytes) -> bytes:
+        if fmt is JSON:
+            return b"[" + b",".join(b'"' + item + b'"' for item in items) + b"]"
+        return fixarray([str32(item) for item in items])
+
+    base = "".join(chr(0x20 + k % 90) for k in range(length))
+    positions = sorted({0, 1, 15, 16, 17, 31, 32, 63, 64, 127, 128, length // 2, length - 2, length - 1})
+    for at in (p for p in positions if p < length):
+        for ch in ("é", "中", "😀"):
+            text = base[:at] + ch + base[at + 1 :]
+            assert fmt.decode(fmt.reference([text, {"k": text}])) == [text, {"k": text}]
+        raw = base.encode()
+        for bad in (b"\xff", b"\xc3\x28", b"\xed\xa0\x80"):
+            broken = raw[:at] + bad + raw[at + 1 :]
+            for data in (in_array(broken), in_array(broken, b"ok")):
+                with pytest.raises(fmt.decode_error):
+                    fmt.decode(data)
+    assert fmt.decode(fmt.reference(base)) == base
+    assert fmt.decode(fmt.reference(base)).isascii()

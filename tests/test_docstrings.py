@@ -71,8 +71,8 @@ def test_signature_at_run_time_matches_the_stub(name):
     stub += [(p.arg, "KEYWORD_ONLY") for p in node.args.kwonlyargs]
     assert [(p.name, p.kind.name) for p in runtime.parameters.values()] == stub
     if name in FUNCTIONS:
-        # Every argument but the object is optional: None.
-        assert all(p.default is None for p in list(runtime.parameters.values())[1:])
+        # Every argument but the object is optional: None (strict, of typed decoding: True).
+        assert all(p.default is (True if p.name == "strict" else None) for p in list(runtime.parameters.values())[1:])
     assert f"{name}{runtime}" in pydoc.render_doc(obj, renderer=pydoc.plaintext)
 
 
@@ -175,6 +175,8 @@ DECODE_PROBES = [
     b"\xd4\x05\x00",  # another extension
     b"\x82\xa1b\x01\xa1a\x02",
     b"\x92\x01\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00",
+    b"\xd7N\x01\x00\x03\x00|i1\x05",  # numpy.int8(5) as the numpy extension (type 78)
+    b"\x83\xc4\x02nd\xc2\xc4\x04type\xa3|i1\xc4\x04data\xc4\x01\x05",  # numpy.int8(5) as msgpack-numpy's map
 ]
 
 

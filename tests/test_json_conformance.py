@@ -13,6 +13,7 @@ import orcodec
 import orjson
 import pytest
 from helpers import (
+    JSON,
     assert_strict_equal,
     fixture_bytes,
     fixture_params,
@@ -24,23 +25,13 @@ CORPUS = "json-conformance"
 
 
 def _expect_like_stdlib(data: bytes) -> None:
-    """Parses, and gives what json.loads gives (ints beyond 64 bits as float)."""
-    expected = json.loads(data)
-    for convert in (bytes, bytearray, memoryview):
-        assert_strict_equal(orcodec.loads(convert(data)), expected, big_int_as_float=True)
-    assert_strict_equal(orcodec.loads(data.decode("utf-8")), expected, big_int_as_float=True)
+    """Parses from every input type, and gives what json.loads gives (ints beyond 64 bits
+    as float)."""
+    assert_strict_equal(JSON.decode_every_input(data), json.loads(data), big_int_as_float=True)
 
 
 def _expect_rejected(data: bytes) -> None:
-    for convert in (bytes, bytearray, memoryview):
-        with pytest.raises(orcodec.JSONDecodeError):
-            orcodec.loads(convert(data))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return
-    with pytest.raises(orcodec.JSONDecodeError):
-        orcodec.loads(text)
+    JSON.refuses_every_input(data)
 
 
 # --------------------------------------------------------------------------------------

@@ -12,9 +12,8 @@ import orcodec
 import orjson
 import ormsgpack
 import pytest
-from helpers import MyInt, MyStr, opts
+from helpers import JSON, MSGPACK, UTC, Letter, MyInt, MyStr, by_format, opts
 
-UTC = dt.timezone.utc
 NSK = ("OPT_NON_STR_KEYS",)
 
 
@@ -27,10 +26,6 @@ class Color(enum.Enum):
 
 class Level(enum.IntEnum):
     HIGH = 9
-
-
-class Letter(str, enum.Enum):
-    A = "a"
 
 
 class Nested(enum.Enum):
@@ -87,17 +82,11 @@ DATETIME_FLAG_SETS = [
 
 
 @pytest.mark.parametrize("name", list(KEYS))
-def test_key_equals_peers(name):
+def test_key_equals_peers(fmt, name):
     key = KEYS[name]
     for extra in DATETIME_FLAG_SETS:
-        names = NSK + extra
         doc = {key: [key]} if name != "str_subclass" or "OPT_PASSTHROUGH_SUBCLASS" not in extra else {key: 1}
-        assert orcodec.dumps(doc, option=opts(orcodec, names), default=str) == orjson.dumps(
-            doc, option=opts(orjson, names), default=str
-        ), names
-        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(
-            doc, option=opts(ormsgpack, names), default=str
-        ), names
+        fmt.same_as_peer(doc, NSK + extra, default=str)
 
 
 @pytest.mark.parametrize("name", list(MSGPACK_ONLY_KEYS))
@@ -117,21 +106,31 @@ def test_msgpack_only_keys(name):
         orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)
 
 
-def test_passthrough_flags_do_not_apply_to_keys():
-    # Keys are keys: OPT_PASSTHROUGH_SUBCLASS / _TUPLE are about values, as in ormsgpack.
-    doc = {MyInt(3): 1, (1, (2,)): 2}
-    for extra in [orcodec.OPT_PASSTHROUGH_SUBCLASS, orcodec.OPT_PASSTHROUGH_TUPLE]:
-        ours = orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS | extra, default=str)
-        assert ours == b"\x82\x03\x01\x92\x01\x91\x02\x02"
+@pytest.mark.parametrize(
+    "fmt, doc, expected",
+    by_format(
+        json=[({MyInt(3): 1}, b'{"3":1}')],
+        msgpack=[({MyInt(3): 1}, b"\x81\x03\x01"), ({MyInt(3): 1, (1, (2,)): 2}, b"\x82\x03\x01\x92\x01\x91\x02\x02")],
+        ids=lambda case: str(len(case[0])),
+    ),
+)
+def test_passthrough_flags_do_not_apply_to_keys(fmt, doc, expected):
+    # Keys are keys: OPT_PASSTHROUGH_SUBCLASS / _TUPLE are about values, as in the peers.
     for extra in ["OPT_PASSTHROUGH_SUBCLASS", "OPT_PASSTHROUGH_TUPLE"]:
         names = NSK + (extra,)
-        assert orcodec.packb(doc, option=opts(orcodec, names), default=str) == ormsgpack.packb(
-            doc, option=opts(ormsgpack, names), default=str
-        )
-    assert (
-        orcodec.dumps({MyInt(3): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS) == b'{"3":1}'
-    )
+        assert fmt.encode(doc, option=fmt.opts(names), default=str) == expected
+        if hasattr(fmt.peer, extra):
+            fmt.same_as_peer(doc, names, default=str)
 
+    class MyFloat(float):
+        pass
+
+    assert fmt.encode(
+        {MyFloat(1.5): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS
+    ) == fmt.encode({1.5: 1}, option=orcodec.OPT_NON_STR_KEYS)
+
+
+def test_msgpack_tuple_key_items_follow_the_key_rules():
     # Tuple items follow the key rules too, as in ormsgpack.
     @dataclasses.dataclass(frozen=True)
     class Frozen:
@@ -143,51 +142,61 @@ def test_passthrough_flags_do_not_apply_to_keys():
         with pytest.raises(TypeError):
             ormsgpack.packb({key: 1}, option=ormsgpack.OPT_NON_STR_KEYS, default=str)
 
-    class MyFloat(float):
-        pass
 
-    assert orcodec.packb(
-        {MyFloat(1.5): 1}, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_PASSTHROUGH_SUBCLASS
-    ) == orcodec.packb({1.5: 1}, option=orcodec.OPT_NON_STR_KEYS)
-
-
-def test_key_exact_text():
-    doc = {
-        2: "a",
-        1.5: "b",
-        float("nan"): "c",
-        float("-inf"): "d",
-        True: "e",
-        None: "f",
-        dt.date(2020, 1, 1): "g",
-        Color.RED: "h",
-        uuid.UUID(int=1): "i",
-        dt.time(1, 2): "j",
-    }
-    assert orcodec.dumps(doc, option=orcodec.OPT_NON_STR_KEYS) == (
-        b'{"2":"a","1.5":"b","null":"c","null":"d","true":"e","null":"f","2020-01-01":"g","1":"h",'
-        b'"00000000-0000-0000-0000-000000000001":"i","01:02:00":"j"}'
-    )
-    assert (
-        orcodec.packb({1: 2, None: 3, b"b": 4}, option=orcodec.OPT_NON_STR_KEYS) == b"\x83\x01\x02\xc0\x03\xc4\x01b\x04"
-    )
-    dt_key = {dt.datetime(2020, 1, 1): 1}
-    assert (
-        orcodec.dumps(dt_key, option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z)
-        == b'{"2020-01-01T00:00:00Z":1}'
-    )
+KEYS_BY_HAND = {
+    2: "a",
+    1.5: "b",
+    float("nan"): "c",
+    float("-inf"): "d",
+    True: "e",
+    None: "f",
+    dt.date(2020, 1, 1): "g",
+    Color.RED: "h",
+    uuid.UUID(int=1): "i",
+    dt.time(1, 2): "j",
+}
+DATETIME_KEY = {dt.datetime(2020, 1, 1): 1}
 
 
-@pytest.mark.parametrize("fmt", ["json", "msgpack"])
+@pytest.mark.parametrize(
+    "fmt, doc, names, expected",
+    by_format(
+        json=[
+            (
+                KEYS_BY_HAND,
+                NSK,
+                b'{"2":"a","1.5":"b","null":"c","null":"d","true":"e","null":"f","2020-01-01":"g","1":"h",'
+                b'"00000000-0000-0000-0000-000000000001":"i","01:02:00":"j"}',
+            ),
+            (DATETIME_KEY, NSK + ("OPT_NAIVE_UTC", "OPT_UTC_Z"), b'{"2020-01-01T00:00:00Z":1}'),
+        ],
+        msgpack=[
+            (
+                KEYS_BY_HAND,
+                NSK,
+                b"\x8a\x02\xa1a\xcb?\xf8\x00\x00\x00\x00\x00\x00\xa1b\xcb\x7f\xf8\x00\x00\x00\x00\x00\x00\xa1c"
+                b"\xcb\xff\xf0\x00\x00\x00\x00\x00\x00\xa1d\xc3\xa1e\xc0\xa1f\xaa2020-01-01\xa1g\x01\xa1h"
+                b"\xd9$00000000-0000-0000-0000-000000000001\xa1i\xa801:02:00\xa1j",
+            ),
+            (DATETIME_KEY, NSK + ("OPT_NAIVE_UTC", "OPT_UTC_Z"), b"\x81\xb42020-01-01T00:00:00Z\x01"),
+            ({1: 2, None: 3, b"b": 4}, NSK, b"\x83\x01\x02\xc0\x03\xc4\x01b\x04"),
+        ],
+        ids=lambda case: str(len(case[0])),
+    ),
+)
+def test_key_exact_bytes(fmt, doc, names, expected):
+    # JSON writes each key as text; MessagePack writes it natively (floats, ints, nil,
+    # bool, bin) or as the text JSON would give it (dates, UUIDs, enums' values).
+    assert fmt.encode(doc, option=fmt.opts(names)) == expected
+
+
 @pytest.mark.parametrize(
     "key",
     [2**64, -(2**63) - 1, 10**30],
     ids=repr,
 )
 def test_big_int_key_is_an_error(fmt, key):
-    encode, error = (
-        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
-    )
+    encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error):
         encode({key: 1}, option=orcodec.OPT_NON_STR_KEYS)
     with pytest.raises(error):
@@ -221,31 +230,24 @@ UNSUPPORTED_KEYS = {
 
 
 @pytest.mark.parametrize("name", list(UNSUPPORTED_KEYS))
-def test_unsupported_key_is_an_error(name):
+def test_unsupported_key_is_an_error(fmt, name):
     key = UNSUPPORTED_KEYS[name]
     doc = {key: 1}
-    for option in (orcodec.OPT_NON_STR_KEYS, orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
-        with pytest.raises(orcodec.JSONEncodeError, match="Dict key must be a type serializable with OPT_NON_STR_KEYS"):
-            orcodec.dumps(doc, option=option, default=str)
-    with pytest.raises(TypeError):
-        orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS, default=str)
-    if name == "enum_of_tuple":
+    if fmt is MSGPACK and name == "enum_of_tuple":
         # MessagePack keys may be arrays: the enum's tuple value is a key there.
-        assert orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS) == ormsgpack.packb(
-            doc, option=ormsgpack.OPT_NON_STR_KEYS
-        )
+        fmt.same_as_peer(doc, NSK)
         return
-    with pytest.raises(orcodec.MsgpackEncodeError):
-        orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS)
-    with pytest.raises(TypeError):
-        ormsgpack.packb(doc, option=ormsgpack.OPT_NON_STR_KEYS)
+    for option in (orcodec.OPT_NON_STR_KEYS, orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
+        for default in (None, str):
+            with pytest.raises(fmt.encode_error, match="Dict key must be a type serializable with OPT_NON_STR_KEYS"):
+                fmt.encode(doc, option=option, default=default)
+    for default in (None, str):
+        with pytest.raises(TypeError):
+            fmt.peer_encode(doc, option=fmt.peer_opts(NSK), default=default)
 
 
-@pytest.mark.parametrize("fmt", ["json", "msgpack"])
 def test_without_flag_non_str_keys_are_an_error(fmt):
-    encode, error = (
-        (orcodec.dumps, orcodec.JSONEncodeError) if fmt == "json" else (orcodec.packb, orcodec.MsgpackEncodeError)
-    )
+    encode, error = fmt.encode, fmt.encode_error
     for key in [1, None, 1.5, True, dt.date(2020, 1, 1), uuid.UUID(int=1), Color.RED, b"x", (1,)]:
         with pytest.raises(error, match="Dict key must be str"):
             encode({key: 1})
@@ -390,7 +392,7 @@ def test_non_str_keys_round_trip(doc):
         "OPT_PASSTHROUGH_SUBCLASS",
     ],
 )
-def test_keys_never_go_to_default(extra):
+def test_keys_never_go_to_default(fmt, extra):
     # The passthrough flags are about values; keys are written as keys, in both formats
     # (as orjson and ormsgpack do), and default is never asked about one.
     doc = {
@@ -407,18 +409,12 @@ def test_keys_never_go_to_default(extra):
     def default(obj):
         raise AssertionError(f"default asked about {obj!r}")
 
+    if fmt is JSON:  # JSON has no text for a tuple key
+        doc = {k: v for k, v in doc.items() if not isinstance(k, tuple)}
     names = NSK + (extra,)
-    packed = orcodec.packb(doc, default=default, option=opts(orcodec, names))
-    assert packed == orcodec.packb(doc, option=orcodec.OPT_NON_STR_KEYS)
-    if hasattr(ormsgpack, extra):
-        assert packed == ormsgpack.packb(doc, default=default, option=opts(ormsgpack, names))
-    json_doc = {k: v for k, v in doc.items() if not isinstance(k, tuple)}
-    assert orcodec.dumps(json_doc, default=default, option=opts(orcodec, names)) == orcodec.dumps(
-        json_doc, option=orcodec.OPT_NON_STR_KEYS
-    )
-    if hasattr(orjson, extra):
-        assert orcodec.dumps(json_doc, option=opts(orcodec, names)) == orjson.dumps(
-            json_doc, default=default, option=opts(orjson, names)
-        )
-    with pytest.raises(orcodec.MsgpackEncodeError, match="64-bit"):
-        orcodec.packb({2**64: 1}, default=str, option=opts(orcodec, names))
+    out = fmt.encode(doc, default=default, option=fmt.opts(names))
+    assert out == fmt.encode(doc, option=orcodec.OPT_NON_STR_KEYS)
+    if hasattr(fmt.peer, extra):
+        assert fmt.same_as_peer(doc, names, default=default) == out
+    with pytest.raises(fmt.encode_error, match="64-bit"):
+        fmt.encode({2**64: 1}, default=str, option=fmt.opts(names))

@@ -11,16 +11,20 @@ Not a test module (pytest collects test_*.py only).
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any, Callable, Union, assert_type
+from typing import Any, Callable, Optional, Union, assert_type
 
 import orcodec
 from orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
+    OPT_MSGPACK_NUMPY,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_NUMPY_EXT,
+    OPT_NUMPY_ZERO_COPY,
     OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -43,14 +47,18 @@ from orcodec import (
     JSONEncodeError,
     MsgpackDecodeError,
     MsgpackEncodeError,
+    ValidationError,
 )
 
 ALL_FLAGS: list[int] = [
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
+    OPT_MSGPACK_NUMPY,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_NUMPY_EXT,
+    OPT_NUMPY_ZERO_COPY,
     OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -107,7 +115,7 @@ def use_json() -> None:
     orcodec.loads(memoryview(out))
     orcodec.loads(out.decode())
     orcodec.dumps([Fragment(b"[1]"), Fragment("{}")])
-    rejected(lambda: orcodec.loads(1), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.loads(1), TypeError, ValueError)  # type: ignore[call-overload]
     rejected(lambda: orcodec.dumps(1, option="x"), TypeError, ValueError)  # type: ignore[arg-type]
     rejected(lambda: orcodec.dumps(1, default=1))  # type: ignore[arg-type]
     rejected(lambda: orcodec.dumps(obj=1), TypeError, ValueError)  # type: ignore[call-arg]
@@ -137,9 +145,15 @@ def use_msgpack() -> None:
     orcodec.unpackb(bytearray(orcodec.packb([1])), ext_hook=None, option=None)
     orcodec.unpackb(memoryview(simple), ext_hook=lambda tag, data: (tag + 1, data.hex()))
     rejected(lambda: orcodec.unpackb(packed, ext_hook=bad_hook), TypeError, ValueError)  # type: ignore[arg-type]
-    rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-arg, arg-type]
-    rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.unpackb(packed, OPT_NON_STR_KEYS), TypeError, ValueError)  # type: ignore[call-overload]
+    rejected(lambda: orcodec.unpackb("str"), TypeError, ValueError)  # type: ignore[call-overload]
     rejected(lambda: orcodec.packb(1, option=1.5), TypeError, ValueError)  # type: ignore[arg-type]
+    numpy_option: int = OPT_NUMPY_EXT | OPT_NUMPY_ZERO_COPY | OPT_MSGPACK_NUMPY
+    coded = orcodec.packb([1], option=numpy_option, numpy_ext_code=5)
+    assert_type(coded, bytes)
+    orcodec.unpackb(coded, option=numpy_option, numpy_ext_code=None)
+    rejected(lambda: orcodec.packb(1, None, None, 5), TypeError, ValueError)  # type: ignore[call-arg]
+    rejected(lambda: orcodec.unpackb(coded, numpy_ext_code="5"), TypeError, ValueError)  # type: ignore[call-overload]
     try:
         orcodec.unpackb(b"\xc1")
     except MsgpackDecodeError as exc:
@@ -203,11 +217,47 @@ def use_flags() -> None:
     rejected(lambda: orcodec.flags.update({}), AttributeError)  # type: ignore[attr-defined]
 
 
+@dataclasses.dataclass
+class Item:
+    qty: int
+    name: str = "x"
+
+
+def item_hook(tp: Any, value: Any) -> Any:
+    return value
+
+
+def use_typed() -> None:
+    item = orcodec.loads(b'{"qty": 1}', type=Item)
+    assert_type(item, Item)
+    assert item.qty == 1
+    assert_type(orcodec.unpackb(orcodec.packb({"qty": 2}), type=Item, strict=False), Item)
+    assert_type(orcodec.unpackb(orcodec.packb([1]), ext_hook=None, option=None, type=list[int]), list[int])
+    assert_type(orcodec.loads(b"[1]", type=list[int], dec_hook=item_hook), list[int])
+    assert_type(orcodec.loads(b"null", type=Optional[int]), Any)
+    assert_type(orcodec.convert({"qty": 3}, Item), Item)
+    decoder = orcodec.Decoder(Item, strict=True, dec_hook=None, forbid_unknown_fields=True)
+    assert_type(decoder, orcodec.Decoder[Item])
+    assert_type(decoder.loads(b'{"qty": 1}'), Item)
+    assert_type(decoder.unpackb(orcodec.packb({"qty": 1}), ext_hook=None, option=None), Item)
+    assert_type(decoder.convert({"qty": 1}), Item)
+    assert_type(decoder.strict, bool)
+    assert_type(decoder.forbid_unknown_fields, bool)
+    try:
+        orcodec.loads(b'{"qty": "x"}', type=Item)
+    except ValidationError as exc:
+        assert_type(exc.path, str)
+        assert isinstance(exc, ValueError) and isinstance(exc, JSONDecodeError)
+    rejected(lambda: orcodec.loads(b"1", type=int, strict="no", dec_hook=1), TypeError)  # type: ignore[call-overload]
+    rejected(lambda: orcodec.convert(1), TypeError)  # type: ignore[call-overload]
+
+
 def main() -> None:
     use_json()
     use_msgpack()
     use_fragment_and_ext()
     use_flags()
+    use_typed()
 
 
 if __name__ == "__main__":

@@ -7,12 +7,16 @@ from collections import namedtuple
 from types import MappingProxyType
 
 from . import _orcodec
+from ._files import dump, load, pack, unpack
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
     OPT_INDENT_2,
+    OPT_MSGPACK_NUMPY,
     OPT_NAIVE_UTC,
     OPT_NON_STR_KEYS,
+    OPT_NUMPY_EXT,
+    OPT_NUMPY_ZERO_COPY,
     OPT_OMIT_MICROSECONDS,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
@@ -30,6 +34,7 @@ from ._orcodec import (
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
     BufferFull,
+    Decoder,
     Ext,
     Fragment,
     JSONDecodeError,
@@ -39,7 +44,9 @@ from ._orcodec import (
     OutOfData,
     Packer,
     Unpacker,
+    ValidationError,
     __version__,
+    convert,
     dumps,
     dumps_lines,
     iter_lines,
@@ -50,7 +57,6 @@ from ._orcodec import (
     packb,
     unpackb,
 )
-from ._files import dump, load, pack, unpack
 
 # A plain namedtuple (its types are in the stub): importing typing would
 # triple the package's import time.
@@ -104,6 +110,7 @@ __doc__ = f"{_orcodec.__doc__}\n\n{_flags_section()}\n"
 
 __all__ = [
     "BufferFull",
+    "Decoder",
     "Ext",
     "FlagInfo",
     "Fragment",
@@ -114,8 +121,11 @@ __all__ = [
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_INDENT_2",
+    "OPT_MSGPACK_NUMPY",
     "OPT_NAIVE_UTC",
     "OPT_NON_STR_KEYS",
+    "OPT_NUMPY_EXT",
+    "OPT_NUMPY_ZERO_COPY",
     "OPT_OMIT_MICROSECONDS",
     "OPT_PASSTHROUGH_BIG_INT",
     "OPT_PASSTHROUGH_DATACLASS",
@@ -135,7 +145,9 @@ __all__ = [
     "OutOfData",
     "Packer",
     "Unpacker",
+    "ValidationError",
     "__version__",
+    "convert",
     "dump",
     "dumps",
     "dumps_lines",

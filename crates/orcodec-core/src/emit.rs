@@ -62,6 +62,23 @@ pub trait Emitter {
     fn raw(&mut self, value: &[u8]);
     /// An extension value (tag, payload); only called when `HAS_BIN`.
     fn ext(&mut self, tag: i8, data: &[u8]);
+    /// The header of an extension value whose `len` payload bytes follow
+    /// (written with `raw` and `raw_in_place`); only called when `HAS_BIN`.
+    /// Lets a large payload be written in place rather than assembled first.
+    fn ext_header(&mut self, tag: i8, len: usize);
+    /// The header of a bin value whose `len` bytes follow likewise; only
+    /// called when `HAS_BIN`.
+    fn bin_header(&mut self, len: usize);
+    /// Bytes written so far (where the next byte goes in the output).
+    fn position(&self) -> usize;
+    /// `len` bytes written straight into the output by `fill`, which gets a
+    /// pointer to `len` writable bytes and must initialize every one of them.
+    #[inline]
+    fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
+        let mut buffer = vec![0u8; len];
+        fill(buffer.as_mut_ptr());
+        self.raw(&buffer);
+    }
 
     /// An array of exactly `len` items follows: `array_item` before each, then `end_array`.
     fn begin_array(&mut self, len: usize);

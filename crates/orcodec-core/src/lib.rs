@@ -28,6 +28,8 @@
 //!   JSON-escaped, and back; ASCII checks.
 //! * [`number`]: integers and floats to text and text to floats.
 //! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
+//! * [`parse`]: the text forms typed decoding reads back (RFC 3339, UUID,
+//!   base64, number syntax).
 //! * [`error`]: what a decoder rejected, and where.
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
@@ -45,6 +47,7 @@ pub mod error;
 pub mod json;
 pub mod msgpack;
 pub mod number;
+pub mod parse;
 pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;

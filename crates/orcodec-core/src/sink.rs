@@ -3,6 +3,9 @@
 //! Writers reserve the worst case for a piece of output once, then write it with
 //! unchecked pointer stores. That keeps bounds checks out of the per-byte loops.
 
+/// Pieces from this size on are announced to the sink with [`Sink::bulk`].
+pub const BULK: usize = 4 << 20;
+
 /// A growable byte buffer the writers append to.
 ///
 /// # Safety
@@ -24,6 +27,12 @@ pub unsafe trait Sink {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Says that the next `len` bytes, reserved already, are one large piece
+    /// written in one go (a numpy array's data, a large bin). A sink may
+    /// prepare that memory for it; the default does nothing.
+    #[inline(always)]
+    fn bulk(&mut self, _len: usize) {}
 
     #[inline(always)]
     fn push(&mut self, byte: u8) {

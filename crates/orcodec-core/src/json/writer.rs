@@ -244,6 +244,16 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     fn bin(&mut self, _value: &[u8]) {
         unreachable!("JSON has no binary type; the walker checks HAS_BIN")
     }
+    fn ext_header(&mut self, _tag: i8, _len: usize) {
+        unreachable!("the walker sends extension types to default in JSON")
+    }
+    fn bin_header(&mut self, _len: usize) {
+        unreachable!("JSON has no binary type; the walker checks HAS_BIN")
+    }
+    #[inline(always)]
+    fn position(&self) -> usize {
+        self.out.len()
+    }
     #[inline(always)]
     fn begin_array(&mut self, _len: usize) {
         self.open(b'[');

@@ -10,8 +10,11 @@
 //!   streaming reader's extent scan).
 //! * `lex`: what both decoders read through (header decoding, length checks
 //!   against the input, timestamps).
+//! * [`numpy`]: the payload of the numpy extension (one ndarray or numpy
+//!   scalar as one extension value), its checks and its header.
 
 mod lex;
+pub mod numpy;
 pub mod pull;
 pub mod reader;
 pub mod stream;

@@ -52,7 +52,7 @@
 use core::convert::Infallible;
 
 pub use super::lex::decode_timestamp;
-use super::lex::{container_len, err, match_header, str_marker, timestamp, Reader};
+use super::lex::{container_len, err, match_header, timestamp, Reader};
 use super::reader::ReadOptions;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
@@ -156,7 +156,7 @@ impl<'a> MsgpackPull<'a> {
         let Some(&marker) = self.r.input.get(at) else {
             return Err(self.end());
         };
-        if slot == Slot::Key && !matches!(marker, str_marker!()) && !self.opts.non_str_keys {
+        if slot == Slot::Key && self.opts.refuses_key(marker) {
             return Err(DecodeError::new(Kind::NonStrKey, at));
         }
         self.r.pos += 1;
@@ -256,7 +256,7 @@ impl<'a> MsgpackPull<'a> {
             let Some(&marker) = self.r.input.get(at) else {
                 return Err(self.end());
             };
-            if slot == Slot::Key && !matches!(marker, str_marker!()) && !self.opts.non_str_keys {
+            if slot == Slot::Key && self.opts.refuses_key(marker) {
                 return Err(DecodeError::new(Kind::NonStrKey, at));
             }
             self.r.pos += 1;
@@ -340,8 +340,8 @@ mod tests {
     use super::*;
     use crate::testing::{msgpack_all_ways, Rng};
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
-    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };
+    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
 
     /// A random MessagePack value of every family (some of them broken:
     /// invalid UTF-8, bad timestamps, non-str and map keys), appended to `out`.
@@ -471,7 +471,7 @@ mod tests {
                     mutate(&mut rng, &mut input);
                 }
             }
-            for opts in [PLAIN, ALL, ReadOptions { non_str_keys: true, timestamps: false }] {
+            for opts in [PLAIN, ALL, ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false }] {
                 accepted += msgpack_all_ways(&input, opts).is_ok() as usize;
                 total += 1;
             }

@@ -27,6 +27,21 @@ pub struct ReadOptions {
     /// Extension -1 decoded as a timestamp (`Builder::timestamp`); else it is
     /// an extension like any other.
     pub timestamps: bool,
+    /// Map keys may also be bin (msgpack-numpy's maps have bytes keys); only
+    /// matters without `non_str_keys`.
+    pub bin_keys: bool,
+}
+
+impl ReadOptions {
+    /// Whether a map key with header byte `marker` is refused (`NonStrKey`
+    /// at its header): one rule for the push decoder, the pull reader and
+    /// its skip.
+    #[inline(always)]
+    pub(super) fn refuses_key(&self, marker: u8) -> bool {
+        let allowed =
+            matches!(marker, str_marker!()) || self.non_str_keys || (self.bin_keys && matches!(marker, 0xc4..=0xc6));
+        !allowed
+    }
 }
 
 /// Where the next item goes, which decides what it may be.
@@ -203,8 +218,7 @@ fn read_item<B: Builder>(
         return err(Kind::UnexpectedEnd, at);
     };
     r.pos += 1;
-    let is_str = matches!(marker, str_marker!());
-    if slot == Slot::Key && !is_str && !opts.non_str_keys {
+    if slot == Slot::Key && opts.refuses_key(marker) {
         return err(Kind::NonStrKey, at);
     }
     let built = match_header!(r, marker, at, B::Error, {
@@ -272,8 +286,8 @@ mod tests {
     use super::*;
     use crate::testing::msgpack_all_ways;
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false };
-    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true };
+    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
 
     fn ok(b: &[u8]) -> String {
         ok_with(b, PLAIN)
@@ -390,6 +404,17 @@ mod tests {
         assert_eq!(fail_with(&[0x81, 0x80, 0x01], ALL), (Kind::MapKey, 1));
         assert_eq!(fail_with(&[0x81, 0x91, 0x80, 0x01], ALL), (Kind::MapKey, 2));
         assert_eq!(fail(&[0x81, 0x91, 0x01, 0x01]), (Kind::NonStrKey, 1));
+    }
+
+    #[test]
+    fn bin_keys_when_asked() {
+        let bin_keys = ReadOptions { bin_keys: true, ..PLAIN };
+        let map = [0x82, 0xc4, 0x02, b'n', b'd', 0xc3, 0xa1, b'k', 0x01];
+        assert_eq!(ok_with(&map, bin_keys), "{b[110, 100]:true,k\"k\":u1}");
+        assert_eq!(fail(&map), (Kind::NonStrKey, 1));
+        // Only bin: other non-str keys are still refused.
+        assert_eq!(fail_with(&[0x81, 0x01, 0x02], bin_keys), (Kind::NonStrKey, 1));
+        assert_eq!(fail_with(&[0x81, 0xc0, 0x02], bin_keys), (Kind::NonStrKey, 1));
     }
 
     #[test]

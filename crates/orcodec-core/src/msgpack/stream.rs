@@ -296,7 +296,7 @@ mod tests {
                 // Whatever the decoder says of those bytes alone, it does not
                 // stop short of them or read past them.
                 Ok(Some(n)) => {
-                    let opts = ReadOptions { non_str_keys: true, timestamps: false };
+                    let opts = ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false };
                     if let Err(crate::error::Failure::Syntax(e)) = read(&bytes[..n], &mut AnyExt, opts) {
                         assert!(
                             !matches!(
@@ -310,9 +310,11 @@ mod tests {
                 }
                 // Incomplete: the decoder finds the end of the input too soon.
                 Ok(None) => {
-                    if let Err(crate::error::Failure::Syntax(e)) =
-                        read(&bytes, &mut AnyExt, ReadOptions { non_str_keys: true, timestamps: false })
-                    {
+                    if let Err(crate::error::Failure::Syntax(e)) = read(
+                        &bytes,
+                        &mut AnyExt,
+                        ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false },
+                    ) {
                         assert!(
                             !matches!(e.kind, Kind::TrailingData),
                             "{bytes:x?}: the decoder found a whole value: {e:?}"

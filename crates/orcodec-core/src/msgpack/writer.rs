@@ -178,11 +178,22 @@ pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     }
 }
 
-/// Writes an extension value: fixext for payloads of 1, 2, 4, 8 and 16 bytes,
-/// else ext8/16/32, as msgpack-python does. `data` is shorter than 2**32 bytes.
+/// Bytes of the header of an extension value with a payload of `len` bytes.
 #[inline]
-pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
-    let len = data.len();
+pub fn ext_header_len(len: usize) -> usize {
+    match len {
+        1 | 2 | 4 | 8 | 16 => 2,
+        0..=0xff => 3,
+        0x100..=0xffff => 4,
+        _ => 6,
+    }
+}
+
+/// Writes the header of an extension value whose `len` payload bytes follow:
+/// fixext for payloads of 1, 2, 4, 8 and 16 bytes, else ext8/16/32, as
+/// msgpack-python does. `len` is below 2**32.
+#[inline]
+pub fn write_ext_header<S: Sink>(out: &mut S, tag: i8, len: usize) {
     let tag = tag as u8;
     match len {
         1 => put(out, [0xd4, tag]),
@@ -200,12 +211,28 @@ pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
             put(out, [0xc9, b[0], b[1], b[2], b[3], tag])
         }
     }
+}
+
+/// Writes an extension value (`data` shorter than 2**32 bytes).
+#[inline]
+pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
+    write_ext_header(out, tag, data.len());
+    extend_bulk(out, data);
+}
+
+/// Appends `data`, announcing it to the sink first if it is large.
+#[inline(always)]
+fn extend_bulk<S: Sink>(out: &mut S, data: &[u8]) {
+    if data.len() >= crate::sink::BULK {
+        out.reserve(data.len());
+        out.bulk(data.len());
+    }
     out.extend(data);
 }
 
+/// Writes the header of a bin value whose `len` bytes follow.
 #[inline]
-pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
-    let len = data.len();
+pub fn write_bin_header<S: Sink>(out: &mut S, len: usize) {
     if len <= 0xff {
         put(out, [0xc4, len as u8]);
     } else if len <= 0xffff {
@@ -213,7 +240,12 @@ pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
     } else {
         put(out, marker_be32(0xc6, len as u32));
     }
-    out.extend(data);
+}
+
+#[inline]
+pub fn write_bin<S: Sink>(out: &mut S, data: &[u8]) {
+    write_bin_header(out, data.len());
+    extend_bulk(out, data);
 }
 
 #[inline]
@@ -327,6 +359,31 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline]
     fn ext(&mut self, tag: i8, data: &[u8]) {
         write_ext(&mut self.out, tag, data)
+    }
+    #[inline]
+    fn ext_header(&mut self, tag: i8, len: usize) {
+        write_ext_header(&mut self.out, tag, len)
+    }
+    #[inline]
+    fn bin_header(&mut self, len: usize) {
+        write_bin_header(&mut self.out, len)
+    }
+    #[inline(always)]
+    fn position(&self) -> usize {
+        self.out.len()
+    }
+    #[inline]
+    fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
+        self.out.reserve(len);
+        if len >= crate::sink::BULK {
+            self.out.bulk(len);
+        }
+        // SAFETY: `len` bytes reserved just above, all initialized by `fill`
+        // (its contract) before they are marked written.
+        unsafe {
+            fill(self.out.tail());
+            self.out.advance(len);
+        }
     }
     #[inline(always)]
     fn begin_array(&mut self, len: usize) {
@@ -494,6 +551,52 @@ mod tests {
         let mut out = Vec::new();
         write_ext(&mut out, -1, &[1, 2, 3, 4]);
         assert_eq!(out, [0xd6, 0xff, 1, 2, 3, 4]);
+    }
+
+    /// A Vec that records the pieces announced as bulk, and what room was
+    /// reserved for them when they were.
+    struct Recording {
+        out: Vec<u8>,
+        bulk: Vec<(usize, usize)>,
+    }
+
+    // SAFETY: delegates to Vec's Sink.
+    unsafe impl Sink for Recording {
+        fn len(&self) -> usize {
+            self.out.len()
+        }
+        fn reserve(&mut self, additional: usize) {
+            Vec::reserve(&mut self.out, additional)
+        }
+        fn tail(&mut self) -> *mut u8 {
+            Sink::tail(&mut self.out)
+        }
+        unsafe fn advance(&mut self, n: usize) {
+            Sink::advance(&mut self.out, n)
+        }
+        fn bulk(&mut self, len: usize) {
+            self.bulk.push((len, self.out.capacity() - self.out.len()));
+        }
+    }
+
+    #[test]
+    fn large_pieces_are_announced_after_their_room_is_reserved() {
+        let big = vec![7u8; crate::sink::BULK];
+        let mut w = MsgpackWriter::new(Recording { out: Vec::new(), bulk: Vec::new() });
+        w.bin(&big[..100]);
+        w.ext(3, &big[..crate::sink::BULK - 1]);
+        assert!(w.out.bulk.is_empty());
+        w.bin(&big);
+        w.ext(3, &big);
+        w.raw_in_place(big.len(), |at| {
+            // SAFETY: `big.len()` writable bytes.
+            unsafe { core::ptr::copy_nonoverlapping(big.as_ptr(), at, big.len()) }
+        });
+        let n = crate::sink::BULK;
+        assert_eq!(w.out.bulk.len(), 3);
+        assert!(w.out.bulk.iter().all(|&(len, room)| len == n && room >= n));
+        assert_eq!(w.out.out.len(), 102 + (n - 1 + 6) + (n + 5) + (n + 6) + n);
+        assert!(w.out.out.ends_with(&big));
     }
 
     #[test]

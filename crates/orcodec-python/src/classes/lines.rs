@@ -11,10 +11,11 @@ use orcodec_core::json::scanner::ScanStacks;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
-use crate::decode::lines::decode_line;
+use crate::decode::lines::{decode_line, typed_args, Typed};
 use crate::module::args::Call;
 use crate::module::docs;
 use crate::module::errors::{raise, Raised};
+use crate::module::state::state;
 use crate::module::streams::{append_read, read_method, size_arg, streams};
 
 /// Bytes read at a time unless `read_size` says otherwise.
@@ -25,6 +26,8 @@ pub struct LineIterator {
     ob_base: PyObject,
     /// The file's bound `read`; NULL once cleared.
     read: *mut PyObject,
+    /// The typed decoding's `dec_hook` (NULL for none), held for `typed`.
+    dec_hook: *mut PyObject,
     /// Set while a step runs (`read()` is Python code that could call it).
     busy: Cell<bool>,
     inner: Inner,
@@ -41,6 +44,7 @@ struct Inner {
     read_size: usize,
     /// `read()` returned nothing: the last line needs no newline.
     at_end: bool,
+    typed: Typed,
     stacks: ScanStacks<Owned>,
 }
 
@@ -65,7 +69,7 @@ unsafe fn next_document(it: *mut LineIterator, inner: &mut Inner) -> Result<Opti
         if is_blank(line) {
             continue;
         }
-        return decode_line(line, inner.line, &mut inner.stacks).map(Some);
+        return decode_line(line, inner.line, &mut inner.stacks, &inner.typed).map(Some);
     }
 }
 
@@ -119,7 +123,8 @@ unsafe extern "C" fn line_iterator_iter(obj: *mut PyObject) -> *mut PyObject {
 }
 
 unsafe extern "C" fn line_iterator_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
-    for field in [(*(obj as *mut LineIterator)).read, Py_TYPE(obj) as *mut PyObject] {
+    let it = &*(obj as *mut LineIterator);
+    for field in [it.read, it.dec_hook, Py_TYPE(obj) as *mut PyObject] {
         if !field.is_null() {
             let r = visit(field, arg);
             if r != 0 {
@@ -131,8 +136,11 @@ unsafe extern "C" fn line_iterator_traverse(obj: *mut PyObject, visit: visitproc
 }
 
 unsafe extern "C" fn line_iterator_clear(obj: *mut PyObject) -> c_int {
-    let old = core::mem::replace(&mut (*(obj as *mut LineIterator)).read, null_mut());
-    Py_XDECREF(old);
+    let it = obj as *mut LineIterator;
+    for field in [&mut (*it).read, &mut (*it).dec_hook] {
+        let old = core::mem::replace(field, null_mut());
+        Py_XDECREF(old);
+    }
     0
 }
 
@@ -169,7 +177,12 @@ pub unsafe extern "C" fn iter_lines(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([fp, read_size]) = call.parse("iter_lines", [null_mut(), kw_read_size()], 1) else {
+    let s = state();
+    let names = [null_mut(), kw_read_size(), s.kw_type, s.kw_strict, s.kw_dec_hook];
+    let Ok([fp, read_size, tp, strict, dec_hook]) = call.parse("iter_lines", names, 1) else {
+        return null_mut();
+    };
+    let Ok(typed) = typed_args(tp, strict, dec_hook) else {
         return null_mut();
     };
     let Ok(read_size) = size_arg(read_size, "read_size", DEFAULT_READ_SIZE) else {
@@ -188,11 +201,23 @@ pub unsafe extern "C" fn iter_lines(
         Py_DECREF(read);
         return null_mut();
     }
+    let dec_hook = typed.as_ref().map_or(null_mut(), |(_, o)| o.dec_hook);
+    Py_XINCREF(dec_hook);
     (*it).read = read;
+    (*it).dec_hook = dec_hook;
     core::ptr::write(&mut (*it).busy, Cell::new(false));
     core::ptr::write(
         &mut (*it).inner,
-        Inner { buf: Vec::new(), head: 0, searched: 0, line: 0, read_size, at_end: false, stacks: ScanStacks::new() },
+        Inner {
+            buf: Vec::new(),
+            head: 0,
+            searched: 0,
+            line: 0,
+            read_size,
+            at_end: false,
+            typed,
+            stacks: ScanStacks::new(),
+        },
     );
     it as *mut PyObject
 }

@@ -2,6 +2,7 @@
 //! share: heap types made from a spec at module init, immutable, with
 //! read-only members.
 
+pub mod decoder;
 pub mod ext;
 pub mod fragment;
 pub mod lines;

@@ -9,7 +9,7 @@ use orcodec_core::msgpack::writer::{write_array_header, write_map_header, MAX_LE
 use pyo3_ffi::*;
 
 use crate::encode::pack_object;
-use crate::module::args::parse_opts;
+use crate::module::args::{parse_numpy_ext_code, parse_opts};
 use crate::module::docs;
 use crate::module::errors::raise;
 use crate::module::options::Opt;
@@ -22,10 +22,12 @@ pub struct Packer {
     /// NULL for no hook.
     default: *mut PyObject,
     opts: Opt,
+    numpy_code: i8,
 }
 
 unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let Ok([default, option]) = constructor_args("Packer", [c"default", c"option"], 0, args, kwargs) else {
+    let names = [c"default", c"option", c"numpy_ext_code"];
+    let Ok([default, option, code]) = constructor_args("Packer", names, 0, args, kwargs) else {
         return null_mut();
     };
     let default = if default.is_null() || default == Py_None() { null_mut() } else { default };
@@ -36,6 +38,9 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
     let Ok(opts) = parse_opts(option, state().msgpack_encode_error) else {
         return null_mut();
     };
+    let Ok(numpy_code) = parse_numpy_ext_code(code, state().msgpack_encode_error) else {
+        return null_mut();
+    };
     let alloc = (*ty).tp_alloc.unwrap_or(PyType_GenericAlloc);
     let obj = alloc(ty, 0) as *mut Packer;
     if obj.is_null() {
@@ -44,6 +49,7 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
     Py_XINCREF(default);
     (*obj).default = default;
     (*obj).opts = opts;
+    (*obj).numpy_code = numpy_code;
     obj as *mut PyObject
 }
 
@@ -80,7 +86,7 @@ unsafe extern "C" fn packer_pack(obj: *mut PyObject, value: *mut PyObject) -> *m
     // Held: `default` may drop the last other reference to the packer.
     let default = p.default;
     Py_XINCREF(default);
-    let out = pack_object(value, default, p.opts);
+    let out = pack_object(value, default, p.opts, p.numpy_code);
     Py_XDECREF(default);
     out
 }

@@ -17,21 +17,29 @@
 //! leaves the stream unreadable from there: every later call raises again.
 
 use core::cell::Cell;
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use core::ptr::null_mut;
 use orcodec_core::error::Failure;
 use orcodec_core::msgpack::pull::MsgpackPull;
 use orcodec_core::msgpack::reader::{read_with, ReadOptions, ReadStacks};
 use orcodec_core::msgpack::stream::{Extent, ExtentError};
 use pyo3_ffi::*;
+use std::rc::Rc;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
+use crate::decode::msgpack_options;
+use crate::decode::numpy::NumpyRead;
+use crate::decode::typed::error::Source;
+use crate::decode::typed::msgpack_input::MsgpackInput;
+use crate::decode::typed::node::Compiled;
+use crate::decode::typed::run::{compiled_type, parse_options, run, Options as TypedOptions};
 use crate::decode::GcPause;
-use crate::module::args::parse_opts;
+use crate::module::args::parse_numpy_ext_code;
 use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
+use crate::module::options::Opt;
 use crate::module::state::state;
 use crate::module::streams::{constructor_args, read_method, size_arg, streams};
 
@@ -50,6 +58,8 @@ pub struct Unpacker {
     read: *mut PyObject,
     /// NULL for no hook.
     ext_hook: *mut PyObject,
+    /// The typed decoding's `dec_hook` (NULL for none), held for `typed`.
+    dec_hook: *mut PyObject,
     /// Set while a call runs: Python code it runs (`read()`, `ext_hook`)
     /// must not call back into this unpacker, whose buffer is being read.
     busy: Cell<bool>,
@@ -68,6 +78,12 @@ struct Inner {
     read_size: usize,
     max_buffer_size: usize,
     opts: ReadOptions,
+    /// The numpy forms read (`OPT_NUMPY_EXT`, `OPT_MSGPACK_NUMPY`,
+    /// `OPT_NUMPY_ZERO_COPY` bits of the option), and numpy's extension type.
+    numpy_opts: Opt,
+    numpy_code: i8,
+    /// The compiled `type=` and its options (None: untyped).
+    typed: Option<(Rc<Compiled>, TypedOptions)>,
     stacks: ReadStacks<Owned>,
 }
 
@@ -168,6 +184,14 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 Err(e) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
             };
         }
+        if let Some((compiled, opts)) = &inner.typed {
+            let value = typed_value(compiled, opts, bytes, (*obj).ext_hook, inner.opts, at);
+            return if value.is_null() { Err(Raised) } else { Ok(Step::Value(value)) };
+        }
+        if inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) != 0 {
+            return numpy_value(obj, bytes, inner.numpy_opts, inner.numpy_code, inner.opts, &mut inner.stacks, at)
+                .map(Step::Value);
+        }
         let pause = GcPause::new(len);
         let result = read_with(bytes, &mut PyBuilder::new((*obj).ext_hook), inner.opts, &mut inner.stacks);
         drop(pause);
@@ -176,6 +200,66 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             Err(Failure::Syntax(e)) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
             Err(Failure::Build(())) => Err(Raised),
         };
+    }
+}
+
+/// A value decoded into the `type=` (NULL with the exception set): syntax
+/// errors carry the stream offset, mismatches are `ValidationError`.
+unsafe fn typed_value(
+    compiled: &Compiled,
+    opts: &TypedOptions,
+    bytes: &[u8],
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+    at: u64,
+) -> *mut PyObject {
+    let mut input = MsgpackInput::new(bytes, read_opts);
+    let pause = GcPause::new(bytes.len());
+    let result = run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Msgpack,
+        |ctx| ctx.builder = PyBuilder::new(ext_hook),
+        |i| Ok(i.pull.finish()?),
+        |e| {
+            decode_error(&e.kind.to_string(), at + e.offset as u64);
+        },
+    );
+    drop(pause);
+    result
+}
+
+/// A value read with numpy's forms, as `unpackb` reads them: from a bytes
+/// object of its own, which zero-copy arrays can keep alive (the buffer is
+/// reused for later values).
+unsafe fn numpy_value(
+    obj: *mut Unpacker,
+    bytes: &[u8],
+    opts: Opt,
+    numpy_code: i8,
+    read_opts: ReadOptions,
+    stacks: &mut ReadStacks<Owned>,
+    at: u64,
+) -> Result<*mut PyObject, Raised> {
+    let copy = Owned::new(PyBytes_FromStringAndSize(bytes.as_ptr() as *const c_char, bytes.len() as Py_ssize_t))
+        .map_err(|()| Raised)?;
+    let data = crate::cpython::bytes::bytes_data(copy.as_ptr());
+    let mut numpy = NumpyRead::new(
+        (opts & options::NUMPY_EXT != 0).then_some(numpy_code),
+        opts & options::MSGPACK_NUMPY != 0,
+        opts & options::NUMPY_ZERO_COPY != 0,
+        copy.as_ptr(),
+        data.as_ptr(),
+    );
+    let pause = GcPause::new(data.len());
+    let mut builder = PyBuilder::with_numpy((*obj).ext_hook, &mut numpy);
+    let result = read_with(data, &mut builder, read_opts, stacks);
+    drop(pause);
+    match result {
+        Ok(value) => Ok(value.into_raw()),
+        Err(Failure::Syntax(e)) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
+        Err(Failure::Build(())) => Err(Raised),
     }
 }
 
@@ -208,8 +292,18 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
 }
 
 unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let names = [c"file_like", c"read_size", c"max_buffer_size", c"ext_hook", c"option"];
-    let Ok([file_like, read_size, max_buffer_size, ext_hook, option]) =
+    let names = [
+        c"file_like",
+        c"read_size",
+        c"max_buffer_size",
+        c"ext_hook",
+        c"option",
+        c"numpy_ext_code",
+        c"type",
+        c"strict",
+        c"dec_hook",
+    ];
+    let Ok([file_like, read_size, max_buffer_size, ext_hook, option, numpy_ext_code, tp, strict, dec_hook]) =
         constructor_args("Unpacker", names, 1, args, kwargs)
     else {
         return null_mut();
@@ -226,14 +320,32 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
         return null_mut();
     }
     let read_size = if read_size == 0 { DEFAULT_READ_SIZE.min(max_buffer_size) } else { read_size };
-    let ext_hook = if ext_hook.is_null() || ext_hook == Py_None() { null_mut() } else { ext_hook };
-    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
+    // msgpack.Unpacker's exception for a hook that cannot be called.
+    if !ext_hook.is_null() && ext_hook != Py_None() && PyCallable_Check(ext_hook) == 0 {
         raise(PyExc_TypeError, "`ext_hook` is not callable");
         return null_mut();
     }
-    let Ok(opts) = parse_opts(option, state().msgpack_decode_error) else {
+    let Some((ext_hook, read_opts, opts)) = msgpack_options(ext_hook, option) else {
         return null_mut();
     };
+    let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, state().msgpack_decode_error) else {
+        return null_mut();
+    };
+    let typed = if tp.is_null() || tp == Py_None() {
+        if (!strict.is_null() || !dec_hook.is_null()) && parse_options(strict, dec_hook).is_err() {
+            return null_mut();
+        }
+        None
+    } else {
+        let Ok(topts) = parse_options(strict, dec_hook) else {
+            return null_mut();
+        };
+        let Ok(compiled) = compiled_type(tp) else {
+            return null_mut();
+        };
+        Some((compiled, topts))
+    };
+    let dec_hook = typed.as_ref().map_or(null_mut(), |(_, o)| o.dec_hook);
     let file_like = if file_like.is_null() || file_like == Py_None() { null_mut() } else { file_like };
     let read = if file_like.is_null() {
         null_mut()
@@ -251,9 +363,11 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
     }
     Py_XINCREF(file_like);
     Py_XINCREF(ext_hook);
+    Py_XINCREF(dec_hook);
     (*obj).file_like = file_like;
     (*obj).read = read;
     (*obj).ext_hook = ext_hook;
+    (*obj).dec_hook = dec_hook;
     core::ptr::write(&mut (*obj).busy, Cell::new(false));
     core::ptr::write(
         &mut (*obj).inner,
@@ -264,10 +378,10 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
             consumed: 0,
             read_size,
             max_buffer_size,
-            opts: ReadOptions {
-                non_str_keys: opts & options::NON_STR_KEYS != 0,
-                timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
-            },
+            opts: read_opts,
+            numpy_opts: opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY | options::NUMPY_ZERO_COPY),
+            numpy_code,
+            typed,
             stacks: ReadStacks::new(),
         },
     );
@@ -276,7 +390,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
 
 unsafe extern "C" fn unpacker_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
     let u = &*(obj as *mut Unpacker);
-    for field in [u.file_like, u.read, u.ext_hook, Py_TYPE(obj) as *mut PyObject] {
+    for field in [u.file_like, u.read, u.ext_hook, u.dec_hook, Py_TYPE(obj) as *mut PyObject] {
         if !field.is_null() {
             let r = visit(field, arg);
             if r != 0 {
@@ -289,7 +403,7 @@ unsafe extern "C" fn unpacker_traverse(obj: *mut PyObject, visit: visitproc, arg
 
 unsafe extern "C" fn unpacker_clear(obj: *mut PyObject) -> c_int {
     let u = obj as *mut Unpacker;
-    for field in [&mut (*u).file_like, &mut (*u).read, &mut (*u).ext_hook] {
+    for field in [&mut (*u).file_like, &mut (*u).read, &mut (*u).ext_hook, &mut (*u).dec_hook] {
         let old = core::mem::replace(field, null_mut());
         Py_XDECREF(old);
     }

@@ -123,3 +123,17 @@ pub unsafe fn u128_value(obj: *mut PyObject) -> Option<u128> {
         None
     }
 }
+
+/// A new int of the 128-bit unsigned `value`, or NULL with an exception set.
+pub unsafe fn int_from_u128(value: u128) -> *mut PyObject {
+    let bytes = value.to_le_bytes();
+    #[cfg(Py_3_13)]
+    {
+        // Little-endian (1), an unsigned buffer (4).
+        PyLong_FromUnsignedNativeBytes(bytes.as_ptr() as *const core::ffi::c_void, 16, 1 | 4)
+    }
+    #[cfg(not(Py_3_13))]
+    {
+        _PyLong_FromByteArray(bytes.as_ptr(), 16, 1, 0)
+    }
+}

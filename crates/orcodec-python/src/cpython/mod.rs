@@ -20,6 +20,9 @@
 //!   `__slots__` members and type slots ([`types`]), and the private
 //!   functions pyo3-ffi does not declare ([`ffi`]).
 //!
+//! [`instance`] makes instances for typed decoding and writes their
+//! `__slots__` members in place (every version: member descriptors).
+//!
 //! [`object::Owned`] is the owned reference the decoders build with.
 
 pub mod bytes;
@@ -28,6 +31,7 @@ pub mod dict;
 #[cfg(dict_table_layout)]
 pub mod dict_table;
 pub mod ffi;
+pub mod instance;
 pub mod int;
 pub mod object;
 pub mod str;

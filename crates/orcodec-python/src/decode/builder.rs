@@ -6,6 +6,7 @@ use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
 use crate::decode::key_cache;
+use crate::decode::numpy::NumpyRead;
 
 /// A new `str` from UTF-8 text.
 #[inline(always)]
@@ -76,6 +77,9 @@ pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Ow
 pub struct PyBuilder {
     /// `unpackb`'s `ext_hook`, called as `ext_hook(tag, data)`; NULL for none.
     ext_hook: *mut PyObject,
+    /// How numpy values are read (`OPT_NUMPY_EXT`, `OPT_MSGPACK_NUMPY`);
+    /// NULL when they are not. Outlives the decode.
+    numpy: *mut NumpyRead,
     /// Short values looked up in the value cache in this decode, and how
     /// many of their texts were found there.
     value_lookups: u32,
@@ -90,7 +94,12 @@ const VALUE_HIT_RATIO_MIN: u32 = 8;
 
 impl PyBuilder {
     pub const fn new(ext_hook: *mut PyObject) -> Self {
-        PyBuilder { ext_hook, value_lookups: 0, value_hits: 0 }
+        Self::with_numpy(ext_hook, core::ptr::null_mut())
+    }
+
+    /// A builder that reads numpy values as `numpy` says (NULL: it does not).
+    pub const fn with_numpy(ext_hook: *mut PyObject, numpy: *mut NumpyRead) -> Self {
+        PyBuilder { ext_hook, numpy, value_lookups: 0, value_hits: 0 }
     }
 
     /// A str for a value of ASCII `bytes`: through the value cache while
@@ -203,6 +212,14 @@ impl Builder for PyBuilder {
     }
 
     fn ext(&mut self, tag: i8, data: &[u8]) -> Result<Option<Owned>, ()> {
+        // SAFETY: `numpy` is NULL or outlives the decode; `data` is borrowed
+        // from the input, which it reads.
+        if let Some(numpy) = unsafe { self.numpy.as_mut() } {
+            if numpy.is_numpy_ext(tag) {
+                // SAFETY: as above.
+                return unsafe { numpy.ext_value(data) }.map(Some);
+            }
+        }
         if self.ext_hook.is_null() {
             return Ok(None);
         }
@@ -242,6 +259,16 @@ impl Builder for PyBuilder {
     }
 
     fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        // SAFETY: `numpy` is NULL or outlives the decode.
+        if let Some(numpy) = unsafe { self.numpy.as_mut() } {
+            if numpy.maps {
+                // SAFETY: the items alternate key and value.
+                if let Some(value) = unsafe { numpy.map_value(&items[start..]) }? {
+                    items.truncate(start);
+                    return Ok(value);
+                }
+            }
+        }
         // SAFETY: the items alternate key and value (the decoders hand over
         // whole pairs).
         unsafe {

@@ -11,16 +11,22 @@
 use core::ffi::c_char;
 use orcodec_core::error::Failure;
 use orcodec_core::json::lines::{find_newline, is_blank, strip_cr};
+use orcodec_core::json::pull::JsonPull;
 use orcodec_core::json::scanner::{parse_with, ScanStacks};
 use pyo3_ffi::*;
+use std::rc::Rc;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{char_count, decode_error_from_current, raise_json_error_without_doc, UNREADABLE_BUFFER};
 use crate::decode::input::{borrow_input, Input};
+use crate::decode::typed::error::Source;
+use crate::decode::typed::json_input::JsonInput;
+use crate::decode::typed::node::Compiled;
+use crate::decode::typed::run::{compiled_type, parse_options, run, Options};
 use crate::decode::GcPause;
 use crate::module::args::Call;
-use crate::module::errors::Raised;
+use crate::module::errors::{take_exception, Raised};
 use crate::module::state::state;
 
 /// The input of a JSON decode, borrowed as `loads` borrows it, or None with
@@ -81,9 +87,33 @@ pub unsafe fn raise_line_error(msg: &str, line: &[u8], number: u64, offset: usiz
     Raised
 }
 
+/// The `type=` of a JSON Lines call, compiled, with its options (None: untyped).
+pub type Typed = Option<(Rc<Compiled>, Options)>;
+
+/// The `type`, `strict` and `dec_hook` arguments of a JSON Lines call.
+pub unsafe fn typed_args(tp: *mut PyObject, strict: *mut PyObject, dec_hook: *mut PyObject) -> Result<Typed, Raised> {
+    if tp.is_null() || tp == Py_None() {
+        if !strict.is_null() || !dec_hook.is_null() {
+            // Checked all the same, so a mistake does not pass unnoticed.
+            parse_options(strict, dec_hook)?;
+        }
+        return Ok(None);
+    }
+    let opts = parse_options(strict, dec_hook)?;
+    Ok(Some((compiled_type(tp)?, opts)))
+}
+
 /// Decodes line `number` (not blank, without its line end), or raises.
 #[inline]
-pub unsafe fn decode_line(line: &[u8], number: u64, stacks: &mut ScanStacks<Owned>) -> Result<Owned, Raised> {
+pub unsafe fn decode_line(
+    line: &[u8],
+    number: u64,
+    stacks: &mut ScanStacks<Owned>,
+    typed: &Typed,
+) -> Result<Owned, Raised> {
+    if let Some((compiled, opts)) = typed {
+        return typed_line(line, number, compiled, opts);
+    }
     let pause = GcPause::new(line.len());
     let result = parse_with(line, &mut PyBuilder::new(core::ptr::null_mut()), stacks);
     drop(pause);
@@ -94,6 +124,50 @@ pub unsafe fn decode_line(line: &[u8], number: u64, stacks: &mut ScanStacks<Owne
     }
 }
 
+/// A line decoded into the `type=`: a syntax error as [`decode_line`]
+/// raises it, a mismatch as `ValidationError` whose `doc` is the line and
+/// whose `lineno` is its number.
+#[inline(never)]
+unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Options) -> Result<Owned, Raised> {
+    let pull = match JsonPull::new(line) {
+        Ok(pull) => pull,
+        Err(e) => return Err(raise_line_error(&e.kind.to_string(), line, number, e.offset)),
+    };
+    let mut input = JsonInput { pull };
+    let pause = GcPause::new(line.len());
+    let value = run(
+        compiled,
+        opts,
+        &mut input,
+        // None: `doc` is made from the line's bytes.
+        Source::Json { input: line, original: Py_None() },
+        |_| {},
+        |i| Ok(i.pull.finish()?),
+        |e| {
+            raise_line_error(&e.kind.to_string(), line, number, e.offset);
+        },
+    );
+    drop(pause);
+    if value.is_null() {
+        let validation = state().json_validation_error;
+        if PyErr_ExceptionMatches(validation) != 0 {
+            // The line's number in the input, not in `doc` (always 1).
+            let exc = take_exception();
+            let lineno = PyLong_FromUnsignedLongLong(number);
+            if lineno.is_null() || PyObject_SetAttrString(exc, c"lineno".as_ptr(), lineno) != 0 {
+                Py_XDECREF(lineno);
+                Py_DECREF(exc);
+                return Err(Raised);
+            }
+            Py_DECREF(lineno);
+            PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
+            Py_DECREF(exc);
+        }
+        return Err(Raised);
+    }
+    Owned::new(value).map_err(|()| Raised)
+}
+
 /// `loads_lines(data)`: a list of the documents of the lines of `data`.
 pub unsafe extern "C" fn loads_lines(
     _module: *mut PyObject,
@@ -102,7 +176,13 @@ pub unsafe extern "C" fn loads_lines(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj]) = call.parse("loads_lines", [core::ptr::null_mut()], 1) else {
+    let s = state();
+    let Ok([obj, tp, strict, dec_hook]) =
+        call.parse("loads_lines", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Ok(typed) = typed_args(tp, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
     let Some(input) = borrow_json_input(obj) else {
@@ -123,7 +203,7 @@ pub unsafe extern "C" fn loads_lines(
         if is_blank(line) {
             continue;
         }
-        let Ok(value) = decode_line(line, number, &mut stacks) else {
+        let Ok(value) = decode_line(line, number, &mut stacks, &typed) else {
             return core::ptr::null_mut();
         };
         if PyList_Append(list.as_ptr(), value.as_ptr()) != 0 {

@@ -7,11 +7,13 @@
 //!   with `key_cache.rs` (one str object per repeated key or short value)
 //!   and `dict.rs` (a map's dict in one step)
 //! - `datetime.rs`: MessagePack timestamps back to datetimes
+//! - `numpy.rs`: numpy arrays and scalars back from their binary forms
 //! - `error.rs`: the decode errors
 //!
-//! Decoding into declared types (a `typed/` directory) and the streaming
-//! readers belong beside these: they reuse the input, the kept decoder
-//! stacks and the builders.
+//! - `typed/`: decoding into declared types (`type=`), `convert` and
+//!   `Decoder`, reusing the input, the builders and the caches.
+//!
+//! The streaming readers belong beside these.
 
 pub mod builder;
 pub mod datetime;
@@ -20,6 +22,8 @@ pub(crate) mod error;
 pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
+pub(crate) mod numpy;
+pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
 use pyo3_ffi::*;
@@ -30,9 +34,10 @@ use crate::decode::error::{
     decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
-use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::decode::numpy::NumpyRead;
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, Call};
 use crate::module::errors::{raise, Raised};
-use crate::module::options;
+use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use orcodec_core::json::scanner::ScanStacks;
 use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
@@ -122,21 +127,15 @@ fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError
     }
 }
 
-pub unsafe extern "C" fn loads(
-    _module: *mut PyObject,
-    args: *const *mut PyObject,
-    nargs: Py_ssize_t,
-    kwnames: *mut PyObject,
-) -> *mut PyObject {
-    let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
-        return core::ptr::null_mut();
-    };
-    let input = match borrow_input(obj, true) {
-        Ok(Some(input)) => input,
+/// The input of `loads` (bytes, bytearray, memoryview, str), or None with
+/// the decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn json_input(obj: *mut PyObject) -> Option<input::Input> {
+    match borrow_input(obj, true) {
+        Ok(Some(input)) => Some(input),
         Ok(None) => {
             raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
-            return core::ptr::null_mut();
+            None
         }
         Err(Raised) => {
             // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
@@ -146,8 +145,144 @@ pub unsafe extern "C" fn loads(
             } else {
                 decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
             }
-            return core::ptr::null_mut();
+            None
         }
+    }
+}
+
+/// `unpackb`'s `ext_hook` (NULL for none) and options, or None with the
+/// decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn msgpack_options(
+    ext_hook: *mut PyObject,
+    option: *mut PyObject,
+) -> Option<(*mut PyObject, ReadOptions, Opt)> {
+    let s = state();
+    let opts = parse_opts(option, s.msgpack_decode_error).ok()?;
+    if opts & options::NUMPY_ZERO_COPY != 0 && opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0 {
+        raise(s.msgpack_decode_error, numpy::ZERO_COPY_NEEDS);
+        return None;
+    }
+    let ext_hook = none_to_null(ext_hook);
+    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
+        raise(s.msgpack_decode_error, "ext_hook must be callable");
+        return None;
+    }
+    let read_opts = ReadOptions {
+        non_str_keys: opts & options::NON_STR_KEYS != 0,
+        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+        bin_keys: opts & options::MSGPACK_NUMPY != 0,
+    };
+    Some((ext_hook, read_opts, opts))
+}
+
+/// The input of `unpackb` (bytes, bytearray, memoryview), or None with the
+/// decode error raised.
+#[inline(always)]
+pub(crate) unsafe fn msgpack_input(obj: *mut PyObject) -> Option<input::Input> {
+    let s = state();
+    match borrow_input(obj, false) {
+        Ok(Some(input)) => Some(input),
+        Ok(None) => {
+            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            None
+        }
+        Err(Raised) => {
+            decode_error_from_current(|| {
+                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+            });
+            None
+        }
+    }
+}
+
+/// `loads` with a type: the result (NULL with an exception set), or None
+/// when `type` is None (untyped decoding). Kept out of line so the untyped
+/// path stays as it was.
+#[inline(never)]
+unsafe fn typed_loads(
+    obj: *mut PyObject,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Option<*mut PyObject> {
+    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+        return Some(core::ptr::null_mut());
+    };
+    let Some(input) = json_input(obj) else {
+        return Some(core::ptr::null_mut());
+    };
+    Some(typed::run::loads_with(&compiled, &opts, input.bytes(), obj))
+}
+
+/// `unpackb` with a type, as [`typed_loads`].
+#[inline(never)]
+unsafe fn typed_unpackb(
+    obj: *mut PyObject,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+) -> Option<*mut PyObject> {
+    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+        return Some(core::ptr::null_mut());
+    };
+    let Some(input) = msgpack_input(obj) else {
+        return Some(core::ptr::null_mut());
+    };
+    Some(typed::run::unpackb_with(&compiled, &opts, input.bytes(), ext_hook, read_opts))
+}
+
+/// The typed decoding arguments of a call, when `type` is given (not None).
+#[inline(always)]
+unsafe fn typed_call(
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Option<Result<(std::rc::Rc<typed::node::Compiled>, typed::run::Options), Raised>> {
+    if tp.is_null() || tp == Py_None() {
+        if !strict.is_null() || !dec_hook.is_null() {
+            // Checked all the same, so a mistake does not pass unnoticed.
+            if let Err(e) = typed::run::parse_options(strict, dec_hook) {
+                return Some(Err(e));
+            }
+        }
+        return None;
+    }
+    Some(typed::run::parse_options(strict, dec_hook).and_then(|opts| Ok((typed::run::compiled_type(tp)?, opts))))
+}
+
+pub unsafe extern "C" fn loads(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    // Without keywords the call is parsed as before typed decoding existed,
+    // so `loads(data)` costs what it did.
+    let obj = if kwnames.is_null() {
+        let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+            return core::ptr::null_mut();
+        };
+        obj
+    } else {
+        let s = state();
+        let Ok([obj, tp, strict, dec_hook]) =
+            call.parse("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
+        else {
+            return core::ptr::null_mut();
+        };
+        if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
+            if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
+                return result;
+            }
+        }
+        obj
+    };
+    let Some(input) = json_input(obj) else {
+        return core::ptr::null_mut();
     };
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
@@ -166,41 +301,41 @@ pub unsafe extern "C" fn unpackb(
 ) -> *mut PyObject {
     let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
-    else {
+    let names =
+        [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_numpy_ext_code, s.kw_type, s.kw_strict, s.kw_dec_hook];
+    let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook]) = call.parse("unpackb", names, 1) else {
         return core::ptr::null_mut();
     };
-    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+    let Some((ext_hook, read_opts, opts)) = msgpack_options(ext_hook, option) else {
         return core::ptr::null_mut();
     };
-    let ext_hook = none_to_null(ext_hook);
-    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
-        raise(s.msgpack_decode_error, "ext_hook must be callable");
+    let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, s.msgpack_decode_error) else {
         return core::ptr::null_mut();
+    };
+    if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
+        if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts) {
+            return result;
+        }
     }
-    let read_opts = ReadOptions {
-        non_str_keys: opts & options::NON_STR_KEYS != 0,
-        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+    let Some(input) = msgpack_input(obj) else {
+        return core::ptr::null_mut();
     };
-    let input = match borrow_input(obj, false) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
-            return core::ptr::null_mut();
-        }
-        Err(Raised) => {
-            decode_error_from_current(|| {
-                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
-            });
-            return core::ptr::null_mut();
-        }
-    };
+    let numpy_forms = opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY);
+    let mut numpy = NumpyRead::new(
+        (opts & options::NUMPY_EXT != 0).then_some(numpy_code),
+        opts & options::MSGPACK_NUMPY != 0,
+        opts & options::NUMPY_ZERO_COPY != 0,
+        obj,
+        input.bytes().as_ptr(),
+    );
+    let numpy = if numpy_forms != 0 { &mut numpy as *mut NumpyRead } else { core::ptr::null_mut() };
     let pause = GcPause::new(input.len);
     let result = with_stacks(
         &MSGPACK_STACKS,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
         |stacks| {
-            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut PyBuilder::new(ext_hook), read_opts, stacks)
+            let mut builder = PyBuilder::with_numpy(ext_hook, numpy);
+            orcodec_core::msgpack::reader::read_with(input.bytes(), &mut builder, read_opts, stacks)
         },
     );
     drop(pause);

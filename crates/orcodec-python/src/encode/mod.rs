@@ -16,7 +16,7 @@ use orcodec_core::msgpack::writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::module::args::{none_to_null, parse_opts, Call};
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, Call};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use error::{raise_encode_error, Format};
@@ -29,15 +29,29 @@ struct Args {
     /// NULL when there is no hook.
     default: *mut PyObject,
     opts: Opt,
+    /// The extension type of numpy arrays (`packb`'s `numpy_ext_code`).
+    numpy_code: i8,
 }
 
-/// Parses the arguments, or returns None with the exception set.
+/// Parses the arguments of `dumps`, or returns None with the exception set.
 #[inline(always)]
 unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Args> {
     let s = state();
     let [obj, default, option] = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3).ok()?;
     let opts = parse_opts(option, format.error).ok()?;
-    Some(Args { obj, default: none_to_null(default), opts })
+    Some(Args { obj, default: none_to_null(default), opts, numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE })
+}
+
+/// Parses the arguments of `packb` (`dumps`'s and `numpy_ext_code`), or
+/// returns None with the exception set.
+#[inline(always)]
+unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
+    let s = state();
+    let names = [core::ptr::null_mut(), s.kw_default, s.kw_option, s.kw_numpy_ext_code];
+    let [obj, default, option, code] = call.parse("packb", names, 3).ok()?;
+    let opts = parse_opts(option, format.error).ok()?;
+    let numpy_code = parse_numpy_ext_code(code, format.error).ok()?;
+    Some(Args { obj, default: none_to_null(default), opts, numpy_code })
 }
 
 /// A first size guess for an output buffer, learned from the previous call:
@@ -87,6 +101,7 @@ unsafe fn encode<E: Emitter>(
         return core::ptr::null_mut();
     };
     let mut walker = Walker::new(make(sink), args.default, args.opts);
+    walker.numpy_code = args.numpy_code;
     let result = walker.walk(args.obj);
     let sink = finish(walker.emitter);
     hint.record(sink.len());
@@ -139,16 +154,16 @@ pub unsafe extern "C" fn packb(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    let Some(args) = parse_args(&call, "packb", &format) else {
+    let Some(args) = parse_packb_args(&call, &format) else {
         return core::ptr::null_mut();
     };
-    pack_object(args.obj, args.default, args.opts)
+    pack_object(args.obj, args.default, args.opts, args.numpy_code)
 }
 
-/// `packb(obj, default, option)` with the arguments already checked
-/// (`default` NULL for none): what `Packer.pack` calls.
-pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt) -> *mut PyObject {
+/// `packb(obj, default, option, numpy_ext_code)` with the arguments already
+/// checked (`default` NULL for none): what `Packer.pack` calls.
+pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt, numpy_code: i8) -> *mut PyObject {
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    let args = Args { obj, default, opts: opts & !options::JSON_ONLY };
+    let args = Args { obj, default, opts: opts & !options::JSON_ONLY, numpy_code };
     encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
 }

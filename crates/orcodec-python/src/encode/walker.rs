@@ -42,6 +42,8 @@ pub struct Walker<E: Emitter> {
     pub(crate) opts: Opt,
     depth: u32,
     default_calls: u32,
+    /// The extension type numpy arrays are written as (`OPT_NUMPY_EXT`).
+    pub(crate) numpy_code: i8,
     /// With `OPT_SORT_KEYS`, the entries of the dicts being walked, innermost
     /// last: one stack for all nesting levels, so it allocates once per call.
     sorted: Vec<Entry>,
@@ -61,7 +63,15 @@ unsafe fn is_type(obj: *mut PyObject, ty: *mut PyTypeObject) -> bool {
 impl<E: Emitter> Walker<E> {
     /// `default` may be NULL (no hook).
     pub fn new(emitter: E, default: *mut PyObject, opts: Opt) -> Self {
-        Walker { emitter, default, opts, depth: 0, default_calls: 0, sorted: Vec::new() }
+        Walker {
+            emitter,
+            default,
+            opts,
+            depth: 0,
+            default_calls: 0,
+            numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE,
+            sorted: Vec::new(),
+        }
     }
 
     /// Serializes `obj`, which the caller keeps alive. The exact scalar
@@ -156,6 +166,13 @@ impl<E: Emitter> Walker<E> {
         if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
             self.emitter.ascii(&uuid_text(obj)?);
             return Ok(());
+        }
+        // Before the subclass checks too: numpy.float64 is a float subclass,
+        // numpy.complex128 a complex one, and both keep their type this way.
+        if E::HAS_BIN && self.opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) != 0 {
+            if let Some(result) = self.numpy_binary(obj) {
+                return result;
+            }
         }
         if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
             if PyUnicode_Check(obj) != 0 {

@@ -95,6 +95,23 @@ pub unsafe fn parse_opts(option: *mut PyObject, error: *mut PyObject) -> Result<
     Err(raise(error, "Invalid opts"))
 }
 
+/// The `numpy_ext_code` argument: absent or None for the default, else an
+/// int from 0 to 127 (the application range of extension types).
+pub unsafe fn parse_numpy_ext_code(code: *mut PyObject, error: *mut PyObject) -> Result<i8, Raised> {
+    if code.is_null() || code == Py_None() {
+        return Ok(orcodec_core::msgpack::numpy::DEFAULT_CODE);
+    }
+    if PyLong_Check(code) != 0 && PyBool_Check(code) == 0 {
+        let mut overflow = 0;
+        let value = PyLong_AsLongLongAndOverflow(code, &mut overflow);
+        if overflow == 0 && (0..=127).contains(&value) {
+            return Ok(value as i8);
+        }
+        PyErr_Clear();
+    }
+    Err(raise(error, "numpy_ext_code must be an int from 0 to 127"))
+}
+
 /// An interned str, for keyword matching; NULL on failure.
 pub fn intern(name: &core::ffi::CStr) -> *mut PyObject {
     // SAFETY: `name` is NUL-terminated.

@@ -15,9 +15,13 @@ and read MessagePack like ormsgpack. Both formats share one set of OPT_*
 flags and one default hook. help() on each function says what it accepts,
 returns and raises.
 
+loads and unpackb also decode into declared types (type=...), checking
+the data as they read it; convert does the same for Python objects, and
+Decoder compiles a type once for repeated use.
+
 Classes: Fragment (already-encoded output), Ext (a MessagePack extension
-value). Exceptions: JSONEncodeError, JSONDecodeError, MsgpackEncodeError,
-MsgpackDecodeError.";
+value), Decoder. Exceptions: JSONEncodeError, JSONDecodeError,
+MsgpackEncodeError, MsgpackDecodeError, ValidationError.";
 
 pub const DUMPS: &CStr = c"dumps(obj, /, default=None, option=None)
 --
@@ -54,22 +58,30 @@ container that contains itself), a dict or list changed while it is
 serialized, a time with a tzinfo, and an option that is not made of
 flags.";
 
-pub const LOADS: &CStr = c"loads(obj, /)
+pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None)
 --
 
 Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
 or str. Behaves like orjson.loads.
 
 Returns the value the text holds: dict, list, str, int, float, bool or
-None.
+None; with type, a value of that type (dataclasses, TypedDicts,
+NamedTuples, enums, datetimes, UUIDs, Decimals, containers of them...),
+checked while it is read.
+
+type: the type to decode into (None: untyped, as orjson). Compiled types
+are cached. strict: False allows lax conversions (numeric text to
+numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
+for a type orcodec does not know, value decoded as builtins.
 
 Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
 that is not JSON or not UTF-8, that holds more than one value or nests
 deeper than 1024 levels, for a str with a lone surrogate, and for input
 of another type. Its msg says what is wrong; pos, lineno and colno say
-where.";
+where. Raises ValidationError (also a JSONDecodeError) for JSON that
+does not fit type; its path attribute says where (e.g. $.items[3].qty).";
 
-pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None)
+pub const PACKB: &CStr = c"packb(obj, /, default=None, option=None, *, numpy_ext_code=None)
 --
 
 Serialize obj to MessagePack, returned as bytes. Behaves like
@@ -84,27 +96,33 @@ returns is serialized in its place (at most 254 nested calls). None: no
 hook.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what packb does:
-    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-    OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
-    OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
-    OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
-    OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
-    OPT_SERIALIZE_PYDANTIC, OPT_SORT_KEYS, OPT_UTC_Z
-The others (JSON's) are accepted and ignored. orcodec.flags says what
-each does.
+    OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
+    OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
+    OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+    OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
+    OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
+    OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
+    OPT_SORT_KEYS, OPT_UTC_Z
+The others are accepted and ignored. orcodec.flags says what each does.
+numpy_ext_code: the extension type numpy arrays are written as with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 
 Raises MsgpackEncodeError (a TypeError) where dumps raises
 JSONEncodeError, and for a container or bytes longer than 2**32-1, an Ext
-tag outside 0 to 127, and a Fragment that holds str.";
+tag outside 0 to 127, a Fragment that holds str, a numpy array whose dtype
+has no binary form (with no default), and a numpy_ext_code outside 0 to
+127.";
 
-pub const UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+pub const UNPACKB: &CStr =
+    c"unpackb(obj, /, *, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None)
 --
 
 Deserialize one MessagePack value given as bytes, bytearray or
 memoryview. Behaves like ormsgpack.unpackb.
 
 Returns the value: dict, list, str, int, float, bool, None or bytes (for
-bin), with what ext_hook returns in place of each extension value.
+bin), with what ext_hook returns in place of each extension value; with
+type, a value of that type, checked while it is read (as loads does).
 
 ext_hook: called as ext_hook(tag, data) for each extension value (tag an
 int from -128 to 127, data bytes); what it returns takes the value's
@@ -112,16 +130,26 @@ place. None: an extension value raises.
 option: None, or an int of OPT_* flags combined with |. The flags that
 change what unpackb does:
     OPT_DATETIME_AS_TIMESTAMP_EXT: timestamps become UTC datetimes.
+    OPT_MSGPACK_NUMPY: msgpack-numpy's maps become numpy arrays.
     OPT_NON_STR_KEYS: map keys of any type but map (arrays become tuples).
+    OPT_NUMPY_EXT: numpy extension values become numpy arrays.
+    OPT_NUMPY_ZERO_COPY: those arrays share the input's memory, read-only.
 The others are accepted and ignored.
+numpy_ext_code: the extension type read as numpy arrays with
+OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
+type, strict, dec_hook: as for loads.
 
 Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
 ends early or goes on after the value, nests deeper than 1024 levels, has
 a map key that is not str or cannot be hashed, an extension value with no
-ext_hook, or a timestamp outside datetime's years; for an ext_hook that is
-not callable or that raises (that exception is the __cause__); for input
-of another type, and for an option that is not made of flags. For data
-that is not MessagePack, the message says at which byte.";
+ext_hook, a timestamp outside datetime's years, or a numpy value that is
+not valid (or needs numpy, which cannot be imported); for an ext_hook that
+is not callable or that raises (that exception is the __cause__); for
+input of another type, for an option that is not made of flags or asks
+for zero-copy arrays without a form to read them from, and for a
+numpy_ext_code outside 0 to 127. For data that is not MessagePack, the
+message says at which byte. Raises ValidationError (also a
+MsgpackDecodeError) for data that does not fit type.";
 
 pub const FRAGMENT: &CStr = c"Fragment(contents, /)
 --
@@ -216,26 +244,28 @@ are ignored (a line is never indented and always ends with a newline).
 Raises JSONEncodeError where dumps would for an item; an exception the
 iterable raises goes through as it is.";
 
-pub const LOADS_LINES: &CStr = c"loads_lines(data, /)
+pub const LOADS_LINES: &CStr = c"loads_lines(data, /, *, type=None, strict=True, dec_hook=None)
 --
 
 Deserialize JSON Lines given as bytes, bytearray, memoryview or str: a
 list of the documents, one per line. Lines end with \\n (a \\r before it is
 ignored); lines of only whitespace are skipped; the last line needs no
 newline.
+type, strict, dec_hook: as for loads; each line is decoded into type.
 
 Raises JSONDecodeError for a line that is not one JSON document: doc is
 that line, pos the character in it, lineno the line's number in data
-(from 1) and colno its column.";
+(from 1) and colno its column. A line that does not fit type raises
+ValidationError, whose lineno is the line's number.";
 
-pub const ITER_LINES: &CStr = c"iter_lines(fp, /, *, read_size=None)
+pub const ITER_LINES: &CStr = c"iter_lines(fp, /, *, read_size=None, type=None, strict=True, dec_hook=None)
 --
 
 Iterate over the documents of the JSON Lines file fp, one per line,
 reading fp.read(read_size) at a time (1 MiB when None): memory holds one
 chunk and the longest line, so files larger than memory can be read. fp
 is a binary file-like (or a text one, whose str chunks are read as
-UTF-8). Lines are read as loads_lines reads them.
+UTF-8). Lines are read as loads_lines reads them, into type if given.
 
 Raises JSONDecodeError for a line that is not one JSON document (lineno:
 its number in the file), TypeError when fp has no read method, and what
@@ -244,7 +274,7 @@ fp.read raises.";
 pub const LINE_ITERATOR: &CStr = c"An iterator over the documents of a JSON Lines file (see iter_lines).";
 
 pub const UNPACKER: &CStr =
-    c"Unpacker(file_like=None, *, read_size=0, max_buffer_size=104857600, ext_hook=None, option=None)
+    c"Unpacker(file_like=None, *, read_size=0, max_buffer_size=104857600, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None)
 --
 
 A streaming MessagePack reader, like msgpack.Unpacker: feed it bytes in
@@ -263,7 +293,9 @@ it instead.
 max_buffer_size: the most bytes held that are not consumed (0: 2**31-1).
 feed raises BufferFull past it; a value that cannot fit raises
 MsgpackDecodeError.
-ext_hook, option: as for unpackb.
+ext_hook, option, numpy_ext_code: as for unpackb (numpy arrays too).
+type, strict, dec_hook: as for unpackb: each value is decoded into type
+(ValidationError when it does not fit).
 
 Iterating yields every complete value and stops at an incomplete tail,
 which later feeds complete. Each value is what unpackb returns for its
@@ -297,11 +329,12 @@ pub const UNPACKER_TELL: &CStr = c"tell($self, /)
 The number of bytes of the stream consumed so far: the offset of the
 next value.";
 
-pub const PACKER: &CStr = c"Packer(*, default=None, option=None)
+pub const PACKER: &CStr = c"Packer(*, default=None, option=None, numpy_ext_code=None)
 --
 
 A MessagePack writer with its options given once, like msgpack.Packer:
-pack(obj) returns what packb(obj, default=default, option=option) does.
+pack(obj) returns what packb(obj, default=default, option=option,
+numpy_ext_code=numpy_ext_code) does.
 
 Raises TypeError when default is not callable, and MsgpackEncodeError
 for an option that is not made of flags.";
@@ -329,3 +362,59 @@ msgpack.OutOfData is.";
 
 pub const BUFFER_FULL: &CStr = c"Raised by Unpacker when the bytes it holds would pass max_buffer_size,
 as msgpack.BufferFull is.";
+
+pub const CONVERT: &CStr = c"convert(obj, type, *, strict=True, dec_hook=None)
+--
+
+Validate and convert Python objects already in memory (from YAML, TOML,
+a form, an ORM row) into type, as loads(..., type=type) does for JSON:
+dicts become dataclasses, TypedDicts or attrs classes, lists NamedTuples
+or tuples, RFC 3339 text datetimes, and so on. A value that already has
+the target type is returned as it is.
+
+strict, dec_hook: as for loads.
+
+Raises ValidationError (a ValueError) for objects that do not fit type,
+and TypeError for a type orcodec cannot decode into.";
+
+pub const DECODER: &CStr = c"Decoder(type, *, strict=True, dec_hook=None, forbid_unknown_fields=False)
+--
+
+A type compiled once, for decoding into it many times: .loads(data)
+for JSON, .unpackb(data) for MessagePack, .convert(obj) for Python
+objects. strict and dec_hook are as for loads; forbid_unknown_fields
+makes a key that is no field of a dataclass, attrs class or TypedDict
+an error (they are skipped otherwise).
+
+Raises TypeError for a type orcodec cannot decode into (an ambiguous
+union, say) when it is created.";
+
+pub const DECODER_LOADS: &CStr = c"loads(obj, /)
+--
+
+Decode JSON into the Decoder's type (see orcodec.loads).";
+
+pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+--
+
+Decode MessagePack into the Decoder's type (see orcodec.unpackb).";
+
+pub const DECODER_CONVERT: &CStr = c"convert(obj, /)
+--
+
+Convert Python objects into the Decoder's type (see orcodec.convert).";
+
+pub const DECODER_TYPE: &CStr = c"The type decoded into.";
+
+pub const DECODER_STRICT: &CStr = c"False when lax conversions are allowed.";
+
+pub const DECODER_DEC_HOOK: &CStr = c"The hook for unknown types, or None.";
+
+pub const DECODER_FORBID: &CStr = c"Whether unknown fields are errors.";
+
+pub const VALIDATION_ERROR: &CStr = c"Raised when data is well-formed but does not fit the type it is decoded
+into. A subclass of ValueError; raised by loads it is also a
+JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
+what is wrong and where; path is the location ($.items[3].qty). When a
+dec_hook or __post_init__ rejected the value, its exception is the
+__cause__.";

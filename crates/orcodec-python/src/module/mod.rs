@@ -26,7 +26,8 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 10] = [
+static mut METHODS: [PyMethodDef; 11] = [
+    method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
     method(c"packb", encode::packb, docs::PACKB),
@@ -69,6 +70,12 @@ unsafe fn new_exception(name: &CStr, doc: &CStr, base: *mut PyObject) -> *mut Py
 fn new_str(text: &str) -> *mut PyObject {
     // SAFETY: `text` is readable for its length and valid UTF-8.
     unsafe { PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t) }
+}
+
+/// A new reference to `obj` (NULL stays NULL).
+unsafe fn incref(obj: *mut PyObject) -> *mut PyObject {
+    Py_XINCREF(obj);
+    obj
 }
 
 /// A new tuple of `items` (new references, consumed even on failure), or
@@ -138,18 +145,38 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     if std_decode_error.is_null() {
         return None;
     }
+    let json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
+    let msgpack_decode_error =
+        new_exception(c"orcodec.MsgpackDecodeError", docs::MSGPACK_DECODE_ERROR, PyExc_ValueError);
+    let validation_error = new_exception(c"orcodec.ValidationError", docs::VALIDATION_ERROR, PyExc_ValueError);
+    // The subclasses raised by loads and unpackb: existing handlers of the
+    // formats' decode errors keep catching every failure of a decode.
+    let json_validation_error = new_exception(
+        c"orcodec.JSONValidationError",
+        docs::VALIDATION_ERROR,
+        new_tuple(&[incref(validation_error), incref(json_decode_error)]),
+    );
+    let msgpack_validation_error = new_exception(
+        c"orcodec.MsgpackValidationError",
+        docs::VALIDATION_ERROR,
+        new_tuple(&[incref(validation_error), incref(msgpack_decode_error)]),
+    );
     let st = state::State {
         json_encode_error: new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError),
-        json_decode_error: new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error),
+        json_decode_error,
         msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError),
-        msgpack_decode_error: new_exception(
-            c"orcodec.MsgpackDecodeError",
-            docs::MSGPACK_DECODE_ERROR,
-            PyExc_ValueError,
-        ),
+        msgpack_decode_error,
+        validation_error,
+        json_validation_error,
+        msgpack_validation_error,
+        kw_type: args::intern(c"type"),
+        kw_strict: args::intern(c"strict"),
+        kw_dec_hook: args::intern(c"dec_hook"),
+        kw_forbid_unknown_fields: args::intern(c"forbid_unknown_fields"),
         kw_default: args::intern(c"default"),
         kw_option: args::intern(c"option"),
         kw_ext_hook: args::intern(c"ext_hook"),
+        kw_numpy_ext_code: args::intern(c"numpy_ext_code"),
         str_utcoffset: args::intern(c"utcoffset"),
         str_int: args::intern(c"int"),
         str_value: args::intern(c"_value_"),
@@ -167,6 +194,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         str_pydantic_extra: args::intern(c"__pydantic_extra__"),
         fragment_type: classes::fragment::new_fragment_type(),
         ext_type: classes::ext::new_ext_type(),
+        decoder_type: classes::decoder::new_decoder_type(),
     };
     Py_DECREF(std_decode_error);
     let all = [
@@ -174,9 +202,17 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.json_decode_error,
         st.msgpack_encode_error,
         st.msgpack_decode_error,
+        st.validation_error,
+        st.json_validation_error,
+        st.msgpack_validation_error,
+        st.kw_type,
+        st.kw_strict,
+        st.kw_dec_hook,
+        st.kw_forbid_unknown_fields,
         st.kw_default,
         st.kw_option,
         st.kw_ext_hook,
+        st.kw_numpy_ext_code,
         st.str_utcoffset,
         st.str_int,
         st.str_value,
@@ -194,6 +230,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.str_pydantic_extra,
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
+        st.decoder_type as *mut PyObject,
     ];
     if all.iter().any(|p| p.is_null()) {
         return None;
@@ -207,6 +244,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         (c"MsgpackDecodeError", st.msgpack_decode_error),
         (c"Fragment", st.fragment_type as *mut PyObject),
         (c"Ext", st.ext_type as *mut PyObject),
+        (c"ValidationError", st.validation_error),
+        (c"Decoder", st.decoder_type as *mut PyObject),
     ] {
         Py_INCREF(obj);
         if !add(module, name, obj) {

@@ -25,6 +25,9 @@ pub const REPLACE_SURROGATES: Opt = 1 << 15;
 pub const PASSTHROUGH_BIG_INT: Opt = 1 << 16;
 pub const PASSTHROUGH_TUPLE: Opt = 1 << 17;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 18;
+pub const NUMPY_EXT: Opt = 1 << 21;
+pub const NUMPY_ZERO_COPY: Opt = 1 << 22;
+pub const MSGPACK_NUMPY: Opt = 1 << 23;
 /// Kept for compatibility with orjson: dataclasses and UUIDs are always serialized.
 pub const SERIALIZE_DATACLASS: Opt = 0;
 pub const SERIALIZE_UUID: Opt = 0;
@@ -88,6 +91,16 @@ pub const ALL: &[Flag] = &[
         "Indent the output by two spaces per level, one item per line, with \": \" after keys.",
     ),
     flag(
+        "OPT_MSGPACK_NUMPY",
+        MSGPACK_NUMPY,
+        PACKB | UNPACKB,
+        "packb writes numpy arrays and scalars as msgpack-numpy's maps ({b\"nd\": ..., b\"type\": ..., \
+         b\"shape\": ..., b\"data\": ...}) and complex numbers as its {b\"complex\": ...} maps, byte for \
+         byte what msgpack_numpy.encode makes; unpackb turns such maps back into arrays, scalars and \
+         complex numbers (their bytes keys are accepted) and refuses the object arrays msgpack-numpy \
+         pickles. OPT_NUMPY_EXT wins in packb when both are given.",
+    ),
+    flag(
         "OPT_NAIVE_UTC",
         NAIVE_UTC,
         DUMPS | PACKB,
@@ -101,6 +114,24 @@ pub const ALL: &[Flag] = &[
         "Allow dict keys that are not str: int, float, bool, None, datetime, date, time, UUID and enum \
          members, and for MessagePack also bytes and tuples. dumps writes them as JSON strings, packb \
          as MessagePack values; unpackb accepts map keys of any type but map (arrays become tuples).",
+    ),
+    flag(
+        "OPT_NUMPY_EXT",
+        NUMPY_EXT,
+        PACKB | UNPACKB,
+        "packb writes each numpy array and scalar (bool, int, uint, float16/32/64, complex64/128, \
+         datetime64 and timedelta64 elements, any shape and memory layout) as one MessagePack extension \
+         value of type 78 (or numpy_ext_code): a small header and the raw elements in C order; unpackb \
+         reads those values back as arrays and scalars of the same dtype, shape and bits, importing numpy \
+         when it meets the first one.",
+    ),
+    flag(
+        "OPT_NUMPY_ZERO_COPY",
+        NUMPY_ZERO_COPY,
+        UNPACKB,
+        "With OPT_NUMPY_EXT (or OPT_MSGPACK_NUMPY), unpackb returns read-only arrays that share the \
+         input's memory instead of copying it; each array keeps the input alive, and a bytearray from \
+         being resized. Without either of those flags unpackb raises.",
     ),
     flag(
         "OPT_OMIT_MICROSECONDS",

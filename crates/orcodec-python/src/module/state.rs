@@ -11,9 +11,18 @@ pub struct State {
     pub json_decode_error: *mut PyObject,
     pub msgpack_encode_error: *mut PyObject,
     pub msgpack_decode_error: *mut PyObject,
+    /// ValidationError, and its subclasses that are also the formats' decode errors.
+    pub validation_error: *mut PyObject,
+    pub json_validation_error: *mut PyObject,
+    pub msgpack_validation_error: *mut PyObject,
+    pub kw_type: *mut PyObject,
+    pub kw_strict: *mut PyObject,
+    pub kw_dec_hook: *mut PyObject,
+    pub kw_forbid_unknown_fields: *mut PyObject,
     pub kw_default: *mut PyObject,
     pub kw_option: *mut PyObject,
     pub kw_ext_hook: *mut PyObject,
+    pub kw_numpy_ext_code: *mut PyObject,
     /// Interned attribute and module names the walker looks up.
     pub str_utcoffset: *mut PyObject,
     pub str_int: *mut PyObject,
@@ -32,6 +41,7 @@ pub struct State {
     pub str_pydantic_extra: *mut PyObject,
     pub fragment_type: *mut PyTypeObject,
     pub ext_type: *mut PyTypeObject,
+    pub decoder_type: *mut PyTypeObject,
 }
 
 struct Cell(UnsafeCell<State>);
@@ -45,9 +55,17 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     json_decode_error: null_mut(),
     msgpack_encode_error: null_mut(),
     msgpack_decode_error: null_mut(),
+    validation_error: null_mut(),
+    json_validation_error: null_mut(),
+    msgpack_validation_error: null_mut(),
+    kw_type: null_mut(),
+    kw_strict: null_mut(),
+    kw_dec_hook: null_mut(),
+    kw_forbid_unknown_fields: null_mut(),
     kw_default: null_mut(),
     kw_option: null_mut(),
     kw_ext_hook: null_mut(),
+    kw_numpy_ext_code: null_mut(),
     str_utcoffset: null_mut(),
     str_int: null_mut(),
     str_value: null_mut(),
@@ -65,6 +83,7 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     str_pydantic_extra: null_mut(),
     fragment_type: null_mut(),
     ext_type: null_mut(),
+    decoder_type: null_mut(),
 }));
 
 /// The module state. Valid after `init` succeeded (the module cannot be used before).

@@ -3,7 +3,8 @@
 //! walker is generic over the format's `Emitter`).
 //!
 //! `walker.rs` decides the order they are tried in; each file adds its
-//! methods to `Walker`. Types from the standard library ([`LazyAttr`]) and
+//! methods to `Walker` (`numpy_ext.rs` is numpy's binary forms, for
+//! MessagePack). Types from the standard library ([`LazyAttr`]) and
 //! numpy (`numpy.rs`) are found lazily: a module that was never imported can
 //! have no instances, so orcodec imports nothing for them and asks
 //! `sys.modules` on first sight.
@@ -14,6 +15,7 @@ pub mod enums;
 pub mod ext;
 pub mod fragment;
 pub mod numpy;
+pub mod numpy_ext;
 pub mod pydantic;
 pub mod uuid;
 

@@ -22,26 +22,26 @@ use crate::encode::error::EncodeError;
 use crate::encode::walker::Walker;
 use crate::module::options;
 
-/// CPython's `PyArrayInterface`, what `__array_struct__` points to.
+/// numpy's `PyArrayInterface`, what `__array_struct__` points to.
 #[repr(C)]
-struct ArrayInterface {
-    two: c_int,
-    nd: c_int,
-    typekind: c_char,
-    itemsize: c_int,
-    flags: c_int,
-    shape: *const Py_ssize_t,
-    strides: *const Py_ssize_t,
-    data: *const c_void,
-    descr: *mut PyObject,
+pub(crate) struct ArrayInterface {
+    pub two: c_int,
+    pub nd: c_int,
+    pub typekind: c_char,
+    pub itemsize: c_int,
+    pub flags: c_int,
+    pub shape: *const Py_ssize_t,
+    pub strides: *const Py_ssize_t,
+    pub data: *const c_void,
+    pub descr: *mut PyObject,
 }
 
-const C_CONTIGUOUS: c_int = 0x0001;
-const NOT_SWAPPED: c_int = 0x0200;
+pub(crate) const C_CONTIGUOUS: c_int = 0x0001;
+pub(crate) const NOT_SWAPPED: c_int = 0x0200;
 
 /// An element type orcodec writes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     F64,
     F32,
     F16,
@@ -247,10 +247,12 @@ pub fn f16_to_f32(bits: u16) -> f32 {
 }
 
 /// The numpy types met so far (borrowed from the numpy module, which is never unloaded).
-struct NumpyTypes {
-    ndarray: *mut PyTypeObject,
+pub(crate) struct NumpyTypes {
+    pub ndarray: *mut PyTypeObject,
+    /// `numpy.generic`, the base of every scalar type (NULL if not found).
+    pub generic: *mut PyTypeObject,
     /// Scalar types and what they hold.
-    scalars: Vec<(*mut PyTypeObject, Kind)>,
+    pub scalars: Vec<(*mut PyTypeObject, Kind)>,
 }
 
 struct Cell(UnsafeCell<Option<NumpyTypes>>);
@@ -262,7 +264,7 @@ unsafe impl Sync for Cell {}
 static TYPES: Cell = Cell(UnsafeCell::new(None));
 
 /// numpy's types, or None while numpy is not imported.
-unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
+pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
     // Looking the types up may run Python code: the slot is read and
     // written only before and after it.
     if (*TYPES.0.get()).is_none() {
@@ -282,6 +284,7 @@ unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
             t as *mut PyTypeObject
         };
         let ndarray = get(c"ndarray");
+        let generic = get(c"generic");
         let mut scalars = Vec::new();
         for (name, kind) in [
             (c"float64", Kind::F64),
@@ -307,7 +310,7 @@ unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
         if ndarray.is_null() {
             return None;
         }
-        *TYPES.0.get() = Some(NumpyTypes { ndarray, scalars });
+        *TYPES.0.get() = Some(NumpyTypes { ndarray, generic, scalars });
     }
     (*TYPES.0.get()).as_ref()
 }
@@ -323,6 +326,8 @@ pub enum NotSupported {
     NotContiguous,
     ByteOrder,
     DataType,
+    /// With `OPT_NUMPY_EXT` or `OPT_MSGPACK_NUMPY`: a dtype with no binary form.
+    BinaryDataType,
 }
 
 impl NotSupported {
@@ -331,6 +336,11 @@ impl NotSupported {
             NotSupported::NotContiguous => "numpy array is not C contiguous; use ndarray.tolist() in default",
             NotSupported::ByteOrder => "numpy array is not in native byte order; use ndarray.tolist() in default",
             NotSupported::DataType => "unsupported datatype in numpy array",
+            NotSupported::BinaryDataType => {
+                "numpy dtype has no binary form: only bool, int, uint, float16/32/64, complex64/128, datetime64 \
+                 and timedelta64 elements are written (object, string, void and structured dtypes are refused, \
+                 never pickled); convert it in default"
+            }
         }
     }
 }

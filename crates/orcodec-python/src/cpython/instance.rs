@@ -1,0 +1,90 @@
+//! Instances built by typed decoding without calling `__init__`: a new
+//! object from `object.__new__`, its `__slots__` members written in place.
+
+use pyo3_ffi::*;
+
+use crate::cpython::ffi::_PyType_Lookup;
+
+/// Where instances of `ty` store the `__slots__` member `name`, when `name`
+/// on `ty` is a writable object member (what `__slots__` makes) whose
+/// descriptor belongs to `ty` or a base of it: writing the pointer there is
+/// what the descriptor's `__set__` does. None for anything else (a property,
+/// an attribute kept in `__dict__`), which is then set through the generic
+/// `setattr`.
+///
+/// # Safety
+/// `ty` is a live type, `name` a str.
+pub unsafe fn member_offset(ty: *mut PyTypeObject, name: *mut PyObject) -> Option<isize> {
+    let descr = _PyType_Lookup(ty, name);
+    if descr.is_null() || Py_TYPE(descr) != core::ptr::addr_of_mut!(PyMemberDescr_Type) {
+        return None;
+    }
+    // SAFETY: `descr` is a member descriptor (type checked just above).
+    let descr = &*(descr as *const PyMemberDescrObject);
+    let owner = descr.d_common.d_type;
+    if owner != ty && PyType_IsSubtype(ty, owner) == 0 {
+        return None;
+    }
+    // CPython stores a `PyMemberDef` here on every version.
+    let member = &*(descr.d_member as *const PyMemberDef);
+    if member.type_code != Py_T_OBJECT_EX || member.flags & Py_READONLY != 0 || member.flags & 2 != 0 {
+        return None;
+    }
+    Some(member.offset)
+}
+
+/// Stores `value` (a reference the call takes over) in the slot at `offset`
+/// of `obj`, releasing what the slot held.
+///
+/// # Safety
+/// `offset` came from [`member_offset`] for `obj`'s type (or a base of it).
+#[inline(always)]
+pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) {
+    let slot = (obj as *mut u8).offset(offset) as *mut *mut PyObject;
+    let old = *slot;
+    *slot = value;
+    Py_XDECREF(old);
+}
+
+/// `object.__new__(ty)`: a new instance with nothing set (its inline values
+/// or `__dict__` prepared the way `object.__new__` does). NULL with an
+/// exception set on failure.
+///
+/// # Safety
+/// `ty` is a live type whose `tp_new` is `object.__new__`'s.
+#[inline(always)]
+pub unsafe fn new_instance(ty: *mut PyTypeObject) -> *mut PyObject {
+    let args = empty_tuple();
+    if args.is_null() {
+        return args;
+    }
+    let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
+    let obj = new(ty, args, core::ptr::null_mut());
+    Py_DECREF(args);
+    obj
+}
+
+/// A new reference to the empty tuple.
+#[inline(always)]
+unsafe fn empty_tuple() -> *mut PyObject {
+    PyTuple_New(0)
+}
+
+/// A new instance of a tuple subclass `ty` (a NamedTuple) holding `items`
+/// (references taken over, all non-NULL), as `tuple.__new__(ty, items)`
+/// makes it. NULL with an exception set on failure (the items released).
+///
+/// # Safety
+/// `ty` is a subclass of tuple.
+pub unsafe fn new_tuple_instance(ty: *mut PyTypeObject, items: &[*mut PyObject]) -> *mut PyObject {
+    let alloc = (*ty).tp_alloc.expect("types have tp_alloc");
+    let obj = alloc(ty, items.len() as Py_ssize_t);
+    if obj.is_null() {
+        items.iter().for_each(|&v| Py_DECREF(v));
+        return obj;
+    }
+    for (i, &v) in items.iter().enumerate() {
+        PyTuple_SET_ITEM(obj, i as Py_ssize_t, v);
+    }
+    obj
+}

@@ -1,0 +1,520 @@
+//! Dataclasses, attrs classes and TypedDicts from maps, NamedTuples from
+//! arrays, and unions of classes told apart by a tag field.
+//!
+//! Instances are built the way msgspec builds them, not by calling
+//! `__init__`: the instance is made first (`object.__new__`), each field is
+//! stored as soon as its value is read (into its `__slots__` member in
+//! place, or through the generic `setattr`, which also bypasses a frozen
+//! class's `__setattr__`), then missing fields get their default or
+//! `default_factory()` (a missing required field is an error), and
+//! `__post_init__` runs with the InitVar values (`__attrs_post_init__` for
+//! attrs). A `ValueError` or `TypeError` from `__post_init__` becomes a
+//! ValidationError. Unknown keys are skipped without building their value,
+//! or refused with `forbid_unknown_fields`.
+
+use pyo3_ffi::*;
+
+use crate::cpython::instance::{new_instance, new_tuple_instance, set_slot};
+use crate::cpython::object::Owned;
+use crate::decode::typed::error::{from_current, invalid, Fail};
+use crate::decode::typed::input::{Cursor, Format, Input, Value};
+use crate::decode::typed::node::*;
+use crate::decode::typed::path::{Path, Seg};
+use crate::decode::typed::py_input::PyInput;
+use crate::decode::typed::scalars::{py_text, repr_of};
+use crate::decode::typed::{scalar, validate, Ctx};
+
+/// Which fields were read: a bit per field.
+struct Seen {
+    bits: u64,
+    more: Vec<bool>,
+}
+
+impl Seen {
+    #[inline(always)]
+    fn new(n: usize) -> Seen {
+        Seen { bits: 0, more: if n > 64 { vec![false; n - 64] } else { Vec::new() } }
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize) {
+        if i < 64 {
+            self.bits |= 1 << i;
+        } else {
+            self.more[i - 64] = true;
+        }
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> bool {
+        if i < 64 {
+            self.bits & (1 << i) != 0
+        } else {
+            self.more[i - 64]
+        }
+    }
+    #[inline(always)]
+    fn all(&self, n: usize) -> bool {
+        if n <= 64 {
+            self.bits == if n == 64 { u64::MAX } else { (1u64 << n) - 1 }
+        } else {
+            self.bits == u64::MAX && self.more.iter().all(|&b| b)
+        }
+    }
+}
+
+/// The object being filled and the InitVar values read so far.
+struct Target {
+    obj: Owned,
+    init_values: Vec<Option<Owned>>,
+}
+
+#[inline(never)]
+unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
+    let obj = match cl.kind {
+        ClassKind::TypedDict => Owned::new(PyDict_New())?,
+        _ if cl.plain_new => Owned::new(new_instance(cl.cls.as_ptr() as *mut PyTypeObject))?,
+        _ => {
+            let args = Owned::new(PyTuple_New(0))?;
+            let new = (*(cl.cls.as_ptr() as *mut PyTypeObject)).tp_new.expect("classes have tp_new");
+            Owned::new(new(cl.cls.as_ptr() as *mut PyTypeObject, args.as_ptr(), core::ptr::null_mut()))?
+        }
+    };
+    let init_values = if cl.init_vars > 0 { (0..cl.init_vars).map(|_| None).collect() } else { Vec::new() };
+    Ok(Target { obj, init_values })
+}
+
+/// Stores the value of field `i`.
+#[inline(always)]
+unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Result<(), Fail> {
+    let field = &cl.fields[i];
+    if cl.kind == ClassKind::TypedDict {
+        if PyDict_SetItem(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
+            return Err(Fail::Raised);
+        }
+        return Ok(());
+    }
+    let stored = cl.fields.len() - cl.init_vars;
+    if i >= stored {
+        t.init_values[i - stored] = Some(value);
+        return Ok(());
+    }
+    match field.slot {
+        Some(offset) => set_slot(t.obj.as_ptr(), offset, value.into_raw()),
+        None => {
+            if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
+                return Err(Fail::Raised);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The key of a map entry as text, when it is text.
+#[inline(always)]
+fn key_bytes<'a>(v: &Value<'a>) -> Option<&'a [u8]> {
+    match *v {
+        Value::Str(s) => Some(s.as_bytes()),
+        // SAFETY: a live object.
+        Value::Py(obj) => unsafe { py_text(obj) }.map(str::as_bytes),
+        _ => None,
+    }
+}
+
+#[cold]
+fn unknown_field(key: Option<&[u8]>, path: &Path, at: usize) -> Fail {
+    let shown = key.map(String::from_utf8_lossy).unwrap_or_default();
+    invalid(&format!("Object contains unknown field `{shown}`"), path, at)
+}
+
+/// A class from an open map.
+#[inline(never)]
+pub fn from_map<I: Input>(
+    ctx: &mut Ctx,
+    cl: &ClassNode,
+    input: &mut I,
+    n: Option<usize>,
+    at: usize,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    let cursor = input.open(n);
+    fill(ctx, cl, input, cursor, None, at, path)
+}
+
+/// Reads the rest of an open map into a new instance of `cl`; `pre` is a
+/// field already read (a union's tag).
+#[inline(never)]
+fn fill<I: Input>(
+    ctx: &mut Ctx,
+    cl: &ClassNode,
+    input: &mut I,
+    mut cursor: Cursor,
+    pre: Option<(usize, Owned)>,
+    at: usize,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    ctx.enter(at)?;
+    // SAFETY: makes the instance (or dict) of a live class.
+    let mut t = unsafe { new_target(cl)? };
+    let mut seen = Seen::new(cl.fields.len());
+    let mut hint = 0;
+    if let Some((i, value)) = pre {
+        // SAFETY: `i` is a field of `cl`.
+        unsafe { store(cl, &mut t, i, value)? };
+        seen.set(i);
+        hint = i + 1;
+    }
+    while let Some(i) = next_field(ctx, cl, input, &mut cursor, &mut t, &mut seen, &mut hint, path)? {
+        let field = &cl.fields[i];
+        let field_path = path.push(Seg::Field(&field.name));
+        let value = validate(ctx, field.node, input, &field_path)?;
+        // SAFETY: `i` is a field of `cl`.
+        unsafe { store(cl, &mut t, i, value)? };
+        seen.set(i);
+    }
+    drop(cursor);
+    let out = finish(cl, t, &seen, at, path);
+    ctx.leave();
+    out
+}
+
+/// Reads the entries of an open map into `t` until one whose value may
+/// nest (a container, a class, `Any`): returns that field's index, its
+/// value next in the input, or None at the map's end. Leaf values (str,
+/// int, datetime...) are validated and stored here, unknown keys skipped
+/// (or refused). Out of line: the key reading, lookups and leaf values stay
+/// off the stack while a nested value is validated, so each level of
+/// nesting keeps only `fill`'s small frame.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn next_field<I: Input>(
+    ctx: &mut Ctx,
+    cl: &ClassNode,
+    input: &mut I,
+    cursor: &mut Cursor,
+    t: &mut Target,
+    seen: &mut Seen,
+    hint: &mut usize,
+    path: &Path,
+) -> Result<Option<usize>, Fail> {
+    loop {
+        let Some(kh) = input.next_key(cursor)? else { return Ok(None) };
+        let key = key_bytes(&kh.v);
+        let Some(i) = key.and_then(|k| cl.find(k, *hint)).filter(|&i| cl.fields[i].from_input) else {
+            if ctx.forbid_unknown {
+                return Err(unknown_field(key, path, kh.at));
+            }
+            input.skip(ctx.depth)?;
+            continue;
+        };
+        *hint = i + 1;
+        let field = &cl.fields[i];
+        if !field.leaf {
+            return Ok(Some(i));
+        }
+        let field_path = path.push(Seg::Field(&field.name));
+        let value = validate(ctx, field.node, input, &field_path)?;
+        // SAFETY: `i` is a field of `cl`.
+        unsafe { store(cl, t, i, value)? };
+        seen.set(i);
+    }
+}
+
+/// Defaults for the fields not read, then `__post_init__`.
+#[inline(never)]
+fn finish(cl: &ClassNode, mut t: Target, seen: &Seen, at: usize, path: &Path) -> Result<Owned, Fail> {
+    let n = cl.fields.len();
+    if !seen.all(n) {
+        for (i, field) in cl.fields.iter().enumerate() {
+            if seen.get(i) {
+                continue;
+            }
+            // SAFETY: defaults and factories are live objects the node holds.
+            unsafe {
+                let value = match field.default {
+                    Default::Unset => continue,
+                    Default::Required => {
+                        return Err(invalid(&format!("Object missing required field `{}`", field.name), path, at));
+                    }
+                    Default::Value => {
+                        let v = field.default_obj.as_ref().expect("a default").as_ptr();
+                        Py_INCREF(v);
+                        Owned::new(v)?
+                    }
+                    Default::Factory => {
+                        let factory = field.default_obj.as_ref().expect("a factory").as_ptr();
+                        match Owned::new(PyObject_CallNoArgs(factory)) {
+                            Ok(v) => v,
+                            Err(()) => return Err(from_current(&path.push(Seg::Field(&field.name)), at)),
+                        }
+                    }
+                };
+                store(cl, &mut t, i, value)?;
+            }
+        }
+    }
+    if cl.post_init {
+        // SAFETY: calls a method of the live instance with live arguments.
+        unsafe { post_init(cl, &t, path, at)? };
+    }
+    Ok(t.obj)
+}
+
+#[inline(never)]
+unsafe fn post_init(cl: &ClassNode, t: &Target, path: &Path, at: usize) -> Result<(), Fail> {
+    let name = if cl.kind == ClassKind::Attrs { c"__attrs_post_init__" } else { c"__post_init__" };
+    let method = PyObject_GetAttrString(t.obj.as_ptr(), name.as_ptr());
+    if method.is_null() {
+        return Err(Fail::Raised);
+    }
+    let args: Vec<*mut PyObject> = t.init_values.iter().map(|v| v.as_ref().map_or(Py_None(), |v| v.as_ptr())).collect();
+    let result = PyObject_Vectorcall(method, args.as_ptr(), args.len(), core::ptr::null_mut());
+    Py_DECREF(method);
+    if result.is_null() {
+        return Err(from_current(path, at));
+    }
+    Py_DECREF(result);
+    Ok(())
+}
+
+/// A NamedTuple from an open array.
+#[inline(never)]
+pub fn from_array<I: Input>(
+    ctx: &mut Ctx,
+    cl: &ClassNode,
+    input: &mut I,
+    n: Option<usize>,
+    at: usize,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    let total = cl.fields.len();
+    let required = cl.fields.iter().filter(|f| f.default == Default::Required).count();
+    let wrong = || {
+        let mut message = if required == total {
+            format!("Expected `array` of length {total}")
+        } else {
+            format!("Expected `array` of length {required} to {total}")
+        };
+        // Where the length is known ahead (MessagePack, Python objects), it is
+        // shown, as msgspec shows it.
+        if let Some(n) = n {
+            message.push_str(&format!(", got {n}"));
+        }
+        invalid(&message, path, at)
+    };
+    if n.is_some_and(|n| n < required || n > total) {
+        return Err(wrong());
+    }
+    ctx.enter(at)?;
+    let mut cursor = input.open(n);
+    let start = ctx.stack.len();
+    let mut i = 0;
+    while input.next_item(&mut cursor)? {
+        if i == total {
+            return Err(wrong());
+        }
+        let item_path = path.push(Seg::Index(i));
+        let value = validate(ctx, cl.fields[i].node, input, &item_path)?;
+        ctx.stack.push(value);
+        i += 1;
+    }
+    drop(cursor);
+    if i < required {
+        return Err(wrong());
+    }
+    for field in &cl.fields[i..] {
+        // SAFETY: defaults and factories are live objects the node holds.
+        let value = unsafe {
+            let d = field.default_obj.as_ref().expect("a default").as_ptr();
+            if field.default == Default::Factory {
+                match Owned::new(PyObject_CallNoArgs(d)) {
+                    Ok(v) => v,
+                    Err(()) => return Err(from_current(path, at)),
+                }
+            } else {
+                Py_INCREF(d);
+                Owned::new(d)?
+            }
+        };
+        ctx.stack.push(value);
+    }
+    let items: Vec<*mut PyObject> = ctx.stack.drain(start..).map(Owned::into_raw).collect();
+    // SAFETY: a tuple subclass; the items' references are taken over.
+    let obj = unsafe { new_tuple_instance(cl.cls.as_ptr() as *mut PyTypeObject, &items) };
+    ctx.leave();
+    // SAFETY: a new reference or NULL.
+    Ok(unsafe { Owned::new(obj)? })
+}
+
+#[cold]
+fn missing_tag(t: &Tagged, path: &Path, at: usize) -> Fail {
+    invalid(&format!("Object missing required field `{}`", t.tag_name), path, at)
+}
+
+/// A union of classes, the member chosen by the value of the tag field.
+/// On the recursion path: the work is done in functions of its own, so its
+/// stack frame stays small.
+#[inline(never)]
+pub fn tagged<I: Input>(
+    ctx: &mut Ctx,
+    t: &Tagged,
+    id: NodeId,
+    input: &mut I,
+    n: Option<usize>,
+    at: usize,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    if I::FORMAT == Format::Python {
+        let cl = tagged_py_member(ctx, t, input.current(), at, path)?;
+        return from_map(ctx, cl, input, n, at, path);
+    }
+    let mut cursor = input.open(n);
+    match tag_first(ctx, t, input, &mut cursor, at, path)? {
+        Tag::Found(cl, i, tag_value) => fill(ctx, cl, input, cursor, Some((i, tag_value)), at, path),
+        Tag::Other(first) => tagged_buffered(ctx, id, input, cursor, first, path),
+    }
+}
+
+/// The member of a tagged union a dict (`convert`) belongs to, by its tag.
+#[inline(never)]
+fn tagged_py_member<'c>(
+    ctx: &Ctx<'c>,
+    t: &Tagged,
+    dict: *mut PyObject,
+    at: usize,
+    path: &Path,
+) -> Result<&'c ClassNode, Fail> {
+    let c = ctx.c;
+    // SAFETY: a live dict and a new str; the tag value is borrowed from the
+    // dict only while it is looked up.
+    unsafe {
+        let name = Owned::new(crate::decode::builder::new_str(&t.tag_name))?;
+        let tag = PyDict_GetItemWithError(dict, name.as_ptr());
+        if tag.is_null() {
+            if !PyErr_Occurred().is_null() {
+                return Err(Fail::Raised);
+            }
+            return Err(missing_tag(t, path, at));
+        }
+        let member = PyDict_GetItemWithError(t.py_tags.as_ptr(), tag);
+        if member.is_null() {
+            PyErr_Clear();
+            let tag_path = path.push(Seg::Field(&t.tag_name));
+            return Err(invalid(&format!("Invalid value {}", repr_of(tag)), &tag_path, at));
+        }
+        let m = PyLong_AsLong(member) as NodeId;
+        let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
+        Ok(cl)
+    }
+}
+
+/// What the first key of a tagged union's map says.
+enum Tag<'c> {
+    /// It is the tag: the member class, the tag's field index and its value.
+    Found(&'c ClassNode, usize, Owned),
+    /// It is another key (read, given here).
+    Other(Box<str>),
+}
+
+/// Reads the first key of an open map, and the tag's value if it is the tag.
+#[inline(never)]
+fn tag_first<'c, I: Input>(
+    ctx: &mut Ctx<'c>,
+    t: &Tagged,
+    input: &mut I,
+    cursor: &mut Cursor,
+    at: usize,
+    path: &Path,
+) -> Result<Tag<'c>, Fail> {
+    let c = ctx.c;
+    let tag_path = path.push(Seg::Field(&t.tag_name));
+    let Some(kh) = input.next_key(cursor)? else {
+        return Err(missing_tag(t, path, at));
+    };
+    if !matches!(kh.v, Value::Str(s) if *s == *t.tag_name) {
+        return Ok(Tag::Other(match kh.v {
+            Value::Str(s) => s.into(),
+            _ => "".into(),
+        }));
+    }
+    let vh = input.next()?;
+    let member = match vh.v {
+        Value::Str(s) => t.by_str.get(s.as_bytes()).copied(),
+        Value::I64(v) => t.by_int.get(&v).copied(),
+        Value::U64(v) => i64::try_from(v).ok().and_then(|v| t.by_int.get(&v).copied()),
+        _ => None,
+    };
+    let Some(m) = member else {
+        let shown = match vh.v {
+            Value::Str(s) => str_repr(s),
+            Value::I64(v) => v.to_string(),
+            Value::U64(v) => v.to_string(),
+            _ => {
+                let expected = if t.by_str.is_empty() { "int" } else { "str" };
+                let got = crate::decode::typed::input::got_name::<I>(&vh.v);
+                return Err(invalid(&format!("Expected `{expected}`, got `{got}`"), &tag_path, vh.at));
+            }
+        };
+        return Err(invalid(&format!("Invalid value {shown}"), &tag_path, vh.at));
+    };
+    let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
+    let i = cl.find(t.tag_name.as_bytes(), 0).expect("the tag is a field of every member");
+    let tag_value = scalar::<I>(ctx, cl.fields[i].node, vh, &tag_path)?;
+    Ok(Tag::Found(cl, i, tag_value))
+}
+
+/// A tagged union whose tag is not the first key: the object is read as
+/// builtins and validated from those.
+#[inline(never)]
+fn tagged_buffered<I: Input>(
+    ctx: &mut Ctx,
+    id: NodeId,
+    input: &mut I,
+    mut cursor: Cursor,
+    first: Box<str>,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    let dict = buffer_rest(ctx, input, &mut cursor, first)?;
+    drop(cursor);
+    let mut py = PyInput::new(dict.as_ptr());
+    validate(ctx, id, &mut py, path)
+}
+
+/// Python's repr of a str, for messages.
+fn str_repr(text: &str) -> String {
+    // SAFETY: a new str, released after its repr is taken.
+    unsafe {
+        match Owned::new(crate::decode::builder::new_str(text)) {
+            Ok(obj) => repr_of(obj.as_ptr()),
+            Err(()) => {
+                PyErr_Clear();
+                format!("'{text}'")
+            }
+        }
+    }
+}
+
+/// The rest of an open map as a dict of builtins, `first` the key just read.
+fn buffer_rest<I: Input>(ctx: &mut Ctx, input: &mut I, cursor: &mut Cursor, first: Box<str>) -> Result<Owned, Fail> {
+    use orcodec_core::builder::Builder;
+    // SAFETY: a new dict, filled with new references.
+    unsafe {
+        let dict = Owned::new(PyDict_New())?;
+        let mut key = Some(ctx.builder.key(&first)?);
+        loop {
+            let k = match key.take() {
+                Some(k) => k,
+                None => {
+                    let Some(kh) = input.next_key(cursor)? else { break };
+                    match kh.v {
+                        Value::Str(s) => ctx.builder.key(s)?,
+                        _ => crate::decode::typed::scalars::any_scalar::<I>(ctx, kh)?,
+                    }
+                }
+            };
+            let v = input.any(ctx)?;
+            if PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) != 0 {
+                return Err(Fail::Raised);
+            }
+        }
+        Ok(dict)
+    }
+}

@@ -1,0 +1,277 @@
+//! Typed decoding: reading a value straight into a declared type, checked
+//! as it is read.
+//!
+//! A type is compiled once (`compile.rs`, from the spec that
+//! `orcodec._typed` makes) into a graph of nodes (`node.rs`) and cached
+//! (`cache.rs`). The validators walk that graph top-down while they pull
+//! values from an [`input::Input`]: the JSON pull reader (`json_input.rs`),
+//! the MessagePack pull reader (`msgpack_input.rs`), or Python objects
+//! (`convert`, `py_input.rs`). One validator
+//! per kind of target serves all three inputs:
+//!
+//! - `scalars.rs`: None, bool, int, float, str, bytes, enums and Literals;
+//! - `stdtypes.rs`: datetime, date, time, UUID, Decimal;
+//! - `containers.rs`: list, tuple, set, frozenset, dict;
+//! - `classes.rs`: dataclasses, attrs classes, TypedDicts, NamedTuples and
+//!   tagged unions of them, built the fast way (no `__init__` call);
+//! - this file: the dispatch, unions, `Any` and custom types (`dec_hook`).
+//!
+//! Failures (`error.rs`) carry the `$` path, kept as a chain of segments on
+//! the stack (`path.rs`) and rendered only when a failure is raised.
+
+pub mod cache;
+mod classes;
+pub mod compile;
+mod containers;
+pub mod error;
+pub mod input;
+pub mod json_input;
+pub mod msgpack_input;
+pub mod node;
+pub mod path;
+pub mod py_input;
+pub mod run;
+mod scalars;
+mod stdtypes;
+
+use orcodec_core::error::{DecodeError, DecodeErrorKind};
+use pyo3_ffi::*;
+
+use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::typed::error::{from_current, invalid, Fail};
+use crate::decode::typed::input::{got_name, Head, Input, Value};
+use crate::decode::typed::node::*;
+use crate::decode::typed::path::Path;
+
+/// What one typed decode needs besides its input.
+pub struct Ctx<'c> {
+    pub c: &'c Compiled,
+    /// `strict=False` allows the lax conversions (`scalars.rs`).
+    pub strict: bool,
+    /// `dec_hook(type, value)` for custom types, or NULL.
+    pub dec_hook: *mut PyObject,
+    /// Unknown fields of classes are errors rather than skipped.
+    pub forbid_unknown: bool,
+    /// Containers open now.
+    pub depth: usize,
+    /// Builds untyped values (`Any`) and strs, with the decoders' caches.
+    pub builder: PyBuilder,
+    /// Items of containers being read, built at their exact size once read.
+    pub stack: Vec<Owned>,
+}
+
+impl<'c> Ctx<'c> {
+    pub fn new(c: &'c Compiled, strict: bool, dec_hook: *mut PyObject, forbid_unknown: bool) -> Ctx<'c> {
+        Ctx {
+            c,
+            strict,
+            dec_hook,
+            forbid_unknown,
+            depth: 0,
+            builder: PyBuilder::new(core::ptr::null_mut()),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Enters a container starting at byte `at`; the nesting limit is the
+    /// untyped decoders' (the format's decode error past it).
+    #[inline(always)]
+    pub fn enter(&mut self, at: usize) -> Result<(), Fail> {
+        self.depth += 1;
+        if self.depth > orcodec_core::MAX_DECODE_DEPTH {
+            return Err(Fail::Syntax(DecodeError::new(DecodeErrorKind::DepthLimit, at)));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+/// "Expected `X`, got `Y`" for node `id` and the value `h`.
+#[cold]
+#[inline(never)]
+pub fn type_error<I: Input>(ctx: &Ctx, id: NodeId, h: &Head, path: &Path) -> Fail {
+    let message = format!("Expected `{}`, got `{}`", ctx.c.expected(id), got_name::<I>(&h.v));
+    invalid(&message, path, h.at)
+}
+
+/// The next value of `input`, validated as node `id`.
+#[inline]
+pub fn validate<I: Input>(ctx: &mut Ctx, id: NodeId, input: &mut I, path: &Path) -> Result<Owned, Fail> {
+    let c = ctx.c;
+    match c.node(id) {
+        Node::Any => return input.any(ctx),
+        Node::Custom(cls) => return custom(ctx, id, cls.as_ptr(), input, path),
+        _ => {}
+    }
+    let h = input.next()?;
+    let at = h.at;
+    match h.v {
+        Value::Array(n) => containers::container(ctx, id, input, false, n, at, path),
+        Value::Map(n) => containers::container(ctx, id, input, true, n, at, path),
+        _ => scalar::<I>(ctx, id, h, path),
+    }
+}
+
+/// A value that is no container (its head already read), validated as node `id`.
+pub fn scalar<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let c = ctx.c;
+    match c.node(id) {
+        Node::None => scalars::none::<I>(ctx, id, h, path),
+        Node::Bool => scalars::boolean::<I>(ctx, id, h, path),
+        Node::Int(n) => scalars::int::<I>(ctx, n, id, h, path),
+        Node::Float(n) => scalars::float::<I>(ctx, n, id, h, path),
+        Node::Str(n) => scalars::string::<I>(ctx, n, id, h, path),
+        Node::Bytes { min_len, max_len, bytearray } => {
+            scalars::bytes::<I>(ctx, (*min_len, *max_len, *bytearray), id, h, path)
+        }
+        Node::Choice(ch) => scalars::choice::<I>(ctx, ch, id, h, path),
+        Node::DateTime => stdtypes::datetime::<I>(ctx, id, h, path),
+        Node::Date => stdtypes::date::<I>(ctx, id, h, path),
+        Node::Time => stdtypes::time::<I>(ctx, id, h, path),
+        Node::Uuid => stdtypes::uuid::<I>(ctx, id, h, path),
+        Node::Decimal => stdtypes::decimal::<I>(ctx, id, h, path),
+        Node::Union(u) => union_scalar::<I>(ctx, u, id, h, path),
+        Node::Class(cl) => match h.v {
+            // SAFETY: a live object and a live class.
+            Value::Py(obj) if cl.kind != ClassKind::TypedDict && unsafe { is_instance(obj, cl.cls.as_ptr()) } => {
+                // SAFETY: a new reference to a live object.
+                unsafe { keep(obj) }
+            }
+            _ => Err(type_error::<I>(ctx, id, &h, path)),
+        },
+        Node::Tagged(t) => {
+            if let Value::Py(obj) = h.v {
+                for &m in &t.members {
+                    if let Node::Class(cl) = c.node(m) {
+                        // SAFETY: a live object and a live class.
+                        if cl.kind != ClassKind::TypedDict && unsafe { is_instance(obj, cl.cls.as_ptr()) } {
+                            // SAFETY: a new reference to a live object.
+                            return unsafe { keep(obj) };
+                        }
+                    }
+                }
+            }
+            Err(type_error::<I>(ctx, id, &h, path))
+        }
+        Node::Any => scalars::any_scalar::<I>(ctx, h),
+        Node::Custom(cls) => match h.v {
+            // SAFETY: a live object and a live class.
+            Value::Py(obj) if unsafe { is_instance(obj, cls.as_ptr()) } => unsafe { keep(obj) },
+            _ => Err(type_error::<I>(ctx, id, &h, path)),
+        },
+        Node::Seq { .. } | Node::Tuple(_) | Node::Dict { .. } => Err(type_error::<I>(ctx, id, &h, path)),
+    }
+}
+
+/// A new reference to `obj`.
+#[inline(always)]
+pub unsafe fn keep(obj: *mut PyObject) -> Result<Owned, Fail> {
+    Py_INCREF(obj);
+    Ok(Owned::new(obj)?)
+}
+
+/// `isinstance(obj, cls)` for a class `cls`, without calling
+/// `__instancecheck__` (exact type or a subclass).
+#[inline(always)]
+pub unsafe fn is_instance(obj: *mut PyObject, cls: *mut PyObject) -> bool {
+    let ty = Py_TYPE(obj);
+    ty as *mut PyObject == cls || PyType_IsSubtype(ty, cls as *mut PyTypeObject) != 0
+}
+
+/// The kind of a Python object, as unions dispatch on it.
+unsafe fn py_kind(obj: *mut PyObject) -> Option<usize> {
+    Some(if obj == Py_None() {
+        K_NULL
+    } else if PyBool_Check(obj) != 0 {
+        K_BOOL
+    } else if PyLong_Check(obj) != 0 {
+        K_INT
+    } else if PyFloat_Check(obj) != 0 {
+        K_FLOAT
+    } else if PyUnicode_Check(obj) != 0 {
+        K_STR
+    } else if PyBytes_Check(obj) != 0 || PyByteArray_Check(obj) != 0 || PyMemoryView_Check(obj) != 0 {
+        K_BYTES
+    } else {
+        return None;
+    })
+}
+
+/// A union member chosen by the kind of a scalar value.
+fn union_scalar<I: Input>(ctx: &mut Ctx, u: &Union, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let kind = match h.v {
+        Value::Null => K_NULL,
+        Value::Bool(_) => K_BOOL,
+        Value::I64(_) | Value::U64(_) | Value::BigInt(_) => K_INT,
+        Value::F64(_) => K_FLOAT,
+        Value::Str(_) => K_STR,
+        Value::Bytes(_) => K_BYTES,
+        Value::Ext(..) => K_EXT,
+        Value::Py(obj) => {
+            for (cls, m) in &u.by_class {
+                // SAFETY: a live object and a live class.
+                if unsafe { is_instance(obj, cls.as_ptr()) } {
+                    return scalar::<I>(ctx, *m, h, path);
+                }
+            }
+            // SAFETY: a live object.
+            match unsafe { py_kind(obj) } {
+                Some(kind) => kind,
+                None => return Err(type_error::<I>(ctx, id, &h, path)),
+            }
+        }
+        Value::Array(_) | Value::Map(_) => unreachable!("containers are dispatched by `validate`"),
+    };
+    let mut member = u.by_kind[kind];
+    if member == NO_NODE && kind == K_INT {
+        member = u.by_kind[K_FLOAT];
+    }
+    if member != NO_NODE {
+        return scalar::<I>(ctx, member, h, path);
+    }
+    if !ctx.strict {
+        // The lax conversions: the first member that takes the value.
+        for k in [K_INT, K_FLOAT, K_BOOL, K_NULL, K_EXT] {
+            let m = u.by_kind[k];
+            if m == NO_NODE {
+                continue;
+            }
+            match scalar::<I>(ctx, m, h, path) {
+                Ok(v) => return Ok(v),
+                Err(Fail::Invalid(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Err(type_error::<I>(ctx, id, &h, path))
+}
+
+/// A custom type: the value decoded as builtins, given to `dec_hook(cls, value)`.
+#[inline(never)]
+fn custom<I: Input>(ctx: &mut Ctx, id: NodeId, cls: *mut PyObject, input: &mut I, path: &Path) -> Result<Owned, Fail> {
+    let current = input.current();
+    // SAFETY: live objects; a value already of the class is kept as it is.
+    if !current.is_null() && unsafe { is_instance(current, cls) } {
+        input.skip(ctx.depth)?;
+        // SAFETY: a new reference to a live object.
+        return unsafe { keep(current) };
+    }
+    if ctx.dec_hook.is_null() {
+        let h = input.next()?;
+        return Err(type_error::<I>(ctx, id, &h, path));
+    }
+    let value = input.any(ctx)?;
+    let args = [cls, value.as_ptr()];
+    // SAFETY: the hook is a live callable the caller holds; the arguments are live.
+    let result = unsafe { PyObject_Vectorcall(ctx.dec_hook, args.as_ptr(), 2, core::ptr::null_mut()) };
+    if result.is_null() {
+        return Err(from_current(path, 0));
+    }
+    // SAFETY: a new reference.
+    Ok(unsafe { Owned::new(result)? })
+}

@@ -1,0 +1,332 @@
+//! The compiled form of a type: a graph of nodes, children referred to by
+//! index (so recursive types are cycles, not infinite trees). Built once per
+//! type by `compile.rs`; read, never changed, by the validators.
+
+use std::collections::HashMap;
+
+use crate::cpython::object::Owned;
+
+pub type NodeId = u32;
+/// No node (a union without a member for a kind of value).
+pub const NO_NODE: NodeId = u32::MAX;
+
+/// Value kinds, as a union dispatches on them (the order of `Union::by_kind`).
+pub const K_NULL: usize = 0;
+pub const K_BOOL: usize = 1;
+pub const K_INT: usize = 2;
+pub const K_FLOAT: usize = 3;
+pub const K_STR: usize = 4;
+pub const K_BYTES: usize = 5;
+pub const K_ARRAY: usize = 6;
+pub const K_OBJECT: usize = 7;
+pub const K_EXT: usize = 8;
+pub const KINDS: usize = 9;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SeqKind {
+    List,
+    Tuple,
+    Set,
+    FrozenSet,
+}
+
+pub struct IntNode {
+    pub ge: Option<i64>,
+    pub le: Option<i64>,
+    pub multiple_of: Option<u64>,
+}
+
+impl IntNode {
+    #[inline(always)]
+    pub fn unconstrained(&self) -> bool {
+        self.ge.is_none() && self.le.is_none() && self.multiple_of.is_none()
+    }
+}
+
+pub struct FloatNode {
+    pub ge: Option<f64>,
+    pub gt: Option<f64>,
+    pub le: Option<f64>,
+    pub lt: Option<f64>,
+    pub multiple_of: Option<f64>,
+}
+
+pub struct StrNode {
+    pub min_len: Option<usize>,
+    pub max_len: Option<usize>,
+    /// A compiled `re.Pattern` (its `search` is called), or None.
+    pub pattern: Option<Owned>,
+}
+
+pub struct Union {
+    /// The member for each kind of value (`K_*`), or `NO_NODE`.
+    pub by_kind: [NodeId; KINDS],
+    /// For Python objects (`convert`): members whose class the object is an
+    /// instance of, tried first.
+    pub by_class: Vec<(Owned, NodeId)>,
+}
+
+/// A multiply-xor hasher for the lookup tables: their keys come from the
+/// program's own types, and SipHash's resistance to chosen keys would cost
+/// more than the lookup itself.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl core::hash::Hasher for FastHasher {
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    #[inline(always)]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    #[inline(always)]
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    #[inline(always)]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, core::hash::BuildHasherDefault<FastHasher>>;
+
+/// Values found by key: a scan for a few entries (most enums and Literals),
+/// a hash map past that.
+pub struct Table<K, V> {
+    few: Vec<(K, V)>,
+    many: FastMap<K, V>,
+}
+
+/// Entries up to which a table is scanned.
+const SCANNED: usize = 12;
+
+impl<K: core::hash::Hash + Eq, V> Table<K, V> {
+    pub fn new() -> Self {
+        Table { few: Vec::new(), many: FastMap::default() }
+    }
+
+    pub fn insert(&mut self, key: K, value: V) {
+        if self.many.is_empty() && self.few.len() < SCANNED {
+            self.few.retain(|(k, _)| *k != key);
+            self.few.push((key, value));
+            return;
+        }
+        self.many.extend(self.few.drain(..));
+        self.many.insert(key, value);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.few.is_empty() && self.many.is_empty()
+    }
+}
+
+impl<V> Table<Box<[u8]>, V> {
+    #[inline(always)]
+    pub fn get(&self, key: &[u8]) -> Option<&V> {
+        if self.many.is_empty() {
+            return self.few.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v);
+        }
+        self.many.get(key)
+    }
+}
+
+impl<V> Table<i64, V> {
+    #[inline(always)]
+    pub fn get(&self, key: &i64) -> Option<&V> {
+        if self.many.is_empty() {
+            return self.few.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        }
+        self.many.get(key)
+    }
+}
+
+/// Enum members and Literal values, found by the value read.
+pub struct Choice {
+    pub strs: Table<Box<[u8]>, Owned>,
+    pub ints: Table<i64, Owned>,
+    pub true_value: Option<Owned>,
+    pub false_value: Option<Owned>,
+    /// The same values keyed by Python objects, for `convert` (str and int keys).
+    pub py_values: Owned,
+    /// A `Flag` class, called for an int that is no single member.
+    pub flag: Option<Owned>,
+    /// The enum class, when every value is a member of one (its members pass
+    /// `convert` as they are).
+    pub enum_class: Option<Owned>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ClassKind {
+    Dataclass,
+    Attrs,
+    TypedDict,
+    NamedTuple,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Default {
+    Required,
+    Value,
+    Factory,
+    /// Left unset when missing (TypedDict's NotRequired, init=False fields
+    /// without a default).
+    Unset,
+}
+
+pub struct Field {
+    pub name: Box<str>,
+    /// The name as an interned str (attribute and dict key).
+    pub name_obj: Owned,
+    pub node: NodeId,
+    pub default: Default,
+    /// The default value or factory.
+    pub default_obj: Option<Owned>,
+    /// Read from the input (false for `init=False` fields: set from their
+    /// default, their key skipped like an unknown one).
+    pub from_input: bool,
+    /// Where the value is stored in the instance, for `__slots__` fields:
+    /// written in place (see `cpython::instance`).
+    pub slot: Option<isize>,
+    /// The value never opens a container (no nesting below it): read in the
+    /// class validator's key loop rather than on the recursion path.
+    pub leaf: bool,
+}
+
+pub struct ClassNode {
+    pub cls: Owned,
+    pub kind: ClassKind,
+    pub fields: Vec<Field>,
+    /// How many of the last fields are InitVars.
+    pub init_vars: usize,
+    pub post_init: bool,
+    /// `__new__` is `object.__new__`, so allocation needs no call.
+    pub plain_new: bool,
+    /// Field index by name, for classes with many fields (a scan is faster
+    /// for a few).
+    pub by_name: Option<FastMap<Box<[u8]>, usize>>,
+}
+
+impl ClassNode {
+    /// The index of the field named `key`, trying `hint` (the field after
+    /// the previous one: keys usually come in definition order) first.
+    #[inline(always)]
+    pub fn find(&self, key: &[u8], hint: usize) -> Option<usize> {
+        if let Some(field) = self.fields.get(hint) {
+            if same(field.name.as_bytes(), key) {
+                return Some(hint);
+            }
+        }
+        match &self.by_name {
+            Some(map) => map.get(key).copied(),
+            None => self.fields.iter().position(|f| same(f.name.as_bytes(), key)),
+        }
+    }
+}
+
+/// `a == b`, inline: field names are short, and a call to `memcmp` per
+/// key costs more than comparing them a word at a time.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if a[i..i + 8] != b[i..i + 8] {
+                return false;
+            }
+            i += 8;
+        }
+        return a[n - 8..] == b[n - 8..];
+    }
+    if n >= 4 {
+        return a[..4] == b[..4] && a[n - 4..] == b[n - 4..];
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+pub struct Tagged {
+    pub tag_name: Box<str>,
+    pub by_str: Table<Box<[u8]>, NodeId>,
+    pub by_int: Table<i64, NodeId>,
+    /// The tag values as Python objects to nodes (ints), for `convert`.
+    pub py_tags: Owned,
+    pub members: Vec<NodeId>,
+}
+
+pub enum Node {
+    Any,
+    None,
+    Bool,
+    Int(IntNode),
+    Float(FloatNode),
+    Str(StrNode),
+    Bytes { min_len: Option<usize>, max_len: Option<usize>, bytearray: bool },
+    Seq { kind: SeqKind, item: NodeId, min_len: Option<usize>, max_len: Option<usize> },
+    Tuple(Box<[NodeId]>),
+    Dict { key: NodeId, value: NodeId, min_len: Option<usize>, max_len: Option<usize> },
+    Union(Box<Union>),
+    Choice(Box<Choice>),
+    Class(Box<ClassNode>),
+    Tagged(Box<Tagged>),
+    DateTime,
+    Date,
+    Time,
+    Uuid,
+    Decimal,
+    Custom(Owned),
+}
+
+/// A compiled type: its nodes and the name each shows in messages.
+pub struct Compiled {
+    pub nodes: Vec<Node>,
+    pub expected: Vec<Box<str>>,
+    pub root: NodeId,
+}
+
+impl Node {
+    /// Whether a value of this node is never a container: validating it
+    /// never recurses.
+    pub fn is_leaf(&self) -> bool {
+        match self {
+            Node::None
+            | Node::Bool
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Str(_)
+            | Node::Bytes { .. }
+            | Node::Choice(_)
+            | Node::DateTime
+            | Node::Date
+            | Node::Time
+            | Node::Uuid
+            | Node::Decimal => true,
+            Node::Union(u) => u.by_kind[K_ARRAY] == NO_NODE && u.by_kind[K_OBJECT] == NO_NODE,
+            _ => false,
+        }
+    }
+}
+
+impl Compiled {
+    #[inline(always)]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn expected(&self, id: NodeId) -> &str {
+        &self.expected[id as usize]
+    }
+}

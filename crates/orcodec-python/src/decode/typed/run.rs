@@ -1,0 +1,266 @@
+//! Running a typed decode: the options every entry point shares (`type`,
+//! `strict`, `dec_hook`), and turning the outcome into a result or the
+//! right exception. `loads`, `unpackb` and `Decoder` come here once their
+//! input is borrowed; `convert` is defined here.
+
+use pyo3_ffi::*;
+use std::rc::Rc;
+
+use orcodec_core::msgpack::reader::ReadOptions;
+
+use crate::classes::decoder::Decoder;
+use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::error::raise_json_error;
+use crate::decode::typed::cache;
+use crate::decode::typed::error::{raise_invalid, Fail, Source};
+use crate::decode::typed::input::Input;
+use crate::decode::typed::json_input::JsonInput;
+use crate::decode::typed::msgpack_input::MsgpackInput;
+use crate::decode::typed::node::Compiled;
+use crate::decode::typed::path::Path;
+use crate::decode::typed::py_input::PyInput;
+use crate::decode::typed::{validate, Ctx};
+use crate::decode::GcPause;
+use crate::module::args::{none_to_null, Call};
+use crate::module::errors::{raise, Raised};
+use crate::module::state::state;
+
+/// The item stack kept between typed decodes, so a small document makes no
+/// allocation of its own (as the untyped decoders keep theirs). A decode
+/// takes it out and puts it back, empty; a nested decode (from a hook)
+/// finds none and makes its own. Stacks grown past `KEPT_STACK_ITEMS` are
+/// not kept.
+struct KeptStack(core::cell::UnsafeCell<Option<Vec<Owned>>>);
+
+// SAFETY: the GIL contract (crate root); only `run` touches it, in single
+// reads and writes that run no Python code.
+unsafe impl Sync for KeptStack {}
+
+static KEPT_STACK: KeptStack = KeptStack(core::cell::UnsafeCell::new(None));
+
+const KEPT_STACK_ITEMS: usize = 8 << 10;
+
+/// The typed-decoding options of one call.
+pub struct Options {
+    pub strict: bool,
+    /// Borrowed from the call's arguments (or the Decoder); NULL for none.
+    pub dec_hook: *mut PyObject,
+    pub forbid_unknown: bool,
+}
+
+/// `strict` and `dec_hook` as given (absent: the defaults).
+pub unsafe fn parse_options(strict: *mut PyObject, dec_hook: *mut PyObject) -> Result<Options, Raised> {
+    let strict = if strict.is_null() {
+        true
+    } else {
+        match PyObject_IsTrue(strict) {
+            -1 => return Err(Raised),
+            v => v == 1,
+        }
+    };
+    let dec_hook = if dec_hook.is_null() { dec_hook } else { none_to_null(dec_hook) };
+    if !dec_hook.is_null() && PyCallable_Check(dec_hook) == 0 {
+        return Err(raise(PyExc_TypeError, "dec_hook must be callable"));
+    }
+    Ok(Options { strict, dec_hook, forbid_unknown: false })
+}
+
+/// Validates the whole of `input` as `compiled`; `finish` checks nothing is
+/// left after the value (streams). Raises as `source` says on failure.
+pub unsafe fn run<I: Input>(
+    compiled: &Compiled,
+    opts: &Options,
+    input: &mut I,
+    source: Source,
+    configure: impl FnOnce(&mut Ctx),
+    finish: impl FnOnce(&mut I) -> Result<(), Fail>,
+    on_syntax: impl FnOnce(orcodec_core::error::DecodeError),
+) -> *mut PyObject {
+    let mut ctx = Ctx::new(compiled, opts.strict, opts.dec_hook, opts.forbid_unknown);
+    // SAFETY: no Python code runs while the slot is read (see `KEPT_STACK`).
+    if let Some(stack) = (*KEPT_STACK.0.get()).take() {
+        ctx.stack = stack;
+    }
+    configure(&mut ctx);
+    let result = validate(&mut ctx, compiled.root, input, &Path::ROOT).and_then(|v| finish(input).map(|()| v));
+    let mut stack = core::mem::take(&mut ctx.stack);
+    drop(ctx);
+    // Releasing what a failed decode left can run finalizers: done before
+    // the stack is kept again.
+    stack.clear();
+    if stack.capacity() <= KEPT_STACK_ITEMS {
+        // SAFETY: as above; a nested decode's stack may be replaced (it is empty).
+        *KEPT_STACK.0.get() = Some(stack);
+    }
+    match result {
+        Ok(v) => v.into_raw(),
+        Err(Fail::Raised) => core::ptr::null_mut(),
+        Err(Fail::Invalid(inv)) => {
+            raise_invalid(inv, source);
+            core::ptr::null_mut()
+        }
+        Err(Fail::Syntax(e)) => {
+            on_syntax(e);
+            core::ptr::null_mut()
+        }
+    }
+}
+
+/// `obj` validated as `compiled` (the `convert` of a type or a Decoder).
+pub unsafe fn convert_with(compiled: &Compiled, opts: &Options, obj: *mut PyObject) -> *mut PyObject {
+    let mut input = PyInput::new(obj);
+    // Held: the validation may run code that drops the caller's references.
+    let _hold = {
+        Py_INCREF(obj);
+        Owned::new(obj)
+    };
+    run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Python,
+        |_| {},
+        |_| Ok(()),
+        |e| {
+            // Only the nesting limit is a "syntax" failure for Python objects.
+            raise(state().validation_error, &e.kind.to_string());
+        },
+    )
+}
+
+/// The compiled form of the `type` argument.
+pub unsafe fn compiled_type(tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
+    cache::compiled(tp)
+}
+
+/// `convert(obj, type, *, strict=True, dec_hook=None)`.
+pub unsafe extern "C" fn convert(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj, tp, strict, dec_hook]) =
+        call.parse("convert", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 2)
+    else {
+        return core::ptr::null_mut();
+    };
+    if tp.is_null() {
+        raise(PyExc_TypeError, "convert() missing required argument: 'type'");
+        return core::ptr::null_mut();
+    }
+    let Ok(opts) = parse_options(strict, dec_hook) else {
+        return core::ptr::null_mut();
+    };
+    let Ok(compiled) = compiled_type(tp) else {
+        return core::ptr::null_mut();
+    };
+    convert_with(&compiled, &opts, obj)
+}
+
+/// A JSON decode into `compiled`: `input` is the document, `original` the
+/// argument it was borrowed from (for the error's `doc`).
+pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], original: *mut PyObject) -> *mut PyObject {
+    let raise_syntax = |e: orcodec_core::error::DecodeError| {
+        raise_json_error(&e.kind.to_string(), bytes, original, e.offset);
+    };
+    let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
+        Ok(pull) => pull,
+        Err(e) => {
+            raise_syntax(e);
+            return core::ptr::null_mut();
+        }
+    };
+    let mut input = JsonInput { pull };
+    let pause = GcPause::new(bytes.len());
+    let result = run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Json { input: bytes, original },
+        |_| {},
+        |i| Ok(i.pull.finish()?),
+        raise_syntax,
+    );
+    drop(pause);
+    result
+}
+
+/// A MessagePack decode into `compiled`.
+pub unsafe fn unpackb_with(
+    compiled: &Compiled,
+    opts: &Options,
+    bytes: &[u8],
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+) -> *mut PyObject {
+    let mut input = MsgpackInput::new(bytes, read_opts);
+    let pause = GcPause::new(bytes.len());
+    let result = run(
+        compiled,
+        opts,
+        &mut input,
+        Source::Msgpack,
+        |ctx| ctx.builder = PyBuilder::new(ext_hook),
+        |i| Ok(i.pull.finish()?),
+        |e| {
+            raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset));
+        },
+    );
+    drop(pause);
+    result
+}
+
+/// `Decoder.loads(obj)`.
+pub unsafe extern "C" fn decoder_loads(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        return core::ptr::null_mut();
+    };
+    let Some((compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let Some(input) = crate::decode::json_input(data) else {
+        return core::ptr::null_mut();
+    };
+    Py_INCREF(obj);
+    let result = loads_with(compiled, &opts, input.bytes(), data);
+    Py_DECREF(obj);
+    result
+}
+
+/// `Decoder.unpackb(obj, *, ext_hook=None, option=None)`.
+pub unsafe extern "C" fn decoder_unpackb(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Some((compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let Some((ext_hook, read_opts, _)) = crate::decode::msgpack_options(ext_hook, option) else {
+        return core::ptr::null_mut();
+    };
+    let Some(input) = crate::decode::msgpack_input(data) else {
+        return core::ptr::null_mut();
+    };
+    Py_INCREF(obj);
+    let result = unpackb_with(compiled, &opts, input.bytes(), ext_hook, read_opts);
+    Py_DECREF(obj);
+    result
+}

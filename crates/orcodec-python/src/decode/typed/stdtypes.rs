@@ -1,0 +1,421 @@
+//! datetime, date, time, UUID and Decimal.
+//!
+//! - datetime: RFC 3339 text (a `T`, `t` or space between date and time, a
+//!   fraction of any length rounded to microseconds, `Z` or an offset; no
+//!   offset gives a naive datetime); in MessagePack also the timestamp
+//!   extension (UTC). With `strict=False`, numbers and numeric text are
+//!   seconds since the Unix epoch (UTC).
+//! - date: `YYYY-MM-DD`; time: `HH:MM:SS[.fraction][offset]`.
+//! - UUID: canonical text or 32 hex digits, either case; in MessagePack also
+//!   16 bytes of bin.
+//! - Decimal: text (anything `Decimal()` accepts), and a JSON number exactly
+//!   as written; other numbers by their shortest text.
+//!
+//! Offsets other than zero get a `datetime.timezone` each, made once per
+//! offset and kept; zero is `timezone.utc`.
+
+use core::cell::UnsafeCell;
+use core::ffi::c_char;
+use pyo3_ffi::*;
+use std::collections::HashMap;
+
+use orcodec_core::parse::{Date, Time};
+
+use crate::cpython::object::Owned;
+use crate::decode::typed::error::{invalid, Fail};
+use crate::decode::typed::input::{Format, Head, Input, Value};
+use crate::decode::typed::node::NodeId;
+use crate::decode::typed::path::Path;
+use crate::decode::typed::scalars::{lax_number, py_text, text_of, LaxNumber};
+use crate::decode::typed::{is_instance, keep, type_error, Ctx};
+use crate::encode::types::LazyAttr;
+
+/// `datetime.timezone` objects by offset in seconds (owned, kept for the
+/// life of the process: there are fewer than 3,000 possible offsets).
+struct Zones(UnsafeCell<Option<HashMap<i32, *mut PyObject>>>);
+
+// SAFETY: the GIL contract (crate root); no Python code runs while the map
+// is used.
+unsafe impl Sync for Zones {}
+
+static ZONES: Zones = Zones(UnsafeCell::new(None));
+
+/// The zone of the last offset other than zero, for the common case of a
+/// document whose datetimes share one offset.
+struct LastZone(UnsafeCell<(i32, *mut PyObject)>);
+
+// SAFETY: the GIL contract (crate root); plain reads and writes.
+unsafe impl Sync for LastZone {}
+
+/// The offset (never 0) and its zone, borrowed from `ZONES`; (0, NULL) at first.
+static LAST_ZONE: LastZone = LastZone(UnsafeCell::new((0, core::ptr::null_mut())));
+
+/// A borrowed `tzinfo` for an offset: None, UTC, or a kept fixed zone.
+#[inline(always)]
+unsafe fn zone(offset: Option<i32>) -> Result<*mut PyObject, Fail> {
+    match offset {
+        None => Ok(Py_None()),
+        Some(0) => Ok(PyDateTime_TimeZone_UTC()),
+        Some(seconds) => {
+            let (last, tz) = *LAST_ZONE.0.get();
+            if last == seconds {
+                return Ok(tz);
+            }
+            other_zone(seconds)
+        }
+    }
+}
+
+#[inline(never)]
+unsafe fn other_zone(seconds: i32) -> Result<*mut PyObject, Fail> {
+    {
+        {
+            let map = (*ZONES.0.get()).get_or_insert_with(HashMap::new);
+            if let Some(&tz) = map.get(&seconds) {
+                *LAST_ZONE.0.get() = (seconds, tz);
+                return Ok(tz);
+            }
+            let delta = Owned::new(PyDelta_FromDSU(seconds.div_euclid(86_400), seconds.rem_euclid(86_400), 0))?;
+            let tz = PyTimeZone_FromOffset(delta.as_ptr());
+            if tz.is_null() {
+                return Err(Fail::Raised);
+            }
+            (*ZONES.0.get()).get_or_insert_with(HashMap::new).insert(seconds, tz);
+            *LAST_ZONE.0.get() = (seconds, tz);
+            Ok(tz)
+        }
+    }
+}
+
+unsafe fn new_datetime(d: Date, t: Time) -> Result<Owned, Fail> {
+    let api = &*PyDateTimeAPI();
+    let tz = zone(t.offset)?;
+    Ok(Owned::new((api.DateTime_FromDateAndTime)(
+        d.year,
+        d.month as i32,
+        d.day as i32,
+        t.hour as i32,
+        t.minute as i32,
+        t.second as i32,
+        t.microsecond as i32,
+        tz,
+        api.DateTimeType,
+    ))?)
+}
+
+/// A UTC datetime `seconds` (and `micros`) after the Unix epoch, or None
+/// outside years 1 to 9999.
+unsafe fn utc_datetime(seconds: i64, micros: u32) -> Result<Option<Owned>, Fail> {
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400) as u32;
+    let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
+    if !(1..=9999).contains(&year) {
+        return Ok(None);
+    }
+    let date = Date { year: year as i32, month: month as u8, day: day as u8 };
+    let time = Time {
+        hour: (second_of_day / 3600) as u8,
+        minute: (second_of_day / 60 % 60) as u8,
+        second: (second_of_day % 60) as u8,
+        microsecond: micros,
+        offset: Some(0),
+    };
+    new_datetime(date, time).map(Some)
+}
+
+/// A lax epoch number (seconds) as a UTC datetime.
+fn epoch(f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
+    if !f.is_finite() || f.abs() > 1e12 {
+        return Err(invalid("Timestamp is out of range", path, at));
+    }
+    let seconds = f.floor();
+    let mut micros = ((f - seconds) * 1e6).round() as u32;
+    let mut seconds = seconds as i64;
+    if micros >= 1_000_000 {
+        micros -= 1_000_000;
+        seconds += 1;
+    }
+    // SAFETY: makes a datetime.
+    match unsafe { utc_datetime(seconds, micros)? } {
+        Some(dt) => Ok(dt),
+        None => Err(invalid("Timestamp is out of range", path, at)),
+    }
+}
+
+pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let lax = !ctx.strict;
+    match h.v {
+        Value::Ext(-1, data) if I::FORMAT == Format::Msgpack => {
+            let Some((seconds, nanos)) = orcodec_core::msgpack::reader::decode_timestamp(data) else {
+                return Err(Fail::Syntax(orcodec_core::error::DecodeError::new(
+                    orcodec_core::error::DecodeErrorKind::InvalidTimestamp { len: data.len() },
+                    h.at,
+                )));
+            };
+            // SAFETY: makes a datetime.
+            match unsafe { utc_datetime(seconds, nanos / 1000)? } {
+                Some(dt) => Ok(dt),
+                None => Err(invalid("Timestamp is out of range", path, h.at)),
+            }
+        }
+        Value::I64(v) if lax => epoch(v as f64, path, h.at),
+        Value::U64(v) if lax => epoch(v as f64, path, h.at),
+        Value::F64(v) if lax => epoch(v, path, h.at),
+        // SAFETY: a live object.
+        Value::Py(obj) if unsafe { PyDateTime_Check(obj) } != 0 => unsafe { keep(obj) },
+        _ => {
+            if let Value::Py(obj) = h.v {
+                // SAFETY: a live object.
+                if lax && unsafe { PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 || PyFloat_Check(obj) != 0 } {
+                    // SAFETY: a live number.
+                    let f = unsafe { PyFloat_AsDouble(obj) };
+                    return epoch(f, path, h.at);
+                }
+            }
+            let Some(text) = text_of(&h.v) else {
+                return Err(type_error::<I>(ctx, id, &h, path));
+            };
+            if let Some((d, t)) = orcodec_core::parse::parse_datetime(text.as_bytes()) {
+                // SAFETY: makes a datetime.
+                return unsafe { new_datetime(d, t) };
+            }
+            if lax {
+                match lax_number(text, false) {
+                    Some(LaxNumber::Int(v)) => return epoch(v as f64, path, h.at),
+                    Some(LaxNumber::Float(f)) => return epoch(f, path, h.at),
+                    _ => {}
+                }
+            }
+            Err(invalid("Invalid RFC3339 encoded datetime", path, h.at))
+        }
+    }
+}
+
+pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    if let Value::Py(obj) = h.v {
+        // SAFETY: a live object.
+        if unsafe { PyDate_Check(obj) != 0 && PyDateTime_Check(obj) == 0 } {
+            // SAFETY: a new reference to a live object.
+            return unsafe { keep(obj) };
+        }
+    }
+    let Some(text) = text_of(&h.v) else {
+        return Err(type_error::<I>(ctx, id, &h, path));
+    };
+    match orcodec_core::parse::parse_date(text.as_bytes()) {
+        // SAFETY: makes a date.
+        Some(d) => unsafe {
+            let api = &*PyDateTimeAPI();
+            Ok(Owned::new((api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType))?)
+        },
+        None => Err(invalid("Invalid RFC3339 encoded date", path, h.at)),
+    }
+}
+
+pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    if let Value::Py(obj) = h.v {
+        // SAFETY: a live object.
+        if unsafe { PyTime_Check(obj) } != 0 {
+            // SAFETY: a new reference to a live object.
+            return unsafe { keep(obj) };
+        }
+    }
+    let Some(text) = text_of(&h.v) else {
+        return Err(type_error::<I>(ctx, id, &h, path));
+    };
+    match orcodec_core::parse::parse_time(text.as_bytes()) {
+        // SAFETY: makes a time.
+        Some(t) => unsafe {
+            let api = &*PyDateTimeAPI();
+            let tz = zone(t.offset)?;
+            Ok(Owned::new((api.Time_FromTime)(
+                t.hour as i32,
+                t.minute as i32,
+                t.second as i32,
+                t.microsecond as i32,
+                tz,
+                api.TimeType,
+            ))?)
+        },
+        None => Err(invalid("Invalid RFC3339 encoded time", path, h.at)),
+    }
+}
+
+static UUID_TYPE: LazyAttr = LazyAttr::new();
+static SAFE_UUID: LazyAttr = LazyAttr::new();
+static DECIMAL_TYPE: LazyAttr = LazyAttr::new();
+
+/// Where `uuid.UUID` keeps `int` and `is_safe` (its `__slots__`), and
+/// `SafeUUID.unknown`, found once.
+struct UuidLayout(UnsafeCell<Option<(isize, isize, *mut PyObject)>>);
+
+// SAFETY: the GIL contract (crate root).
+unsafe impl Sync for UuidLayout {}
+
+static UUID_LAYOUT: UuidLayout = UuidLayout(UnsafeCell::new(None));
+
+/// `uuid.UUID` (borrowed): imported by the type compiler, which saw the type.
+unsafe fn uuid_type() -> Result<*mut PyObject, Fail> {
+    let found = UUID_TYPE.found();
+    if !found.is_null() {
+        return Ok(found);
+    }
+    let name = PyUnicode_InternFromString(c"uuid".as_ptr());
+    if name.is_null() {
+        return Err(Fail::Raised);
+    }
+    let ty = UUID_TYPE.get(name, c"UUID");
+    Py_DECREF(name);
+    if ty.is_null() {
+        PyErr_SetString(PyExc_RuntimeError, c"orcodec: uuid is not imported".as_ptr());
+        return Err(Fail::Raised);
+    }
+    Ok(ty)
+}
+
+/// A `uuid.UUID` of the 128-bit `value`, made as `UUID(int=value)` makes it
+/// (its two slots written), without the constructor's checks and parsing.
+unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
+    let ty = uuid_type()?;
+    let layout = match *UUID_LAYOUT.0.get() {
+        Some(layout) => layout,
+        None => {
+            let name = PyUnicode_InternFromString(c"uuid".as_ptr());
+            let safe = if name.is_null() { core::ptr::null_mut() } else { SAFE_UUID.get(name, c"SafeUUID") };
+            Py_XDECREF(name);
+            let unknown =
+                if safe.is_null() { core::ptr::null_mut() } else { PyObject_GetAttrString(safe, c"unknown".as_ptr()) };
+            let int_name = PyUnicode_InternFromString(c"int".as_ptr());
+            let safe_name = PyUnicode_InternFromString(c"is_safe".as_ptr());
+            let tp = ty as *mut PyTypeObject;
+            let offsets = if int_name.is_null() || safe_name.is_null() {
+                None
+            } else {
+                crate::cpython::instance::member_offset(tp, int_name)
+                    .zip(crate::cpython::instance::member_offset(tp, safe_name))
+            };
+            Py_XDECREF(int_name);
+            Py_XDECREF(safe_name);
+            let (Some((int_at, safe_at)), false) = (offsets, unknown.is_null()) else {
+                PyErr_Clear();
+                Py_XDECREF(unknown);
+                // Not the layout expected: the constructor.
+                let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
+                let kwargs = Owned::new(PyDict_New())?;
+                if PyDict_SetItemString(kwargs.as_ptr(), c"int".as_ptr(), int.as_ptr()) != 0 {
+                    return Err(Fail::Raised);
+                }
+                let args = Owned::new(PyTuple_New(0))?;
+                return Ok(Owned::new(PyObject_Call(ty, args.as_ptr(), kwargs.as_ptr()))?);
+            };
+            *UUID_LAYOUT.0.get() = Some((int_at, safe_at, unknown));
+            (int_at, safe_at, unknown)
+        }
+    };
+    let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
+    let obj = Owned::new(crate::cpython::instance::new_instance(ty as *mut PyTypeObject))?;
+    Py_INCREF(layout.2);
+    crate::cpython::instance::set_slot(obj.as_ptr(), layout.0, int.into_raw());
+    crate::cpython::instance::set_slot(obj.as_ptr(), layout.1, layout.2);
+    Ok(obj)
+}
+
+pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    match h.v {
+        Value::Bytes(data) => match <[u8; 16]>::try_from(data) {
+            // SAFETY: makes a UUID.
+            Ok(bytes) => unsafe { new_uuid(u128::from_be_bytes(bytes)) },
+            Err(_) => Err(invalid("Invalid UUID bytes", path, h.at)),
+        },
+        _ => {
+            if let Value::Py(obj) = h.v {
+                // SAFETY: a live object; `uuid` is imported (the compiler saw the type).
+                unsafe {
+                    if is_instance(obj, uuid_type()?) {
+                        return keep(obj);
+                    }
+                }
+            }
+            let Some(text) = text_of(&h.v) else {
+                return Err(type_error::<I>(ctx, id, &h, path));
+            };
+            match orcodec_core::parse::parse_uuid(text.as_bytes()) {
+                // SAFETY: makes a UUID.
+                Some(value) => unsafe { new_uuid(value) },
+                None => Err(invalid("Invalid UUID", path, h.at)),
+            }
+        }
+    }
+}
+
+/// `decimal.Decimal` (borrowed).
+unsafe fn decimal_type() -> Result<*mut PyObject, Fail> {
+    let found = DECIMAL_TYPE.found();
+    if !found.is_null() {
+        return Ok(found);
+    }
+    let name = PyUnicode_InternFromString(c"decimal".as_ptr());
+    if name.is_null() {
+        return Err(Fail::Raised);
+    }
+    let ty = DECIMAL_TYPE.get(name, c"Decimal");
+    Py_DECREF(name);
+    if ty.is_null() {
+        PyErr_SetString(PyExc_RuntimeError, c"orcodec: decimal is not imported".as_ptr());
+        return Err(Fail::Raised);
+    }
+    Ok(ty)
+}
+
+/// `Decimal(arg)`; an argument it refuses is "Invalid decimal string".
+unsafe fn new_decimal(arg: *mut PyObject, path: &Path, at: usize) -> Result<Owned, Fail> {
+    let result = PyObject_CallOneArg(decimal_type()?, arg);
+    if !result.is_null() {
+        return Ok(Owned::new(result)?);
+    }
+    // decimal.InvalidOperation is an ArithmeticError.
+    if PyErr_ExceptionMatches(PyExc_ArithmeticError) != 0 || PyErr_ExceptionMatches(PyExc_ValueError) != 0 {
+        PyErr_Clear();
+        return Err(invalid("Invalid decimal string", path, at));
+    }
+    Err(Fail::Raised)
+}
+
+unsafe fn decimal_from_text(text: &str, path: &Path, at: usize) -> Result<Owned, Fail> {
+    let s = Owned::new(PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t))?;
+    new_decimal(s.as_ptr(), path, at)
+}
+
+pub fn decimal<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    // SAFETY: makes Decimals from live objects and text.
+    unsafe {
+        match h.v {
+            Value::Str(s) => decimal_from_text(s, path, h.at),
+            Value::I64(_) | Value::U64(_) | Value::F64(_) | Value::BigInt(_) if !h.text.is_empty() => {
+                decimal_from_text(h.text, path, h.at)
+            }
+            Value::I64(v) => decimal_from_text(&v.to_string(), path, h.at),
+            Value::U64(v) => decimal_from_text(&v.to_string(), path, h.at),
+            Value::BigInt(t) => decimal_from_text(t, path, h.at),
+            Value::F64(f) => {
+                let obj = Owned::new(PyFloat_FromDouble(f))?;
+                let text = Owned::new(PyObject_Str(obj.as_ptr()))?;
+                new_decimal(text.as_ptr(), path, h.at)
+            }
+            Value::Py(obj) => {
+                if is_instance(obj, decimal_type()?) {
+                    return keep(obj);
+                }
+                if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 || py_text(obj).is_some() {
+                    return new_decimal(obj, path, h.at);
+                }
+                if PyFloat_Check(obj) != 0 {
+                    let text = Owned::new(PyObject_Str(obj))?;
+                    return new_decimal(text.as_ptr(), path, h.at);
+                }
+                Err(type_error::<I>(ctx, id, &h, path))
+            }
+            _ => Err(type_error::<I>(ctx, id, &h, path)),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Arbitrary bytes into the JSON pull reader, which must agree with the push
+//! decoder: a caller walking the document with `JsonPull` into a builder
+//! gets exactly `parse`'s value (floats bit for bit) or its error (kind and
+//! byte offset), and `skip` then `finish` succeed or fail as `parse` does,
+//! with the same error.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use orcodec_core::error::Failure;
+use orcodec_core::json::scanner::parse;
+use orcodec_core::testing::{json_all_ways, json_pull_build};
+use orcodec_fuzz::{Tree, Value};
+
+fuzz_target!(|data: &[u8]| {
+    // Rendered values, and skip, against `parse` (asserted inside).
+    let _ = json_all_ways(data);
+    // Value trees, floats compared as bits.
+    let outcome = |r: Result<Value, Failure<()>>| match r {
+        Ok(v) => Ok(v),
+        Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+        Err(Failure::Build(())) => unreachable!("Tree never fails"),
+    };
+    assert_eq!(outcome(json_pull_build(data, &mut Tree)), outcome(parse(data, &mut Tree)));
+});

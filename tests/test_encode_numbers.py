@@ -1,0 +1,274 @@
+"""dumps and packb on None, bools, ints and floats: exact bytes for both formats, and the
+same bytes as the references (orjson; ormsgpack and msgpack-python)."""
+
+from __future__ import annotations
+
+import enum
+import random
+import struct
+
+import pytest
+from helpers import (
+    INT_BOUNDARIES,
+    INTS_OUT_OF_RANGE,
+    JSON,
+    NON_FINITE_FLOATS,
+    SPECIAL_FLOATS,
+    MyInt,
+    assert_strict_equal,
+    by_format,
+    f64,
+    msgpack_header,
+    msgpack_int,
+    random_doubles,
+)
+
+
+def _exact_int(fmt, value: int) -> bytes:
+    """An int's bytes, written out independently of any encoder."""
+    return str(value).encode() if fmt is JSON else msgpack_int(value)
+
+
+# --------------------------------------------------------------------------------------
+# Ints
+# --------------------------------------------------------------------------------------
+
+# MessagePack: the smallest form of each integer boundary, by hand.
+INT_ENCODINGS = [
+    (0, b"\x00"),
+    (127, b"\x7f"),
+    (128, b"\xcc\x80"),
+    (255, b"\xcc\xff"),
+    (256, b"\xcd\x01\x00"),
+    (65535, b"\xcd\xff\xff"),
+    (65536, b"\xce\x00\x01\x00\x00"),
+    (2**32 - 1, b"\xce\xff\xff\xff\xff"),
+    (2**32, b"\xcf\x00\x00\x00\x01\x00\x00\x00\x00"),
+    (2**63 - 1, b"\xcf\x7f\xff\xff\xff\xff\xff\xff\xff"),
+    (2**63, b"\xcf\x80\x00\x00\x00\x00\x00\x00\x00"),
+    (2**64 - 1, b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff"),
+    (-1, b"\xff"),
+    (-32, b"\xe0"),
+    (-33, b"\xd0\xdf"),
+    (-128, b"\xd0\x80"),
+    (-129, b"\xd1\xff\x7f"),
+    (-32768, b"\xd1\x80\x00"),
+    (-32769, b"\xd2\xff\xff\x7f\xff"),
+    (-(2**31), b"\xd2\x80\x00\x00\x00"),
+    (-(2**31) - 1, b"\xd3\xff\xff\xff\xff\x7f\xff\xff\xff"),
+    (-(2**63), b"\xd3\x80\x00\x00\x00\x00\x00\x00\x00"),
+]
+
+
+@pytest.mark.parametrize(
+    "fmt, value, expected",
+    by_format(
+        json=[(v, str(v).encode()) for v, _ in INT_ENCODINGS],
+        msgpack=INT_ENCODINGS,
+        ids=lambda case: str(case[0]),
+    ),
+)
+def test_int_exact_bytes(fmt, value, expected):
+    assert fmt.encode(value) == expected
+    assert fmt.reference(value) == expected
+    assert _exact_int(fmt, value) == expected  # the hand-built form agrees
+
+
+@pytest.mark.parametrize("value", INT_BOUNDARIES, ids=str)
+def test_int_boundaries(fmt, value):
+    out = fmt.same_as_reference(value)
+    assert out == _exact_int(fmt, value)
+    fmt.same_as_reference([value, {"k": value}])
+
+
+def test_every_int_near_small_boundaries(fmt):
+    values = list(range(-70000, 70000, 7)) + list(range(-300, 300))
+    fmt.same_as_reference(values)
+
+
+# Around the one-digit fast path (|x| < 2**30, read from the object on CPython
+# 3.11-3.13) and the 64-bit limits.
+EDGES = [
+    0,
+    1,
+    -1,
+    2**30 - 1,
+    2**30,
+    -(2**30) + 1,
+    -(2**30),
+    -(2**30) - 1,
+    2**31,
+    2**53,
+    -(2**53),
+    2**63 - 1,
+    -(2**63),
+    2**64 - 1,
+    127,
+    128,
+    -32,
+    -33,
+    255,
+    256,
+    65535,
+    65536,
+]
+
+
+def test_int_edges_of_the_fast_path(fmt):
+    out = fmt.same_as_reference(EDGES)
+    if fmt is JSON:
+        assert out == str(EDGES).replace(" ", "").encode()
+    else:
+        assert out == msgpack_header("array", len(EDGES)) + b"".join(map(msgpack_int, EDGES))
+
+
+def test_int_subclasses_and_computed_ints(fmt):
+    class Big(int):
+        pass
+
+    class Level(enum.IntEnum):
+        LOW = 1
+        HIGH = 2**40
+
+    values = [Big(5), Big(-(2**35)), Level.LOW, Level.HIGH, 10**6 * 3, -(10**9) // 7, True, False]
+    assert fmt.encode(values) == fmt.reference(values)
+
+
+@pytest.mark.parametrize("value", INTS_OUT_OF_RANGE, ids=str)
+@pytest.mark.parametrize("wrap", ["bare", "list", "dict"])
+def test_int_out_of_range(fmt, value, wrap):
+    obj = {"bare": value, "list": [1, value], "dict": {"k": value}}[wrap]
+    with pytest.raises(fmt.encode_error) as excinfo:
+        fmt.encode(obj)
+    assert str(excinfo.value) == "Integer exceeds 64-bit range"
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1], ids=str)
+def test_int_subclass_out_of_range(fmt, value):
+    with pytest.raises(fmt.encode_error) as excinfo:
+        fmt.encode(MyInt(value))
+    assert str(excinfo.value) == "Integer exceeds 64-bit range"
+
+
+@pytest.mark.parametrize(
+    "fmt, expected", by_format(json=[b"[true,1,false,0]"], msgpack=[b"\x94\xc3\x01\xc2\x00"], ids=lambda _: "")
+)
+def test_bool_is_not_int(fmt, expected):
+    assert fmt.encode([True, 1, False, 0]) == expected == fmt.reference([True, 1, False, 0])
+
+
+# --------------------------------------------------------------------------------------
+# Floats: JSON's shortest round-trip text (orjson's), MessagePack's float64 always
+# --------------------------------------------------------------------------------------
+
+FLOAT_TEXT = [
+    (0.0, b"0.0"),
+    (-0.0, b"-0.0"),
+    (1.0, b"1.0"),
+    (0.1, b"0.1"),
+    (100.0, b"100.0"),
+    (1.5, b"1.5"),
+    (1e16, b"1e+16"),
+    (1e-7, b"1e-7"),
+    (5e-324, b"5e-324"),
+    (1.7976931348623157e308, b"1.7976931348623157e+308"),
+    (-1.7976931348623157e308, b"-1.7976931348623157e+308"),
+    (float("nan"), b"null"),
+    (float("inf"), b"null"),
+    (float("-inf"), b"null"),
+]
+
+
+@pytest.mark.parametrize(
+    "fmt, value, expected",
+    by_format(
+        json=FLOAT_TEXT,
+        msgpack=[(v, f64(v)) for v in SPECIAL_FLOATS + NON_FINITE_FLOATS + [v for v, _ in FLOAT_TEXT]],
+        ids=lambda case: repr(case[0]),
+    ),
+)
+def test_float_exact_bytes(fmt, value, expected):
+    assert fmt.encode(value) == expected
+    assert fmt.reference(value) == expected
+
+
+@pytest.mark.parametrize("value", SPECIAL_FLOATS + NON_FINITE_FLOATS, ids=repr)
+def test_special_floats_same_as_reference_and_back(fmt, value):
+    out = fmt.same_as_reference(value)
+    assert_strict_equal(fmt.decode(out), fmt.plain(value))
+    assert_strict_equal(fmt.peer_decode(out), fmt.plain(value))
+
+
+def test_special_floats_list(fmt):
+    values = SPECIAL_FLOATS + [-x for x in SPECIAL_FLOATS]
+    out = fmt.same_as_reference(values)
+    assert_strict_equal(fmt.decode(out), values)
+
+
+@pytest.mark.parametrize(
+    "fmt, obj, expected",
+    by_format(
+        json=[
+            ([float("nan"), float("inf"), float("-inf"), 1.0], b"[null,null,null,1.0]"),
+            ({"nan": float("nan")}, b'{"nan":null}'),
+        ],
+        msgpack=[
+            (
+                [float("nan"), float("inf"), float("-inf"), 1.0],
+                b"\x94" + f64(float("nan")) + f64(float("inf")) + f64(float("-inf")) + f64(1.0),
+            ),
+            ({"nan": float("nan")}, b"\x81\xa3nan" + f64(float("nan"))),
+        ],
+        ids=lambda case: type(case[0]).__name__,
+    ),
+)
+def test_non_finite_floats(fmt, obj, expected):
+    # JSON has no text for them: null, as in orjson. MessagePack keeps them.
+    assert fmt.encode(obj) == expected == fmt.reference(obj)
+
+
+FLOAT_PATTERNS = [
+    ("7ff8000000000000", b"null"),  # nan
+    ("fff8000000000000", b"null"),  # -nan
+    ("7ff0000000000000", b"null"),  # inf
+    ("fff0000000000000", b"null"),  # -inf
+    ("8000000000000000", b"-0.0"),
+    ("0000000000000001", b"5e-324"),  # smallest subnormal
+    ("800fffffffffffff", b"-2.225073858507201e-308"),
+    ("7fefffffffffffff", b"1.7976931348623157e+308"),
+]
+
+
+@pytest.mark.parametrize(
+    "fmt, hexbits, expected",
+    by_format(
+        json=FLOAT_PATTERNS,
+        msgpack=[(h, b"\xcb" + bytes.fromhex(h)) for h, _ in FLOAT_PATTERNS],
+        ids=lambda case: case[0],
+    ),
+)
+def test_float_bit_patterns(fmt, hexbits, expected):
+    # MessagePack keeps every bit (NaN's sign too).
+    (value,) = struct.unpack(">d", bytes.fromhex(hexbits))
+    assert fmt.encode(value) == expected == fmt.reference(value)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_doubles(fmt, seed):
+    values = random_doubles(2000, seed)
+    ours = fmt.encode(values)
+    if ours != fmt.reference(values):
+        for x in values:
+            assert fmt.encode(x) == fmt.reference(x), f"{x!r} ({struct.pack('>d', x).hex()})"
+    assert ours == fmt.reference(values)
+    assert_strict_equal(fmt.decode(ours), values)
+    assert_strict_equal(fmt.peer_decode(ours), values)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_random_short_decimal_doubles(fmt, seed):
+    # Doubles that are short decimals (the common case in real data).
+    rng = random.Random(seed)
+    values = [round(rng.uniform(-1e6, 1e6), rng.randint(0, 8)) for _ in range(2000)]
+    values += [rng.randint(-(10**9), 10**9) / 10 ** rng.randint(0, 20) for _ in range(2000)]
+    assert fmt.encode(values) == fmt.reference(values)

@@ -1,0 +1,197 @@
+"""Typed decoding into datetime, date, time, UUID and Decimal: every RFC 3339 form the
+encoders write and the rest, MessagePack timestamps and 16-byte UUIDs, epoch numbers with
+strict=False, Decimal from a JSON number exactly as written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import uuid
+import zoneinfo
+
+import msgspec
+import orcodec
+import pytest
+from typed_helpers import CONVERT, FORMATS, JSON, MSGPACK, STREAMS, exact
+
+by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
+by_stream = pytest.mark.parametrize("fmt", STREAMS, ids=repr)
+UTC = dt.timezone.utc
+
+
+@by_format
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-03-01T00:00:00Z", dt.datetime(2024, 3, 1, tzinfo=UTC)),
+        ("2024-03-01T00:00:00+00:00", dt.datetime(2024, 3, 1, tzinfo=UTC)),
+        ("2024-03-01T00:00:00-00:00", dt.datetime(2024, 3, 1, tzinfo=UTC)),
+        (
+            "2024-03-01T10:20:30.123456+05:45",
+            dt.datetime(2024, 3, 1, 10, 20, 30, 123456, dt.timezone(dt.timedelta(hours=5, minutes=45))),
+        ),
+        ("2024-03-01t10:20:30.5z", dt.datetime(2024, 3, 1, 10, 20, 30, 500000, tzinfo=UTC)),
+        ("2024-03-01 10:20:30", dt.datetime(2024, 3, 1, 10, 20, 30)),
+        (
+            "2024-03-01T10:20:30.123456789-08:00",
+            dt.datetime(2024, 3, 1, 10, 20, 30, 123457, dt.timezone(dt.timedelta(hours=-8))),
+        ),
+        ("2019-12-31T23:59:59.9999999Z", dt.datetime(2020, 1, 1, tzinfo=UTC)),
+        ("2024-03-01T00:00:00+0130", dt.datetime(2024, 3, 1, tzinfo=dt.timezone(dt.timedelta(hours=1, minutes=30)))),
+        ("0001-01-01T00:00:00", dt.datetime(1, 1, 1)),
+        ("9999-12-31T23:59:59.999999Z", dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)),
+    ],
+)
+def test_datetime_text(fmt, text, expected):
+    out = fmt.decode(text, dt.datetime)
+    assert out == expected and out.tzinfo == expected.tzinfo
+    assert out.utcoffset() == expected.utcoffset()
+    assert out == fmt.peer(text, dt.datetime)
+
+
+@by_format
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-03-01",
+        "2024-03-01T00:00Z",
+        "2024-02-30T00:00:00Z",
+        "2024-03-01T24:00:00Z",
+        "2024-03-01T00:00:60Z",
+        "0000-01-01T00:00:00Z",
+        "2024-03-01T00:00:00+24:00",
+        "2024-03-01T00:00:00+01",
+        "x",
+        "",
+    ],
+)
+def test_datetime_invalid_text(fmt, text):
+    assert str(fmt.error(text, dt.datetime)) == "Invalid RFC3339 encoded datetime"
+    assert fmt.peer_error(text, dt.datetime) == "Invalid RFC3339 encoded datetime"
+
+
+@by_format
+def test_datetime_refuses_other_kinds(fmt):
+    assert str(fmt.error(1, dt.datetime)) == "Expected `datetime`, got `int`" == fmt.peer_error(1, dt.datetime)
+
+
+@by_format
+def test_datetimes_written_by_dumps_and_packb_read_back(fmt):
+    values = [
+        dt.datetime(2024, 3, 1, 1, 2, 3, 456789, tzinfo=UTC),
+        dt.datetime(2024, 3, 1, 1, 2, 3, tzinfo=zoneinfo.ZoneInfo("Europe/Paris")),
+        dt.datetime(2024, 3, 1, 1, 2, 3),
+    ]
+    for v in values:
+        out = fmt.decode(v, dt.datetime)
+        assert out == v and out.utcoffset() == v.utcoffset()
+
+
+def test_msgpack_timestamps():
+    v = dt.datetime(2024, 3, 1, 1, 2, 3, 456789, tzinfo=UTC)
+    data = orcodec.packb(v, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    exact(orcodec.unpackb(data, type=dt.datetime), v)
+    exact(orcodec.unpackb(data, type=dt.datetime), msgspec.msgpack.decode(data, type=dt.datetime))
+    old = dt.datetime(1900, 1, 1, tzinfo=UTC)
+    exact(orcodec.unpackb(orcodec.packb(old, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT), type=dt.datetime), old)
+    with pytest.raises(orcodec.ValidationError, match="^Expected `date`, got `ext`$"):
+        orcodec.unpackb(data, type=dt.date)
+    with pytest.raises(orcodec.MsgpackDecodeError, match="invalid timestamp extension"):
+        orcodec.unpackb(b"\xd5\xff\x00\x00", type=dt.datetime)
+
+
+@by_format
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, dt.datetime(1970, 1, 1, tzinfo=UTC)),
+        (1.5, dt.datetime(1970, 1, 1, 0, 0, 1, 500000, tzinfo=UTC)),
+        (-1, dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC)),
+        ("1700000000", dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)),
+        ("1.25", dt.datetime(1970, 1, 1, 0, 0, 1, 250000, tzinfo=UTC)),
+    ],
+)
+def test_lax_epoch_datetimes(fmt, value, expected):
+    exact(fmt.decode(value, dt.datetime, strict=False), expected)
+    exact(fmt.peer(value, dt.datetime, strict=False), expected)
+
+
+@by_format
+def test_lax_epoch_out_of_range(fmt):
+    assert str(fmt.error(1e20, dt.datetime, strict=False)) == "Timestamp is out of range"
+
+
+@by_format
+def test_date_and_time(fmt):
+    exact(fmt.decode("2024-02-29", dt.date), dt.date(2024, 2, 29))
+    exact(fmt.decode(dt.date(2024, 2, 29), dt.date), dt.date(2024, 2, 29))
+    assert str(fmt.error("2024-02-30", dt.date)) == "Invalid RFC3339 encoded date"
+    assert str(fmt.error("2024-01-01T00:00:00Z", dt.date)) == "Invalid RFC3339 encoded date"
+    exact(fmt.decode("10:20:30", dt.time), dt.time(10, 20, 30))
+    exact(fmt.decode("10:20:30.5", dt.time), dt.time(10, 20, 30, 500000))
+    out = fmt.decode("10:20:30+01:00", dt.time)
+    assert out == dt.time(10, 20, 30, tzinfo=dt.timezone(dt.timedelta(hours=1))) and out.utcoffset() == dt.timedelta(
+        hours=1
+    )
+    exact(fmt.decode(dt.time(1, 2, 3, 4), dt.time), dt.time(1, 2, 3, 4))
+    assert str(fmt.error("10:20", dt.time)) == "Invalid RFC3339 encoded time" == fmt.peer_error("10:20", dt.time)
+    assert str(fmt.error(1, dt.date)) == "Expected `date`, got `int`" == fmt.peer_error(1, dt.date)
+
+
+def test_convert_keeps_datetimes_and_tells_date_from_datetime():
+    now = dt.datetime.now(UTC)
+    assert orcodec.convert(now, dt.datetime) is now
+    with pytest.raises(orcodec.ValidationError, match="^Expected `date`, got `datetime`$"):
+        orcodec.convert(now, dt.date)
+    with pytest.raises(orcodec.ValidationError, match="^Expected `datetime`, got `date`$"):
+        orcodec.convert(dt.date(2020, 1, 1), dt.datetime)
+
+
+@by_format
+def test_uuid(fmt):
+    u = uuid.UUID("6f1c2b3a-0000-4000-8000-0123456789ab")
+    for text in [str(u), str(u).upper(), u.hex, u.hex.upper()]:
+        out = fmt.decode(text, uuid.UUID)
+        exact(out, u)
+        assert out.is_safe == uuid.SafeUUID.unknown and out.int == u.int and hash(out) == hash(u)
+    exact(fmt.decode(u, uuid.UUID), u)
+    for bad in ["x", "{" + str(u) + "}", "urn:uuid:" + str(u), str(u)[:-1], str(u).replace("-", "_")]:
+        assert str(fmt.error(bad, uuid.UUID)) == "Invalid UUID" == fmt.peer_error(bad, uuid.UUID)
+    assert str(fmt.error(1, uuid.UUID)) == "Expected `uuid`, got `int`" == fmt.peer_error(1, uuid.UUID)
+
+
+def test_uuid_from_16_bytes_of_bin():
+    u = uuid.uuid4()
+    exact(orcodec.unpackb(orcodec.packb(u.bytes), type=uuid.UUID), u)
+    with pytest.raises(orcodec.ValidationError, match="^Invalid UUID bytes$"):
+        orcodec.unpackb(orcodec.packb(b"123"), type=uuid.UUID)
+
+
+def test_uuid_boundaries():
+    for value in [0, 1, 2**127, 2**128 - 1]:
+        u = uuid.UUID(int=value)
+        exact(orcodec.loads(orcodec.dumps(u), type=uuid.UUID), u)
+
+
+@by_format
+def test_decimal(fmt):
+    exact(fmt.decode("1.10", decimal.Decimal), decimal.Decimal("1.10"))
+    exact(fmt.decode("NaN", decimal.Decimal).is_nan(), True)
+    exact(fmt.decode(3, decimal.Decimal), decimal.Decimal(3))
+    exact(fmt.decode(1.5, decimal.Decimal), decimal.Decimal("1.5"))
+    assert str(fmt.error("x", decimal.Decimal)) == "Invalid decimal string" == fmt.peer_error("x", decimal.Decimal)
+    assert str(fmt.error(True, decimal.Decimal)) == "Expected `decimal`, got `bool`"
+
+
+def test_decimal_from_a_json_number_as_written():
+    for text in ["1.10", "-0", "1E+5", "0.30000000000000004441", "123456789012345678901234567890.5", "1e-7"]:
+        exact(orcodec.loads(text, type=decimal.Decimal), decimal.Decimal(text))
+    exact(orcodec.convert(decimal.Decimal("1.5"), decimal.Decimal), decimal.Decimal("1.5"))
+
+
+@pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)
+def test_stdtypes_as_dict_keys(fmt):
+    u = uuid.uuid4()
+    value = {str(u): 1}
+    assert fmt.decode(value, dict[uuid.UUID, int]) == {u: 1}
+    assert fmt.decode({"2024-01-01": 1}, dict[dt.date, int]) == {dt.date(2024, 1, 1): 1}
