@@ -430,7 +430,7 @@ def loads_lines(
     dec_hook: Callable[[Any, Any], Any] | None = ...,
 ) -> list[Any]:
     """Deserialize JSON Lines given as bytes, bytearray, memoryview or str: a
-    list of the documents, one per line. Lines end with \n (a \r before it is
+    list of the documents, one per line. Lines end with \\n (a \\r before it is
     ignored); lines of only whitespace are skipped; the last line needs no
     newline.
     type, strict, dec_hook: as for loads; each line is decoded into type.

@@ -41,7 +41,7 @@ use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
 use crate::module::state::state;
-use crate::module::streams::{constructor_args, read_method, size_arg, streams};
+use crate::module::streams::{constructor_args, read_method, size_arg, streams, try_extend};
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
 /// bytes a `read_size` of 0 reads at a time.
@@ -267,7 +267,9 @@ unsafe fn numpy_value(
 unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
     let room = inner.max_buffer_size.saturating_sub(inner.buffered());
     if room == 0 {
-        return Err(raise(streams().buffer_full, ""));
+        // With no arguments, as msgpack.BufferFull() is raised.
+        PyErr_SetNone(streams().buffer_full);
+        return Err(Raised);
     }
     let want = inner.read_size.min(room);
     inner.compact(want);
@@ -282,8 +284,7 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
     }
     let got = if PyBytes_Check(data) != 0 {
         let bytes = crate::cpython::bytes::bytes_data(data);
-        inner.buf.extend_from_slice(bytes);
-        Ok(bytes.len())
+        try_extend(&mut inner.buf, bytes).map(|()| bytes.len())
     } else {
         crate::module::streams::append_buffer(&mut inner.buf, data, "file_like.read() must return bytes")
     };
@@ -488,13 +489,18 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
     let bytes = core::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
     let inner = &mut (*u).inner;
     let ok = inner.buffered().saturating_add(bytes.len()) <= inner.max_buffer_size;
-    if ok {
+    let appended = if ok {
         inner.compact(bytes.len());
-        inner.buf.extend_from_slice(bytes);
-    }
+        try_extend(&mut inner.buf, bytes)
+    } else {
+        Ok(())
+    };
     PyBuffer_Release(&mut view);
     if !ok {
-        raise(streams().buffer_full, "");
+        PyErr_SetNone(streams().buffer_full);
+        return null_mut();
+    }
+    if appended.is_err() {
         return null_mut();
     }
     let none = Py_None();

@@ -159,10 +159,23 @@ pub unsafe fn append_read(buf: &mut Vec<u8>, data: *mut PyObject) -> Result<usiz
         if text.is_null() {
             return Err(Raised);
         }
-        buf.extend_from_slice(core::slice::from_raw_parts(text as *const u8, len as usize));
+        try_extend(buf, core::slice::from_raw_parts(text as *const u8, len as usize))?;
         return Ok(len as usize);
     }
     append_buffer(buf, data, "read() must return bytes")
+}
+
+/// Appends `bytes` to `buf`, or raises MemoryError when the room cannot be
+/// had: how much a stream holds is up to its input.
+#[allow(clippy::disallowed_methods)] // After `try_reserve`: cannot allocate.
+pub fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Raised> {
+    if buf.try_reserve(bytes.len()).is_err() {
+        // SAFETY: called with the GIL held, as every function of this module.
+        unsafe { PyErr_NoMemory() };
+        return Err(Raised);
+    }
+    buf.extend_from_slice(bytes);
+    Ok(())
 }
 
 /// Appends the bytes of buffer `data` to `buf` (TypeError `message` if it is
@@ -174,9 +187,9 @@ pub unsafe fn append_buffer(buf: &mut Vec<u8>, data: *mut PyObject, message: &st
         return Err(raise(PyExc_TypeError, message));
     }
     let len = view.len as usize;
-    buf.extend_from_slice(core::slice::from_raw_parts(view.buf as *const u8, len));
+    let result = try_extend(buf, core::slice::from_raw_parts(view.buf as *const u8, len));
     PyBuffer_Release(&mut view);
-    Ok(len)
+    result.map(|()| len)
 }
 
 /// A keyword name interned on first use and kept for the life of the
