@@ -148,8 +148,15 @@ def test_msgpack_to_json_bin_and_ext():
 
 def test_msgpack_to_json_non_str_keys():
     n = orcodec.OPT_NON_STR_KEYS
-    for value in [{1: 2, None: 3, 1.5: 4, True: 5}, {(1, "a"): 1}, {-5: {2**64 - 1: "x"}}, {1: 1, 1.0: 2}]:
-        packed = msgpack.packb(value, strict_types=False)
+    p = msgpack.packb
+    # Keys that are one dict key once decoded (1, True, 1.0), and NaN, which is none.
+    repeated = b"\x84" + p(1) + p(2) + p(True) + p(5) + p(1.0) + p(6) + p(float("nan")) + p(7)
+    for packed in [
+        p({1: 2, None: 3, 1.5: 4, "s": 5}),
+        p({(1, "a"): 1}),
+        p({-5: {2**64 - 1: "x"}}),
+        repeated,
+    ]:
         for option in [n, n | orcodec.OPT_SORT_KEYS]:
             assert outcome(orcodec.msgpack_to_json, packed, option=option) == outcome(msgpack_two_step, packed, option)
         # Without the option: unpackb's error.
