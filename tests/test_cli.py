@@ -171,7 +171,7 @@ def test_validate_exit_status_and_positions(tmp_path):
     assert result.stdout.decode().splitlines() == [
         f"{tmp_path}/bad.jsonl:3:7: unexpected end of input",
         f"{tmp_path}/bad.json:2:8: invalid literal, expected true, false or null",
-        f"{tmp_path}/bad.msgpack:1:5: str declares 10 bytes but only 7 bytes of input remain",
+        f"{tmp_path}/bad.msgpack:1:4: str declares 10 bytes but only 7 bytes of input remain",
         f"{tmp_path}/bad.msgpacks:3:4: reserved type byte 0xc1 (never used by MessagePack)",
         f"{tmp_path}/cut.msgpacks:2:6: the stream ends inside a value",
         f"{tmp_path}/bad.jsonl.gz:2:4: unexpected end of input",
