@@ -281,3 +281,34 @@ def test_progress_on_a_terminal_for_a_large_file(tmp_path):
     assert proc.returncode == 0 and out == f"{path}: ok\n".encode()
     assert shown.startswith(b"\r  0%") or shown.startswith(b"\r  1%")
     assert shown.endswith(b"\r100%\r\n")  # the terminal turns \n into \r\n
+
+
+def console_blocks(page: Path) -> list[str]:
+    import re
+
+    return re.findall(r"^```console\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_cli_page_examples_run_as_shown(tmp_path):
+    # doc/cli.md's console blocks, in order, in one empty directory: each `$ command`
+    # prints exactly the lines below it (stdout and stderr).
+    page = Path(__file__).resolve().parent.parent / "doc" / "cli.md"
+    blocks = console_blocks(page)
+    assert blocks
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    steps = 0
+    for block in blocks:
+        commands: list[tuple[str, list[str]]] = []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                commands.append((line[2:], []))
+            else:
+                commands[-1][1].append(line)
+        for command, expected in commands:
+            result = subprocess.run(
+                ["bash", "-o", "pipefail", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=60
+            )
+            shown = (result.stdout + result.stderr).decode().splitlines()
+            assert shown == expected, f"$ {command}"
+            steps += 1
+    assert steps >= 10
