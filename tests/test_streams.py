@@ -671,3 +671,52 @@ def test_stream_names_have_stub_docstrings_equal_to_the_runtime_ones():
         members = {n.name: n for n in nodes[cls].body if isinstance(n, ast.FunctionDef)}
         for m in methods:
             assert ast.get_docstring(members[m]) == inspect.cleandoc(getattr(getattr(orcodec, cls), m).__doc__)
+
+
+# ---------------------------------------------------------------------------------------
+# The deliberate differences from msgpack.Unpacker (doc/compatibility.md)
+# ---------------------------------------------------------------------------------------
+
+
+def outcomes(unpacker, calls):
+    out = []
+    for _ in range(calls):
+        try:
+            out.append(unpacker.unpack())
+        except Exception as e:
+            out.append(type(e).__name__)
+    return out
+
+
+def test_deviation_a_failed_value_is_consumed_whole():
+    data = b"\x01\xa2\xff\xfe\x02"
+    ours, theirs = orcodec.Unpacker(), msgpack.Unpacker()
+    ours.feed(data)
+    theirs.feed(data)
+    assert outcomes(ours, 4) == [1, "MsgpackDecodeError", 2, "OutOfData"]
+    assert outcomes(theirs, 4) == [1, "UnicodeDecodeError", -2, 2]
+
+
+def test_deviation_a_length_that_can_never_fit_is_refused_at_once():
+    data = b"\x01\xdb\xff\xff\xff\xff"
+    ours, theirs = orcodec.Unpacker(max_buffer_size=1 << 20), msgpack.Unpacker(max_buffer_size=1 << 20)
+    ours.feed(data)
+    theirs.feed(data)
+    assert outcomes(ours, 2) == [1, "MsgpackDecodeError"]
+    assert outcomes(theirs, 3) == [1, "OutOfData", "OutOfData"]
+
+
+def test_deviation_skip_after_out_of_data_mid_value():
+    for mod, expected in [(orcodec, [1, 2]), (msgpack, "ValueError")]:
+        u = mod.Unpacker()
+        u.feed(b"\x01\x92\x01")
+        assert u.unpack() == 1
+        with pytest.raises(mod.OutOfData):
+            u.unpack()
+        u.feed(b"\x02")
+        try:
+            u.skip()
+            got = [1, 2]
+        except ValueError:
+            got = "ValueError"
+        assert got == expected
