@@ -261,3 +261,22 @@ def test_type_syntax_error_is_a_line_error():
     with pytest.raises(orcodec.JSONDecodeError, match=r"line 2 column 9") as info:
         orcodec.loads_lines(b'{"id": 1, "name": "a"}\n{"id": 1', type=Row)
     assert not isinstance(info.value, orcodec.ValidationError)
+
+
+@pytest.mark.parametrize("opener", [b"[", b'{"a":'])
+def test_100000_nested_levels_on_a_line(opener):
+    data = b"1\n" + opener * 100_000 + b"\n3\n"
+    with pytest.raises(orcodec.JSONDecodeError, match="^nesting deeper than 1024 levels: line 2 column") as info:
+        orcodec.loads_lines(data)
+    assert info.value.lineno == 2
+    it = orcodec.iter_lines(io.BytesIO(data), read_size=4096)
+    assert next(it) == 1
+    with pytest.raises(orcodec.JSONDecodeError, match="line 2"):
+        next(it)
+    assert list(it) == [3]
+
+
+def test_a_very_long_line_across_many_chunks():
+    value = {"k": ["x" * 1000] * 1000}
+    data = b"[1]\n" + orcodec.dumps(value) + b"\n"
+    assert list(orcodec.iter_lines(io.BytesIO(data), read_size=7)) == [[1], value]
