@@ -23,7 +23,7 @@ use orcodec_core::transcode::{
 };
 use pyo3_ffi::*;
 
-use crate::decode::error::{decode_error_from_current, raise_json_error, UNREADABLE_BUFFER};
+use crate::decode::error::{decode_error_from_current, raise_decode_error, raise_json_error, UNREADABLE_BUFFER};
 use crate::decode::input::borrow_input;
 use crate::decode::lines::borrow_json_input;
 use crate::encode::output::BytesSink;
@@ -110,21 +110,26 @@ unsafe fn call(
 }
 
 /// The output of a transcode into `sink`, or its failure raised (`decode`
-/// raises a decode error; `two_step` runs the two-step).
+/// raises a decode error; `two_step` runs the two-step). An output that
+/// could not be grown is MemoryError.
 unsafe fn finish(
     sink: BytesSink,
     result: Result<(), TranscodeError>,
     decode: impl FnOnce(orcodec_core::error::DecodeError),
     two_step: impl FnOnce() -> *mut PyObject,
 ) -> *mut PyObject {
+    if sink.failed() {
+        PyErr_NoMemory();
+        return null_mut();
+    }
     match result {
-        Ok(()) if !sink.failed() => sink.finish(),
-        Err(TranscodeError::Decode(e)) if !sink.failed() => {
+        Ok(()) => sink.finish(),
+        Err(TranscodeError::Decode(e)) => {
             decode(e);
             null_mut()
         }
-        // MemoryError is set.
-        Ok(()) | Err(TranscodeError::Decode(_)) | Err(TranscodeError::Unsupported(Unsupported::Output, _)) => {
+        Err(TranscodeError::Unsupported(Unsupported::Output, _)) => {
+            PyErr_NoMemory();
             null_mut()
         }
         Err(TranscodeError::Unsupported(..)) => {
@@ -160,7 +165,7 @@ pub unsafe extern "C" fn json_to_msgpack(
         sink,
         result,
         |e| {
-            raise_json_error(&e.kind.to_string(), bytes, obj, e.offset);
+            raise_decode_error(e, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset));
         },
         || {
             let value = call(crate::decode::loads, obj, &[]);
@@ -276,10 +281,11 @@ fn run_to_json<const PRETTY: bool>(
     (w.out, result)
 }
 
-/// Raises `MsgpackDecodeError` as `unpackb` does for `e`.
+/// Raises `MsgpackDecodeError` as `unpackb` does for `e` (MemoryError when
+/// the reader ran out of memory).
 #[cold]
 unsafe fn raise_msgpack_error(e: orcodec_core::error::DecodeError) -> Raised {
-    raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset))
+    raise_decode_error(e, |e| raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
 }
 
 /// The interned name `base64`.
@@ -294,6 +300,11 @@ unsafe extern "C" fn base64_of(_module: *mut PyObject, obj: *mut PyObject) -> *m
     let s = state();
     let text = |data: &[u8]| -> *mut PyObject {
         let mut out = Vec::new();
+        // The room first, fallibly: the Vec sink would abort for want of it.
+        if orcodec_core::fallible::reserve(&mut out, orcodec_core::transcode::base64::encoded_len(data.len())).is_err()
+        {
+            return PyErr_NoMemory();
+        }
         orcodec_core::transcode::base64::encode(&mut out, data);
         PyUnicode_FromStringAndSize(out.as_ptr() as *const c_char, out.len() as Py_ssize_t)
     };

@@ -44,7 +44,8 @@ fn find_swar(buf: &[u8]) -> Option<usize> {
     let mut words = buf.chunks_exact(8);
     let mut i = 0;
     for w in &mut words {
-        let x = u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ (ONES * b'\n' as u64);
+        let word = [w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]];
+        let x = u64::from_le_bytes(word) ^ (ONES * b'\n' as u64);
         let found = x.wrapping_sub(ONES) & !x & (ONES << 7);
         if found != 0 {
             return Some(i + found.trailing_zeros() as usize / 8);

@@ -14,7 +14,7 @@
 mod lex;
 pub mod lines;
 pub mod pull;
-mod rows;
+pub(crate) mod rows;
 pub mod scanner;
 pub(crate) mod unescape;
 pub mod writer;

@@ -24,7 +24,7 @@ pub(super) const F64_ITEM_RESERVE: usize = 32;
 /// A [`Sink`] over space already reserved in another one, so a row's loop
 /// keeps its write position in a register. `reserve` only checks (it
 /// cannot grow); the row writers reserve each item's worst case up front.
-pub(super) struct Reserved {
+pub(crate) struct Reserved {
     at: *mut u8,
     len: usize,
     cap: usize,
@@ -32,6 +32,10 @@ pub(super) struct Reserved {
 
 #[cold]
 #[inline(never)]
+#[expect(
+    clippy::panic,
+    reason = "an invariant: each row writer reserves its items' worst case, tested for every width"
+)]
 fn reserved_too_little() -> ! {
     panic!("orcodec: a row writer reserved too little space")
 }
@@ -44,10 +48,19 @@ unsafe impl Sink for Reserved {
         self.len
     }
     #[inline(always)]
-    fn reserve(&mut self, additional: usize) {
+    fn reserve(&mut self, additional: usize) -> bool {
         if self.cap - self.len < additional {
             reserved_too_little();
         }
+        true
+    }
+    #[inline(always)]
+    fn failed(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn truncate(&mut self, len: usize) {
+        self.len = len;
     }
     #[inline(always)]
     fn tail(&mut self) -> *mut u8 {
@@ -60,16 +73,40 @@ unsafe impl Sink for Reserved {
     }
 }
 
+/// Writes each of `values` with `put`, which may write at most `width`
+/// bytes, back to back (MessagePack rows: no separators). One reservation
+/// per chunk, so the per-item loop keeps its position in a register.
+#[inline(always)]
+pub(crate) fn write_rows<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
+    for chunk in values.chunks(ROW_CHUNK) {
+        let need = chunk.len() * width;
+        if !out.reserve(need) {
+            return;
+        }
+        // SAFETY: `need` bytes reserved just above.
+        let mut r = Reserved { at: out.tail(), len: 0, cap: need };
+        for &value in chunk {
+            put(&mut r, value);
+        }
+        // SAFETY: `r.len` bytes were written into the reserved space.
+        unsafe { out.advance(r.len) };
+    }
+}
+
 /// Writes `values` as the items of an array (commas between): `put`
 /// writes one, and may write at most `width` bytes.
 #[inline(always)]
 pub(super) fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
     for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
         let need = chunk.len() * (width + 1);
-        out.reserve(need);
+        if !out.reserve(need) {
+            return;
+        }
         // SAFETY: `need` bytes reserved just above.
         let mut r = Reserved { at: out.tail(), len: 0, cap: need };
-        let (first, rest) = chunk.split_first().expect("chunks are never empty");
+        let Some((first, rest)) = chunk.split_first() else {
+            continue;
+        };
         if c != 0 {
             r.push(b',');
         }
@@ -87,7 +124,7 @@ pub(super) fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: us
 #[inline(always)]
 pub(super) fn put_u64(r: &mut Reserved, v: u64) {
     let n = int::digit_count(v);
-    r.reserve(n);
+    let _ = r.reserve(n);
     // SAFETY: `n` bytes reserved just above, which the digits fill exactly.
     unsafe {
         int::write_digits(r.tail(), v, n);
@@ -100,7 +137,7 @@ pub(super) fn put_i64(r: &mut Reserved, v: i64) {
     // The sign of array data is often random: a `-` is always written and
     // kept only for a negative value, instead of a branch that mispredicts
     // on half of them (numpy int32 rows: one misprediction per value).
-    r.reserve(1);
+    let _ = r.reserve(1);
     // SAFETY: one byte reserved just above.
     unsafe {
         *r.tail() = b'-';
@@ -152,7 +189,7 @@ pub(super) static U8_TEXT: [[u8; 5]; 256] = byte_texts(false);
 #[inline(always)]
 pub(super) fn put_byte(r: &mut Reserved, table: &[[u8; 5]; 256], byte: u8) {
     let text = &table[byte as usize];
-    r.reserve(4);
+    let _ = r.reserve(4);
     // SAFETY: 4 bytes reserved just above; `text[4]` (at most 4) of them are the text.
     unsafe {
         (r.tail() as *mut [u8; 4]).write_unaligned([text[0], text[1], text[2], text[3]]);
@@ -167,7 +204,7 @@ pub(super) fn put_f64(r: &mut Reserved, value: f64) {
         r.extend(b"null");
         return;
     }
-    r.reserve(F64_ITEM_RESERVE);
+    let _ = r.reserve(F64_ITEM_RESERVE);
     // SAFETY: F64_ITEM_RESERVE (32) bytes reserved just above.
     unsafe {
         let n = zmij_in_place(value, r.tail());
@@ -188,7 +225,9 @@ pub(super) fn write_bool_items<S: Sink>(out: &mut S, values: &[u8]) {
     for chunk in rest.chunks(ROW_CHUNK) {
         // Item k ends its 8-byte store at most at 6 * k + 8.
         let need = chunk.len() * 6 + 2;
-        out.reserve(need);
+        if !out.reserve(need) {
+            return;
+        }
         // SAFETY: `need` bytes reserved just above; every store lies within
         // them (see above), and `at` ends at most at `6 * len`.
         unsafe {

@@ -124,7 +124,8 @@ impl Extent {
                     return Err(ExtentError::Decode(DecodeError::new(Kind::DepthLimit, at)));
                 }
                 if n != 0 {
-                    self.open.push(n << is_map as u32);
+                    crate::fallible::push(&mut self.open, n << is_map as u32)
+                        .map_err(|_| ExtentError::Decode(DecodeError::new(Kind::NoMemory, at)))?;
                     continue;
                 }
             }

@@ -14,7 +14,10 @@ pub fn encoded_len(len: usize) -> usize {
 /// Appends the base64 text of `data` to `out`.
 pub fn encode<S: Sink>(out: &mut S, data: &[u8]) {
     let n = encoded_len(data.len());
-    out.reserve(n);
+    if !out.reserve(n) {
+        // The sink failed: it says so, and nothing more is written.
+        return;
+    }
     // SAFETY: `n` bytes reserved just above; every one of them is written
     // below (four per three input bytes, the last group padded to four).
     unsafe {

@@ -3,7 +3,7 @@
 //! and repeated keys are handled.
 
 use super::keys::{Entry, Keys, MapKeys};
-use super::{check, grow, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
+use super::{check, grow, no_memory, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};
 use crate::msgpack::writer::{write_f64, write_i64, write_str, write_u64, MAX_LEN};
 use crate::text::Text;
@@ -211,10 +211,11 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
                         value_start: 0,
                         key_word: 0,
                     },
-                );
+                )?;
                 if is_map {
-                    let frame = frames.last_mut().expect("just pushed");
-                    start_entry(frame, keys, key.as_bytes(), out, at)?;
+                    if let Some(frame) = frames.last_mut() {
+                        start_entry(frame, keys, key.as_bytes(), out, at)?;
+                    }
                 }
                 continue 'value;
             }
@@ -270,7 +271,7 @@ fn end_value<O: Output>(
         if len == reserved as usize {
             put_header(out.written(), header, len, count, is_map);
         } else {
-            patches.push(Patch { at: header, reserved, count, is_map });
+            crate::fallible::push(patches, Patch { at: header, reserved, count, is_map }).map_err(|_| no_memory())?;
         }
     }
 }
@@ -303,7 +304,7 @@ fn start_entry<O: Output>(
     frame.value_start = value_start;
     frame.key_word = key_word(key);
     frame.repeats =
-        keys.find_or_add_text(&mut frame.keys, start, key, entry_start, entry_start, value_start, out.written());
+        keys.find_or_add_text(&mut frame.keys, start, key, entry_start, entry_start, value_start, out.written())?;
     Ok(())
 }
 
@@ -373,11 +374,12 @@ fn finish<O: Output>(out: &mut O, patches: &mut [Patch], shifts: &mut Vec<isize>
     // shifts[k]: how far segment k moves (segment 0 is before the first
     // patch, segment k after patch k-1).
     shifts.clear();
-    shifts.push(0);
+    crate::fallible::reserve(shifts, patches.len() + 1).map_err(|_| no_memory())?;
+    crate::fallible::push(shifts, 0).map_err(|_| no_memory())?;
     let mut total = 0isize;
     for p in patches.iter() {
         total += header_len(p.count) as isize - p.reserved as isize;
-        shifts.push(total);
+        crate::fallible::push(shifts, total).map_err(|_| no_memory())?;
     }
     let old_len = out.len();
     if total > 0 {

@@ -13,6 +13,7 @@
 //! the caller and copied in whole would be read back right after its
 //! stores, which stalls (measured: a tenth of a transcode).
 
+use super::{no_memory, TranscodeError};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A map key that is no str, for the equality of dict keys.
@@ -150,7 +151,8 @@ impl Keys {
         self.lens.clear();
         self.others.clear();
         while let Some(t) = self.tables.pop() {
-            self.spare.push(t.slots);
+            // Kept for reuse when there is room (else simply freed).
+            let _ = crate::fallible::push(&mut self.spare, t.slots);
         }
     }
 
@@ -167,7 +169,8 @@ impl Keys {
         self.others.truncate(map.others);
         if map.table {
             if let Some(t) = self.tables.pop() {
-                self.spare.push(t.slots);
+                // Kept for reuse when there is room (else simply freed).
+                let _ = crate::fallible::push(&mut self.spare, t.slots);
             }
         }
     }
@@ -192,16 +195,16 @@ impl Keys {
         key_start: usize,
         value_start: usize,
         source: &[u8],
-    ) -> Option<usize> {
+    ) -> Result<Option<usize>, TranscodeError> {
         let out = source;
         // A text of 4 GiB or more has the length of no other text.
         let len = text.len().min(OTHER as usize - 1) as u32;
         let probe = Probe { head: head_word(text), len, text, other: KeyId::Unique };
         let found = self.find(map, probe, out);
         if found.is_none() {
-            self.add(map, probe, start, true, entry_start, key_start, value_start, out);
+            self.add(map, probe, start, true, entry_start, key_start, value_start, out)?;
         }
-        found
+        Ok(found)
     }
 
     /// [`find_or_add_text`](Self::find_or_add_text) for a key that is no str.
@@ -214,15 +217,15 @@ impl Keys {
         key_start: usize,
         value_start: usize,
         out: &[u8],
-    ) -> Option<usize> {
+    ) -> Result<Option<usize>, TranscodeError> {
         let probe = Probe { head: hash_other(&id), len: OTHER, text: &[], other: id };
         let found = self.find(map, probe, out);
         if found.is_none() {
             let index = self.others.len();
-            self.others.push(id);
-            self.add(map, probe, index, false, entry_start, key_start, value_start, out);
+            crate::fallible::push(&mut self.others, id).map_err(|_| no_memory())?;
+            self.add(map, probe, index, false, entry_start, key_start, value_start, out)?;
         }
-        found
+        Ok(found)
     }
 
     /// Sets the text the entry added last sorts by.
@@ -269,7 +272,7 @@ impl Keys {
         key_start: usize,
         value_start: usize,
         out: &[u8],
-    ) {
+    ) -> Result<(), TranscodeError> {
         let count = self.entries.len() - map.base;
         let entry = Entry {
             entry_start,
@@ -284,14 +287,14 @@ impl Keys {
             sort_at: 0,
             sort_len: 0,
         };
-        super::push(&mut self.entries, entry);
-        self.heads.push(probe.head);
-        self.lens.push(probe.len);
+        super::push(&mut self.entries, entry)?;
+        crate::fallible::push(&mut self.heads, probe.head).map_err(|_| no_memory())?;
+        crate::fallible::push(&mut self.lens, probe.len).map_err(|_| no_memory())?;
         if !map.table {
             if count + 1 >= LINEAR {
-                self.build(map, out);
+                self.build(map, out)?;
             }
-            return;
+            return Ok(());
         }
         let t = self.tables.len() - 1;
         let mask = self.tables[t].slots.len() - 1;
@@ -301,8 +304,9 @@ impl Keys {
         }
         self.tables[t].slots[at] = count as u32 + 1;
         if (count + 1) * 2 > mask + 1 {
-            self.build(map, out);
+            self.build(map, out)?;
         }
+        Ok(())
     }
 
     /// The entry from `base` on whose key is that of `probe`.
@@ -312,8 +316,7 @@ impl Keys {
         let mut at = 0;
         // Eight heads at a time with no branch per head (vectorized); the
         // one that matched is looked for only when one did.
-        while at + 8 <= heads.len() {
-            let chunk: &[u64; 8] = heads[at..at + 8].try_into().expect("8 heads");
+        for chunk in heads.chunks_exact(8) {
             let mut hit = false;
             for &h in chunk {
                 hit |= h == probe.head;
@@ -347,7 +350,7 @@ impl Keys {
 
     /// Makes (or remakes, larger) the map's table from its entries.
     #[cold]
-    fn build(&mut self, map: &mut MapKeys, out: &[u8]) {
+    fn build(&mut self, map: &mut MapKeys, out: &[u8]) -> Result<(), TranscodeError> {
         let count = self.entries.len() - map.base;
         let size = (count * 4).next_power_of_two().max(64);
         let mut slots = if map.table {
@@ -356,7 +359,9 @@ impl Keys {
             self.spare.pop().unwrap_or_default()
         };
         slots.clear();
-        slots.resize(size, 0);
+        crate::fallible::reserve(&mut slots, size).map_err(|_| no_memory())?;
+        // Within the room just reserved: no allocation.
+        slots.extend(core::iter::repeat_n(0, size));
         let mask = size - 1;
         for i in 0..count {
             let j = map.base + i;
@@ -370,8 +375,9 @@ impl Keys {
             }
             slots[at] = i as u32 + 1;
         }
-        self.tables.push(Table { slots });
+        crate::fallible::push(&mut self.tables, Table { slots }).map_err(|_| no_memory())?;
         map.table = true;
+        Ok(())
     }
 }
 
@@ -405,12 +411,28 @@ fn fold(a: u64, b: u64) -> u64 {
 
 const K: u64 = 0x9e37_79b9_7f4a_7c15;
 
+/// `bytes` (8 of them) as a little-endian word: one load.
+#[inline(always)]
+fn le64(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(bytes);
+    u64::from_le_bytes(word)
+}
+
+/// `bytes` (4 of them) as a little-endian word.
+#[inline(always)]
+fn le32(bytes: &[u8]) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(bytes);
+    u32::from_le_bytes(word)
+}
+
 /// The first 8 bytes of `bytes` as a word: all of them, told apart from
 /// any other text of the same length, when there are 8 or fewer.
 #[inline(always)]
 pub(super) fn head_word(bytes: &[u8]) -> u64 {
     if bytes.len() >= 8 {
-        return u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        return le64(&bytes[..8]);
     }
     if bytes.is_empty() {
         return 0;
@@ -425,11 +447,11 @@ pub(super) fn head_word(bytes: &[u8]) -> u64 {
 fn tail_word(bytes: &[u8]) -> u64 {
     let n = bytes.len();
     if n >= 8 {
-        return u64::from_le_bytes(bytes[n - 8..].try_into().expect("8 bytes"));
+        return le64(&bytes[n - 8..]);
     }
     if n >= 4 {
-        let lo = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")) as u64;
-        let hi = u32::from_le_bytes(bytes[n - 4..].try_into().expect("4 bytes")) as u64;
+        let lo = le32(&bytes[..4]) as u64;
+        let hi = le32(&bytes[n - 4..]) as u64;
         return hi << 32 | lo;
     }
     bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16
@@ -447,7 +469,7 @@ fn hash(probe: Probe<'_>) -> u64 {
         let rest = &probe.text[8..];
         let mut words = rest.chunks_exact(8);
         for w in &mut words {
-            h = fold(h ^ u64::from_le_bytes(w.try_into().expect("8 bytes")), K ^ seed);
+            h = fold(h ^ le64(w), K ^ seed);
         }
         if !words.remainder().is_empty() {
             h = fold(h ^ tail_word(rest), K ^ seed);
@@ -513,22 +535,22 @@ mod tests {
                 let start = out.len();
                 out.extend(format!("k{i}").bytes());
                 let end = out.len();
-                assert_eq!(keys.find_or_add_text(&mut map, start, &out[start..end], start, start, end, &out), None);
+                assert_eq!(keys.find_or_add_text(&mut map, start, &out[start..end], start, start, end, &out), Ok(None));
             }
             for i in (0..n).step_by(7) {
                 let start = out.len();
                 out.extend(format!("k{i}").bytes());
                 let end = out.len();
                 let found = keys.find_or_add_text(&mut map, start, &out[start..end], start, start, end, &out);
-                assert_eq!(found, Some(i));
+                assert_eq!(found, Ok(Some(i)));
                 out.truncate(start);
             }
             // Keys that are no str, beside them: equal as dict keys are.
             let (a, b) = (KeyId::int(1), KeyId::float(1.0));
-            assert_eq!(keys.find_or_add(&mut map, a, 0, 0, 0, &out), None);
-            assert_eq!(keys.find_or_add(&mut map, b, 0, 0, 0, &out), Some(n));
-            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), None);
-            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), None);
+            assert_eq!(keys.find_or_add(&mut map, a, 0, 0, 0, &out), Ok(None));
+            assert_eq!(keys.find_or_add(&mut map, b, 0, 0, 0, &out), Ok(Some(n)));
+            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
+            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
             assert_eq!(keys.of(map).len(), n + 3);
             keys.close(map);
             assert!(keys.others.is_empty());

@@ -44,21 +44,15 @@ use crate::sink::Sink;
 pub const MAX_ENCODE_DEPTH: usize = 255;
 
 /// An output the transcoders can rewrite: a [`Sink`] whose bytes written so
-/// far are one slice, which may be shortened.
+/// far are one slice. Once the sink failed (`Sink::failed`), the transcoders
+/// stop at once and never look at `written()` again.
 ///
 /// # Safety
-/// `written()` must be exactly the `len()` bytes written so far, and
-/// `truncate(n)` for `n <= len()` must make `len()` equal to `n`.
+/// Until the sink failed, `written()` must be exactly the `len()` bytes
+/// written so far.
 pub unsafe trait Output: Sink {
     /// The bytes written so far.
     fn written(&mut self) -> &mut [u8];
-    /// Forgets the bytes past `len`.
-    fn truncate(&mut self, len: usize);
-    /// Whether writing failed (the output is lost and its bytes are no
-    /// longer where earlier offsets point); the transcoders stop at once.
-    fn failed(&self) -> bool {
-        false
-    }
 }
 
 // SAFETY: a Vec's bytes are one slice of its length.
@@ -66,10 +60,6 @@ unsafe impl Output for Vec<u8> {
     #[inline(always)]
     fn written(&mut self) -> &mut [u8] {
         self
-    }
-    #[inline(always)]
-    fn truncate(&mut self, len: usize) {
-        Vec::truncate(self, len)
     }
 }
 
@@ -114,10 +104,11 @@ impl From<DecodeError> for TranscodeError {
 /// Pushes `value` written in place: `Vec::push` keeps the value on the
 /// stack across the growth it may call and copies it from there with wide
 /// loads that wait for the narrow stores that built it (a stall measured at
-/// a tenth of a transcode for its frames and map entries).
+/// a tenth of a transcode for its frames and map entries). Growth is
+/// fallible: [`no_memory`] when the room cannot be had.
 #[inline(always)]
-fn push<T>(v: &mut Vec<T>, value: T) {
-    v.reserve(1);
+fn push<T>(v: &mut Vec<T>, value: T) -> Result<(), TranscodeError> {
+    crate::fallible::reserve(v, 1).map_err(|_| no_memory())?;
     // SAFETY: room for one more was reserved just above; it is written
     // whole before the length counts it.
     unsafe {
@@ -125,11 +116,22 @@ fn push<T>(v: &mut Vec<T>, value: T) {
         v.as_mut_ptr().add(len).write(value);
         v.set_len(len + 1);
     }
+    Ok(())
+}
+
+/// A transcoder's own working memory (its stacks, tables and scratch) could
+/// not be grown: the caller raises MemoryError, as for a reader's
+/// [`DecodeErrorKind::NoMemory`](crate::error::DecodeErrorKind::NoMemory).
+#[cold]
+fn no_memory() -> TranscodeError {
+    TranscodeError::Decode(DecodeError::new(crate::error::DecodeErrorKind::NoMemory, 0))
 }
 
 /// Grows `out` by `n` zero bytes (to be overwritten).
 fn grow<O: Output>(out: &mut O, n: usize) -> Result<(), TranscodeError> {
-    out.reserve(n);
+    if !out.reserve(n) {
+        return Err(TranscodeError::Unsupported(Unsupported::Output, 0));
+    }
     // SAFETY: `n` bytes reserved just above, each written before it is
     // marked as written.
     unsafe {
@@ -162,7 +164,7 @@ fn replace_value<O: Output>(
 ) -> Result<isize, TranscodeError> {
     check(out)?;
     tmp.clear();
-    tmp.extend_from_slice(&out.written()[value_start..]);
+    crate::fallible::extend(tmp, &out.written()[value_start..]).map_err(|_| no_memory())?;
     out.truncate(entry_start);
     let (old_len, new_len) = (old.end - old.start, tmp.len());
     let end = out.len();

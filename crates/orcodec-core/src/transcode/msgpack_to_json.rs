@@ -3,7 +3,7 @@
 //! [`transcode`](super) for repeated keys and sorting.
 
 use super::keys::{Entry, KeyId, Keys, MapKeys};
-use super::{base64, check, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
+use super::{base64, check, no_memory, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::datetime::{civil_from_days, DateText, Style};
 use crate::emit::Emitter;
 use crate::json::writer::JsonWriter;
@@ -182,7 +182,7 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
                     w.begin_array(len);
                     w.array_item(0);
                 }
-                push(frames, frame);
+                push(frames, frame)?;
                 continue 'value;
             }
         }
@@ -202,7 +202,7 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
                 let count = frame.count;
                 if opts.sort_keys && count > 1 {
                     check(&w.out)?;
-                    sort_entries(w.out.written(), keys.of(frame.keys), input, order, tmp);
+                    sort_entries(w.out.written(), keys.of(frame.keys), input, order, tmp)?;
                 }
                 w.end_map(count);
             } else {
@@ -245,7 +245,7 @@ fn start_entry<O: Output, const PRETTY: bool>(
         // for them is the same for the same bytes).
         let at = p.pos() - s.len();
         frame.repeats =
-            keys.find_or_add_text(&mut frame.keys, at, s.as_bytes(), entry_start, key_start, value_start, p.input());
+            keys.find_or_add_text(&mut frame.keys, at, s.as_bytes(), entry_start, key_start, value_start, p.input())?;
         if frame.repeats.is_none() && opts.sort_keys {
             // A str key sorts by its own bytes.
             keys.sort_by(true, at, s.len());
@@ -271,17 +271,19 @@ fn start_entry<O: Output, const PRETTY: bool>(
             KeyId::float(v as f64)
         }
         MsgpackItem::Bool(v) => {
-            text.extend_from_slice(if v { b"true" } else { b"false" });
+            crate::fallible::extend(text, if v { b"true" } else { b"false" }).map_err(|_| no_memory())?;
             KeyId::int(v as i128)
         }
         MsgpackItem::Nil => {
-            text.extend_from_slice(b"null");
+            crate::fallible::extend(text, b"null").map_err(|_| no_memory())?;
             KeyId::Null
         }
         MsgpackItem::Ext(-1, data) if opts.timestamps => {
-            let (seconds, nanoseconds) = decode_timestamp(data).expect("the reader checked the timestamp");
-            let t = timestamp_text(data, opts.style).ok_or(TranscodeError::Unsupported(Unsupported::Timestamp, at))?;
-            text.extend_from_slice(t.as_bytes());
+            let unsupported = TranscodeError::Unsupported(Unsupported::Timestamp, at);
+            // The reader checked the payload already.
+            let (seconds, nanoseconds) = decode_timestamp(data).ok_or(unsupported.clone())?;
+            let t = timestamp_text(data, opts.style).ok_or(unsupported)?;
+            crate::fallible::extend(text, t.as_bytes()).map_err(|_| no_memory())?;
             KeyId::Time(seconds, nanoseconds / 1000)
         }
         _ => return Err(TranscodeError::Unsupported(Unsupported::Key, at)),
@@ -292,7 +294,7 @@ fn start_entry<O: Output, const PRETTY: bool>(
     let value_start = w.out.len();
     frame.entry_start = entry_start;
     frame.value_start = value_start;
-    frame.repeats = keys.find_or_add(&mut frame.keys, id, entry_start, key_start, value_start, w.out.written());
+    frame.repeats = keys.find_or_add(&mut frame.keys, id, entry_start, key_start, value_start, w.out.written())?;
     if frame.repeats.is_none() && opts.sort_keys {
         // Another key sorts by the text written for it, between the quotes.
         keys.sort_by(false, key_start + 1, text.len());
@@ -330,33 +332,43 @@ fn end_entry<O: Output>(
 /// Puts the entries of a map (all of `entries`, at least two) in the order
 /// of their keys' text, as `OPT_SORT_KEYS` does (stable: keys of equal text,
 /// which only non-str keys can have, keep their order).
-fn sort_entries(bytes: &mut [u8], entries: &[Entry], input: &[u8], order: &mut Vec<usize>, tmp: &mut Vec<u8>) {
-    let text = |e: &Entry, bytes: &[u8]| -> Vec<u8> {
-        let source = if e.sort_in_input { input } else { bytes };
-        source[e.sort_at..e.sort_at + e.sort_len].to_vec()
-    };
+fn sort_entries(
+    bytes: &mut [u8],
+    entries: &[Entry],
+    input: &[u8],
+    order: &mut Vec<usize>,
+    tmp: &mut Vec<u8>,
+) -> Result<(), TranscodeError> {
     order.clear();
+    crate::fallible::reserve(order, entries.len()).map_err(|_| no_memory())?;
+    // Within the room just reserved: no allocation.
     order.extend(0..entries.len());
     let sorted_already = entries.windows(2).all(|pair| {
         let (a, b) = (&pair[0], &pair[1]);
         sort_text(a, input, bytes) <= sort_text(b, input, bytes)
     });
     if sorted_already {
-        return;
+        return Ok(());
     }
     // Each key's text once (the output is rewritten below).
-    let texts: Vec<Vec<u8>> = entries.iter().map(|e| text(e, bytes)).collect();
+    let mut texts: Vec<Vec<u8>> = Vec::new();
+    crate::fallible::reserve(&mut texts, entries.len()).map_err(|_| no_memory())?;
+    for e in entries {
+        let text = crate::fallible::copy(sort_text(e, input, bytes)).map_err(|_| no_memory())?;
+        crate::fallible::push(&mut texts, text).map_err(|_| no_memory())?;
+    }
     order.sort_by(|&a, &b| texts[a].cmp(&texts[b]));
     let (first, second) = (&entries[0], &entries[1]);
     tmp.clear();
     for (rank, &i) in order.iter().enumerate() {
         let separator = if rank == 0 { first } else { second };
-        tmp.extend_from_slice(&bytes[separator.entry_start..separator.key_start]);
-        tmp.extend_from_slice(&bytes[entries[i].key_start..entries[i].value_end]);
+        crate::fallible::extend(tmp, &bytes[separator.entry_start..separator.key_start]).map_err(|_| no_memory())?;
+        crate::fallible::extend(tmp, &bytes[entries[i].key_start..entries[i].value_end]).map_err(|_| no_memory())?;
     }
     let start = first.entry_start;
     debug_assert_eq!(start + tmp.len(), entries[entries.len() - 1].value_end);
     bytes[start..start + tmp.len()].copy_from_slice(tmp);
+    Ok(())
 }
 
 /// The text an entry sorts by.

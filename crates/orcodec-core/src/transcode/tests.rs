@@ -474,12 +474,15 @@ fn a_failed_output_stops_the_transcode() {
         fn len(&self) -> usize {
             self.out.len()
         }
-        fn reserve(&mut self, additional: usize) {
-            if self.out.len() + additional > self.limit {
+        fn reserve(&mut self, additional: usize) -> bool {
+            if self.failed || self.out.len() + additional > self.limit {
                 self.failed = true;
-                self.out.clear();
+                return false;
             }
-            self.out.reserve(additional);
+            crate::sink::Sink::reserve(&mut self.out, additional)
+        }
+        fn failed(&self) -> bool {
+            self.failed
         }
         fn tail(&mut self) -> *mut u8 {
             crate::sink::Sink::tail(&mut self.out)
@@ -487,17 +490,14 @@ fn a_failed_output_stops_the_transcode() {
         unsafe fn advance(&mut self, n: usize) {
             crate::sink::Sink::advance(&mut self.out, n)
         }
+        fn truncate(&mut self, len: usize) {
+            self.out.truncate(len)
+        }
     }
     // SAFETY: as the Vec's.
     unsafe impl Output for Failing {
         fn written(&mut self) -> &mut [u8] {
             &mut self.out
-        }
-        fn truncate(&mut self, len: usize) {
-            self.out.truncate(len)
-        }
-        fn failed(&self) -> bool {
-            self.failed
         }
     }
     let items = vec!["[1,2,3]"; 40].join(",");

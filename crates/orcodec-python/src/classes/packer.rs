@@ -101,7 +101,11 @@ unsafe fn header(n: *mut PyObject, write: fn(&mut Vec<u8>, usize)) -> *mut PyObj
         raise(PyExc_ValueError, "the number of items must be from 0 to 2**32-1");
         return null_mut();
     }
-    let mut out = Vec::with_capacity(5);
+    // A header takes at most 5 bytes.
+    let mut out = Vec::new();
+    if orcodec_core::fallible::reserve(&mut out, 5).is_err() {
+        return PyErr_NoMemory();
+    }
     write(&mut out, len as usize);
     PyBytes_FromStringAndSize(out.as_ptr() as *const core::ffi::c_char, out.len() as Py_ssize_t)
 }

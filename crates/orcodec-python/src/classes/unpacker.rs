@@ -19,7 +19,7 @@
 use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr::null_mut;
-use orcodec_core::error::Failure;
+use orcodec_core::error::{DecodeError, Failure};
 use orcodec_core::msgpack::pull::MsgpackPull;
 use orcodec_core::msgpack::reader::{read_with, ReadOptions, ReadStacks};
 use orcodec_core::msgpack::stream::{Extent, ExtentError};
@@ -28,6 +28,7 @@ use std::rc::Rc;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
+use crate::decode::error::raise_decode_error;
 use crate::decode::msgpack_options;
 use crate::decode::numpy::NumpyRead;
 use crate::decode::typed::error::Source;
@@ -128,6 +129,14 @@ unsafe fn decode_error(message: &str, offset: u64) -> Raised {
     raise(state().msgpack_decode_error, &format!("{message} at byte {offset}"))
 }
 
+/// Raises what decode error `e` of the value at stream offset `base` means:
+/// MemoryError when the reader ran out of memory, else `MsgpackDecodeError`
+/// at its offset in the stream.
+#[cold]
+unsafe fn stream_error(e: DecodeError, base: u64) -> Raised {
+    raise_decode_error(e, |e| decode_error(&e.kind.to_string(), base + e.offset as u64))
+}
+
 /// Decodes (or with `build` false, validates) the next value.
 unsafe fn step(obj: *mut Unpacker, build: bool) -> Result<Step, Raised> {
     let u = &*obj;
@@ -151,9 +160,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => {
-                return Err(decode_error(&e.kind.to_string(), inner.consumed + e.offset as u64))
-            }
+            Err(ExtentError::Decode(e)) => return Err(stream_error(e, inner.consumed)),
             Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
@@ -181,7 +188,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             let mut p = MsgpackPull::with_options(bytes, inner.opts);
             return match p.skip().and_then(|()| p.finish()) {
                 Ok(()) => Ok(Step::Skipped),
-                Err(e) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
+                Err(e) => Err(stream_error(e, at)),
             };
         }
         if let Some((compiled, opts)) = &inner.typed {
@@ -197,7 +204,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         drop(pause);
         return match result {
             Ok(value) => Ok(Step::Value(value.into_raw())),
-            Err(Failure::Syntax(e)) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
+            Err(Failure::Syntax(e)) => Err(stream_error(e, at)),
             Err(Failure::Build(())) => Err(Raised),
         };
     }
@@ -223,7 +230,7 @@ unsafe fn typed_value(
         |ctx| ctx.builder = PyBuilder::new(ext_hook),
         |i| Ok(i.pull.finish()?),
         |e| {
-            decode_error(&e.kind.to_string(), at + e.offset as u64);
+            stream_error(e, at);
         },
     );
     drop(pause);
@@ -258,7 +265,7 @@ unsafe fn numpy_value(
     drop(pause);
     match result {
         Ok(value) => Ok(value.into_raw()),
-        Err(Failure::Syntax(e)) => Err(decode_error(&e.kind.to_string(), at + e.offset as u64)),
+        Err(Failure::Syntax(e)) => Err(stream_error(e, at)),
         Err(Failure::Build(())) => Err(Raised),
     }
 }

@@ -9,7 +9,7 @@
 //! (from 1) and `colno` its column.
 
 use core::ffi::c_char;
-use orcodec_core::error::Failure;
+use orcodec_core::error::{DecodeError, Failure};
 use orcodec_core::json::lines::{find_newline, is_blank, strip_cr};
 use orcodec_core::json::pull::JsonPull;
 use orcodec_core::json::scanner::{parse_with, ScanStacks};
@@ -18,7 +18,9 @@ use std::rc::Rc;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
-use crate::decode::error::{char_count, decode_error_from_current, raise_json_error_without_doc, UNREADABLE_BUFFER};
+use crate::decode::error::{
+    char_count, decode_error_from_current, raise_decode_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+};
 use crate::decode::input::{borrow_input, Input};
 use crate::decode::typed::error::Source;
 use crate::decode::typed::json_input::JsonInput;
@@ -103,6 +105,13 @@ pub unsafe fn typed_args(tp: *mut PyObject, strict: *mut PyObject, dec_hook: *mu
     Ok(Some((compiled_type(tp)?, opts)))
 }
 
+/// Raises what decode error `e` in line `number` means: MemoryError when
+/// the reader ran out of memory, else the line's `JSONDecodeError`.
+#[cold]
+unsafe fn line_error(e: DecodeError, line: &[u8], number: u64) -> Raised {
+    raise_decode_error(e, |e| raise_line_error(&e.kind.to_string(), line, number, e.offset))
+}
+
 /// Decodes line `number` (not blank, without its line end), or raises.
 #[inline]
 pub unsafe fn decode_line(
@@ -119,7 +128,7 @@ pub unsafe fn decode_line(
     drop(pause);
     match result {
         Ok(value) => Ok(value),
-        Err(Failure::Syntax(e)) => Err(raise_line_error(&e.kind.to_string(), line, number, e.offset)),
+        Err(Failure::Syntax(e)) => Err(line_error(e, line, number)),
         Err(Failure::Build(())) => Err(Raised),
     }
 }
@@ -131,7 +140,7 @@ pub unsafe fn decode_line(
 unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Options) -> Result<Owned, Raised> {
     let pull = match JsonPull::new(line) {
         Ok(pull) => pull,
-        Err(e) => return Err(raise_line_error(&e.kind.to_string(), line, number, e.offset)),
+        Err(e) => return Err(line_error(e, line, number)),
     };
     let mut input = JsonInput { pull };
     let pause = GcPause::new(line.len());
@@ -144,7 +153,7 @@ unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Optio
         |_| {},
         |i| Ok(i.pull.finish()?),
         |e| {
-            raise_line_error(&e.kind.to_string(), line, number, e.offset);
+            line_error(e, line, number);
         },
     );
     drop(pause);

@@ -198,6 +198,7 @@ unsafe fn descr(api: &Api, dtype: &DType<'_>) -> Result<*mut PyObject, ()> {
         let known = numpy.descrs.iter().any(|(text, _)| text[..] == *dtype.text.as_bytes());
         if !known && numpy.descrs.len() < MAX_CACHED_DESCRS {
             Py_INCREF(made.as_ptr());
+            #[expect(clippy::disallowed_methods, reason = "at most MAX_CACHED_DESCRS short dtype strings")]
             numpy.descrs.push((dtype.text.as_bytes().to_vec(), made.as_ptr()));
         }
     }

@@ -6,6 +6,7 @@ use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
 use crate::encode::error::{raise_encode_error, EncodeError, Format};
+use crate::encode::out_of_memory;
 use crate::encode::output::BytesSink;
 use crate::encode::walker::Walker;
 use crate::module::args::{none_to_null, parse_opts, Call};
@@ -59,19 +60,24 @@ pub unsafe extern "C" fn dumps_lines(
             break;
         }
         walker.emitter.out.push(b'\n');
+        if walker.emitter.out.failed() {
+            // The output is lost: the rest of the iterable is not asked for.
+            break;
+        }
     }
     Py_DECREF(iter);
     let sink = walker.emitter.out;
     if iteration_failed {
         return core::ptr::null_mut();
     }
+    if sink.failed() {
+        out_of_memory();
+        return core::ptr::null_mut();
+    }
     match failed {
-        None if !sink.failed() => sink.finish(),
-        None => core::ptr::null_mut(),
+        None => sink.finish(),
         Some(e) => {
-            if !sink.failed() {
-                raise_encode_error(e, &format);
-            }
+            raise_encode_error(e, &format);
             core::ptr::null_mut()
         }
     }

@@ -190,6 +190,7 @@ fn check_int(n: &IntNode, x: i128, path: &Path, at: usize) -> Result<(), Fail> {
     if ok {
         return Ok(());
     }
+    #[expect(clippy::expect_used, reason = "called only when one of the constraints it checks failed")]
     Err(int_constraint_error(n, &x.to_string(), IntValue::I(x), path, at).expect("a constraint failed"))
 }
 
@@ -207,9 +208,10 @@ fn new_u64(v: u64) -> Result<Owned, Fail> {
 
 /// An int from decimal text (beyond 64 bits).
 fn big_int(text: &str) -> Result<Owned, Fail> {
-    let mut owned = String::with_capacity(text.len() + 1);
-    owned.push_str(text);
-    owned.push('\0');
+    // The text is input (any length): copied fallibly.
+    let mut owned =
+        orcodec_core::fallible::copy(text.as_bytes()).map_err(|_| crate::decode::typed::error::no_memory())?;
+    orcodec_core::fallible::push(&mut owned, 0).map_err(|_| crate::decode::typed::error::no_memory())?;
     // SAFETY: a NUL-terminated string of digits; a new reference or NULL.
     unsafe { Ok(Owned::new(PyLong_FromString(owned.as_ptr() as *const c_char, core::ptr::null_mut(), 10))?) }
 }
@@ -555,7 +557,7 @@ pub fn bytes<I: Input>(
             let Some(len) = orcodec_core::parse::base64_len(text.as_bytes()) else {
                 return Err(invalid("Invalid base64 encoded string", path, h.at));
             };
-            let mut out = vec![0u8; len];
+            let mut out = orcodec_core::fallible::zeroed(len).map_err(|_| crate::decode::typed::error::no_memory())?;
             if !orcodec_core::parse::base64_decode(text.as_bytes(), &mut out) {
                 return Err(invalid("Invalid base64 encoded string", path, h.at));
             }
@@ -712,6 +714,7 @@ pub fn any_scalar<I: Input>(ctx: &mut Ctx, h: Head) -> Result<Owned, Fail> {
                 h.at,
             )))
         }
+        #[expect(clippy::unreachable, reason = "`validate` sends open containers to `container`, never here")]
         Value::Array(_) | Value::Map(_) => unreachable!("containers are dispatched by `validate`"),
     })
 }
