@@ -21,7 +21,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr::null_mut;
 use orcodec_core::error::{DecodeError, Failure};
 use orcodec_core::msgpack::pull::MsgpackPull;
-use orcodec_core::msgpack::reader::{read_with, ReadOptions, ReadStacks};
+use orcodec_core::msgpack::reader::{read_prefix_with, read_with, ReadOptions, ReadStacks};
 use orcodec_core::msgpack::stream::{Extent, ExtentError};
 use pyo3_ffi::*;
 use std::rc::Rc;
@@ -150,6 +150,31 @@ unsafe fn step(obj: *mut Unpacker, build: bool) -> Result<Step, Raised> {
 }
 
 unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<Step, Raised> {
+    // A value whose scan has not started is decoded straight from the
+    // buffer when it is whole there (the usual case: many values a feed),
+    // so its bytes are read once, not scanned and then decoded. Only where
+    // decoding runs no Python code but the objects' own (no ext_hook, no
+    // type, no numpy): an incomplete value is then dropped without a trace,
+    // and decoded again once its bytes are in. An incomplete or invalid
+    // value goes the scanned way below, which decides what it is.
+    let plain = (*obj).ext_hook.is_null()
+        && inner.typed.is_none()
+        && inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0;
+    if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
+        let rest = &inner.buf[inner.head..];
+        let pause = GcPause::new(rest.len());
+        let result = read_prefix_with(rest, &mut PyBuilder::new(null_mut()), inner.opts, &mut inner.stacks);
+        drop(pause);
+        match result {
+            Ok((value, len)) => {
+                inner.head += len;
+                inner.consumed += len as u64;
+                return Ok(Step::Value(value.into_raw()));
+            }
+            Err(Failure::Build(())) => return Err(Raised),
+            Err(Failure::Syntax(_)) => {}
+        }
+    }
     loop {
         let scanned = inner.extent.scan(&inner.buf[inner.head..], inner.max_buffer_size);
         let len = match scanned {
