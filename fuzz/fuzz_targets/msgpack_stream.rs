@@ -5,11 +5,15 @@
 //! error), and that answer agrees with the decoder: a value said to be `n`
 //! bytes long decodes from exactly those bytes without running out of input
 //! or leaving any over, and an input said to be incomplete does not decode.
+//! The prefix reader (`read_prefix_with`, which the `Unpacker` tries first)
+//! agrees: on a whole value it takes exactly those `n` bytes and gives what
+//! the decoder gives them, and on an incomplete one it fails as input that
+//! ends early does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::{DecodeErrorKind as Kind, Failure};
-use orcodec_core::msgpack::reader::read;
+use orcodec_core::msgpack::reader::{read, read_prefix_with, ReadStacks};
 use orcodec_core::msgpack::stream::Extent;
 use orcodec_fuzz::{Tree, READ};
 
@@ -38,18 +42,31 @@ fuzz_target!(|input: &[u8]| {
     match whole {
         Ok(Some(n)) => {
             assert!(n >= 1 && n <= data.len() && n <= limit);
-            if let Err(Failure::Syntax(e)) = read(&data[..n], &mut Tree, READ) {
+            let exact = read(&data[..n], &mut Tree, READ);
+            if let Err(Failure::Syntax(e)) = &exact {
                 assert!(
                     !matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. } | Kind::TrailingData),
                     "{n} bytes of {data:x?}: {e:?}"
                 );
             }
+            let prefix = read_prefix_with(data, &mut Tree, READ, &mut ReadStacks::new());
+            match (exact, prefix) {
+                (Ok(a), Ok((b, len))) => assert!(a == b && len == n, "{data:x?}: prefix took {len} of {n}"),
+                (Err(Failure::Syntax(a)), Err(Failure::Syntax(b))) => assert_eq!(a, b, "{data:x?}"),
+                (a, b) => panic!("{data:x?}: exact {a:?}, prefix {b:?}"),
+            }
         }
-        Ok(None) => match read(data, &mut Tree, READ) {
-            Ok(_) => panic!("{data:x?} decodes, but the scan wants more"),
-            Err(Failure::Syntax(e)) => assert!(e.kind != Kind::TrailingData, "{data:x?}: {e:?}"),
-            Err(Failure::Build(())) => unreachable!("Tree never fails"),
-        },
+        Ok(None) => {
+            let whole = read(data, &mut Tree, READ);
+            let prefix = read_prefix_with(data, &mut Tree, READ, &mut ReadStacks::new());
+            match (whole, prefix) {
+                (Err(Failure::Syntax(a)), Err(Failure::Syntax(b))) => {
+                    assert!(a.kind != Kind::TrailingData, "{data:x?}: the decoder found a whole value: {a:?}");
+                    assert_eq!(a, b, "{data:x?}");
+                }
+                (a, b) => panic!("{data:x?}: the scan wants more, decoder {a:?}, prefix reader {b:?}"),
+            }
+        }
         Err(_) => {}
     }
 });
