@@ -32,14 +32,36 @@ pub fn push<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
     Ok(())
 }
 
-/// [`push`] into a full vector: grows it (doubling, from 4), then pushes.
+/// [`push`] into a full vector: grows it, then pushes.
 #[cold]
 #[inline(never)]
 fn push_slow<T>(vec: &mut Vec<T>, value: T) -> Result<(), NoMemory> {
-    let more = vec.capacity().max(4);
-    vec.try_reserve(more).or_else(|_| vec.try_reserve(1)).map_err(|_| NoMemory)?;
+    grow(vec, 1)?;
     vec.push(value);
     Ok(())
+}
+
+/// Makes room for `additional` more items: doubling the capacity (at least),
+/// as `Vec` grows; when that memory cannot be had, 1.5, 1.25 and 1.125
+/// times. Still geometric, so a vector filled item by item is copied
+/// O(log n) times even when memory is short, and it fails only when even
+/// an eighth more (or what `additional` needs) cannot be had.
+fn grow<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
+    if vec.try_reserve(additional).is_ok() {
+        return Ok(());
+    }
+    let (len, capacity) = (vec.len(), vec.capacity());
+    let needed = len.checked_add(additional).ok_or(NoMemory)?;
+    for eighths in [12, 10, 9] {
+        let target = (capacity / 8).saturating_mul(eighths).max(needed);
+        if vec.try_reserve_exact(target - len).is_ok() {
+            return Ok(());
+        }
+        if target == needed {
+            break;
+        }
+    }
+    Err(NoMemory)
 }
 
 /// Makes room for `additional` more items (`Vec::reserve`, fallibly): on
@@ -55,7 +77,7 @@ pub fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
 #[cold]
 #[inline(never)]
 fn reserve_slow<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), NoMemory> {
-    vec.try_reserve(additional).map_err(|_| NoMemory)
+    grow(vec, additional)
 }
 
 /// Appends `bytes` (`extend_from_slice`, fallibly).

@@ -325,3 +325,25 @@ fn a_container_declaring_all_its_input_reserves_only_a_bounded_start() {
     assert_eq!(result.map_err(|f| syntax(f).kind), Err(DecodeErrorKind::NoMemory));
     assert!(peak <= 4 << 20);
 }
+
+#[test]
+fn growth_falls_back_to_smaller_steps_when_doubling_is_refused() {
+    // 1024 eight-byte items fill 8 KiB; with 5 KiB more allowed, doubling
+    // (8 KiB more) is refused but half as much again (4 KiB) is not: the
+    // vector takes 512 more items, then stops with an error (the next steps,
+    // even an eighth more, would exceed the budget).
+    let mut v: Vec<u64> = Vec::new();
+    orcodec_core::fallible::reserve(&mut v, 1024).unwrap();
+    v.resize(1024, 0);
+    assert_eq!(v.capacity(), 1024);
+    let (pushed, _) = run_with_budget(5 << 10, || {
+        let mut n = 0;
+        while orcodec_core::fallible::push(&mut v, 1).is_ok() {
+            n += 1;
+        }
+        n
+    });
+    assert_eq!((pushed, v.capacity()), (512, 1536));
+    assert_eq!(v.len(), 1536);
+    assert_eq!(orcodec_core::fallible::reserve(&mut v, 1), Ok(()));
+}

@@ -199,7 +199,7 @@ unsafe fn avx512(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 65 <= input.len() {
             if scratch.capacity() - o < 64 {
                 scratch.set_len(o);
-                if scratch.try_reserve(256).is_err() {
+                if crate::fallible::reserve(scratch, 256).is_err() {
                     // Stopped as at the end of the input; the caller's own
                     // growth then fails with the error.
                     return b + c as usize;
@@ -302,7 +302,7 @@ unsafe fn ssse3(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 17 <= input.len() {
             if scratch.capacity() - o < 16 {
                 scratch.set_len(o);
-                if scratch.try_reserve(256).is_err() {
+                if crate::fallible::reserve(scratch, 256).is_err() {
                     return b + c as usize;
                 }
             }
@@ -375,7 +375,7 @@ unsafe fn avx2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 33 <= input.len() {
             if scratch.capacity() - o < 32 {
                 scratch.set_len(o);
-                if scratch.try_reserve(256).is_err() {
+                if crate::fallible::reserve(scratch, 256).is_err() {
                     return b + c as usize;
                 }
             }
@@ -453,7 +453,7 @@ fn sse2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         if scratch.capacity() - o_b < BLOCK_ROOM {
             // SAFETY: the bytes below `o_b + c` are written (below, or before).
             unsafe { scratch.set_len(o_b + c as usize) };
-            if scratch.try_reserve(4 * BLOCK_ROOM).is_err() {
+            if crate::fallible::reserve(scratch, 4 * BLOCK_ROOM).is_err() {
                 // Stopped as at the end of the input (see below).
                 return b + c as usize;
             }

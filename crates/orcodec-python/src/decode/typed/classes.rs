@@ -122,7 +122,7 @@ fn key_bytes<'a>(v: &Value<'a>) -> Option<&'a [u8]> {
 
 #[cold]
 fn unknown_field(key: Option<&[u8]>, path: &Path, at: usize) -> Fail {
-    let shown = key.map(String::from_utf8_lossy).unwrap_or_default();
+    let shown = key.map(crate::module::errors::shown).unwrap_or_default();
     invalid(&format!("Object contains unknown field `{shown}`"), path, at)
 }
 
@@ -499,15 +499,17 @@ fn tagged_buffered<I: Input>(
     validate(ctx, id, &mut py, path)
 }
 
-/// Python's repr of a str, for messages.
+/// Python's repr of a str, for messages (of its start, if it is long).
 fn str_repr(text: &str) -> String {
+    let (text, cut) = crate::module::errors::clip_str(text);
+    let more = if cut { "..." } else { "" };
     // SAFETY: a new str, released after its repr is taken.
     unsafe {
         match Owned::new(crate::decode::builder::new_str(text)) {
-            Ok(obj) => repr_of(obj.as_ptr()),
+            Ok(obj) => format!("{}{more}", repr_of(obj.as_ptr())),
             Err(()) => {
                 PyErr_Clear();
-                format!("'{text}'")
+                format!("'{text}'{more}")
             }
         }
     }

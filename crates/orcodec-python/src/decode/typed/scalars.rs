@@ -574,16 +574,18 @@ fn invalid_choice(shown: String, path: &Path, at: usize) -> Fail {
 
 /// Python's repr of a str, for messages.
 fn str_repr(text: &str) -> String {
+    let (text, cut) = crate::module::errors::clip_str(text);
+    let more = if cut { "..." } else { "" };
     // SAFETY: a new str, released after its repr is taken.
     unsafe {
         let obj = new_str(text);
         if obj.is_null() {
             PyErr_Clear();
-            return format!("'{text}'");
+            return format!("'{text}'{more}");
         }
         let shown = repr_of(obj);
         Py_DECREF(obj);
-        shown
+        format!("{shown}{more}")
     }
 }
 
@@ -623,7 +625,9 @@ pub fn choice<I: Input>(ctx: &mut Ctx, ch: &Choice, id: NodeId, h: Head, path: &
             Ok(v) => choice_int(ch, v, path, h.at),
             Err(_) => Err(invalid_choice(v.to_string(), path, h.at)),
         },
-        Value::BigInt(text) if has_ints => Err(invalid_choice(text.to_owned(), path, h.at)),
+        Value::BigInt(text) if has_ints => {
+            Err(invalid_choice(crate::module::errors::shown(text.as_bytes()), path, h.at))
+        }
         Value::Bool(b) if ch.true_value.is_some() || ch.false_value.is_some() => {
             match if b { &ch.true_value } else { &ch.false_value } {
                 // SAFETY: a live value.
@@ -688,7 +692,9 @@ unsafe fn py_choice<I: Input>(
             return choice_int(ch, v, path, h.at);
         }
     }
-    Err(invalid_choice(repr_of(obj), path, h.at))
+    // A str is quoted as one read from a stream is (its start, if long).
+    let text = if PyUnicode_CheckExact(obj) != 0 { py_text(obj) } else { None };
+    Err(invalid_choice(text.map_or_else(|| repr_of(obj), str_repr), path, h.at))
 }
 
 /// A scalar value as untyped decoding builds it (a union or key typed `Any`).
