@@ -312,3 +312,25 @@ def test_cli_page_examples_run_as_shown(tmp_path):
             assert shown == expected, f"$ {command}"
             steps += 1
     assert steps >= 10
+
+
+def test_a_failed_conversion_leaves_no_output_file(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b'{"a": 1}\n' * 1000 + b"{broken\n")
+    for name in ["out.msgpacks", "out.json.gz"]:
+        result = run("convert", src, tmp_path / name, check=False)
+        assert result.returncode == 1
+        assert "line 1001" in result.stderr.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+    # An existing file stays as it was.
+    (tmp_path / "out.msgpacks").write_bytes(b"old")
+    run("convert", src, tmp_path / "out.msgpacks", check=False)
+    assert (tmp_path / "out.msgpacks").read_bytes() == b"old"
+    # A successful one replaces it.
+    src.write_bytes(b"[1]\n")
+    run("convert", src, tmp_path / "out.msgpacks")
+    assert (tmp_path / "out.msgpacks").read_bytes() == b"\x91\x01"
+    # With the permissions of a file made by open().
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "out.msgpacks").stat().st_mode & 0o777 == 0o666 & ~umask

@@ -19,6 +19,7 @@ import io
 import os
 import re
 import sys
+import tempfile
 
 from . import (
     OPT_INDENT_2,
@@ -135,23 +136,42 @@ def close_input(stream, path: str) -> None:
 
 
 def open_output(path: str):
+    """A binary file to write `path` ('-': stdout) through: a temporary file
+    beside it, which `close_output` puts in its place only when the whole
+    output was written (a failed conversion leaves no partial file)."""
     if path == "-":
         return sys.stdout.buffer
+    directory = os.path.dirname(os.path.abspath(path))
     try:
-        raw = open(path, "wb")
+        fd, temporary = tempfile.mkstemp(prefix=".orcodec-", dir=directory)
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from None
+    # The permissions open() would give a new file (mkstemp's are 0600).
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
+    raw = os.fdopen(fd, "wb")
+    raw.orcodec_temporary = temporary
     return gzip.GzipFile(fileobj=raw, mode="wb") if path.endswith(".gz") else raw
 
 
-def close_output(out, path: str) -> None:
+def close_output(out, path: str, complete: bool) -> None:
     if path == "-":
         out.flush()
         return
-    inner = out.fileobj if isinstance(out, gzip.GzipFile) else None
-    out.close()
-    if inner is not None:
-        inner.close()
+    raw = out.fileobj if isinstance(out, gzip.GzipFile) else out
+    try:
+        out.close()
+        if raw is not out:
+            raw.close()
+    except OSError:
+        complete = False
+        raise
+    finally:
+        if complete:
+            os.replace(raw.orcodec_temporary, path)
+        else:
+            os.unlink(raw.orcodec_temporary)
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,10 +252,12 @@ def cmd_convert(args) -> int:
     stream = open_input(args.input)
     try:
         out = open_output(args.output)
+        complete = False
         try:
             convert(stream, out, src, dst, args)
+            complete = True
         finally:
-            close_output(out, args.output)
+            close_output(out, args.output, complete)
     finally:
         close_input(stream, args.input)
     return 0
