@@ -720,3 +720,30 @@ def test_deviation_skip_after_out_of_data_mid_value():
         except ValueError:
             got = "ValueError"
         assert got == expected
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 1 << 20])
+def test_options_without_hooks_every_chunking(size):
+    # No ext_hook, type or numpy: whole values are decoded straight from the buffer.
+    ts = dt.datetime(2030, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc)
+    opt = orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NON_STR_KEYS
+    values = [{1: ts, (2, "x"): [None]}, ts, "é" * 100, {b"k": 1}]
+    data = b"".join(orcodec.packb(v, option=opt | orcodec.OPT_PASSTHROUGH_TUPLE) for v in values)
+    got, offsets = feed_all(orcodec.Unpacker(option=opt), chunks(data, size))
+    assert got == [orcodec.unpackb(orcodec.packb(v, option=opt), option=opt) for v in values]
+    assert offsets[-1] == len(data)
+    # A bad value among good ones, fed in pieces: the same outcomes as fed whole.
+    bad = data + b"\x92\xa2\xff\xfe\x01" + orcodec.packb(5)
+    for pieces in [chunks(bad, size), [bad]]:
+        u = orcodec.Unpacker(option=opt)
+        out = []
+        for piece in pieces:
+            u.feed(piece)
+            while True:
+                try:
+                    out.append(u.unpack())
+                except orcodec.OutOfData:
+                    break
+                except orcodec.MsgpackDecodeError as e:
+                    out.append(str(e))
+        assert out[-2:] == [f"invalid UTF-8 at byte {len(data) + 1}", 5]
