@@ -330,7 +330,17 @@ impl Keys {
             }
             at += 8;
         }
-        (base + at..base + heads.len()).find(|&i| self.is(i, probe, out))
+        // The last few: the head compared here, the rest only on a match
+        // (a loop kept inline, not an iterator adapter called per key).
+        let tail = &heads[at..];
+        let mut k = 0;
+        while k < tail.len() {
+            if tail[k] == probe.head && self.is(base + at + k, probe, out) {
+                return Some(base + at + k);
+            }
+            k += 1;
+        }
+        None
     }
 
     /// Whether entry `i` has the key of `probe`.
