@@ -25,7 +25,7 @@ pub unsafe fn raise_decode_error(e: DecodeError, format_error: impl FnOnce(Decod
 }
 
 /// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
-fn char_count(prefix: &[u8]) -> usize {
+pub(crate) fn char_count(prefix: &[u8]) -> usize {
     prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
@@ -406,7 +406,15 @@ fn msgpack_message(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> (Stri
 /// what else orcodec knows.
 #[cold]
 pub unsafe fn raise_msgpack_error(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> Raised {
+    raise_msgpack_error_in_stream(kind, offset, input, 0)
+}
+
+/// `raise_msgpack_error` for `input` that starts at byte `base` of a stream:
+/// `pos` (and the note) is the offset in the stream.
+#[cold]
+pub unsafe fn raise_msgpack_error_in_stream(kind: &DecodeErrorKind, offset: usize, input: &[u8], base: u64) -> Raised {
     let (message, detail) = msgpack_message(kind, offset, input);
+    let offset = base + offset as u64;
     let exc = new_msgpack_error(&message, offset as isize);
     if exc.is_null() {
         return Raised;
