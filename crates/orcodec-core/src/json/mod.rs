@@ -7,12 +7,13 @@
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
 //! * `lex`: what both decoders read through (whitespace, literals, strings
-//!   and their escapes, numbers); `unescape` does strings' escapes a block at
-//!   a time.
+//!   and their escapes, numbers); `unescape` does strings' simple escapes a
+//!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
 
 mod lex;
 pub mod pull;
 mod rows;
 pub mod scanner;
 pub(crate) mod unescape;
+pub(crate) mod unicode;
 pub mod writer;
