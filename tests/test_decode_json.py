@@ -113,6 +113,49 @@ def test_float_parsing_is_correctly_rounded(text):
     assert_strict_equal(orcodec.loads(f"[-{text}]"), [-float(text)])
 
 
+MILLION_ZEROS = "0" * 10**6
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Both exactly 1.0: the standard library's parser alone gives inf and 0.0.
+        "1" + MILLION_ZEROS + "e-1000000",
+        "0." + MILLION_ZEROS + "1e1000001",
+        # 2**53 + 1, a tie (to even), and a digit a million places on that breaks it.
+        "9007199254740993." + MILLION_ZEROS,
+        "9007199254740993." + MILLION_ZEROS + "1",
+        "1" + MILLION_ZEROS,
+        "0." + MILLION_ZEROS + "1",
+        "0." + MILLION_ZEROS,
+        "12.5" + MILLION_ZEROS + "e-" + "0" * 1000 + "1000000",
+        "1" + MILLION_ZEROS + "e-99999999999999999999999999",
+        "2.2250738585072011" + MILLION_ZEROS + "e-308",
+        "4.9406564584124654" + "1" * 10**6 + "e-324",
+    ],
+    ids=lambda t: f"{t[:12]}...{t[-14:]}",
+)
+def test_very_long_numbers_are_correctly_rounded(text):
+    # At any length, like Python's float() and orjson: 655 360 digits and
+    # more once went to inf or 0.0.
+    assert_strict_equal(orcodec.loads(text), float(text))
+    assert_strict_equal(orcodec.loads(f"[-{text},1]"), [-float(text), 1])
+    if "e" in text or "." in text:
+        assert_strict_equal(orjson.loads(text), float(text))
+
+
+def test_very_long_random_numbers_are_correctly_rounded():
+    rng = random.Random(1515)
+    for _ in range(20):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([20, 800, 5000])))
+        padding = "0" * rng.choice([0, 700_000])
+        exponent = rng.randrange(-340, 330) - len(padding)
+        text = f"{padding}{digits}{padding}e{exponent}".lstrip("0") or "0"
+        if not text[0].isdigit():
+            text = "0" + text
+        assert_strict_equal(orcodec.loads(text), float(text))
+
+
 @pytest.mark.parametrize("seed", [11, 12])
 def test_random_doubles_parse_exactly(seed):
     values = random_doubles(2000, seed)

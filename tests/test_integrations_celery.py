@@ -3,8 +3,8 @@
 The `redis` fixture starts Debian's `redis-server` on a free loopback port
 with its own temporary directory (no persistence) and stops it after the
 module. The `workers` fixture starts one Celery worker process per
-serializer (`celery -A test_integrations_celery:app_json worker`, and
-`app_msgpack`, run from this directory), each with its own queue and its
+serializer (`celery -A test_integrations_celery:app_json worker`,
+`app_msgpack` and `app_numpy`, run from this directory), each with its own queue and its
 result serializer, and stops them after the module.
 
 This module is also what the workers import: the apps read the broker's URL
@@ -35,7 +35,7 @@ from kombu.exceptions import EncodeError
 
 UTC = datetime.timezone.utc
 REDIS_URL = os.environ.get("ORCODEC_TEST_REDIS_URL", "redis://127.0.0.1:1/0")
-SERIALIZERS = {"json": "orcodec-json", "msgpack": "orcodec-msgpack"}
+SERIALIZERS = {"json": "orcodec-json", "msgpack": "orcodec-msgpack", "numpy": "orcodec-msgpack-numpy"}
 
 
 def make_app(kind: str) -> Celery:
@@ -76,7 +76,8 @@ def make_app(kind: str) -> Celery:
 
 app_json = make_app("json")
 app_msgpack = make_app("msgpack")
-APPS = {"json": app_json, "msgpack": app_msgpack}
+app_numpy = make_app("numpy")
+APPS = {"json": app_json, "msgpack": app_msgpack, "numpy": app_numpy}
 
 
 @dataclasses.dataclass
@@ -193,7 +194,7 @@ def workers(redis, tmp_path_factory) -> Iterator[dict[str, Celery]]:
             app.close()
 
 
-@pytest.mark.parametrize("kind", ["json", "msgpack"])
+@pytest.mark.parametrize("kind", ["json", "msgpack", "numpy"])
 def test_arguments_and_results_round_trip(workers, kind) -> None:
     app = workers[kind]
     value = {
@@ -216,7 +217,7 @@ def test_arguments_and_results_round_trip(workers, kind) -> None:
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", ["json", "msgpack"])
+@pytest.mark.parametrize("kind", ["json", "msgpack", "numpy"])
 def test_dataclasses_go_as_maps_with_their_typed_fields(workers, kind) -> None:
     app = workers[kind]
     shipment = Shipment(uuid.UUID(int=42), datetime.datetime(2025, 1, 1, tzinfo=UTC), decimal.Decimal("1.25"), ["a"])
@@ -225,20 +226,28 @@ def test_dataclasses_go_as_maps_with_their_typed_fields(workers, kind) -> None:
     assert type(result["id"]) is uuid.UUID and type(result["sent"]) is datetime.datetime
 
 
-@pytest.mark.parametrize("kind", ["json", "msgpack"])
+@pytest.mark.parametrize("kind", ["json", "msgpack", "numpy"])
 def test_numpy_arrays_in_arguments_and_results(workers, kind) -> None:
     app = workers[kind]
     rows = np.array([[1.5, 2.0], [3.0, -4.25]])
     result = app.send_task("array_stats", args=[rows]).get(timeout=20)
+    assert result["shape"] == [2, 2]
+    assert result["pid"] != os.getpid()
+    if kind == "numpy":
+        # Arrays and numpy scalars travel as numpy's extension: they come
+        # back as what the worker returned, dtype and all.
+        assert type(result["sum"]) is np.float64 and result["sum"] == rows.sum()
+        assert type(result["mean"]) is np.ndarray and result["mean"].dtype == np.float64
+        assert result["mean"].tobytes() == rows.mean(axis=0).tobytes()
+        assert result["mean"].flags.writeable
+        return
     # Arrays travel as nested lists (numpy scalars as numbers): the worker
     # rebuilt the array from them and its results came back as lists.
     assert result["sum"] == rows.sum()
-    assert result["shape"] == [2, 2]
     assert result["mean"] == rows.mean(axis=0).tolist()
-    assert result["pid"] != os.getpid()
 
 
-@pytest.mark.parametrize("kind", ["json", "msgpack"])
+@pytest.mark.parametrize("kind", ["json", "msgpack", "numpy"])
 def test_an_unserializable_result_fails_cleanly(workers, kind) -> None:
     app = workers[kind]
     async_result = app.send_task("unserializable")

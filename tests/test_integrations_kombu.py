@@ -62,6 +62,7 @@ def test_the_entry_points_are_installed() -> None:
     points = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="kombu.serializers")}
     assert points["orcodec-json"] == "orcodec.integrations.kombu:json_codec"
     assert points["orcodec-msgpack"] == "orcodec.integrations.kombu:msgpack_codec"
+    assert points["orcodec-msgpack-numpy"] == "orcodec.integrations.kombu:msgpack_numpy_codec"
 
 
 def test_kombu_registers_them_when_it_loads() -> None:
@@ -92,6 +93,12 @@ def test_register_is_idempotent() -> None:
     assert registry._encoders["orcodec-msgpack"] == ("application/x-msgpack", "binary", okombu.dumps_msgpack)
     assert registry._decoders["application/json"] is okombu.loads_json
     assert registry._decoders["application/x-msgpack"] is okombu.loads_msgpack
+    assert registry._encoders["orcodec-msgpack-numpy"] == (
+        "application/x-orcodec-msgpack-numpy",
+        "binary",
+        okombu.dumps_msgpack_numpy,
+    )
+    assert registry._decoders["application/x-orcodec-msgpack-numpy"] is okombu.loads_msgpack_numpy
 
 
 @pytest.mark.parametrize("name", ["orcodec-json", "orcodec-msgpack"])
@@ -168,6 +175,37 @@ def test_types_orcodec_adds() -> None:
     }
     assert json_value == {**expected, "7": "seven"}
     assert okombu.loads_msgpack(okombu.dumps_msgpack(value)) == {**expected, 7: "seven"}
+
+
+def test_msgpack_numpy_round_trips_arrays_bit_for_bit() -> None:
+    value = {
+        "grid": np.arange(12, dtype=">i4").reshape(3, 4)[:, ::2],
+        "nan": np.array([np.nan, -0.0, np.inf], dtype=np.float32),
+        "when": np.array(["2025-01-01T00:00", "NaT"], dtype="datetime64[m]"),
+        "scalar": np.uint16(7),
+        "at": datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc),
+        "id": uuid.UUID(int=3),
+    }
+    content_type, encoding, body = kombu.serialization.dumps(value, serializer="orcodec-msgpack-numpy")
+    assert (content_type, encoding) == ("application/x-orcodec-msgpack-numpy", "binary")
+    assert body == orcodec.packb(
+        value,
+        default=okombu._envelope,
+        option=orcodec.OPT_NUMPY_EXT
+        | orcodec.OPT_NON_STR_KEYS
+        | orcodec.OPT_SERIALIZE_PYDANTIC
+        | orcodec.OPT_PASSTHROUGH_DATETIME
+        | orcodec.OPT_PASSTHROUGH_UUID,
+    )
+    decoded = kombu.serialization.loads(body, content_type, encoding, accept=[content_type])
+    for key in ("grid", "nan", "when"):
+        assert decoded[key].dtype == value[key].dtype and decoded[key].shape == value[key].shape
+        assert decoded[key].tobytes() == np.ascontiguousarray(value[key]).tobytes()
+        assert decoded[key].flags.writeable
+    assert type(decoded["scalar"]) is np.uint16 and decoded["scalar"] == 7
+    assert decoded["at"] == value["at"] and decoded["id"] == value["id"]
+    # The plain serializer keeps writing arrays as lists, readable by any consumer.
+    assert okombu.loads_msgpack(okombu.dumps_msgpack({"a": np.array([1, 2])})) == {"a": [1, 2]}
 
 
 def test_unserializable_values_raise_kombus_encode_error() -> None:

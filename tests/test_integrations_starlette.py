@@ -20,15 +20,16 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
 import fastapi
 import httpx
 import numpy as np
 import orcodec
 import pytest
-from fastapi import APIRouter, FastAPI, Response
+from fastapi import APIRouter, Depends, FastAPI, Response
 from fastapi.encoders import jsonable_encoder
-from orcodec.integrations.starlette import JSONResponse, MsgpackResponse, OrcodecRoute
+from orcodec.integrations.starlette import JSONResponse, MsgpackResponse, OrcodecRoute, TypedBody, read_body
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -83,6 +84,34 @@ class NumpyMsgpack(MsgpackResponse):
 RefusingJSON = JSONResponse.with_options(default=refuse)
 SortedJSON = NumpyJSON.with_options(option=OPTION | orcodec.OPT_SORT_KEYS, media_type="application/vnd.test+json")
 
+
+@dataclasses.dataclass
+class Item:
+    sku: str
+    qty: int
+
+
+@dataclasses.dataclass
+class Order:
+    id: uuid.UUID
+    at: datetime.datetime
+    items: list[Item]
+
+
+def order_summary(order: Order) -> dict:
+    # What the endpoints received, types included.
+    return {
+        "id": order.id,
+        "at": order.at.isoformat(),
+        "qty": [item.qty for item in order.items],
+        "types": [type(order).__name__, type(order.id).__name__, type(order.at).__name__],
+    }
+
+
+async def starlette_order(request):
+    return JSONResponse(order_summary(await read_body(request, Order, max_size=1024)))
+
+
 # Plain Starlette: the response classes render whatever they are given.
 starlette_app = Starlette(
     routes=[
@@ -94,6 +123,7 @@ starlette_app = Starlette(
         Route("/unknown", lambda request: JSONResponse({"u": Unknown()})),
         Route("/refused", lambda request: RefusingJSON({"u": Unknown()})),
         Route("/refused-msgpack", lambda request: MsgpackResponse({"u": Unknown()})),
+        Route("/orders", starlette_order, methods=["POST"]),
     ]
 )
 
@@ -168,6 +198,16 @@ def direct_unknown():
 @direct.get("/query/{item_id}")
 def query(item_id: int, q: str = "none"):
     return {"item_id": item_id, "q": q}
+
+
+@direct.post("/orders")
+async def create_order(order: Annotated[Order, Depends(TypedBody(Order, max_size=1024))]):
+    return order_summary(order)
+
+
+@direct.post("/orders-msgpack")
+def create_order_msgpack(order: Annotated[Order, Depends(TypedBody(Order, format="msgpack"))]):
+    return order_summary(order)
 
 
 app.include_router(direct, prefix="/direct")
@@ -369,3 +409,157 @@ def test_openapi_schema_still_describes_the_routes(client) -> None:
     parameters = schema["paths"]["/direct/query/{item_id}"]["get"]["parameters"]
     assert [p["name"] for p in parameters] == ["item_id", "q"]
     assert fastapi.__version__
+
+
+ORDER = {
+    "id": "6f1c2b3a-9d4e-4f60-8a7b-0c1d2e3f4a5b",
+    "at": "2024-03-01T00:00:00Z",
+    "items": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 5}],
+}
+ORDER_SUMMARY = (
+    b'{"id":"6f1c2b3a-9d4e-4f60-8a7b-0c1d2e3f4a5b","at":"2024-03-01T00:00:00+00:00","qty":[2,5],'
+    b'"types":["Order","UUID","datetime"]}'
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        (orcodec.dumps(ORDER), {"content-type": "application/json"}),
+        (orcodec.dumps(ORDER), {"content-type": "application/vnd.api+json; charset=utf-8"}),
+        (orcodec.dumps(ORDER), {}),
+        (orcodec.packb(ORDER), {"content-type": "application/msgpack"}),
+        (orcodec.packb(ORDER), {"content-type": "application/x-msgpack"}),
+    ],
+)
+@pytest.mark.parametrize("path", ["/direct/orders", "/starlette/orders"])
+def test_typed_body_is_decoded_into_the_type(client, path, body, headers) -> None:
+    response = client.post(path, content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.content == ORDER_SUMMARY
+
+
+def bad_qty() -> dict:
+    return {**ORDER, "items": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": "five"}]}
+
+
+@pytest.mark.parametrize("encode", [orcodec.dumps, orcodec.packb])
+def test_typed_body_that_does_not_fit_is_a_422_with_location_and_message(client, encode) -> None:
+    content_type = "application/json" if encode is orcodec.dumps else "application/msgpack"
+    response = client.post("/direct/orders", content=encode(bad_qty()), headers={"content-type": content_type})
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "validation_error",
+                "loc": ["body", "items", 1, "qty"],
+                "msg": "Expected `int`, got `str`",
+                "ctx": {"path": "$.items[1].qty"},
+            }
+        ]
+    }
+    missing = {key: value for key, value in ORDER.items() if key != "id"}
+    response = client.post("/direct/orders", content=encode(missing), headers={"content-type": content_type})
+    assert (response.status_code, response.json()["detail"]) == (
+        422,
+        [
+            {
+                "type": "validation_error",
+                "loc": ["body"],
+                "msg": "Object missing required field `id`",
+                "ctx": {"path": "$"},
+            }
+        ],
+    )
+
+
+def test_typed_body_that_is_not_json_is_fastapis_json_invalid(client) -> None:
+    body = b'{"id": "6f1c2b3a-9d4e-4f60-8a7b-0c1d2e3f4a5b", "at": '
+    with pytest.raises(orcodec.JSONDecodeError) as info:
+        orcodec.loads(body)
+    response = client.post("/direct/orders", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    # The shape FastAPI gives a body it cannot parse as JSON.
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "json_invalid",
+                "loc": ["body", len(body)],
+                "msg": "JSON decode error",
+                "input": {},
+                "ctx": {"error": info.value.msg},
+            }
+        ]
+    }
+    assert info.value.pos == len(body)
+
+
+def test_typed_body_that_is_not_msgpack_is_msgpack_invalid(client) -> None:
+    body = orcodec.packb(ORDER)[:-3]
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(body)
+    response = client.post("/direct/orders-msgpack", content=body, headers={"content-type": "application/msgpack"})
+    assert response.status_code == 422
+    [detail] = response.json()["detail"]
+    pos = getattr(info.value, "pos", None)
+    assert detail == {
+        "type": "msgpack_invalid",
+        "loc": ["body"] if pos is None else ["body", pos],
+        "msg": "MessagePack decode error",
+        "input": {},
+        "ctx": {"error": str(info.value)},
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type", "accepts"),
+    [
+        ("/direct/orders", "text/plain", "application/json or application/msgpack"),
+        ("/direct/orders", "application/x-www-form-urlencoded", "application/json or application/msgpack"),
+        ("/direct/orders-msgpack", "application/json", "application/msgpack"),
+    ],
+)
+def test_typed_body_of_another_media_type_is_a_415(client, path, content_type, accepts) -> None:
+    response = client.post(path, content=orcodec.dumps(ORDER), headers={"content-type": content_type})
+    assert response.status_code == 415
+    assert response.json() == {"detail": f"Unsupported Media Type: expected {accepts}"}
+
+
+def test_typed_body_over_max_size_is_a_413(client) -> None:
+    large = {**ORDER, "items": [{"sku": "x" * 100, "qty": 1}] * 10}
+    body = orcodec.dumps(large)
+    assert len(body) > 1024
+    # Declared by Content-Length, and sent in chunks without one.
+    for content in (body, iter([body[:600], body[600:]])):
+        response = client.post("/direct/orders", content=content, headers={"content-type": "application/json"})
+        assert response.status_code == 413
+        assert response.json() == {"detail": "Request body is larger than 1024 bytes"}
+    # At the limit exactly, the body is read.
+    fits = {
+        **ORDER,
+        "items": [{"sku": "x" * (1024 - len(orcodec.dumps({**ORDER, "items": [{"sku": "", "qty": 1}]}))), "qty": 1}],
+    }
+    assert len(orcodec.dumps(fits)) == 1024
+    assert client.post("/direct/orders", content=orcodec.dumps(fits)).status_code == 200
+
+
+def test_read_body_in_plain_starlette_answers_with_the_message(client) -> None:
+    response = client.post("/starlette/orders", content=orcodec.dumps(bad_qty()))
+    assert (response.status_code, response.text) == (422, "Expected `int`, got `str` - at `$.items[1].qty`")
+    response = client.post("/starlette/orders", content=b'{"id": ', headers={"content-type": "application/json"})
+    with pytest.raises(orcodec.JSONDecodeError) as info:
+        orcodec.loads(b'{"id": ', type=Order)
+    assert (response.status_code, response.text) == (400, str(info.value))
+    response = client.post("/starlette/orders", content=b"{}", headers={"content-type": "text/csv"})
+    assert (response.status_code, response.text) == (
+        415,
+        "Unsupported Media Type: expected application/json or application/msgpack",
+    )
+
+
+def test_typed_body_checks_its_arguments() -> None:
+    with pytest.raises(ValueError, match="format must be 'auto', 'json' or 'msgpack', not 'yaml'"):
+        TypedBody(Order, format="yaml")
+    # The type is compiled when the dependency is made, not on the first request.
+    with pytest.raises(TypeError, match="dict keys must be str, int, float"):
+        TypedBody(dict[list, int])

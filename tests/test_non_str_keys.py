@@ -418,3 +418,58 @@ def test_keys_never_go_to_default(fmt, extra):
         assert fmt.same_as_peer(doc, names, default=default) == out
     with pytest.raises(fmt.encode_error, match="64-bit"):
         fmt.encode({2**64: 1}, default=str, option=fmt.opts(names))
+
+
+class _SwitchedOffset(dt.tzinfo):
+    """A tzinfo whose `utcoffset()` misbehaves (raises, or returns `answer`) once
+    `on` is set: hashing a datetime key calls it, so it behaves until the dict is made."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.on = False
+
+    def utcoffset(self, d):
+        if not self.on:
+            return None
+        if self.answer == "raise":
+            raise ZeroDivisionError("boom")
+        return self.answer
+
+    def dst(self, d):
+        return None
+
+
+MISBEHAVING_OFFSETS = {
+    "raises": ("raise", ZeroDivisionError),
+    "not-a-timedelta": ("+01:00", TypeError),
+    "out-of-range": (dt.timedelta(hours=24), ValueError),
+}
+
+
+@pytest.mark.parametrize("sort", [False, True], ids=["insertion-order", "sort-keys"])
+@pytest.mark.parametrize("how", list(MISBEHAVING_OFFSETS))
+def test_misbehaving_datetime_key_is_the_encode_error_like_a_value(fmt, how, sort):
+    # A datetime key whose utcoffset() raises, returns no timedelta or one out
+    # of range gives what the same datetime gives as a value: the format's
+    # encode error, with Python's exception as the cause (never that exception
+    # itself). orjson 3.13 crashes the interpreter on the value, so no peer.
+    answer, cause = MISBEHAVING_OFFSETS[how]
+    zone = _SwitchedOffset(answer)
+    when = dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=zone)
+    docs = [{"a": 1, when: 2}, {when: [1]}, {"x": {when: 1}}]
+    if fmt is MSGPACK:
+        docs.append({(1, when): 1})
+    zone.on = True
+    option = orcodec.OPT_NON_STR_KEYS | (orcodec.OPT_SORT_KEYS if sort else 0)
+    with pytest.raises(fmt.encode_error) as as_value:
+        fmt.encode([when], option=option)
+    assert type(as_value.value.__cause__) is cause
+    for doc in docs:
+        with pytest.raises(fmt.encode_error) as as_key:
+            fmt.encode(doc, option=option)
+        assert str(as_key.value) == str(as_value.value) == "datetime's tzinfo.utcoffset() raised"
+        assert type(as_key.value.__cause__) is cause
+    for extra in ("OPT_NAIVE_UTC", "OPT_UTC_Z", "OPT_OMIT_MICROSECONDS", "OPT_DATETIME_AS_TIMESTAMP_EXT"):
+        with pytest.raises(fmt.encode_error) as as_key:
+            fmt.encode(docs[0], option=option | getattr(orcodec, extra))
+        assert type(as_key.value.__cause__) is cause

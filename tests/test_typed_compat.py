@@ -46,3 +46,18 @@ def test_msgpack_array_keys_into_typed_targets():
     assert msgspec.msgpack.decode(data, type=dict[tuple[int], int]) == {(1,): 2}
     with pytest.raises(orcodec.ValidationError, match=r"^Expected `str`, got `array` - at `key` in `\$`$"):
         orcodec.unpackb(data, type=dict[tuple[int], int])
+
+
+def test_long_values_are_quoted_in_part():
+    import enum
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    value = "a" * 1000
+    with pytest.raises(orcodec.ValidationError) as mine:
+        orcodec.loads(orcodec.dumps(value), type=Color)
+    with pytest.raises(msgspec.ValidationError) as peer:
+        msgspec.json.decode(orcodec.dumps(value), type=Color)
+    assert str(peer.value) == f"Invalid enum value '{value}'"
+    assert str(mine.value) == f"Invalid enum value '{value[:200]}'..."

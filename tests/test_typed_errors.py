@@ -297,3 +297,31 @@ def test_msgspec_messages_agree_on_a_corpus():
         for fmt in (JSON, MSGPACK, CONVERT):
             mine = fmt.error(value, Rec)
             assert str(mine) == fmt.peer_error(value, Rec), (fmt, value)
+
+
+@by_format
+def test_long_values_are_quoted_in_part(fmt):
+    # A message quotes at most 200 bytes of a value, cut on a character
+    # boundary and marked with "...": a message about a value of any size
+    # stays short (msgspec quotes it whole).
+    import enum
+    from typing import Literal
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    long = "é" * 150 + "x" * 1000  # 300 bytes of "é", then ASCII
+    assert str(fmt.error(long, Color)) == "Invalid enum value '" + "é" * 100 + "'..."
+    assert str(fmt.error("ab" * 100, Color)) == "Invalid enum value '" + "ab" * 100 + "'"
+    assert str(fmt.error("ab" * 100 + "c", Literal["red"])) == "Invalid enum value '" + "ab" * 100 + "'..."
+    dec = orcodec.Decoder(Item, forbid_unknown_fields=True)
+    key = "k" * 199 + "é" + "k" * 10**6
+    value = {"qty": 1, key: 0}
+    with pytest.raises(orcodec.ValidationError) as info:
+        if fmt is CONVERT:
+            dec.convert(value)
+        elif fmt is JSON:
+            dec.loads(orcodec.dumps(value))
+        else:
+            dec.unpackb(orcodec.packb(value))
+    assert str(info.value) == "Object contains unknown field `" + "k" * 199 + "...`"

@@ -317,6 +317,87 @@ def test_dataclass_dict_replaced_by_a_combined_one(fmt):
     assert fmt.encode(p) == _written(fmt, b'{"x":2,"y":"c","z":3.0}')
 
 
+# A class changed after its first use is looked at again.
+
+
+def _fresh_point():
+    @dataclasses.dataclass
+    class Changed:
+        x: int
+        y: int = 2
+
+    return Changed
+
+
+def test_dataclass_property_added_to_the_class_later(fmt):
+    cls = _fresh_point()
+    p = cls(1)
+    assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
+    cls.x = property(lambda self: 42)
+    assert p.x == 42
+    assert fmt.decode(fmt.encode(p)) == {"x": 42, "y": 2}
+    del cls.x
+    assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
+
+
+def test_dataclass_getattribute_added_to_the_class_later(fmt):
+    cls = _fresh_point()
+    p = cls(1)
+    assert fmt.decode(fmt.encode([p, p])) == [{"x": 1, "y": 2}] * 2
+    cls.__getattribute__ = lambda self, name: 7 if name == "y" else object.__getattribute__(self, name)
+    assert fmt.decode(fmt.encode([p, p])) == [{"x": 1, "y": 7}] * 2
+
+
+def test_dataclass_property_added_to_a_base_class_later(fmt):
+    class Base:
+        pass
+
+    @dataclasses.dataclass
+    class Derived(Base):
+        x: int
+
+    p = Derived(1)
+    assert fmt.decode(fmt.encode(p)) == {"x": 1}
+    Base.x = property(lambda self: "from the base")
+    assert fmt.decode(fmt.encode(p)) == {"x": "from the base"}
+
+
+class _EncodesWhenFreed:
+    """Not a field (its `_field_type` is None), so the field list skips it;
+    when the last reference goes, it encodes a dataclass instance."""
+
+    _field_type = None
+    results: list = []
+
+    def __init__(self, encode, obj):
+        self.encode, self.obj = encode, obj
+
+    def __del__(self):
+        self.results.append(self.encode(self.obj))
+
+
+def test_dataclass_cache_entry_freed_while_encoding_more_dataclasses(fmt):
+    # An old `__dataclass_fields__` dict lives on only in the cache; dropping
+    # it (when the class's entry is replaced, and when the cache starts over)
+    # runs a finalizer that encodes dataclasses, which reaches the cache again.
+    _EncodesWhenFreed.results.clear()
+    for round in range(2):
+        cls = _fresh_point()
+        cls.__dataclass_fields__ = dict(cls.__dataclass_fields__, hook=_EncodesWhenFreed(fmt.encode, _fresh_point()(5)))
+        p = cls(1)
+        assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
+        cls.__dataclass_fields__ = {k: v for k, v in cls.__dataclass_fields__.items() if k != "hook"}
+        if round == 0:
+            # The entry is replaced: the old dict and its hook go.
+            assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
+        else:
+            # The cache starts over (more classes than it keeps) while the hook's class is in it.
+            others = [dataclasses.make_dataclass(f"C{i}", [("v", int)])(i) for i in range(1100)]
+            assert fmt.decode(fmt.encode(others)) == [{"v": i} for i in range(1100)]
+        assert [fmt.decode(r) for r in _EncodesWhenFreed.results] == [{"x": 5, "y": 2}] * (round + 1)
+    assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
+
+
 # --------------------------------------------------------------------------------------
 # TypedDict, OrderedDict and other dict subclasses
 # --------------------------------------------------------------------------------------

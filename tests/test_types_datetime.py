@@ -45,9 +45,6 @@ def _timezones():
         "minus_sub_minute_29": fixed(-29),
         "minus_sub_minute_30": fixed(-30),
         "plus_sub_minute_59": fixed(59),
-        "plus_3599": fixed(3599),
-        "minus_max": fixed(-(23 * 3600 + 59 * 60 + 59)),
-        "plus_max": fixed(23 * 3600 + 59 * 60 + 59),
         "sub_second": fixed(3600, 999_999),
         "zoneinfo_berlin": zoneinfo.ZoneInfo("Europe/Berlin"),
         "zoneinfo_new_york": zoneinfo.ZoneInfo("America/New_York"),
@@ -66,6 +63,17 @@ def _timezones():
 
 
 TIMEZONES = _timezones()
+# Offsets whose seconds round up to a whole hour: RFC 3339 text carries into
+# the hour, where the peers write minute 60 (a deviation, see
+# test_offset_seconds_carry_into_the_hour): zone, orcodec's text, the peers',
+# Python's isoformat.
+CARRY_ZONES = {
+    "plus_3599": (fixed(3599), "+01:00", "+00:60", "+00:59:59"),
+    "minus_3599": (fixed(-3599), "-01:00", "-00:60", "-00:59:59"),
+    "plus_7170": (fixed(7170), "+02:00", "+01:60", "+01:59:30"),
+    "plus_max": (fixed(23 * 3600 + 59 * 60 + 59), "+23:59", "+23:60", "+23:59:59"),
+    "minus_max": (fixed(-(23 * 3600 + 59 * 60 + 59)), "-23:59", "-23:60", "-23:59:59"),
+}
 # Wall times that do not exist in the zone (skipped by the clocks going forward).
 PYTZ_GAPS = {("Europe/Amsterdam", dt.datetime(2024, 3, 31, 2, 30))}
 PYTZ_ZONES = ["Europe/Amsterdam", "US/Eastern", "Asia/Kathmandu", "UTC", "Australia/Adelaide"]
@@ -145,20 +153,43 @@ def test_datetime_exact_msgpack_str8():
         (-30, "-00:01"),
         (89, "+00:01"),
         (90, "+00:02"),
-        (3599, "+00:60"),
-        (-3599, "-00:60"),
+        (3569, "+00:59"),
         (3630, "+01:01"),
         (18_030, "+05:01"),
-        (-86_399, "-23:60"),
+        (-86_369, "-23:59"),
     ],
 )
 def test_offset_with_seconds_rounds_like_the_peers(fmt, seconds, text):
-    # orjson and ormsgpack write whole hours and then the rest rounded to the minute.
+    # RFC 3339 offsets have no seconds: rounded to the minute, 30 s up, as
+    # orjson and ormsgpack round them (but see the carry below).
     value = dt.datetime(2020, 1, 1, tzinfo=fixed(seconds))
     assert fmt.encode(value) == fmt.exact_str(f"2020-01-01T00:00:00{text}")
     fmt.same_as_peer(value)
     # A non-zero offset is never Z.
     assert fmt.same_as_peer(value, ("OPT_UTC_Z",)) == fmt.encode(value)
+
+
+@pytest.mark.parametrize("zone", list(CARRY_ZONES))
+def test_offset_seconds_carry_into_the_hour(fmt, zone):
+    # A deviation: where the rounded seconds make a whole hour, orjson and
+    # ormsgpack write minute 60 (`+00:60`, `+23:60`), which is no valid RFC
+    # 3339 offset; orcodec carries into the hour, and writes offsets of
+    # 23:59:30 or more as 23:59 (RFC 3339 hours end at 23). Python's
+    # isoformat keeps the seconds (`+00:59:59`), which RFC 3339 has no room for.
+    tz, ours, peers, python = CARRY_ZONES[zone]
+    for wall in WALL_TIMES:
+        value = wall.replace(tzinfo=tz)
+        assert value.isoformat().endswith(python)
+        for names in FLAG_SETS:
+            got = fmt.encode(value, option=opts(orcodec, names))
+            peer = fmt.peer_encode(value, option=fmt.peer_opts(names))
+            assert peers.encode() in peer, (names, peer)
+            assert got == peer.replace(peers.encode(), ours.encode()), (names, got)
+        hours, minutes = int(ours[1:3]), int(ours[4:6])
+        assert hours <= 23 and minutes <= 59
+        offset = value.utcoffset().days * 86_400 + value.utcoffset().seconds
+        written = (hours * 3600 + minutes * 60) * (-1 if ours[0] == "-" else 1)
+        assert abs(written - offset) <= 30 or abs(offset) > 86_340
 
 
 @pytest.mark.parametrize(
@@ -241,11 +272,16 @@ def test_fixed_offset_timezone_equals_called_tzinfo_and_peers(fmt, delta):
     slow = wall.replace(tzinfo=CallOffset(delta))
     for names in ((), ("OPT_UTC_Z",), ("OPT_OMIT_MICROSECONDS",)):
         assert fmt.encode(fast, option=opts(orcodec, names)) == fmt.encode(slow, option=opts(orcodec, names))
-        if fmt is JSON and delta == -MAX_OFFSET:
-            # A deviation that predates the fast path, which keeps it: orjson drops this
-            # offset (+00:00, or Z); ormsgpack and orcodec write -24:00.
-            assert fmt.encode(fast, option=opts(orcodec, names)).endswith(b'-24:00"')
-            assert fmt.peer_encode(fast, option=fmt.peer_opts(names)).endswith((b'+00:00"', b'Z"'))
+        if delta in (MAX_OFFSET, -MAX_OFFSET):
+            # Deviations (see test_offset_seconds_carry_into_the_hour): RFC 3339
+            # hours end at 23, so orcodec writes these as 23:59. orjson writes
+            # +23:60 and drops the negative one (+00:00, or Z); ormsgpack writes
+            # +23:60 and -24:00.
+            sign = b"+" if delta > dt.timedelta(0) else b"-"
+            assert fmt.encode(fast, option=opts(orcodec, names)).endswith(
+                sign + b"23:59" + (b'"' if fmt is JSON else b"")
+            )
+            assert fmt.peer_encode(fast, option=fmt.peer_opts(names)) != fmt.encode(fast, option=opts(orcodec, names))
         else:
             fmt.same_as_peer(fast, names)
     ts = orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
@@ -448,7 +484,14 @@ def test_timestamp_forms_exact(value, expected):
     assert ormsgpack.unpackb(expected, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT) == back
 
 
-@pytest.mark.parametrize("value", AWARE)
+CARRY_AWARE = [
+    pytest.param(wall.replace(tzinfo=zone), id=f"{name}-{i}")
+    for name, (zone, *_) in CARRY_ZONES.items()
+    for i, wall in enumerate(WALL_TIMES)
+]
+
+
+@pytest.mark.parametrize("value", AWARE + CARRY_AWARE)
 def test_timestamp_aware_equals_ormsgpack(value):
     for names in FLAG_SETS:
         names = names + ("OPT_DATETIME_AS_TIMESTAMP_EXT",)

@@ -88,21 +88,27 @@ impl DateWriter {
     }
 
     /// `+HH:MM` / `-HH:MM`, or `Z` for a zero offset with `OPT_UTC_Z`.
-    /// Exactly as orjson and ormsgpack write it: whole hours, then the rest
-    /// rounded to the nearest minute (30 s up), which for a remainder of
-    /// 59:30 or more is `60` (`+00:60`), not a carry into the hours.
+    /// RFC 3339 offsets have no seconds, so an offset with a seconds part
+    /// (local mean time in old zoneinfo data, say) is rounded to the nearest
+    /// minute, 30 s up, as orjson and ormsgpack round it, but carrying into
+    /// the hours: 3599 s is `+01:00` where they write `+00:60`. The few
+    /// offsets of 23:59:30 or more are written `+23:59`: RFC 3339 hours end
+    /// at 23.
     #[inline(always)]
     pub fn offset(&mut self, seconds: i32, style: Style) {
         if seconds == 0 && style.utc_z {
             self.push(b'Z');
             return;
         }
-        let abs = seconds.unsigned_abs();
-        let [h0, h1] = pair(abs / 3600);
-        let [m0, m1] = pair((abs % 3600 + 30) / 60);
+        let minutes = ((seconds.unsigned_abs() + 30) / 60).min(MAX_OFFSET_MINUTES);
+        let [h0, h1] = pair(minutes / 60);
+        let [m0, m1] = pair(minutes % 60);
         self.put([if seconds < 0 { b'-' } else { b'+' }, h0, h1, b':', m0, m1]);
     }
 }
+
+/// The largest offset RFC 3339 can write, in minutes: `23:59`.
+const MAX_OFFSET_MINUTES: u32 = 23 * 60 + 59;
 
 /// A formatted date/time in a buffer of its own (for map keys, which need
 /// the text as a value): ASCII with nothing to escape.
@@ -196,8 +202,9 @@ mod tests {
             t.offset(0, z);
         });
         assert_eq!(t.as_bytes(), b"23:59:59Z");
-        // Seconds of an offset round to the nearest minute within the hour
-        // (as orjson: up to `60`); the sign stays.
+        // Seconds of an offset round to the nearest minute, 30 s up,
+        // carrying into the hours (orjson writes `+00:60` for 3599 s); the
+        // sign stays; RFC 3339's hours end at 23.
         let t = DateText::build(|t| {
             t.offset(-1, style);
             t.offset(3661, style);
@@ -205,7 +212,28 @@ mod tests {
             t.offset(18_029, style);
             t.offset(3599, style);
         });
-        assert_eq!(t.as_bytes(), b"-00:00+01:01-00:01+05:00+00:60");
+        assert_eq!(t.as_bytes(), b"-00:00+01:01-00:01+05:00+01:00");
+        let t = DateText::build(|t| {
+            t.offset(3569, style);
+            t.offset(3570, style);
+            t.offset(-7199, style);
+            t.offset(86_369, style);
+            t.offset(86_370, style);
+        });
+        assert_eq!(t.as_bytes(), b"+00:59+01:00-02:00+23:59+23:59");
+        let t = DateText::build(|t| t.offset(-86_399, style));
+        assert_eq!(t.as_bytes(), b"-23:59");
+        // Every offset Python allows comes out as a valid RFC 3339 offset
+        // within 30 s of it.
+        for seconds in -86_399..=86_399 {
+            let t = DateText::build(|t| t.offset(seconds, style));
+            let b = t.as_bytes();
+            let (hours, minutes) =
+                ((b[1] - b'0') as i32 * 10 + (b[2] - b'0') as i32, (b[4] - b'0') as i32 * 10 + (b[5] - b'0') as i32);
+            assert!(hours <= 23 && minutes <= 59 && b[3] == b':', "{seconds}: {b:?}");
+            let written = (hours * 3600 + minutes * 60) * if b[0] == b'-' { -1 } else { 1 };
+            assert!((written - seconds).abs() <= 30 || seconds.abs() > 86_340, "{seconds}: {b:?}");
+        }
         let t = DateText::build(|t| {
             t.date(9999, 12, 31);
             t.push(b'T');

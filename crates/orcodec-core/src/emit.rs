@@ -14,6 +14,14 @@ pub trait Emitter {
     /// walker turns non-str keys into text and calls `key`/`ascii_key`.
     const NATIVE_KEYS: bool;
 
+    /// Whether the output could not be grown (see [`Sink::failed`]): what was
+    /// written since is lost, and the driver stops and raises MemoryError.
+    /// The walker checks it at every container, so a failed write is not
+    /// followed by a walk through the rest of the object.
+    ///
+    /// [`Sink::failed`]: crate::sink::Sink::failed
+    fn failed(&self) -> bool;
+
     fn null(&mut self);
     fn bool(&mut self, value: bool);
     fn i64(&mut self, value: i64);
@@ -73,12 +81,9 @@ pub trait Emitter {
     fn position(&self) -> usize;
     /// `len` bytes written straight into the output by `fill`, which gets a
     /// pointer to `len` writable bytes and must initialize every one of them.
-    #[inline]
-    fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
-        let mut buffer = vec![0u8; len];
-        fill(buffer.as_mut_ptr());
-        self.raw(&buffer);
-    }
+    /// When that room cannot be had, `fill` is not called and the output
+    /// has failed (see [`crate::sink::Sink::failed`]); only called when `HAS_BIN`.
+    fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8));
 
     /// An array of exactly `len` items follows: `array_item` before each, then `end_array`.
     fn begin_array(&mut self, len: usize);

@@ -35,6 +35,10 @@ pub enum DecodeErrorKind {
     InvalidTimestamp {
         len: usize,
     },
+    /// Memory for the decoder's own work (its value stack, an unescaped
+    /// string) could not be had. Not the input's fault: the extension
+    /// raises `MemoryError` for it, not the format's error.
+    NoMemory,
 }
 
 /// A decoder failure at `offset` bytes into the input.
@@ -96,6 +100,7 @@ impl fmt::Display for DecodeErrorKind {
                 "invalid timestamp extension: {len} bytes of payload (must be 4, 8 or 12, with nanoseconds below 10**9)"
             ),
             ExtensionType(tag) => write!(f, "extension type {tag} is not supported (pass ext_hook to decode it)"),
+            NoMemory => f.write_str("out of memory"),
         }
     }
 }
@@ -106,6 +111,13 @@ impl fmt::Display for DecodeErrorKind {
 pub enum Failure<E> {
     Syntax(DecodeError),
     Build(E),
+}
+
+/// A decode stopped at `offset` for want of memory ([`DecodeErrorKind::NoMemory`]).
+#[cold]
+#[inline(never)]
+pub fn no_memory<E>(offset: usize) -> Failure<E> {
+    Failure::Syntax(DecodeError::new(DecodeErrorKind::NoMemory, offset))
 }
 
 impl<E> From<DecodeError> for Failure<E> {

@@ -28,6 +28,7 @@
 //! * [`parse`]: the text forms typed decoding reads back (RFC 3339, UUID,
 //!   base64, number syntax).
 //! * [`error`]: what a decoder rejected, and where.
+//! * [`fallible`]: allocation that reports failure instead of aborting.
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
 //! `testing` (built for tests and fuzzing only) holds the test support:
@@ -35,12 +36,31 @@
 //! functions that run every SIMD variant, and the pull readers driven into
 //! a builder, which the tests and fuzz targets hold to the push decoders.
 
+// Release builds abort on any panic (`panic = "abort"`), so library code
+// has no explicit panic but the ones that mark a broken invariant, each with
+// an `#[expect]` giving the reason; allocation that input can drive is
+// fallible (clippy.toml's disallowed methods). Tests are exempt. See
+// doc/reliability.md, "Panics".
+#![cfg_attr(
+    not(any(test, fuzzing)),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
+
 pub mod builder;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 pub mod datetime;
 pub mod emit;
 pub mod error;
+pub mod fallible;
 pub mod json;
 pub mod msgpack;
 pub mod number;

@@ -13,6 +13,10 @@
 //! * [`AnyExt`], [`MsgpackBytes`]: more builders (every extension accepted;
 //!   values as MessagePack bytes).
 //! * [`fixtures_dir`]: the shared fixtures, for tests that read them.
+//! * [`LimitedSink`]: a sink that runs out of room, for the writers'
+//!   out-of-memory paths.
+
+#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
@@ -228,6 +232,79 @@ pub fn with_each_unescape_variant(mut f: impl FnMut()) {
     unicode::OFF.with(|off| off.set(true));
     f();
     unicode::OFF.with(|off| off.set(false));
+}
+
+/// A sink that holds at most `budget` bytes, as if the allocator ran out
+/// there: a reservation past it fails, and the sink stays failed. Each
+/// reservation is made exact in the vector's capacity, and anything written
+/// past what was reserved is caught: the bytes between the reservation and
+/// the next one must be untouched (`0xEE`), checked at every `reserve`.
+pub struct LimitedSink {
+    pub out: Vec<u8>,
+    /// The largest single reservation asked for.
+    pub max_reserve: usize,
+    budget: usize,
+    /// The end of the last reservation (bytes past it must stay 0xEE).
+    reserved_to: usize,
+    failed: bool,
+}
+
+/// Room kept past every reservation to catch stray writes.
+const GUARD: usize = 64;
+
+impl LimitedSink {
+    pub fn new(budget: usize) -> LimitedSink {
+        LimitedSink { out: Vec::new(), max_reserve: 0, budget, reserved_to: 0, failed: false }
+    }
+
+    /// Panics if anything was written past the last reservation.
+    pub fn check_guard(&self) {
+        let end = self.out.capacity();
+        // SAFETY: the vector's capacity past `reserved_to` was filled with
+        // 0xEE when reserved (and `reserved_to <= capacity`).
+        let tail =
+            unsafe { core::slice::from_raw_parts(self.out.as_ptr().add(self.reserved_to), end - self.reserved_to) };
+        assert!(tail.iter().all(|&b| b == 0xEE), "a writer wrote past its reservation");
+    }
+}
+
+// SAFETY: a reservation that succeeds leaves `additional` writable bytes in
+// the vector's spare capacity; one that fails leaves the sink failed.
+unsafe impl crate::sink::Sink for LimitedSink {
+    fn len(&self) -> usize {
+        self.out.len()
+    }
+    fn reserve(&mut self, additional: usize) -> bool {
+        self.check_guard();
+        self.max_reserve = self.max_reserve.max(additional);
+        if self.failed || self.out.len() + additional > self.budget {
+            self.failed = true;
+            return false;
+        }
+        let len = self.out.len();
+        self.out.reserve(additional + GUARD);
+        let spare = self.out.capacity() - len;
+        // SAFETY: filling the spare capacity, which the vector owns.
+        unsafe { core::ptr::write_bytes(self.out.as_mut_ptr().add(len), 0xEE, spare) };
+        self.reserved_to = len + additional;
+        true
+    }
+    fn failed(&self) -> bool {
+        self.failed
+    }
+    fn tail(&mut self) -> *mut u8 {
+        let len = self.out.len();
+        // SAFETY: within (or one past) the allocation.
+        unsafe { self.out.as_mut_ptr().add(len) }
+    }
+    unsafe fn advance(&mut self, n: usize) {
+        assert!(self.out.len() + n <= self.reserved_to, "advanced past the reservation");
+        self.out.set_len(self.out.len() + n);
+    }
+    fn truncate(&mut self, len: usize) {
+        assert!(len <= self.out.len());
+        self.out.truncate(len);
+    }
 }
 
 /// [`Echo`], but every extension tag is known: what [`MsgpackPull::skip`]

@@ -40,6 +40,24 @@
 //!   across anything that can run Python code (each static says how its uses
 //!   avoid it), and the walker holds a reference to what it walks.
 
+// Release builds abort on any panic (`panic = "abort"`), so library code
+// has no explicit panic but the ones that mark a broken invariant, each with
+// an `#[expect]` giving the reason; allocation that input can drive is
+// fallible (clippy.toml's disallowed methods). Tests are exempt. See
+// doc/reliability.md, "Panics".
+#![cfg_attr(
+    not(any(test, fuzzing)),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
+
 mod classes;
 mod cpython;
 mod decode;

@@ -5,9 +5,14 @@ orcodec installed, by its `kombu.serializers` entry points when kombu loads
 (so `task_serializer="orcodec-msgpack"` works without an import):
 
 - `orcodec-json`: `application/json`, `utf-8`;
-- `orcodec-msgpack`: `application/x-msgpack`, `binary`.
+- `orcodec-msgpack`: `application/x-msgpack`, `binary`;
+- `orcodec-msgpack-numpy`: `application/x-orcodec-msgpack-numpy`, `binary`:
+  `orcodec-msgpack` with numpy arrays and scalars as orcodec's numpy
+  extension (`OPT_NUMPY_EXT`), so they arrive as arrays of the same dtype
+  and shape, bit for bit. Only orcodec reads it: its own content type keeps
+  it apart from the other two.
 
-kombu keys its decoders by content type, so these also decode every
+kombu keys its decoders by content type, so the first two also decode every
 `application/json` and `application/x-msgpack` message the process receives,
 including those from producers using kombu's own `json` and `msgpack`
 serializers. They are built to be exchangeable with those:
@@ -43,23 +48,30 @@ import orcodec
 __all__ = [
     "JSON_CONTENT_TYPE",
     "MSGPACK_CONTENT_TYPE",
+    "MSGPACK_NUMPY_CONTENT_TYPE",
     "dumps_json",
     "dumps_msgpack",
+    "dumps_msgpack_numpy",
     "json_codec",
     "loads_json",
     "loads_msgpack",
+    "loads_msgpack_numpy",
     "msgpack_codec",
+    "msgpack_numpy_codec",
     "register",
 ]
 
 JSON_CONTENT_TYPE = "application/json"
 MSGPACK_CONTENT_TYPE = "application/x-msgpack"
+MSGPACK_NUMPY_CONTENT_TYPE = "application/x-orcodec-msgpack-numpy"
 
 _PASSTHROUGH = orcodec.OPT_PASSTHROUGH_DATETIME | orcodec.OPT_PASSTHROUGH_UUID
 _NATIVE = orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SERIALIZE_NUMPY | orcodec.OPT_SERIALIZE_PYDANTIC
 _JSON_OPTION = _PASSTHROUGH | _NATIVE | orcodec.OPT_PASSTHROUGH_BIG_INT
 _MSGPACK_OPTION = _PASSTHROUGH | _NATIVE
 _UNPACK_OPTION = orcodec.OPT_NON_STR_KEYS
+_MSGPACK_NUMPY_OPTION = _PASSTHROUGH | orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SERIALIZE_PYDANTIC | orcodec.OPT_NUMPY_EXT
+_UNPACK_NUMPY_OPTION = orcodec.OPT_NON_STR_KEYS | orcodec.OPT_NUMPY_EXT
 
 # 19 digits in a row may be an integer outside 64 bits (orcodec would read it
 # as a float); Python's json keeps it exact. Floats as Python writes them
@@ -189,14 +201,28 @@ def loads_msgpack(data: Any) -> Any:
     return _open_envelopes(value) if _MSGPACK_MARKER in data else value
 
 
+def dumps_msgpack_numpy(obj: Any) -> bytes:
+    """Encode `obj` as orcodec-msgpack-numpy: orcodec-msgpack with numpy's extension."""
+    return orcodec.packb(obj, default=_envelope, option=_MSGPACK_NUMPY_OPTION)
+
+
+def loads_msgpack_numpy(data: Any) -> Any:
+    """Decode an `application/x-orcodec-msgpack-numpy` message body (arrays as writable copies)."""
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    value = orcodec.unpackb(data, option=_UNPACK_NUMPY_OPTION)
+    return _open_envelopes(value) if _MSGPACK_MARKER in data else value
+
+
 # What a `kombu.serializers` entry point names: the arguments of
 # `kombu.serialization.register` after the name.
 json_codec = (dumps_json, loads_json, JSON_CONTENT_TYPE, "utf-8")
 msgpack_codec = (dumps_msgpack, loads_msgpack, MSGPACK_CONTENT_TYPE, "binary")
+msgpack_numpy_codec = (dumps_msgpack_numpy, loads_msgpack_numpy, MSGPACK_NUMPY_CONTENT_TYPE, "binary")
 
 
 def register() -> None:
-    """Register `orcodec-json` and `orcodec-msgpack` with kombu's serializer registry.
+    """Register `orcodec-json`, `orcodec-msgpack` and `orcodec-msgpack-numpy` with kombu's registry.
 
     Not needed when orcodec is installed with its entry points (kombu
     registers them when it loads); calling it again is harmless. A consumer
@@ -207,3 +233,4 @@ def register() -> None:
 
     kombu_register("orcodec-json", *json_codec)
     kombu_register("orcodec-msgpack", *msgpack_codec)
+    kombu_register("orcodec-msgpack-numpy", *msgpack_numpy_codec)

@@ -22,23 +22,34 @@ application's error handling.
 - `OrcodecRoute`: a FastAPI route class (`APIRouter(route_class=OrcodecRoute)`)
   that hands an endpoint's return value to the route's response class as it
   is, without `jsonable_encoder`, for routes without a response model.
+- `TypedBody(T)`: a FastAPI dependency that reads the request body, JSON or
+  MessagePack by its content type, straight into `T` with typed decoding
+  (`order: Annotated[Order, Depends(TypedBody(Order))]`); data that does not
+  fit is FastAPI's 422, with the location and message of the error.
+- `read_body(request, T)`: the same for plain Starlette, where a body that
+  does not fit is an `HTTPException(422)` with the message as its detail.
 
-Starlette (and FastAPI, for `OrcodecRoute`) is imported when one of these
-names is first used, not when this module is imported.
+Starlette (and FastAPI, for `OrcodecRoute` and `TypedBody`) is imported when
+one of these names is first used, not when this module is imported.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import orcodec
 
-__all__ = ["JSONResponse", "MsgpackResponse", "OrcodecRoute"]
+__all__ = ["JSONResponse", "MsgpackResponse", "OrcodecRoute", "TypedBody", "read_body"]
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # pragma: no cover - what type checkers see
+    import builtins
     from collections.abc import Callable
 
     from fastapi.routing import APIRoute
+    from starlette.requests import Request
     from starlette.responses import Response
 
     class _OrcodecResponse(Response):
@@ -59,6 +70,23 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers see
     class MsgpackResponse(_OrcodecResponse): ...
 
     class OrcodecRoute(APIRoute): ...
+
+    class TypedBody(Generic[T]):
+        type: Any
+        format: str
+        max_size: int | None
+
+        def __init__(
+            self,
+            type: builtins.type[T],
+            *,
+            format: str = ...,
+            strict: bool = ...,
+            dec_hook: Callable[[builtins.type, Any], Any] | None = ...,
+            option: int | None = ...,
+            max_size: int | None = ...,
+        ) -> None: ...
+        async def __call__(self, request: Request) -> T: ...
 
 
 _UNSET: Any = object()
@@ -209,11 +237,216 @@ def _build_route() -> dict[str, Any]:
     return {"OrcodecRoute": OrcodecRoute}
 
 
+# Reading request bodies into types.
+
+_MSGPACK_MEDIA_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
+_FORMATS = ("auto", "json", "msgpack")
+_ACCEPTS = {
+    "auto": "application/json or application/msgpack",
+    "json": "application/json",
+    "msgpack": "application/msgpack",
+}
+# One step of a ValidationError's path: `.name`, `[3]` or `[...]` (a dict value).
+_PATH_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _check_format(format: str) -> str:
+    if format not in _FORMATS:
+        raise ValueError(f"format must be 'auto', 'json' or 'msgpack', not {format!r}")
+    return format
+
+
+def _body_format(content_type: str | None, allowed: str) -> str | None:
+    """ "json" or "msgpack" for a request's content type, None if refused.
+
+    A request without a content type is read in the allowed format (JSON
+    when both are), as FastAPI reads a body without one as JSON.
+    """
+    if not content_type:
+        return "msgpack" if allowed == "msgpack" else "json"
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "application/json" or (media.startswith("application/") and media.endswith("+json")):
+        kind = "json"
+    elif media in _MSGPACK_MEDIA_TYPES or (media.startswith("application/") and media.endswith("+msgpack")):
+        kind = "msgpack"
+    else:
+        return None
+    return kind if allowed in ("auto", kind) else None
+
+
+async def _read(request: Any, max_size: int | None) -> bytes:
+    if max_size is None:
+        return await request.body()
+    # A declared length over the limit is refused before reading anything;
+    # a chunked body is counted as it arrives.
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_size:
+        raise _TooLarge
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_size:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _location(path: str) -> list[str | int]:
+    """A ValidationError's path as FastAPI's `loc` steps: `$.items[3].qty` -> ["items", 3, "qty"]."""
+    steps: list[str | int] = []
+    for name, index, value in _PATH_STEP.findall(path, 1):
+        steps.append(name or (int(index) if index else value))
+    return steps
+
+
+def _message(error: Any) -> str:
+    """The error's message without its ` - at `$...`` suffix (the location says it)."""
+    text = str(error)
+    suffix = f" - at `{error.path}`"
+    return text[: -len(suffix)] if text.endswith(suffix) else text
+
+
+def _error_details(error: Exception, kind: str) -> dict[str, Any]:
+    """A decoding failure in the shape of FastAPI's request validation errors."""
+    if isinstance(error, orcodec.ValidationError):
+        return {
+            "type": "validation_error",
+            "loc": ["body", *_location(error.path)],
+            "msg": _message(error),
+            "ctx": {"path": error.path},
+        }
+    pos = getattr(error, "pos", None)
+    location: list[str | int] = ["body"] if pos is None else ["body", pos]
+    if kind == "json":
+        reason = getattr(error, "msg", str(error))
+        return {
+            "type": "json_invalid",
+            "loc": location,
+            "msg": "JSON decode error",
+            "input": {},
+            "ctx": {"error": reason},
+        }
+    return {
+        "type": "msgpack_invalid",
+        "loc": location,
+        "msg": "MessagePack decode error",
+        "input": {},
+        "ctx": {"error": str(error)},
+    }
+
+
+async def read_body(
+    request: Any,
+    type: Any,
+    *,
+    format: str = "auto",
+    strict: bool = True,
+    dec_hook: Any = None,
+    option: int | None = None,
+    max_size: int | None = None,
+) -> Any:
+    """Read a Starlette request's body into `type` with typed decoding.
+
+    JSON or MessagePack by the request's content type (`format` narrows it
+    to one; a request without a content type is read as JSON unless
+    `format="msgpack"`); `option` goes to `unpackb` for MessagePack bodies.
+    Raises Starlette's `HTTPException`: 415 for another content type, 413
+    for a body over `max_size` bytes, 400 for a body that is not valid JSON
+    or MessagePack and 422 for one that does not fit `type`, each with the
+    decoding error's message (and its `$` path) as the detail.
+    """
+    from starlette.exceptions import HTTPException
+
+    kind = _body_format(request.headers.get("content-type"), _check_format(format))
+    if kind is None:
+        raise HTTPException(415, detail=f"Unsupported Media Type: expected {_ACCEPTS[format]}")
+    try:
+        body = await _read(request, max_size)
+    except _TooLarge:
+        raise HTTPException(413, detail=f"Request body is larger than {max_size} bytes") from None
+    try:
+        if kind == "json":
+            return orcodec.loads(body, type=type, strict=strict, dec_hook=dec_hook)
+        return orcodec.unpackb(body, type=type, strict=strict, dec_hook=dec_hook, option=option)
+    except orcodec.ValidationError as e:
+        raise HTTPException(422, detail=str(e)) from e
+    except (orcodec.JSONDecodeError, orcodec.MsgpackDecodeError) as e:
+        raise HTTPException(400, detail=str(e)) from e
+
+
+def _build_typed_body() -> dict[str, Any]:
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+
+    class TypedBody:
+        """A FastAPI dependency that reads the request body into a type.
+
+        ``order: Annotated[Order, Depends(TypedBody(Order))]`` gives the
+        endpoint the body decoded by a `Decoder(Order)` compiled once:
+        JSON or MessagePack by the content type (`format` narrows it to
+        one; a request without a content type is read as JSON unless
+        `format="msgpack"`), with `option` passed to `unpackb`. A body that
+        is not valid JSON or MessagePack, or that does not fit the type, is
+        FastAPI's `RequestValidationError` (a 422 through the application's
+        handler) with the location of the error under ``"body"`` and its
+        message; another content type is a 415 and a body over `max_size`
+        bytes a 413 (`HTTPException`).
+        """
+
+        def __init__(
+            self,
+            type: Any,
+            *,
+            format: str = "auto",
+            strict: bool = True,
+            dec_hook: Any = None,
+            option: int | None = None,
+            max_size: int | None = None,
+        ) -> None:
+            self.type = type
+            self.format = _check_format(format)
+            self.option = option
+            self.max_size = max_size
+            self.decoder = orcodec.Decoder(type, strict=strict, dec_hook=dec_hook)
+
+        def __repr__(self) -> str:
+            return f"TypedBody({self.type!r}, format={self.format!r})"
+
+        async def __call__(self, request: Request) -> Any:
+            kind = _body_format(request.headers.get("content-type"), self.format)
+            if kind is None:
+                raise HTTPException(415, detail=f"Unsupported Media Type: expected {_ACCEPTS[self.format]}")
+            try:
+                body = await _read(request, self.max_size)
+            except _TooLarge:
+                raise HTTPException(413, detail=f"Request body is larger than {self.max_size} bytes") from None
+            try:
+                if kind == "json":
+                    return self.decoder.loads(body)
+                return self.decoder.unpackb(body, option=self.option)
+            except (orcodec.JSONDecodeError, orcodec.MsgpackDecodeError) as e:
+                raise RequestValidationError([_error_details(e, kind)]) from e
+
+    # FastAPI reads the dependency's parameters from these annotations; with
+    # postponed evaluation they would be strings it cannot resolve here.
+    TypedBody.__call__.__annotations__ = {"request": Request, "return": Any}
+    TypedBody.__module__ = __name__
+    return {"TypedBody": TypedBody}
+
+
 def __getattr__(name: str) -> Any:
     if name in ("JSONResponse", "MsgpackResponse", "_OrcodecResponse"):
         built = _build_responses()
     elif name == "OrcodecRoute":
         built = _build_route()
+    elif name == "TypedBody":
+        built = _build_typed_body()
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals().update(built)

@@ -12,8 +12,9 @@
 
 use super::unescape::{self, ESCAPES};
 use super::unicode;
-use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
-use crate::number::float_parse::decimal_to_f64;
+use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
+use crate::number::float_parse::{decimal_to_f64, parse_text};
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
 
@@ -62,6 +63,7 @@ pub(super) trait NumberSink {
     fn f64(&mut self, v: f64, is_float: bool) -> Result<Self::Value, Self::Error>;
     /// A number whose value is not wanted, and whether it has a fraction or
     /// an exponent.
+    #[expect(clippy::unreachable, reason = "lex_number calls it only for sinks whose VALUE is false, which define it")]
     fn unvalued(&mut self, _is_float: bool) -> Result<Self::Value, Self::Error> {
         unreachable!("asked only when VALUE is false")
     }
@@ -181,7 +183,7 @@ pub(super) trait Lex<'a> {
             b'\\' => {
                 let input = self.input();
                 self.scratch_mut().clear();
-                self.scratch_mut().extend_from_slice(&input[start..i]);
+                fallible::extend(self.scratch_mut(), &input[start..i]).map_err(|_| no_memory(i))?;
                 self.escaped_string(i)
             }
             _ => err(Kind::ControlCharacterInString, i),
@@ -213,7 +215,7 @@ pub(super) trait Lex<'a> {
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());
             };
-            self.scratch_mut().extend_from_slice(&input[i..next]);
+            fallible::extend(self.scratch_mut(), &input[i..next]).map_err(|_| no_memory(i))?;
             i = next;
         }
     }
@@ -233,7 +235,7 @@ pub(super) trait Lex<'a> {
             }
             return err(Kind::InvalidEscape, i);
         }
-        self.scratch_mut().push(simple);
+        fallible::push(self.scratch_mut(), simple).map_err(|_| no_memory(i))?;
         Ok(i + 2)
     }
 
@@ -271,7 +273,7 @@ pub(super) trait Lex<'a> {
             0xDC00..=0xDFFF => return err(Kind::LoneSurrogate, i),
             c => (c, i + 6),
         };
-        self.scratch_mut().reserve(4);
+        fallible::reserve(self.scratch_mut(), 4).map_err(|_| no_memory(i))?;
         // SAFETY: 4 bytes reserved; `code_point` is a scalar value below 0x110000.
         unsafe {
             let len = self.scratch_mut().len();
@@ -293,7 +295,7 @@ pub(super) trait Lex<'a> {
     /// accumulated mantissa and exponent (`float_parse`: Clinger's exact
     /// path, then Eisel-Lemire). The rare float neither decides (longer
     /// mantissas, subnormal or overflowing results, ambiguous products) goes
-    /// to the standard library's correctly rounded parser.
+    /// to [`parse_text`], correctly rounded at any length.
     #[inline(always)]
     fn lex_number<S: NumberSink>(&mut self, sink: &mut S) -> Result<S::Value, Failure<S::Error>> {
         let input = self.input();
@@ -375,11 +377,9 @@ pub(super) trait Lex<'a> {
                 return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
             }
         }
-        // SAFETY: the bytes matched the ASCII number grammar above.
-        let text = unsafe { core::str::from_utf8_unchecked(&input[start..i]) };
-        match text.parse::<f64>() {
-            Ok(v) => sink.f64(v, is_float).map_err(Failure::Build),
-            Err(_) => err(Kind::InvalidNumber, start),
+        match parse_text(&input[start..i]) {
+            Some(v) => sink.f64(v, is_float).map_err(Failure::Build),
+            None => err(Kind::InvalidNumber, start),
         }
     }
 }

@@ -12,7 +12,7 @@
 
 mod lex;
 pub mod pull;
-mod rows;
+pub(crate) mod rows;
 pub mod scanner;
 pub(crate) mod unescape;
 pub(crate) mod unicode;

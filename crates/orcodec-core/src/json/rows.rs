@@ -24,7 +24,7 @@ pub(super) const F64_ITEM_RESERVE: usize = 32;
 /// A [`Sink`] over space already reserved in another one, so a row's loop
 /// keeps its write position in a register. `reserve` only checks (it
 /// cannot grow); the row writers reserve each item's worst case up front.
-pub(super) struct Reserved {
+pub(crate) struct Reserved {
     at: *mut u8,
     len: usize,
     cap: usize,
@@ -32,6 +32,10 @@ pub(super) struct Reserved {
 
 #[cold]
 #[inline(never)]
+#[expect(
+    clippy::panic,
+    reason = "an invariant: each row writer reserves its items' worst case, tested for every width"
+)]
 fn reserved_too_little() -> ! {
     panic!("orcodec: a row writer reserved too little space")
 }
@@ -44,10 +48,19 @@ unsafe impl Sink for Reserved {
         self.len
     }
     #[inline(always)]
-    fn reserve(&mut self, additional: usize) {
+    fn reserve(&mut self, additional: usize) -> bool {
         if self.cap - self.len < additional {
             reserved_too_little();
         }
+        true
+    }
+    #[inline(always)]
+    fn failed(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn truncate(&mut self, len: usize) {
+        self.len = len;
     }
     #[inline(always)]
     fn tail(&mut self) -> *mut u8 {
@@ -60,6 +73,26 @@ unsafe impl Sink for Reserved {
     }
 }
 
+/// Writes each of `values` with `put`, which may write at most `width`
+/// bytes, back to back (MessagePack rows: no separators). One reservation
+/// per chunk, so the per-item loop keeps its position in a register.
+#[inline(always)]
+pub(crate) fn write_rows<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: impl Fn(&mut Reserved, T)) {
+    for chunk in values.chunks(ROW_CHUNK) {
+        let need = chunk.len() * width;
+        if !out.reserve(need) {
+            return;
+        }
+        // SAFETY: `need` bytes reserved just above.
+        let mut r = Reserved { at: out.tail(), len: 0, cap: need };
+        for &value in chunk {
+            put(&mut r, value);
+        }
+        // SAFETY: `r.len` bytes were written into the reserved space.
+        unsafe { out.advance(r.len) };
+    }
+}
+
 /// Writes `values` as the items of an array (commas between): `put`
 /// writes one, and may write at most `width` bytes. A function rather than
 /// a closure: inlined here, its address is a constant, and an
@@ -68,19 +101,32 @@ unsafe impl Sink for Reserved {
 #[inline(always)]
 pub(super) fn write_items<S: Sink, T: Copy>(out: &mut S, values: &[T], width: usize, put: fn(&mut Reserved, T)) {
     for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
-        write_chunk(out, chunk, c != 0, width, put);
+        if !write_chunk(out, chunk, c != 0, width, put) {
+            return;
+        }
     }
 }
 
-/// One chunk of [`write_items`], after a comma when `comma`.
+/// One chunk of [`write_items`], after a comma when `comma`; false when
+/// the output could not grow (the sink then holds the error).
 #[inline(always)]
-fn write_chunk<S: Sink, T: Copy>(out: &mut S, chunk: &[T], comma: bool, width: usize, put: fn(&mut Reserved, T)) {
+fn write_chunk<S: Sink, T: Copy>(
+    out: &mut S,
+    chunk: &[T],
+    comma: bool,
+    width: usize,
+    put: fn(&mut Reserved, T),
+) -> bool {
     // The last item's store may run past its text (see `put_digits`).
     let need = chunk.len() * (width + 1) + 16;
-    out.reserve(need);
+    if !out.reserve(need) {
+        return false;
+    }
     // SAFETY: `need` bytes reserved just above.
     let mut r = Reserved { at: out.tail(), len: 0, cap: need };
-    let (first, rest) = chunk.split_first().expect("chunks are never empty");
+    let Some((first, rest)) = chunk.split_first() else {
+        return true;
+    };
     if comma {
         r.push(b',');
     }
@@ -91,6 +137,7 @@ fn write_chunk<S: Sink, T: Copy>(out: &mut S, chunk: &[T], comma: bool, width: u
     }
     // SAFETY: `r.len` bytes were written into the reserved space.
     unsafe { out.advance(r.len) };
+    true
 }
 
 /// Integers as the items of an array, as [`write_items`], a chunk at a
@@ -112,10 +159,13 @@ pub(super) fn write_int_items<S: Sink, T: Copy>(
 ) {
     for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
         let largest = chunk.iter().fold(0, |m, &v| m | magnitude(v));
-        if largest < 1 << 17 {
-            write_chunk(out, chunk, c != 0, width, pairs);
+        let written = if largest < 1 << 17 {
+            write_chunk(out, chunk, c != 0, width, pairs)
         } else {
-            write_chunk(out, chunk, c != 0, width, digits);
+            write_chunk(out, chunk, c != 0, width, digits)
+        };
+        if !written {
+            return;
         }
     }
 }
@@ -125,7 +175,7 @@ pub(super) fn write_int_items<S: Sink, T: Copy>(
 #[inline(always)]
 pub(super) fn put_u64(r: &mut Reserved, v: u64) {
     let n = int::digit_count(v);
-    r.reserve(n);
+    let _ = r.reserve(n);
     // SAFETY: `n` bytes reserved just above, which the digits fill exactly.
     unsafe {
         int::write_digits(r.tail(), v, n);
@@ -141,7 +191,7 @@ pub(super) fn put_digits(r: &mut Reserved, v: u64) {
     if v >= 10_000_000_000 {
         return put_u64_long(r, v);
     }
-    r.reserve(16);
+    let _ = r.reserve(16);
     // SAFETY: 16 bytes reserved just above.
     unsafe {
         let n = int::write_below_1e10(r.tail(), v);
@@ -161,7 +211,7 @@ fn put_u64_long(r: &mut Reserved, v: u64) {
 /// on half of them (numpy int32 rows: one misprediction per value).
 #[inline(always)]
 fn put_sign(r: &mut Reserved, v: i64) {
-    r.reserve(1);
+    let _ = r.reserve(1);
     // SAFETY: one byte reserved just above.
     unsafe {
         *r.tail() = b'-';
@@ -242,7 +292,7 @@ pub(super) static U8_TEXT: [[u8; 5]; 256] = byte_texts(false);
 #[inline(always)]
 pub(super) fn put_byte(r: &mut Reserved, table: &[[u8; 5]; 256], byte: u8) {
     let text = &table[byte as usize];
-    r.reserve(4);
+    let _ = r.reserve(4);
     // SAFETY: 4 bytes reserved just above; `text[4]` (at most 4) of them are the text.
     unsafe {
         (r.tail() as *mut [u8; 4]).write_unaligned([text[0], text[1], text[2], text[3]]);
@@ -257,7 +307,7 @@ pub(super) fn put_f64(r: &mut Reserved, value: f64) {
         r.extend(b"null");
         return;
     }
-    r.reserve(F64_ITEM_RESERVE);
+    let _ = r.reserve(F64_ITEM_RESERVE);
     // SAFETY: F64_ITEM_RESERVE (32) bytes reserved just above.
     unsafe {
         let n = zmij_in_place(value, r.tail());
@@ -278,7 +328,9 @@ pub(super) fn write_bool_items<S: Sink>(out: &mut S, values: &[u8]) {
     for chunk in rest.chunks(ROW_CHUNK) {
         // Item k ends its 8-byte store at most at 6 * k + 8.
         let need = chunk.len() * 6 + 2;
-        out.reserve(need);
+        if !out.reserve(need) {
+            return;
+        }
         // SAFETY: `need` bytes reserved just above; every store lies within
         // them (see above), and `at` ends at most at `6 * len`.
         unsafe {

@@ -4,7 +4,8 @@
 
 use super::lex::{check_utf8, err, skip_whitespace_run, Lex, NumberSink, Span};
 use crate::builder::Builder;
-use crate::error::{DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 
 /// An open array or object: where its items start on the value stack.
 #[derive(Clone, Copy)]
@@ -47,10 +48,6 @@ impl<'a, V> Lex<'a> for Scanner<'a, V> {
 /// String values at least this long try the one-pass ASCII check and copy.
 const LONG_STR: usize = 64;
 
-/// Starting capacities of the value and frame stacks.
-const INITIAL_STACK: usize = 32;
-const INITIAL_FRAMES: usize = 16;
-
 /// The value and frame stacks and the unescape buffer a decode works in. A
 /// caller that decodes often keeps one and passes it to [`parse_with`], so
 /// that a small document allocates nothing of its own; it is empty between
@@ -62,14 +59,11 @@ pub struct ScanStacks<V> {
 }
 
 impl<V> ScanStacks<V> {
+    /// Empty stacks: they grow (fallibly) as a decode needs them, and a
+    /// caller that keeps them between decodes pays for that once. (Making
+    /// room up front, in the decoder, cost its loop registers.)
     pub fn new() -> Self {
-        // One allocation each up front instead of regrowing from nothing:
-        // most documents fit.
-        ScanStacks {
-            stack: Vec::with_capacity(INITIAL_STACK),
-            frames: Vec::with_capacity(INITIAL_FRAMES),
-            scratch: Vec::new(),
-        }
+        ScanStacks { stack: Vec::new(), frames: Vec::new(), scratch: Vec::new() }
     }
 
     /// Bytes the stacks and buffer hold room for (a caller may drop large ones).
@@ -138,7 +132,7 @@ impl<'a, V> Scanner<'a, V> {
                         if is_map { b.map(&mut self.stack, start) } else { b.array(&mut self.stack, start) }
                             .map_err(Failure::Build)?
                     } else {
-                        self.frames.push(Frame { is_map, start });
+                        fallible::push(&mut self.frames, Frame { is_map, start }).map_err(|_| no_memory(at))?;
                         if is_map {
                             self.key(b)?;
                         }
@@ -165,7 +159,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b'-' | b'0'..=b'9') => self.numbers(b)?,
                 Some(found) => return err(Kind::UnexpectedByte { found, expected: "a JSON value" }, at),
             };
-            self.stack.push(value);
+            self.push(value)?;
 
             // Close every container this value completes, then find the next value.
             loop {
@@ -174,6 +168,7 @@ impl<'a, V> Scanner<'a, V> {
                     if self.pos != self.input.len() {
                         return err(Kind::TrailingData, self.pos);
                     }
+                    #[expect(clippy::unreachable, reason = "every value is pushed before its container closes")]
                     return match self.stack.pop() {
                         Some(v) => Ok(v),
                         None => unreachable!("a complete document leaves its value on the stack"),
@@ -201,7 +196,7 @@ impl<'a, V> Scanner<'a, V> {
                             b.array(&mut self.stack, frame.start)
                         }
                         .map_err(Failure::Build)?;
-                        self.stack.push(container);
+                        self.push(container)?;
                     }
                     Some(found) => {
                         let expected = if frame.is_map { "',' or '}'" } else { "',' or ']'" };
@@ -218,8 +213,15 @@ impl<'a, V> Scanner<'a, V> {
     fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
         let span = self.key_string()?;
         let key = b.key(self.text(span)).map_err(Failure::Build)?;
-        self.stack.push(key);
+        self.push(key)?;
         self.colon()
+    }
+
+    /// Pushes `value` on the value stack, which grows as values arrive
+    /// (doubling, like `Vec::push`); not getting the memory is an error.
+    #[inline(always)]
+    fn push<E>(&mut self, value: V) -> Result<(), Failure<E>> {
+        fallible::push(&mut self.stack, value).map_err(|_| no_memory(self.pos))
     }
 
     /// A string value. Long text that starts with ASCII is checked and
@@ -267,7 +269,7 @@ impl<'a, V> Scanner<'a, V> {
                     }
                     // Anything but a number (or an error) is `run`'s, from the comma.
                     if matches!(input.get(next), Some(b'-' | b'0'..=b'9')) {
-                        self.stack.push(value);
+                        self.push(value)?;
                         self.pos = next;
                         continue;
                     }
@@ -275,7 +277,7 @@ impl<'a, V> Scanner<'a, V> {
                 Some(b']') => {
                     self.pos += 1;
                     self.frames.pop();
-                    self.stack.push(value);
+                    self.push(value)?;
                     return b.array(&mut self.stack, start).map_err(Failure::Build);
                 }
                 _ => {}

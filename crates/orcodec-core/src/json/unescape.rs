@@ -136,8 +136,9 @@ fn choose() -> Variant {
 /// simple escapes and the runs between them. Returns where it stopped,
 /// never inside an escape: at a byte the caller must handle (the closing
 /// quote, a control byte, the backslash of a `\u` or invalid escape), or
-/// anywhere before the last block's worth of input. Returns `i` itself when
-/// it did nothing (too little input left, or no simple escape at `i`).
+/// anywhere before the last block's worth of input, or where the scratch
+/// could not grow. Returns `i` itself when it did nothing (too little input
+/// left, no simple escape at `i`, no memory).
 #[inline(always)]
 pub(super) fn simple_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
     match variant() {
@@ -198,7 +199,11 @@ unsafe fn avx512(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 65 <= input.len() {
             if scratch.capacity() - o < 64 {
                 scratch.set_len(o);
-                scratch.reserve(256);
+                if crate::fallible::reserve(scratch, 256).is_err() {
+                    // Stopped as at the end of the input; the caller's own
+                    // growth then fails with the error.
+                    return b + c as usize;
+                }
             }
             let v = _mm512_loadu_si512(src.add(b) as *const __m512i);
             let next = _mm512_loadu_si512(src.add(b + 1) as *const __m512i);
@@ -297,7 +302,9 @@ unsafe fn ssse3(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 17 <= input.len() {
             if scratch.capacity() - o < 16 {
                 scratch.set_len(o);
-                scratch.reserve(256);
+                if crate::fallible::reserve(scratch, 256).is_err() {
+                    return b + c as usize;
+                }
             }
             let v = _mm_loadu_si128(src.add(b) as *const __m128i);
             let next = _mm_loadu_si128(src.add(b + 1) as *const __m128i);
@@ -368,7 +375,9 @@ unsafe fn avx2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
         while b + 33 <= input.len() {
             if scratch.capacity() - o < 32 {
                 scratch.set_len(o);
-                scratch.reserve(256);
+                if crate::fallible::reserve(scratch, 256).is_err() {
+                    return b + c as usize;
+                }
             }
             let v = _mm256_loadu_si256(src.add(b) as *const __m256i);
             let next = _mm256_loadu_si256(src.add(b + 1) as *const __m256i);
@@ -442,9 +451,12 @@ fn sse2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
     let mut c = 0u64;
     loop {
         if scratch.capacity() - o_b < BLOCK_ROOM {
-            // SAFETY: the bytes below `o_b` are written (below, or before).
-            unsafe { scratch.set_len(o_b) };
-            scratch.reserve(4 * BLOCK_ROOM);
+            // SAFETY: the bytes below `o_b + c` are written (below, or before).
+            unsafe { scratch.set_len(o_b + c as usize) };
+            if crate::fallible::reserve(scratch, 4 * BLOCK_ROOM).is_err() {
+                // Stopped as at the end of the input (see below).
+                return b + c as usize;
+            }
         }
         // SAFETY: input reads stay below `b + 33 <= b + BLOCKS_NEED`
         // (block at `b`, escaped bytes up to `b + 16`, stores from up to

@@ -132,7 +132,11 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
         if scratch.capacity() - o < ROOM {
             // SAFETY: the bytes below `o` are written (below, or before).
             unsafe { scratch.set_len(o) };
-            scratch.reserve(4 * ROOM);
+            if crate::fallible::reserve(scratch, 4 * ROOM).is_err() {
+                // Stopped as before a long run: the caller's own growth
+                // then fails with the error.
+                return pos;
+            }
         }
         let b = pos;
         // SAFETY: `b + NEED <= input.len()`: the window's four 16-byte

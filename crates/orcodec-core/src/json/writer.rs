@@ -7,7 +7,7 @@ use super::rows::{
 use crate::emit::{items_one_by_one, Emitter};
 use crate::number::float::{write_f32, write_f64};
 use crate::number::int;
-use crate::sink::Sink;
+use crate::sink::{Sink, CHUNK};
 use crate::text::encode::{copy_clean_prefix, escape_text, escape_utf8_from, MAX_ESCAPED_PER_UNIT, SLACK};
 use crate::text::{SurrogateError, Text};
 
@@ -18,7 +18,9 @@ use crate::text::{SurrogateError, Text};
 #[inline(always)]
 fn write_utf8<S: Sink>(out: &mut S, src: &[u8]) {
     let n = src.len();
-    out.reserve(n + 2 + 16);
+    if !out.reserve(n + 2 + 16) {
+        return;
+    }
     // SAFETY: `n + 18` bytes reserved just above: the quotes, the text and
     // the 16-byte block stores of `copy_clean_prefix`.
     let clean = unsafe {
@@ -38,10 +40,33 @@ fn write_utf8<S: Sink>(out: &mut S, src: &[u8]) {
 }
 
 /// The part of [`write_utf8`] from byte `i`, the first that needs escaping, to
-/// the closing quote.
+/// the closing quote. A long text is escaped [`CHUNK`] bytes at a time, so
+/// the room asked for is bounded by a chunk's worst case, not the text's.
 #[inline(never)]
 fn write_escaped_utf8<S: Sink>(out: &mut S, src: &[u8], i: usize) {
-    out.reserve((src.len() - i) * MAX_ESCAPED_PER_UNIT + 1 + SLACK);
+    write_escaped_utf8_chunked(out, src, i, CHUNK)
+}
+
+#[inline(always)]
+fn write_escaped_utf8_chunked<S: Sink>(out: &mut S, src: &[u8], mut i: usize, chunk: usize) {
+    while src.len() - i > chunk {
+        // UTF-8 is escaped byte by byte (bytes from 0x80 are copied as they
+        // are), so a chunk may end inside a character.
+        let end = i + chunk;
+        if !out.reserve(chunk * MAX_ESCAPED_PER_UNIT + SLACK) {
+            return;
+        }
+        // SAFETY: room for every byte of the chunk escaped and the slack.
+        unsafe {
+            let start = out.tail();
+            let written = escape_utf8_from(&src[..end], i, start);
+            out.advance(written.offset_from(start) as usize);
+        }
+        i = end;
+    }
+    if !out.reserve((src.len() - i) * MAX_ESCAPED_PER_UNIT + 1 + SLACK) {
+        return;
+    }
     // SAFETY: room for every remaining byte escaped, the quote and the slack.
     unsafe {
         let start = out.tail();
@@ -67,7 +92,12 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
 /// transcoded to UTF-8 while escaping.
 #[inline(never)]
 fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
-    out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2 + SLACK);
+    if text.units() > CHUNK {
+        return write_long_transcoded(out, text, CHUNK);
+    }
+    if !out.reserve(text.units() * MAX_ESCAPED_PER_UNIT + 2 + SLACK) {
+        return Ok(());
+    }
     // SAFETY: room for the worst case (every unit escaped, plus quotes) and
     // the escapers' whole-word slack was reserved above; each escape function
     // writes at most 6 bytes per unit, plus up to SLACK past its end.
@@ -81,11 +111,43 @@ fn write_str_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surr
     Ok(())
 }
 
+/// [`write_str_transcoded`] for a text of more than `chunk` units: escaped
+/// a chunk at a time, so the room asked for is a chunk's worst case, not the
+/// text's. A lone surrogate takes back what was written.
+#[cold]
+fn write_long_transcoded<S: Sink>(out: &mut S, text: Text<'_>, chunk: usize) -> Result<(), SurrogateError> {
+    let before = out.len();
+    out.push(b'"');
+    let mut start = 0;
+    while start < text.units() {
+        let piece = text.slice(start, text.units().min(start + chunk));
+        if !out.reserve(piece.units() * MAX_ESCAPED_PER_UNIT + SLACK) {
+            return Ok(());
+        }
+        // SAFETY: room for every unit of the piece escaped, and the slack.
+        unsafe {
+            let at = out.tail();
+            match escape_text(piece, at) {
+                Ok(end) => out.advance(end.offset_from(at) as usize),
+                Err(error) => {
+                    out.truncate(before);
+                    return Err(error);
+                }
+            }
+        }
+        start += piece.units();
+    }
+    out.push(b'"');
+    Ok(())
+}
+
 /// Writes ASCII text that needs no escaping, quoted.
 #[inline]
 pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     debug_assert!(text.iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\'));
-    out.reserve(text.len() + 2);
+    if !out.reserve(text.len() + 2) {
+        return;
+    }
     // SAFETY: `len + 2` bytes reserved just above.
     unsafe {
         let at = out.tail();
@@ -98,7 +160,9 @@ pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
 
 #[inline(always)]
 pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
-    out.reserve(int::MAX_LEN);
+    if !out.reserve(int::MAX_LEN) {
+        return;
+    }
     // SAFETY: MAX_LEN bytes reserved just above.
     unsafe {
         let n = int::write_i64(out.tail(), value);
@@ -108,7 +172,9 @@ pub fn write_i64<S: Sink>(out: &mut S, value: i64) {
 
 #[inline(always)]
 pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
-    out.reserve(int::MAX_LEN);
+    if !out.reserve(int::MAX_LEN) {
+        return;
+    }
     // SAFETY: MAX_LEN bytes reserved just above.
     unsafe {
         let n = int::write_u64(out.tail(), value);
@@ -139,7 +205,9 @@ impl<S: Sink, const PRETTY: bool> JsonWriter<S, PRETTY> {
     #[inline(always)]
     fn newline(&mut self) {
         let n = 1 + 2 * self.depth;
-        self.out.reserve(n);
+        if !self.out.reserve(n) {
+            return;
+        }
         // SAFETY: `n` bytes reserved just above.
         unsafe {
             let at = self.out.tail();
@@ -185,6 +253,11 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     const NATIVE_KEYS: bool = false;
 
     #[inline(always)]
+    fn failed(&self) -> bool {
+        self.out.failed()
+    }
+
+    #[inline(always)]
     fn null(&mut self) {
         self.out.extend(b"null");
     }
@@ -222,7 +295,9 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     }
     #[inline(always)]
     fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
-        self.out.reserve(MAX + 2);
+        if !self.out.reserve(MAX + 2) {
+            return;
+        }
         // SAFETY: `MAX + 2` bytes reserved just above: the quotes and at most
         // MAX bytes from `fill`.
         unsafe {
@@ -238,17 +313,25 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     fn raw(&mut self, value: &[u8]) {
         self.out.extend(value)
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn ext(&mut self, _tag: i8, _data: &[u8]) {
         unreachable!("the walker sends extension types to default in JSON")
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn bin(&mut self, _value: &[u8]) {
         unreachable!("JSON has no binary type; the walker checks HAS_BIN")
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn ext_header(&mut self, _tag: i8, _len: usize) {
         unreachable!("the walker sends extension types to default in JSON")
     }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
     fn bin_header(&mut self, _len: usize) {
         unreachable!("JSON has no binary type; the walker checks HAS_BIN")
+    }
+    #[expect(clippy::unreachable, reason = "the walker checks HAS_BIN, false for JSON")]
+    fn raw_in_place(&mut self, _len: usize, _fill: impl FnOnce(*mut u8)) {
+        unreachable!("only binary formats write payloads in place; the walker checks HAS_BIN")
     }
     #[inline(always)]
     fn position(&self) -> usize {
@@ -473,6 +556,115 @@ mod tests {
             write_str(&mut v, Text::Utf8(s.as_bytes())).unwrap();
             assert_eq!(v.len(), 6 * len + 2);
             assert!(v.capacity() >= v.len());
+        }
+    }
+
+    /// Long texts of each storage kind: escapes, non-ASCII and plain runs.
+    fn long_texts(units: usize) -> Vec<Vec<u32>> {
+        let pieces: [&[u32]; 4] =
+            [&[0x61, 0x62, 0x22, 0x63], &[0xE9, 0x0A, 0x7A], &[0x4E2D, 0x5C, 0x01], &[0x1F600, 0x41]];
+        (0..4)
+            .map(|kind| (0..units).map(|k| pieces[k / 7 % (kind + 1)][k % pieces[k / 7 % (kind + 1)].len()]).collect())
+            .collect()
+    }
+
+    fn as_text<'a>(units: &'a [u32], narrow: &'a mut (Vec<u8>, Vec<u16>)) -> Text<'a> {
+        if units.iter().all(|&c| c < 0x100) {
+            narrow.0 = units.iter().map(|&c| c as u8).collect();
+            Text::Ucs1(&narrow.0)
+        } else if units.iter().all(|&c| c < 0x10000) {
+            narrow.1 = units.iter().map(|&c| c as u16).collect();
+            Text::Ucs2(&narrow.1)
+        } else {
+            Text::Ucs4(units)
+        }
+    }
+
+    #[test]
+    fn long_texts_in_chunks_equal_whole() {
+        for units in long_texts(300) {
+            let mut narrow = Default::default();
+            let text = as_text(&units, &mut narrow);
+            let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+            let whole = reference(&s);
+            for chunk in [1, 2, 3, 5, 16, 17, 64, 299, 300, 301] {
+                let mut v = Vec::new();
+                write_long_transcoded(&mut v, text, chunk).unwrap();
+                assert_eq!(String::from_utf8(v).unwrap(), whole, "chunk {chunk}");
+                let mut v = b"\"".to_vec();
+                write_escaped_utf8_chunked(&mut v, s.as_bytes(), 0, chunk);
+                assert_eq!(String::from_utf8(v).unwrap(), whole, "utf-8, chunk {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_text_with_a_late_surrogate_takes_back_what_it_wrote() {
+        let mut units: Vec<u16> = (0..300).map(|k| [0x61, 0x4E2D, 0x0A][k % 3]).collect();
+        units[250] = 0xDC00;
+        for chunk in [1, 7, 64] {
+            let mut v = b"[1,".to_vec();
+            assert_eq!(write_long_transcoded(&mut v, Text::Ucs2(&units), chunk), Err(SurrogateError));
+            assert_eq!(v, b"[1,");
+        }
+    }
+
+    #[test]
+    fn long_texts_reserve_a_chunk_at_a_time() {
+        // Escape-heavy texts much longer than a chunk: the most asked for at
+        // once is a chunk's worst case, not the text's.
+        for units in long_texts(5 * CHUNK) {
+            let mut narrow = Default::default();
+            let text = as_text(&units, &mut narrow);
+            let mut sink = crate::testing::LimitedSink::new(usize::MAX);
+            write_str(&mut sink, text).unwrap();
+            sink.check_guard();
+            assert!(sink.max_reserve <= CHUNK * MAX_ESCAPED_PER_UNIT + SLACK + 2, "{}", sink.max_reserve);
+            let mut v = Vec::new();
+            write_str(&mut v, text).unwrap();
+            assert_eq!(sink.out, v);
+        }
+        let utf8 = "\n".repeat(3 * CHUNK);
+        let mut sink = crate::testing::LimitedSink::new(usize::MAX);
+        write_str(&mut sink, Text::Utf8(utf8.as_bytes())).unwrap();
+        assert!(sink.max_reserve <= CHUNK * MAX_ESCAPED_PER_UNIT + SLACK + 2 + 16);
+        assert_eq!(sink.out.len(), 2 * 3 * CHUNK + 2);
+    }
+
+    #[test]
+    fn out_of_room_writes_nothing_past_it() {
+        // Every budget up to the whole output: a write either fits, or the
+        // sink fails and nothing is written past what was reserved; when it
+        // does not fail the output is the usual one.
+        let long: Vec<u16> = (0..3000).map(|k| [0x61, 0x4E2D, 0x0A, 0x22][k % 4]).collect();
+        let run = |w: &mut CompactJsonWriter<crate::testing::LimitedSink>| {
+            sample_events(w);
+            w.begin_array(4);
+            w.array_item(0);
+            w.str(Text::Ucs2(&long)).unwrap();
+            w.array_item(1);
+            w.utf8("x\n".repeat(500).as_bytes());
+            w.array_item(2);
+            w.f64_items(&[1.5; 700]);
+            w.array_item(3);
+            w.ascii_in_place::<40>(|at| {
+                // SAFETY: 40 writable bytes.
+                unsafe { core::ptr::write_bytes(at, b'7', 40) };
+                40
+            });
+            w.end_array(4);
+        };
+        let mut full = CompactJsonWriter::new(crate::testing::LimitedSink::new(usize::MAX));
+        run(&mut full);
+        assert!(!full.out.failed());
+        for budget in (0..full.out.out.len() + 64).step_by(37) {
+            let mut w = CompactJsonWriter::new(crate::testing::LimitedSink::new(budget));
+            run(&mut w);
+            w.out.check_guard();
+            if !w.failed() {
+                assert_eq!(w.out.out, full.out.out, "budget {budget}");
+            }
+            assert!(w.out.out.len() <= budget);
         }
     }
 

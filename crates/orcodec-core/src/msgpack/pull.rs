@@ -55,6 +55,7 @@ pub use super::lex::decode_timestamp;
 use super::lex::{container_len, err, match_header, timestamp, Reader};
 use super::reader::ReadOptions;
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 
 /// One item. Integers keep their family's signedness as `read` hands them
 /// to a builder: `U64` for positive fixints and uint 8-64, `I64` for
@@ -268,7 +269,8 @@ impl<'a> MsgpackPull<'a> {
                 }
                 if len != 0 {
                     let in_key = slot != Slot::Value;
-                    frames.push(Frame { is_map, in_key, remaining: if is_map { len * 2 } else { len } });
+                    let frame = Frame { is_map, in_key, remaining: if is_map { len * 2 } else { len } };
+                    fallible::push(frames, frame).map_err(|_| DecodeError::new(Kind::NoMemory, at))?;
                     slot = if in_key {
                         Slot::InKey
                     } else if is_map {

@@ -7,7 +7,8 @@
 pub use super::lex::decode_timestamp;
 use super::lex::{container_len, err, match_header, str_marker, timestamp, Reader};
 use crate::builder::Builder;
-use crate::error::{DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeErrorKind as Kind, Failure};
+use crate::fallible;
 
 /// An open array or map: items still to read (a map counts keys and values)
 /// and where its items start on the value stack. `in_key`: an array inside a
@@ -69,8 +70,10 @@ pub struct ReadStacks<V> {
 }
 
 impl<V> ReadStacks<V> {
+    /// Empty stacks: they grow (fallibly) as a decode needs them, and a
+    /// caller that keeps them between decodes pays for that once.
     pub fn new() -> Self {
-        ReadStacks { stack: Vec::with_capacity(16), frames: Vec::with_capacity(16) }
+        ReadStacks { stack: Vec::new(), frames: Vec::new() }
     }
 
     /// Items the stacks hold room for (a caller may drop large ones).
@@ -139,8 +142,14 @@ fn read_in<B: Builder>(
                     let start = stack.len();
                     close(b, stack, is_map, in_key, start)?
                 } else {
-                    stack.reserve(needed);
-                    frames.push(Frame { is_map, in_key, remaining: needed, start: stack.len() });
+                    // Room for the items up front, but no more than
+                    // `PRESIZE_LIMIT`: a length the input really holds (a 4
+                    // GiB input of 2^32-1 one-byte items) is no reason to ask
+                    // for 32 GiB before an item is read. Past it, the stack
+                    // grows as items arrive.
+                    fallible::reserve(stack, needed.min(PRESIZE_LIMIT)).map_err(|_| no_memory(header))?;
+                    let frame = Frame { is_map, in_key, remaining: needed, start: stack.len() };
+                    fallible::push(frames, frame).map_err(|_| no_memory(header))?;
                     slot = if in_key {
                         Slot::InKey
                     } else if is_map {
@@ -152,13 +161,14 @@ fn read_in<B: Builder>(
                 }
             }
         };
-        stack.push(value);
+        fallible::push(stack, value).map_err(|_| no_memory(r.pos))?;
         // Close every container this value completes.
         loop {
             let Some(frame) = frames.last_mut() else {
                 if r.pos != input.len() {
                     return err(Kind::TrailingData, r.pos);
                 }
+                #[expect(clippy::unreachable, reason = "every value is pushed before its container closes")]
                 return match stack.pop() {
                     Some(v) => Ok(v),
                     None => unreachable!("a complete document leaves its value on the stack"),
@@ -178,7 +188,7 @@ fn read_in<B: Builder>(
             let (is_map, in_key, start) = (frame.is_map, frame.in_key, frame.start);
             frames.pop();
             let container = close(b, stack, is_map, in_key, start)?;
-            stack.push(container);
+            fallible::push(stack, container).map_err(|_| no_memory(r.pos))?;
         }
     }
 }
@@ -201,6 +211,9 @@ fn close<B: Builder>(
     }
     .map_err(Failure::Build)
 }
+
+/// Most items the value stack makes room for when a container opens.
+const PRESIZE_LIMIT: usize = 1 << 16;
 
 /// Str values at least this long go through `Builder::try_ascii_str`.
 const LONG_STR: usize = 64;

@@ -2,7 +2,8 @@
 //! what `msgpack.packb(obj, use_bin_type=True)` writes (floats as float64).
 
 use crate::emit::Emitter;
-use crate::sink::Sink;
+use crate::json::rows::write_rows;
+use crate::sink::{Sink, CHUNK};
 use crate::text::{copy_bytes, SurrogateError, Text, WRITE_SLACK};
 
 #[inline(always)]
@@ -124,7 +125,9 @@ fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
     if len < 32 {
         // fixstr, the usual map key: one byte of header, and a copy made of
         // at most two overlapping loads and stores instead of a memcpy call.
-        out.reserve(1 + len);
+        if !out.reserve(1 + len) {
+            return;
+        }
         // SAFETY: `1 + len` bytes reserved just above.
         unsafe {
             let at = out.tail();
@@ -140,9 +143,14 @@ fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
 /// Writes UCS1/UCS2/UCS4 text as str, transcoding it to UTF-8.
 #[inline(never)]
 fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateError> {
+    if text.units() > CHUNK {
+        return write_long_transcoded(out, text, CHUNK);
+    }
     let (min, max) = text.utf8_len_bounds();
     let guessed = str_header_len(max);
-    out.reserve(guessed + max + WRITE_SLACK);
+    if !out.reserve(guessed + max + WRITE_SLACK) {
+        return Ok(());
+    }
     // SAFETY: `guessed + max + WRITE_SLACK` bytes are reserved; the UTF-8 form
     // is at most `max` bytes (the transcoders may scribble up to WRITE_SLACK
     // past it) and its header at most `guessed` (the header only grows with
@@ -163,12 +171,48 @@ fn write_transcoded<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), Surrogat
     Ok(())
 }
 
+/// [`write_transcoded`] for a text of more than `chunk` (at least 2**16)
+/// units: its UTF-8 form is then longer than 0xffff bytes, so its header is
+/// a str32's five bytes, filled in once the length is known. Transcoded a
+/// chunk at a time, so the room asked for is a chunk's worst case, not the
+/// text's. A lone surrogate takes back what was written.
+#[cold]
+fn write_long_transcoded<S: Sink>(out: &mut S, text: Text<'_>, chunk: usize) -> Result<(), SurrogateError> {
+    debug_assert!(text.units() > 0xffff);
+    let before = out.len();
+    out.extend(&[0xdb, 0, 0, 0, 0]);
+    let mut start = 0;
+    while start < text.units() {
+        let piece = text.slice(start, text.units().min(start + chunk));
+        if !out.reserve(piece.utf8_len_bounds().1 + WRITE_SLACK) {
+            return Ok(());
+        }
+        // SAFETY: room for the piece's longest UTF-8 form and the slack.
+        match unsafe { piece.write_utf8(out.tail()) } {
+            // SAFETY: the transcoder wrote `n` bytes into the room.
+            Ok(n) => unsafe { out.advance(n) },
+            Err(error) => {
+                out.truncate(before);
+                return Err(error);
+            }
+        }
+        start += piece.units();
+    }
+    let len = out.len() - before - 5;
+    // SAFETY: the header's five bytes were written at `before`, and the
+    // bytes written so far are contiguous and end at `tail()`.
+    unsafe { put_str_header(out.tail().sub(len + 5), len) };
+    Ok(())
+}
+
 /// Writes ASCII (or any UTF-8) text, shorter than 2**32 bytes, as str.
 #[inline]
 pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     let len = text.len();
     let header = str_header_len(len);
-    out.reserve(header + len);
+    if !out.reserve(header + len) {
+        return;
+    }
     // SAFETY: `header + len` bytes reserved just above.
     unsafe {
         let at = out.tail();
@@ -223,8 +267,8 @@ pub fn write_ext<S: Sink>(out: &mut S, tag: i8, data: &[u8]) {
 /// Appends `data`, announcing it to the sink first if it is large.
 #[inline(always)]
 fn extend_bulk<S: Sink>(out: &mut S, data: &[u8]) {
-    if data.len() >= crate::sink::BULK {
-        out.reserve(data.len());
+    // A failed reservation leaves the sink failed: `extend` then writes nothing.
+    if data.len() >= crate::sink::BULK && out.reserve(data.len()) {
         out.bulk(data.len());
     }
     out.extend(data);
@@ -289,6 +333,11 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     const NATIVE_KEYS: bool = true;
 
     #[inline(always)]
+    fn failed(&self) -> bool {
+        self.out.failed()
+    }
+
+    #[inline(always)]
     fn null(&mut self) {
         self.out.push(0xc0);
     }
@@ -332,7 +381,9 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     #[inline(always)]
     fn ascii_in_place<const MAX: usize>(&mut self, fill: impl FnOnce(*mut u8) -> usize) {
         const { assert!(MAX < 256) };
-        self.out.reserve(MAX + 2);
+        if !self.out.reserve(MAX + 2) {
+            return;
+        }
         // SAFETY: `MAX + 2` bytes reserved just above: a header of at most
         // two bytes and at most MAX bytes from `fill`.
         unsafe {
@@ -374,7 +425,9 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     }
     #[inline]
     fn raw_in_place(&mut self, len: usize, fill: impl FnOnce(*mut u8)) {
-        self.out.reserve(len);
+        if !self.out.reserve(len) {
+            return;
+        }
         if len >= crate::sink::BULK {
             self.out.bulk(len);
         }
@@ -403,11 +456,28 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     fn map_value(&mut self) {}
     #[inline(always)]
     fn end_map(&mut self, _len: usize) {}
+    /// Numeric rows (numpy): one reservation per chunk of items, each item's
+    /// worst case (nine bytes), so the loop keeps its position in a register
+    /// instead of checking the buffer at every item.
+    #[inline]
+    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+        write_rows(&mut self.out, values, 9, |r, v| write_i64(r, v.into()));
+    }
+    #[inline]
+    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+        write_rows(&mut self.out, values, 9, |r, v| write_u64(r, v.into()));
+    }
+    #[inline]
+    fn f64_items(&mut self, values: &[f64]) {
+        write_rows(&mut self.out, values, 9, write_f64);
+    }
     /// One reserve for the row, then a byte per bool with no branch (random
     /// data would mispredict half of them): `0xc2 | 1` is true.
     #[inline]
     fn bool_items(&mut self, values: &[u8]) {
-        self.out.reserve(values.len());
+        if !self.out.reserve(values.len()) {
+            return;
+        }
         // SAFETY: `values.len()` bytes reserved just above, one written per value.
         unsafe {
             let at = self.out.tail();
@@ -471,6 +541,124 @@ mod tests {
         let mut out = Vec::new();
         write_str(&mut out, t).unwrap();
         out
+    }
+
+    /// UTF-8 text written as a str, its header included, by the Vec sink.
+    fn plain_str(units: &[u32]) -> Vec<u8> {
+        let s: String = units.iter().map(|&c| char::from_u32(c).unwrap()).collect();
+        let mut v = Vec::new();
+        write_ascii(&mut v, s.as_bytes());
+        v
+    }
+
+    #[test]
+    fn numeric_rows_equal_events() {
+        // Every integer family's edges, and floats, over several chunks.
+        let mut ints: Vec<i64> = vec![0, 1, -1, 31, -32, -33, 127, 128, 255, 256, 65_535, 65_536, i64::MIN, i64::MAX];
+        for shift in [7, 8, 15, 16, 31, 32, 63] {
+            let p = 1i64.wrapping_shl(shift);
+            ints.extend([p.wrapping_sub(1), p, p.wrapping_add(1), p.wrapping_neg(), p.wrapping_neg().wrapping_sub(1)]);
+        }
+        for n in [0, 1, 255, 256, 257, 1000] {
+            let v: Vec<i64> = (0..n).map(|i| ints[i % ints.len()]).collect();
+            let by_events = |each: &dyn Fn(&mut MsgpackWriter<Vec<u8>>, usize)| {
+                let mut w = MsgpackWriter::new(Vec::new());
+                (0..n).for_each(|i| each(&mut w, i));
+                w.out
+            };
+            let mut w = MsgpackWriter::new(Vec::new());
+            w.i64_items(&v);
+            assert_eq!(w.out, by_events(&|w, i| w.i64(v[i])));
+            let u: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+            let mut w = MsgpackWriter::new(Vec::new());
+            w.u64_items(&u);
+            assert_eq!(w.out, by_events(&|w, i| w.u64(u[i])));
+            let f: Vec<f64> = v.iter().map(|&x| x as f64 / 3.0).collect();
+            let mut w = MsgpackWriter::new(Vec::new());
+            w.f64_items(&f);
+            assert_eq!(w.out, by_events(&|w, i| w.f64(f[i])));
+            let small: Vec<i8> = (0..n).map(|i| i as i8).collect();
+            let mut w = MsgpackWriter::new(Vec::new());
+            w.i64_items(&small);
+            assert_eq!(w.out, by_events(&|w, i| w.i64(small[i] as i64)));
+        }
+    }
+
+    #[test]
+    fn long_texts_in_chunks_equal_whole() {
+        // Past 2**16 units (a str32 for sure), each storage kind, cut in
+        // chunks of every size: the same bytes as the text in one piece.
+        let n = 0x10000 + 37;
+        let kinds: [Vec<u32>; 3] = [
+            (0..n).map(|k| if k % 5 == 0 { 0xE9 } else { 0x61 }).collect(),
+            (0..n).map(|k| [0x61, 0x4E2D, 0x3B1][k % 3]).collect(),
+            (0..n).map(|k| [0x61, 0x1F600][k % 2]).collect(),
+        ];
+        for units in &kinds {
+            let expected = plain_str(units);
+            let ucs1: Vec<u8> = units.iter().map(|&c| c as u8).collect();
+            let ucs2: Vec<u16> = units.iter().map(|&c| c as u16).collect();
+            let text = if units.iter().all(|&c| c < 0x100) {
+                Text::Ucs1(&ucs1)
+            } else if units.iter().all(|&c| c < 0x10000) {
+                Text::Ucs2(&ucs2)
+            } else {
+                Text::Ucs4(units)
+            };
+            for chunk in [1000, 4096, 0x10000, n - 1, n] {
+                let mut v = vec![0x91];
+                write_long_transcoded(&mut v, text, chunk).unwrap();
+                assert_eq!(v[1..], expected[..], "chunk {chunk}");
+            }
+            let mut sink = crate::testing::LimitedSink::new(usize::MAX);
+            write_str(&mut sink, text).unwrap();
+            sink.check_guard();
+            assert_eq!(sink.out, expected);
+            assert!(sink.max_reserve <= 4 * CHUNK + WRITE_SLACK, "{}", sink.max_reserve);
+        }
+    }
+
+    #[test]
+    fn long_text_with_a_late_surrogate_takes_back_what_it_wrote() {
+        let mut units: Vec<u16> = (0..0x10100).map(|k| [0x61, 0x4E2D][k % 2]).collect();
+        units[0x10050] = 0xD800;
+        for chunk in [4096, CHUNK] {
+            let mut v = vec![0x92, 0x01];
+            assert_eq!(write_long_transcoded(&mut v, Text::Ucs2(&units), chunk), Err(SurrogateError));
+            assert_eq!(v, [0x92, 0x01]);
+        }
+    }
+
+    #[test]
+    fn out_of_room_writes_nothing_past_it() {
+        let long: Vec<u16> = (0..3000).map(|k| [0x61, 0x4E2D][k % 2]).collect();
+        let bin = vec![7u8; 700];
+        let run = |w: &mut MsgpackWriter<crate::testing::LimitedSink>| {
+            w.begin_map(3);
+            w.str(Text::Utf8(b"key")).unwrap();
+            w.str(Text::Ucs2(&long)).unwrap();
+            w.i64(-5_000_000_000);
+            w.bin(&bin);
+            w.ext(5, &bin[..300]);
+            w.begin_array(3);
+            w.bool_items(&bin[..100]);
+            w.f64(1.5);
+            w.ascii_in_place::<40>(|at| {
+                // SAFETY: 40 writable bytes.
+                unsafe { core::ptr::write_bytes(at, b'7', 40) };
+                40
+            });
+        };
+        let mut full = MsgpackWriter::new(crate::testing::LimitedSink::new(usize::MAX));
+        run(&mut full);
+        for budget in 0..full.out.out.len() + 16 {
+            let mut w = MsgpackWriter::new(crate::testing::LimitedSink::new(budget));
+            run(&mut w);
+            w.out.check_guard();
+            if !w.failed() {
+                assert_eq!(w.out.out, full.out.out, "budget {budget}");
+            }
+        }
     }
 
     #[test]
@@ -565,8 +753,14 @@ mod tests {
         fn len(&self) -> usize {
             self.out.len()
         }
-        fn reserve(&mut self, additional: usize) {
-            Vec::reserve(&mut self.out, additional)
+        fn reserve(&mut self, additional: usize) -> bool {
+            Sink::reserve(&mut self.out, additional)
+        }
+        fn failed(&self) -> bool {
+            false
+        }
+        fn truncate(&mut self, len: usize) {
+            self.out.truncate(len)
         }
         fn tail(&mut self) -> *mut u8 {
             Sink::tail(&mut self.out)

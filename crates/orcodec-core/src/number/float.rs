@@ -18,7 +18,9 @@ pub fn write_f64<S: Sink>(out: &mut S, value: f64) {
         out.extend(b"null");
         return;
     }
-    out.reserve(32);
+    if !out.reserve(32) {
+        return;
+    }
     // SAFETY: 32 bytes reserved just above.
     unsafe {
         let n = zmij_in_place(value, out.tail());
@@ -58,7 +60,9 @@ pub fn write_f32<S: Sink>(out: &mut S, value: f32) {
         out.extend(b"null");
         return;
     }
-    out.reserve(32);
+    if !out.reserve(32) {
+        return;
+    }
     // SAFETY: 32 bytes reserved just above.
     unsafe {
         let n = zmij_in_place(value, out.tail());

@@ -100,6 +100,136 @@ pub fn eisel_lemire(w: u64, q: i64) -> Option<f64> {
     Some(f64::from_bits(mantissa | (biased_exp as u64) << MANTISSA_BITS))
 }
 
+/// Texts up to this long go to the standard library's parser as they are.
+/// Its decimal exponent stops counting at 65 536, which is no error while
+/// the digits cannot outweigh it; a longer text (hundreds of thousands of
+/// digits) is normalized first.
+const STD_PARSES_UP_TO: usize = 4096;
+
+/// Significant digits kept from a longer mantissa, past the 767 that can
+/// decide a double's rounding: the digits after them only matter as "some
+/// are not zero", which one more `1` says.
+const KEPT_DIGITS: usize = 800;
+
+/// A JSON number's text (`-?int(.frac)?([eE][+-]?exp)?`, checked by the
+/// caller) as the nearest double, whatever its length: correctly rounded
+/// like Python's `float()`, where the standard library's parser alone gives
+/// `inf` for `1` followed by a million zeros and `e-1000000`. None if the
+/// text is no number. Cold: the fast paths decide nearly every number, and
+/// the scanner's number loop keeps its registers when this call is out of
+/// its way.
+#[cold]
+#[inline(never)]
+pub fn parse_text(text: &[u8]) -> Option<f64> {
+    if text.len() <= STD_PARSES_UP_TO {
+        return core::str::from_utf8(text).ok()?.parse().ok();
+    }
+    let (negative, rest) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let mantissa_end = rest.iter().position(|&c| c == b'e' || c == b'E').unwrap_or(rest.len());
+    let (mantissa, exponent_text) = rest.split_at(mantissa_end);
+    let exponent = parse_exponent(exponent_text.get(1..).unwrap_or_default())?;
+    let (int, frac) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(dot) => (&mantissa[..dot], &mantissa[dot + 1..]),
+        None => (mantissa, &[][..]),
+    };
+    // The value is 0.DIGITS * 10^(int.len() + exponent) with DIGITS the int
+    // and fraction digits: drop leading zeros (each moves the point left)
+    // and trailing ones.
+    let digits = || int.iter().chain(frac.iter()).copied();
+    let leading = digits().take_while(|&d| d == b'0').count();
+    let total = int.len() + frac.len();
+    let trailing = digits().rev().take_while(|&d| d == b'0').count();
+    let sign = if negative { -1.0 } else { 1.0 };
+    if leading == total {
+        return Some(sign * 0.0);
+    }
+    let significant = total - leading - trailing;
+    let point = (int.len() as i64 - leading as i64).saturating_add(exponent);
+    // 0.1e311 overflows; 0.99..e-324 is below half the least subnormal.
+    if point > 311 {
+        return Some(sign * f64::INFINITY);
+    }
+    if point < -324 {
+        return Some(sign * 0.0);
+    }
+    // "0." + the kept digits + the sticky `1` + "e" + the point: at most
+    // 2 + 801 + 1 + 4 bytes, parsed by the standard library, which rounds
+    // that correctly.
+    let mut buffer = [0u8; KEPT_DIGITS + 16];
+    buffer[..2].copy_from_slice(b"0.");
+    let mut len = 2;
+    for d in digits().skip(leading).take(significant.min(KEPT_DIGITS)) {
+        buffer[len] = d;
+        len += 1;
+    }
+    if significant > KEPT_DIGITS {
+        buffer[len] = b'1';
+        len += 1;
+    }
+    buffer[len] = b'e';
+    len += 1;
+    let mut exp = itoa_i64(point);
+    let exp = exp.text();
+    buffer[len..len + exp.len()].copy_from_slice(exp);
+    len += exp.len();
+    let magnitude: f64 = core::str::from_utf8(&buffer[..len]).ok()?.parse().ok()?;
+    Some(sign * magnitude)
+}
+
+/// An exponent's digits (with their optional sign), saturating far beyond
+/// any input's length.
+fn parse_exponent(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() {
+        return Some(0);
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value.saturating_mul(10).saturating_add((d - b'0') as i64);
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// A small integer's decimal text, on the stack.
+struct SmallInt {
+    bytes: [u8; 24],
+    start: usize,
+}
+
+impl SmallInt {
+    fn text(&mut self) -> &[u8] {
+        &self.bytes[self.start..]
+    }
+}
+
+fn itoa_i64(value: i64) -> SmallInt {
+    let mut out = SmallInt { bytes: [0; 24], start: 24 };
+    let mut rest = value.unsigned_abs();
+    loop {
+        out.start -= 1;
+        out.bytes[out.start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.start -= 1;
+        out.bytes[out.start] = b'-';
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +382,58 @@ mod tests {
         }
         // Nearly everything is decided here; a regression to "always declines" fails.
         assert!(decided > total * 9 / 10, "{decided} of {total}");
+    }
+
+    /// What `parse_text` gives for `text`, which must equal std's on text
+    /// std reads right (short enough, or checked here by other means).
+    fn long(text: &str) -> f64 {
+        parse_text(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn long_numbers_are_correctly_rounded() {
+        let zeros = "0".repeat(1_000_000);
+        // 1 followed by a million zeros, times 10^-1000000; and 0.000..01e1000001: both exactly 1.
+        assert_eq!(long(&format!("1{zeros}e-1000000")), 1.0);
+        assert_eq!(long(&format!("0.{zeros}1e1000001")), 1.0);
+        assert_eq!(long(&format!("-0.{zeros}1e1000001")), -1.0);
+        assert_eq!(long(&format!("1{zeros}")), f64::INFINITY);
+        assert_eq!(long(&format!("-1{zeros}")), f64::NEG_INFINITY);
+        assert_eq!(long(&format!("0.{zeros}1")), 0.0);
+        assert_eq!(long(&format!("-0.{zeros}1")).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(long(&format!("0.{zeros}")), 0.0);
+        assert_eq!(long(&format!("-0.{zeros}e5")).to_bits(), (-0.0f64).to_bits());
+        // Exponents far past any count, with leading zeros.
+        assert_eq!(long(&format!("1{zeros}e-99999999999999999999999")), 0.0);
+        assert_eq!(long(&format!("1{zeros}e+0000000000000000000000000000001")), f64::INFINITY);
+        assert_eq!(long(&format!("12.5{zeros}e-{}", "0".repeat(5000) + "1")), 1.25);
+        // A mantissa whose rounding is decided by a digit past the kept ones:
+        // 2^53 + 1 (a tie, rounds to even) and just above it.
+        let tie = format!("9007199254740993.{zeros}");
+        assert_eq!(long(&tie), 9007199254740992.0);
+        let above = format!("9007199254740993.{zeros}1");
+        assert_eq!(long(&above), 9007199254740994.0);
+        let below = format!("9007199254740992.{}", "9".repeat(5000));
+        assert_eq!(long(&below), 9007199254740992.0);
+    }
+
+    #[test]
+    fn long_numbers_equal_short_ones() {
+        // The same value with and without a long run of zeros around it,
+        // over random digits and exponents, including subnormals and the
+        // edges of the range.
+        let mut rng = Rng::new(0x0123_4567_89ab_cdef);
+        let pad = "0".repeat(5000);
+        for _ in 0..3000 {
+            let digits: String = (0..1 + rng.below(40)).map(|_| (b'0' + rng.below(10) as u8) as char).collect();
+            let e = rng.below(700) as i64 - 350;
+            let short = format!("{digits}e{e}");
+            let want: f64 = short.parse().unwrap();
+            let shifted = format!("{pad}{digits}{pad}e{}", e - 5000);
+            assert_eq!(long(&shifted).to_bits(), want.to_bits(), "{short}");
+            let fraction = format!("0.{pad}{digits}e{}", e + 5000 + digits.len() as i64);
+            assert_eq!(long(&fraction).to_bits(), want.to_bits(), "{short}");
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! * `swar`: byte tests on a 64-bit word, shared by the JSON writer and
 //!   scanner.
 
+use crate::fallible::NoMemory;
 use encode::scalar;
 #[cfg(target_arch = "x86_64")]
 use encode::{avx512_vbmi2, ssse3, PlainUtf8};
@@ -53,6 +54,19 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// Code units `start..end` of the text, of the same kind. Storage is cut
+    /// per unit: a UTF-8 slice may end inside a character (the writers treat
+    /// its bytes one by one), a UCS2 one between two surrogates (in a str
+    /// they are lone code points, never a pair).
+    pub fn slice(&self, start: usize, end: usize) -> Text<'a> {
+        match *self {
+            Text::Utf8(s) => Text::Utf8(&s[start..end]),
+            Text::Ucs1(s) => Text::Ucs1(&s[start..end]),
+            Text::Ucs2(s) => Text::Ucs2(&s[start..end]),
+            Text::Ucs4(s) => Text::Ucs4(&s[start..end]),
+        }
+    }
+
     /// The fewest and most UTF-8 bytes this text can take.
     pub fn utf8_len_bounds(&self) -> (usize, usize) {
         match self {
@@ -86,6 +100,7 @@ impl<'a> Text<'a> {
                     // the loop than through the vector step's setup.
                     Text::Ucs4(s) if s.len() < 16 => return scalar::ucs4_to_utf8(s, dst),
                     Text::Ucs4(s) => avx512_vbmi2::wide::<u32, PlainUtf8>(s, dst)?,
+                    #[expect(clippy::unreachable, reason = "UTF-8 text took the first arm")]
                     Text::Utf8(_) => unreachable!(),
                 };
                 Ok(end.offset_from(dst) as usize)
@@ -102,6 +117,7 @@ impl<'a> Text<'a> {
                     Text::Ucs2(s) if crate::cpu::ssse3() => ssse3::utf8_wide_ssse3(s, dst)?,
                     Text::Ucs2(s) => dst.add(scalar::ucs2_to_utf8(s, dst)?),
                     Text::Ucs4(s) => dst.add(scalar::ucs4_to_utf8(s, dst)?),
+                    #[expect(clippy::unreachable, reason = "UTF-8 text took the first arm")]
                     Text::Utf8(_) => unreachable!(),
                 };
                 Ok(end.offset_from(dst) as usize)
@@ -117,17 +133,25 @@ impl<'a> Text<'a> {
 
     /// The text with each lone surrogate replaced by `?`, which is what
     /// ormsgpack's `OPT_REPLACE_SURROGATES` writes. Only needed after a
-    /// [`SurrogateError`], so it favours simplicity over speed.
-    pub fn replace_surrogates(&self) -> String {
-        fn collect<T: Copy + Into<u32>>(units: &[T]) -> String {
-            units.iter().map(|&u| char::from_u32(u.into()).unwrap_or('?')).collect()
+    /// [`SurrogateError`], so it favours simplicity over speed; its memory
+    /// is asked for once, and not getting it is an error.
+    pub fn replace_surrogates(&self) -> Result<String, NoMemory> {
+        fn collect<T: Copy + Into<u32>>(units: &[T], max: usize) -> Result<String, NoMemory> {
+            let mut text = String::new();
+            text.try_reserve_exact(max).map_err(|_| NoMemory)?;
+            text.extend(units.iter().map(|&u| char::from_u32(u.into()).unwrap_or('?')));
+            Ok(text)
         }
+        let max = self.utf8_len_bounds().1;
         match *self {
             // Valid UTF-8 by construction, so nothing is replaced.
-            Text::Utf8(s) => String::from_utf8_lossy(s).into_owned(),
-            Text::Ucs1(s) => collect(s),
-            Text::Ucs2(s) => collect(s),
-            Text::Ucs4(s) => collect(s),
+            Text::Utf8(s) => {
+                let bytes = crate::fallible::copy(s)?;
+                Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+            }
+            Text::Ucs1(s) => collect(s, max),
+            Text::Ucs2(s) => collect(s, max),
+            Text::Ucs4(s) => collect(s, max),
         }
     }
 }
@@ -325,10 +349,10 @@ mod tests {
 
     #[test]
     fn surrogates_replaced_by_question_marks() {
-        assert_eq!(Text::Ucs2(&[0x61, 0xD800, 0x4E2D]).replace_surrogates(), "a?中");
+        assert_eq!(Text::Ucs2(&[0x61, 0xD800, 0x4E2D]).replace_surrogates().unwrap(), "a?中");
         // A pair stored as two code points is two lone surrogates, as in Python.
-        assert_eq!(Text::Ucs4(&[0xD83D, 0xDE00, 0x1F600]).replace_surrogates(), "??😀");
-        assert_eq!(Text::Ucs1(&[0x63, 0xE9]).replace_surrogates(), "cé");
-        assert_eq!(Text::Utf8("ok😀".as_bytes()).replace_surrogates(), "ok😀");
+        assert_eq!(Text::Ucs4(&[0xD83D, 0xDE00, 0x1F600]).replace_surrogates().unwrap(), "??😀");
+        assert_eq!(Text::Ucs1(&[0x63, 0xE9]).replace_surrogates().unwrap(), "cé");
+        assert_eq!(Text::Utf8("ok😀".as_bytes()).replace_surrogates().unwrap(), "ok😀");
     }
 }

@@ -58,6 +58,7 @@ pub unsafe fn new_instance(ty: *mut PyTypeObject) -> *mut PyObject {
     if args.is_null() {
         return args;
     }
+    #[expect(clippy::expect_used, reason = "object defines tp_new")]
     let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
     let obj = new(ty, args, core::ptr::null_mut());
     Py_DECREF(args);
@@ -77,6 +78,7 @@ unsafe fn empty_tuple() -> *mut PyObject {
 /// # Safety
 /// `ty` is a subclass of tuple.
 pub unsafe fn new_tuple_instance(ty: *mut PyTypeObject, items: &[*mut PyObject]) -> *mut PyObject {
+    #[expect(clippy::expect_used, reason = "PyType_Ready gives every type a tp_alloc")]
     let alloc = (*ty).tp_alloc.expect("types have tp_alloc");
     let obj = alloc(ty, items.len() as Py_ssize_t);
     if obj.is_null() {

@@ -67,3 +67,26 @@ pub unsafe fn slot_value(obj: *mut PyObject, name: *mut PyObject) -> Option<*mut
     let value = *((obj as *const u8).add(member.offset as usize) as *const *mut PyObject);
     (!value.is_null()).then_some(value)
 }
+
+/// The class's version tag: CPython sets it to 0 whenever the class or one
+/// of its bases is modified (an attribute set or deleted, `__bases__`
+/// changed) and gives it a fresh number, never handed out before, at the
+/// next attribute lookup through its cache (`_PyType_Lookup`). So a
+/// non-zero tag read right after such a lookup names one state of the
+/// class. 0 when there is none (tags exhausted) or on interpreters without
+/// one: then nothing may be cached against it.
+///
+/// # Safety
+/// `ty` is a live type.
+#[inline(always)]
+pub unsafe fn version_tag(ty: *mut PyTypeObject) -> u32 {
+    #[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy)))]
+    {
+        return (*ty).tp_version_tag;
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = ty;
+        0
+    }
+}

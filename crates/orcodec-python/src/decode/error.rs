@@ -3,10 +3,25 @@
 //! replaces a failed buffer export.
 
 use core::ffi::c_char;
+use orcodec_core::error::{DecodeError, DecodeErrorKind};
 use pyo3_ffi::*;
 
 use crate::module::errors::{take_exception, Raised};
 use crate::module::state::state;
+
+/// Raises what a reader's `DecodeError` means: `MemoryError` when the
+/// reader ran out of memory (`DecodeErrorKind::NoMemory`, not the input's
+/// fault), else the format's decode error, which `format_error` raises.
+/// Every entry point that runs a core reader (the push decoders, the pull
+/// readers, typed decoding, streams, transcoding) raises through this.
+#[cold]
+pub unsafe fn raise_decode_error(e: DecodeError, format_error: impl FnOnce(DecodeError) -> Raised) -> Raised {
+    if e.kind == DecodeErrorKind::NoMemory {
+        PyErr_NoMemory();
+        return Raised;
+    }
+    format_error(e)
+}
 
 /// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
 fn char_count(prefix: &[u8]) -> usize {

@@ -30,7 +30,7 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{
-    decode_error_from_current, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+    decode_error_from_current, raise_decode_error, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
 use crate::decode::numpy::NumpyRead;
@@ -119,7 +119,8 @@ fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError
     match result {
         Ok(value) => value.into_raw(),
         Err(Failure::Syntax(e)) => {
-            on_syntax(e);
+            // SAFETY: raising an exception, with the GIL held.
+            unsafe { raise_decode_error(e, on_syntax) };
             core::ptr::null_mut()
         }
         Err(Failure::Build(())) => core::ptr::null_mut(),

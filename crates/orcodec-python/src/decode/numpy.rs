@@ -198,6 +198,7 @@ unsafe fn descr(api: &Api, dtype: &DType<'_>) -> Result<*mut PyObject, ()> {
         let known = numpy.descrs.iter().any(|(text, _)| text[..] == *dtype.text.as_bytes());
         if !known && numpy.descrs.len() < MAX_CACHED_DESCRS {
             Py_INCREF(made.as_ptr());
+            #[expect(clippy::disallowed_methods, reason = "at most MAX_CACHED_DESCRS short dtype strings")]
             numpy.descrs.push((dtype.text.as_bytes().to_vec(), made.as_ptr()));
         }
     }
@@ -391,7 +392,8 @@ impl NumpyRead {
         }
         let text = text_bytes(dtype).ok_or(()).or_else(|()| fail("msgpack-numpy array without a dtype string"))?;
         let Some(dtype) = parse_dtype(text) else {
-            let shown = String::from_utf8_lossy(text);
+            // The text is input: quoted only in part if it is long.
+            let shown = crate::module::errors::shown(text);
             return fail(&format!("msgpack-numpy array of unsupported dtype {shown:?}"));
         };
         if data.is_null() || PyBytes_CheckExact(data) == 0 {

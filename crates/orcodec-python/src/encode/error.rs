@@ -10,6 +10,8 @@ use crate::module::errors::{raise, raise_from_current, Raised};
 pub enum EncodeError {
     /// A Python exception is already set (MemoryError, or from `default`).
     Raised,
+    /// Memory for the encoder's own work (not the output) could not be had.
+    NoMemory,
     /// `default` raised; that exception is set and becomes the `__cause__`.
     DefaultRaised(*mut PyTypeObject),
     Unsupported(*mut PyTypeObject),
@@ -66,6 +68,10 @@ pub unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
             if PyErr_ExceptionMatches(PyExc_MemoryError) == 0 {
                 raise_from_current(kind, &format!("{} encoding failed", format.name));
             }
+            return;
+        }
+        EncodeError::NoMemory => {
+            PyErr_NoMemory();
             return;
         }
         EncodeError::DefaultRaised(ty) => {

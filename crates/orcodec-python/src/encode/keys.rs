@@ -10,6 +10,7 @@
 //! both formats (ormsgpack refuses the combination; orjson orders this way).
 
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use orcodec_core::json::writer::{write_i64, write_u64};
 use orcodec_core::number::float::write_f64;
 use pyo3_ffi::*;
@@ -55,9 +56,9 @@ unsafe fn str_sort_bytes(obj: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
     if encoded.is_null() {
         return Err(EncodeError::Raised);
     }
-    let bytes = crate::cpython::bytes::bytes_data(encoded).to_vec();
+    let bytes = fallible::copy(crate::cpython::bytes::bytes_data(encoded));
     Py_DECREF(encoded);
-    Ok(bytes)
+    bytes.map_err(|_| EncodeError::NoMemory)
 }
 
 fn ascii(text: &[u8]) -> KeyText {
@@ -221,13 +222,15 @@ impl<E: Emitter> Walker<E> {
                 }
             }
         }
-        let mut held = Held(Vec::with_capacity(len));
+        let mut held = Held(Vec::new());
+        fallible::reserve(&mut held.0, len).map_err(|_| EncodeError::NoMemory)?;
         let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
             (0, core::ptr::null_mut(), core::ptr::null_mut());
         while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
+            // No Python code runs in this loop, so the dict still has `len` entries.
+            fallible::push(&mut held.0, (Vec::new(), key, value)).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(key);
             Py_INCREF(value);
-            held.0.push((Vec::new(), key, value));
         }
         // Working out the texts may run Python code (utcoffset, enum values),
         // so it happens after the entries are copied out and held.
@@ -254,7 +257,18 @@ impl<E: Emitter> Walker<E> {
     /// with no JSON text (bytes, tuples) by their `repr`.
     unsafe fn sort_text_of_native_key(&mut self, key: *mut PyObject) -> Result<Vec<u8>, EncodeError> {
         if PyBytes_Check(key) != 0 || PyTuple_Check(key) != 0 {
-            return Ok(crate::module::errors::repr(key).into_bytes());
+            let repr = PyObject_Repr(key);
+            if repr.is_null() {
+                if PyErr_ExceptionMatches(PyExc_MemoryError) != 0 {
+                    return Err(EncodeError::Raised);
+                }
+                // A tuple item whose repr raised: ordered as "?".
+                PyErr_Clear();
+                return Ok(b"?".to_vec());
+            }
+            let bytes = str_sort_bytes(repr);
+            Py_DECREF(repr);
+            return bytes;
         }
         self.key_text(key)?.sort_bytes()
     }

@@ -104,16 +104,33 @@ unsafe fn encode<E: Emitter>(
     let result = walker.walk(args.obj);
     let sink = finish(walker.emitter);
     hint.record(sink.len());
+    if sink.failed() {
+        out_of_memory();
+        return core::ptr::null_mut();
+    }
     match result {
-        Ok(()) if !sink.failed() => sink.finish(),
-        Ok(()) => core::ptr::null_mut(),
+        Ok(()) => sink.finish(),
         Err(err) => {
-            if !sink.failed() {
-                raise_encode_error(err, format);
-            }
+            raise_encode_error(err, format);
             core::ptr::null_mut()
         }
     }
+}
+
+/// The output could not be grown: MemoryError. The walk stopped at the
+/// next container, so whatever else went wrong meanwhile (an exception from
+/// Python code run before it stopped) came after the output was lost and
+/// gives way, unless it is no `Exception` (KeyboardInterrupt, SystemExit).
+#[cold]
+#[inline(never)]
+unsafe fn out_of_memory() {
+    if !PyErr_Occurred().is_null() {
+        if PyErr_ExceptionMatches(PyExc_Exception) == 0 {
+            return;
+        }
+        PyErr_Clear();
+    }
+    PyErr_NoMemory();
 }
 
 /// The JSON output, with the newline `OPT_APPEND_NEWLINE` asks for.

@@ -14,17 +14,22 @@ use crate::cpython::ffi::_PyBytes_Resize;
 /// encoding; a larger document grows (see `grow`).
 const INITIAL_CAPACITY: usize = 256;
 
-/// How much a full buffer grows by, up to `LARGE`. Each grow may copy
-/// everything written so far (glibc can rarely extend a heap block in place,
-/// and once an earlier output freed a large mapping it serves big blocks from
-/// the heap too), so fewer, larger steps copy less: eight-fold copies about a
-/// seventh of the output in all, doubling about all of it. Pages never
-/// written are never touched, so
-/// resident memory stays that of the output; `finish` trims the rest.
-const GROWTH: usize = 8;
 /// From this capacity on the buffer only doubles, so a huge output never
-/// asks for many times its size in address space.
+/// asks for many times its size in address space. Below it, it grows
+/// eight-fold: each grow may copy everything written so far (glibc can
+/// rarely extend a heap block in place, and once an earlier output freed a
+/// large mapping it serves big blocks from the heap too), so fewer, larger
+/// steps copy less: eight-fold copies about a seventh of the output in all,
+/// doubling about all of it. Pages never written are never touched, so
+/// resident memory stays that of the output; `finish` trims the rest.
 const LARGE: usize = 64 << 20;
+/// The new capacity, in eighths of the old: eight-fold below `LARGE`, then
+/// doubling; when memory is short and that cannot be had, the smaller steps
+/// are tried in turn: 2, 1.5, 1.25 and 1.125 times. Never the exact size
+/// needed: growth stays geometric, so an output still costs O(log n)
+/// reallocations, where growing by what each write needs would copy the
+/// whole output at every write (quadratic: a hang).
+const STEPS_EIGHTHS: [usize; 5] = [64, 16, 12, 10, 9];
 
 /// Outputs larger than this keep up to a sixteenth spare (see `finish`);
 /// smaller ones live in pymalloc's size classes and are trimmed exactly.
@@ -60,27 +65,32 @@ unsafe fn advise_huge_pages(data: *mut u8, len: usize) {
 }
 
 pub struct BytesSink {
-    /// The bytes object being filled; NULL once growing it failed.
+    /// The bytes object being filled; NULL once growing it failed (it is
+    /// then freed, and `data`, `at` and `end` point nowhere).
     bytes: *mut PyObject,
-    /// Where writes go: the object's data, or `scratch` after a failure.
+    /// The object's first data byte.
     data: *mut u8,
     /// The next byte to write (`data` plus the length so far) and the end
     /// of the area: pointers rather than counts, so the writers' capacity
     /// check is one subtraction and the tail a plain load.
     at: *mut u8,
     end: *mut u8,
-    /// After an allocation failure (MemoryError is set) the encoder still runs
-    /// to the end of its current piece of output; those writes land here and
-    /// are thrown away.
-    scratch: Vec<u8>,
 }
 
 impl BytesSink {
     /// A new buffer with room for `capacity` bytes (at least
-    /// `INITIAL_CAPACITY`), or None with MemoryError raised.
+    /// `INITIAL_CAPACITY`), or None with MemoryError raised. A larger
+    /// `capacity` is only a guess (the previous output's size): when that
+    /// much cannot be had, the buffer starts small instead.
     pub fn with_capacity(capacity: usize) -> Option<BytesSink> {
-        let capacity = capacity.max(INITIAL_CAPACITY);
-        let bytes = new_bytes(capacity);
+        let mut capacity = capacity.max(INITIAL_CAPACITY);
+        let mut bytes = new_bytes(capacity);
+        if bytes.is_null() && capacity > INITIAL_CAPACITY {
+            // SAFETY: clears the MemoryError just raised; no other exception is set.
+            unsafe { PyErr_Clear() };
+            capacity = INITIAL_CAPACITY;
+            bytes = new_bytes(capacity);
+        }
         if bytes.is_null() {
             return None;
         }
@@ -88,7 +98,7 @@ impl BytesSink {
         let data = unsafe { data_of(bytes) };
         // SAFETY: the object has `capacity` data bytes.
         let end = unsafe { data.add(capacity) };
-        Some(BytesSink { bytes, data, at: data, end, scratch: Vec::new() })
+        Some(BytesSink { bytes, data, at: data, end })
     }
 
     /// Bytes the area holds.
@@ -97,13 +107,8 @@ impl BytesSink {
         self.end as usize - self.data as usize
     }
 
-    /// Whether an allocation failed (MemoryError is then set).
-    pub fn failed(&self) -> bool {
-        self.bytes.is_null()
-    }
-
-    /// Trims the object to what was written and hands it over; NULL if
-    /// anything failed (with the exception set).
+    /// Trims the object to what was written and hands it over; NULL with
+    /// MemoryError set if growing it failed.
     ///
     /// An output past pymalloc's sizes keeps up to `len / 16` spare bytes
     /// past its end (never written, so never resident). The next call's size
@@ -117,6 +122,8 @@ impl BytesSink {
     pub fn finish(mut self) -> *mut PyObject {
         let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
         if obj.is_null() {
+            // SAFETY: sets MemoryError.
+            unsafe { PyErr_NoMemory() };
             return obj;
         }
         if self.len() <= TRIM_UP_TO {
@@ -148,53 +155,52 @@ impl BytesSink {
         obj
     }
 
+    /// Makes room for `additional` more bytes: returns false, having freed
+    /// the output, when the memory cannot be had. Sets no exception (Python
+    /// code may still run before the encoder stops; `finish` raises).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, additional: usize) {
+    fn grow(&mut self, additional: usize) -> bool {
+        if self.bytes.is_null() {
+            return false;
+        }
         let len = self.len();
-        if !self.bytes.is_null() {
-            let needed = len.saturating_add(additional);
-            let factor = if self.capacity() < LARGE { GROWTH } else { 2 };
-            let grown = needed.max(self.capacity().saturating_mul(factor));
-            // SAFETY: the bytes object is ours alone (refcount 1, never handed
-            // out, not tracked by the GC, no cached hash yet), so it may move:
-            // PyObject_Realloc is the allocator it came from (bytes objects are
-            // allocated with PyObject_Malloc) and keeps the first `len` data
-            // bytes. Large blocks are grown in place or remapped by the system
-            // allocator instead of copied. On failure it returns NULL and the
-            // old block is untouched, so a smaller size can still be tried.
-            // `ob_size` is updated to the new capacity; `finish` sets the real
-            // length and the trailing NUL.
-            unsafe {
-                let mut capacity = grown;
-                let mut fresh = realloc_bytes(self.bytes, capacity);
-                if fresh.is_null() && grown > needed {
-                    capacity = needed;
-                    fresh = realloc_bytes(self.bytes, capacity);
+        let capacity = self.capacity();
+        if let Some(needed) = len.checked_add(additional) {
+            let first = if capacity < LARGE { 0 } else { 1 };
+            for &eighths in &STEPS_EIGHTHS[first..] {
+                let target = (capacity / 8).saturating_mul(eighths).max(needed);
+                // SAFETY: the bytes object is ours alone (refcount 1, never
+                // handed out, not tracked by the GC, no cached hash yet), so
+                // it may move: PyObject_Realloc is the allocator it came from
+                // (bytes objects are allocated with PyObject_Malloc) and keeps
+                // the first `len` data bytes. Large blocks are grown in place
+                // or remapped by the system allocator instead of copied. On
+                // failure it returns NULL and the old block is untouched, so a
+                // smaller size can still be tried. `ob_size` is updated to the
+                // new capacity; `finish` sets the real length and the NUL.
+                unsafe {
+                    let fresh = realloc_bytes(self.bytes, target);
+                    if !fresh.is_null() {
+                        self.bytes = fresh;
+                        self.data = data_of(fresh);
+                        self.at = self.data.add(len);
+                        self.end = self.data.add(target);
+                        return true;
+                    }
                 }
-                if !fresh.is_null() {
-                    self.bytes = fresh;
-                    self.data = data_of(fresh);
-                    self.at = self.data.add(len);
-                    self.end = self.data.add(capacity);
-                    return;
+                if target == needed {
+                    break;
                 }
-                // The output is lost: free it and raise MemoryError.
-                Py_DECREF(self.bytes);
-                self.bytes = core::ptr::null_mut();
-                PyErr_NoMemory();
             }
         }
-        // Failed: give the writer somewhere to put this piece of output.
-        self.scratch.clear();
-        if self.scratch.try_reserve(additional).is_err() {
-            // Not even the bytes of one value can be had: nothing sensible is left.
-            std::process::abort();
-        }
-        self.data = self.scratch.as_mut_ptr();
-        self.at = self.data;
-        // SAFETY: the vector has this much spare capacity.
-        self.end = unsafe { self.data.add(self.scratch.capacity()) };
+        // The output is lost: free it, and write nothing more.
+        // SAFETY: an unfinished buffer is ours alone.
+        unsafe { Py_DECREF(self.bytes) };
+        self.bytes = core::ptr::null_mut();
+        let nowhere = core::ptr::NonNull::dangling().as_ptr();
+        (self.data, self.at, self.end) = (nowhere, nowhere, nowhere);
+        false
     }
 }
 
@@ -207,19 +213,26 @@ impl Drop for BytesSink {
     }
 }
 
-// SAFETY: `data..end` are writable bytes (the bytes object's data area, or
-// the scratch vector) and `data <= at <= end`; `reserve` grows before any
-// write past `end`.
+// SAFETY: `data..end` are writable bytes (the bytes object's data area)
+// and `data <= at <= end`; `reserve` grows before any write past `end`, and
+// returns false when it cannot. After a failure `data`, `at` and `end` are
+// one dangling pointer: nothing can be reserved but zero bytes, and `bytes`
+// stays NULL.
 unsafe impl Sink for BytesSink {
     #[inline(always)]
     fn len(&self) -> usize {
         self.at as usize - self.data as usize
     }
     #[inline(always)]
-    fn reserve(&mut self, additional: usize) {
+    fn reserve(&mut self, additional: usize) -> bool {
         if (self.end as usize - self.at as usize) < additional {
-            self.grow(additional);
+            return self.grow(additional);
         }
+        true
+    }
+    #[inline(always)]
+    fn failed(&self) -> bool {
+        self.bytes.is_null()
     }
     #[inline(always)]
     fn tail(&mut self) -> *mut u8 {
@@ -228,6 +241,12 @@ unsafe impl Sink for BytesSink {
     #[inline(always)]
     unsafe fn advance(&mut self, n: usize) {
         self.at = self.at.add(n);
+    }
+    #[inline(always)]
+    fn truncate(&mut self, len: usize) {
+        debug_assert!(len <= self.len());
+        // SAFETY: `len` is within what was written.
+        self.at = unsafe { self.data.add(len.min(self.len())) };
     }
     /// A large piece about to be written (reserved already): its pages are
     /// asked for as transparent huge pages, as numpy does for large arrays.

@@ -7,6 +7,7 @@
 use core::cmp::Ordering;
 use core::ptr::addr_of_mut;
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
@@ -272,7 +273,8 @@ impl<E: Emitter> Walker<E> {
         if self.opts & options::REPLACE_SURROGATES == 0 {
             return Err(EncodeError::Surrogates);
         }
-        let replaced = text_of(obj).ok_or(EncodeError::Raised)?.replace_surrogates();
+        let text = text_of(obj).ok_or(EncodeError::Raised)?;
+        let replaced = text.replace_surrogates().map_err(|_| EncodeError::NoMemory)?;
         emit(&mut self.emitter, Text::Utf8(replaced.as_bytes())).map_err(|_| EncodeError::Surrogates)
     }
 
@@ -362,6 +364,24 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
+    /// Whether to go on once a container is written: when the output could
+    /// not be grown, the walk stops there (the caller raises MemoryError)
+    /// instead of walking the rest of the object for output already lost.
+    /// Checked where each list, tuple and dict ends, and after each empty
+    /// block of a numpy array with a zero-size dimension, so an object whose
+    /// output dwarfs its memory (one dict repeated a million times in a
+    /// list, a numpy array of shape (2**31, 1024, 0)) stops at once. The rest of the items of the container being written are
+    /// still visited, each write then a compare: that is bounded by the
+    /// objects in memory. Not checked per item: a load and a branch per
+    /// item cost the hot loops more than they save.
+    #[inline(always)]
+    pub(crate) fn check_output(&self) -> Result {
+        if self.emitter.failed() {
+            return Err(EncodeError::NoMemory);
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     pub(crate) fn leave(&mut self) {
         self.depth -= 1;
@@ -408,7 +428,7 @@ impl<E: Emitter> Walker<E> {
         }
         self.emitter.end_array(len);
         self.leave();
-        Ok(())
+        self.check_output()
     }
 
     pub(crate) unsafe fn dict(&mut self, obj: *mut PyObject) -> Result {
@@ -430,7 +450,7 @@ impl<E: Emitter> Walker<E> {
         }
         self.emitter.end_map(len);
         self.leave();
-        Ok(())
+        self.check_output()
     }
 
     /// The entries of a dict of `len` entries in insertion order.
@@ -506,8 +526,7 @@ impl<E: Emitter> Walker<E> {
     /// checked here because only str keys can be compared.
     unsafe fn collect_entries(&mut self, obj: *mut PyObject, len: usize) -> Result {
         if self.sorted.try_reserve(len).is_err() {
-            PyErr_NoMemory();
-            return Err(EncodeError::Raised);
+            return Err(EncodeError::NoMemory);
         }
         let mut pos: Py_ssize_t = 0;
         let mut key: *mut PyObject = core::ptr::null_mut();
@@ -516,9 +535,10 @@ impl<E: Emitter> Walker<E> {
             if PyUnicode_Check(key) == 0 {
                 return Err(EncodeError::DictKeyNotStr);
             }
+            // Room was made above, for `len` entries: this cannot fail.
+            fallible::push(&mut self.sorted, (key, value)).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(key);
             Py_INCREF(value);
-            self.sorted.push((key, value));
         }
         Ok(())
     }

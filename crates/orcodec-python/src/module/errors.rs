@@ -64,7 +64,54 @@ pub unsafe fn raise_from_current(kind: *mut PyObject, message: &str) -> Raised {
     Raised
 }
 
-/// `repr(obj)` as a Rust string, for messages.
+/// The most bytes of a value that an error message quotes. A message about
+/// a value of any size stays short, and making it never asks for memory the
+/// size of the input (Rust's strings abort the process when that fails).
+pub(crate) const SHOWN_BYTES: usize = 200;
+
+/// The start of `text` that a message quotes: at most [`SHOWN_BYTES`],
+/// ending on a UTF-8 character boundary; and whether it was cut.
+pub(crate) fn clip(text: &[u8]) -> (&[u8], bool) {
+    clip_at(text, SHOWN_BYTES)
+}
+
+fn clip_at(text: &[u8], max: usize) -> (&[u8], bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while end > 0 && text[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+/// [`clip`] for a `str`.
+pub(crate) fn clip_str(text: &str) -> (&str, bool) {
+    let (head, cut) = clip(text.as_bytes());
+    // `clip` ends on a character boundary.
+    (text.get(..head.len()).unwrap_or(""), cut)
+}
+
+/// `text` as a message quotes it: invalid UTF-8 replaced, and cut after
+/// [`SHOWN_BYTES`] with `...`.
+pub(crate) fn shown(text: &[u8]) -> String {
+    shown_at(text, SHOWN_BYTES)
+}
+
+fn shown_at(text: &[u8], max: usize) -> String {
+    let (head, cut) = clip_at(text, max);
+    let head = String::from_utf8_lossy(head);
+    if cut {
+        format!("{head}...")
+    } else {
+        head.into_owned()
+    }
+}
+
+/// `repr(obj)` as a Rust string, for messages, cut with `...` after
+/// `4 * SHOWN_BYTES + 2` bytes: room for the quotes and escapes of a repr of
+/// a text [`clip`] cut, so that one is shown whole.
 pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
     let r = PyObject_Repr(obj);
     if r.is_null() {
@@ -77,7 +124,7 @@ pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
         PyErr_Clear();
         "?".into()
     } else {
-        String::from_utf8_lossy(core::slice::from_raw_parts(data as *const u8, len as usize)).into_owned()
+        shown_at(core::slice::from_raw_parts(data as *const u8, len as usize), 4 * SHOWN_BYTES + 2)
     };
     Py_DECREF(r);
     text

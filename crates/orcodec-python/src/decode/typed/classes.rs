@@ -74,6 +74,7 @@ unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
         _ if cl.plain_new => Owned::new(new_instance(cl.cls.as_ptr() as *mut PyTypeObject))?,
         _ => {
             let args = Owned::new(PyTuple_New(0))?;
+            #[expect(clippy::expect_used, reason = "every type inherits a tp_new from object")]
             let new = (*(cl.cls.as_ptr() as *mut PyTypeObject)).tp_new.expect("classes have tp_new");
             Owned::new(new(cl.cls.as_ptr() as *mut PyTypeObject, args.as_ptr(), core::ptr::null_mut()))?
         }
@@ -121,7 +122,7 @@ fn key_bytes<'a>(v: &Value<'a>) -> Option<&'a [u8]> {
 
 #[cold]
 fn unknown_field(key: Option<&[u8]>, path: &Path, at: usize) -> Fail {
-    let shown = key.map(String::from_utf8_lossy).unwrap_or_default();
+    let shown = key.map(crate::module::errors::shown).unwrap_or_default();
     invalid(&format!("Object contains unknown field `{shown}`"), path, at)
 }
 
@@ -235,11 +236,19 @@ fn finish(cl: &ClassNode, mut t: Target, seen: &Seen, at: usize, path: &Path) ->
                         return Err(invalid(&format!("Object missing required field `{}`", field.name), path, at));
                     }
                     Default::Value => {
+                        #[expect(
+                            clippy::expect_used,
+                            reason = "the compiler sets default_obj for every Default::Value"
+                        )]
                         let v = field.default_obj.as_ref().expect("a default").as_ptr();
                         Py_INCREF(v);
                         Owned::new(v)?
                     }
                     Default::Factory => {
+                        #[expect(
+                            clippy::expect_used,
+                            reason = "the compiler sets default_obj for every Default::Factory"
+                        )]
                         let factory = field.default_obj.as_ref().expect("a factory").as_ptr();
                         match Owned::new(PyObject_CallNoArgs(factory)) {
                             Ok(v) => v,
@@ -296,6 +305,7 @@ pub fn from_array<I: Input>(
         // Where the length is known ahead (MessagePack, Python objects), it is
         // shown, as msgspec shows it.
         if let Some(n) = n {
+            #[expect(clippy::disallowed_methods, reason = "a message of a few dozen bytes")]
             message.push_str(&format!(", got {n}"));
         }
         invalid(&message, path, at)
@@ -313,7 +323,7 @@ pub fn from_array<I: Input>(
         }
         let item_path = path.push(Seg::Index(i));
         let value = validate(ctx, cl.fields[i].node, input, &item_path)?;
-        ctx.stack.push(value);
+        ctx.keep(value)?;
         i += 1;
     }
     drop(cursor);
@@ -323,6 +333,7 @@ pub fn from_array<I: Input>(
     for field in &cl.fields[i..] {
         // SAFETY: defaults and factories are live objects the node holds.
         let value = unsafe {
+            #[expect(clippy::expect_used, reason = "fields past the required ones have a default or factory")]
             let d = field.default_obj.as_ref().expect("a default").as_ptr();
             if field.default == Default::Factory {
                 match Owned::new(PyObject_CallNoArgs(d)) {
@@ -334,7 +345,7 @@ pub fn from_array<I: Input>(
                 Owned::new(d)?
             }
         };
-        ctx.stack.push(value);
+        ctx.keep(value)?;
     }
     let items: Vec<*mut PyObject> = ctx.stack.drain(start..).map(Owned::into_raw).collect();
     // SAFETY: a tuple subclass; the items' references are taken over.
@@ -401,7 +412,10 @@ fn tagged_py_member<'c>(
             return Err(invalid(&format!("Invalid value {}", repr_of(tag)), &tag_path, at));
         }
         let m = PyLong_AsLong(member) as NodeId;
-        let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
+        #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
+        let Node::Class(cl) = c.node(m) else {
+            unreachable!("tagged members are classes")
+        };
         Ok(cl)
     }
 }
@@ -430,8 +444,11 @@ fn tag_first<'c, I: Input>(
         return Err(missing_tag(t, path, at));
     };
     if !matches!(kh.v, Value::Str(s) if *s == *t.tag_name) {
+        // The key is input: copied fallibly.
         return Ok(Tag::Other(match kh.v {
-            Value::Str(s) => s.into(),
+            Value::Str(s) => {
+                orcodec_core::fallible::copy_str(s).map_err(|_| crate::decode::typed::error::no_memory())?
+            }
             _ => "".into(),
         }));
     }
@@ -455,7 +472,11 @@ fn tag_first<'c, I: Input>(
         };
         return Err(invalid(&format!("Invalid value {shown}"), &tag_path, vh.at));
     };
-    let Node::Class(cl) = c.node(m) else { unreachable!("tagged members are classes") };
+    #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
+    let Node::Class(cl) = c.node(m) else {
+        unreachable!("tagged members are classes")
+    };
+    #[expect(clippy::expect_used, reason = "the spec makes the tag a field of every member")]
     let i = cl.find(t.tag_name.as_bytes(), 0).expect("the tag is a field of every member");
     let tag_value = scalar::<I>(ctx, cl.fields[i].node, vh, &tag_path)?;
     Ok(Tag::Found(cl, i, tag_value))
@@ -478,15 +499,17 @@ fn tagged_buffered<I: Input>(
     validate(ctx, id, &mut py, path)
 }
 
-/// Python's repr of a str, for messages.
+/// Python's repr of a str, for messages (of its start, if it is long).
 fn str_repr(text: &str) -> String {
+    let (text, cut) = crate::module::errors::clip_str(text);
+    let more = if cut { "..." } else { "" };
     // SAFETY: a new str, released after its repr is taken.
     unsafe {
         match Owned::new(crate::decode::builder::new_str(text)) {
-            Ok(obj) => repr_of(obj.as_ptr()),
+            Ok(obj) => format!("{}{more}", repr_of(obj.as_ptr())),
             Err(()) => {
                 PyErr_Clear();
-                format!("'{text}'")
+                format!("'{text}'{more}")
             }
         }
     }

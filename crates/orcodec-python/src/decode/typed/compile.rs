@@ -116,6 +116,7 @@ pub unsafe fn text<'a>(obj: *mut PyObject) -> Result<&'a str, Raised> {
 
 unsafe fn owned(obj: *mut PyObject) -> Owned {
     Py_INCREF(obj);
+    #[expect(clippy::expect_used, reason = "callers pass items of the spec, never NULL")]
     Owned::new(obj).expect("a live object")
 }
 
@@ -130,6 +131,7 @@ unsafe fn interned(name: &str) -> Result<Owned, Raised> {
 }
 
 /// Compiles the spec `(root, nodes)`.
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
 pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
     let root = item(spec, 0)?;
     let nodes = item(spec, 1)?;
@@ -161,6 +163,7 @@ pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
     Ok(out)
 }
 
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
 unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, Raised> {
     Ok(match k {
         kind::ANY => Node::Any,
@@ -262,6 +265,7 @@ unsafe fn entries(
     Ok(())
 }
 
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
 unsafe fn choice(t: *mut PyObject) -> Result<Choice, Raised> {
     let py_values = Owned::new(PyDict_New()).map_err(|()| Raised)?;
     let mut out = Choice {
@@ -317,6 +321,7 @@ unsafe fn choice(t: *mut PyObject) -> Result<Choice, Raised> {
     Ok(out)
 }
 
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
 unsafe fn tagged(t: *mut PyObject, count: usize) -> Result<Tagged, Raised> {
     let py_tags = Owned::new(PyDict_New()).map_err(|()| Raised)?;
     let mut out = Tagged {
@@ -345,6 +350,7 @@ unsafe fn tagged(t: *mut PyObject, count: usize) -> Result<Tagged, Raised> {
     Ok(out)
 }
 
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
 unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
     let cls = item(t, 2)?;
     if PyType_Check(cls) == 0 {

@@ -121,7 +121,7 @@ fn seq<I: Input>(
     while input.next_item(&mut cursor)? {
         let item_path = path.push(Seg::Index(i));
         let value = validate(ctx, item, input, &item_path)?;
-        ctx.stack.push(value);
+        ctx.keep(value)?;
         i += 1;
     }
     drop(cursor);
@@ -184,6 +184,7 @@ fn tuple<I: Input>(
         // Where the length is known ahead (MessagePack, Python objects), it is
         // shown, as msgspec shows it.
         if let Some(n) = n {
+            #[expect(clippy::disallowed_methods, reason = "a message of a few dozen bytes")]
             message.push_str(&format!(", got {n}"));
         }
         invalid(&message, path, at)
@@ -201,7 +202,7 @@ fn tuple<I: Input>(
         }
         let item_path = path.push(Seg::Index(i));
         let value = validate(ctx, items[i], input, &item_path)?;
-        ctx.stack.push(value);
+        ctx.keep(value)?;
         i += 1;
     }
     drop(cursor);
@@ -236,9 +237,9 @@ fn dict<I: Input>(
     loop {
         let Some(kh) = input.next_key(&mut cursor)? else { break };
         let k = dict_key::<I>(ctx, key, kh, &key_path)?;
-        ctx.stack.push(k);
+        ctx.keep(k)?;
         let v = validate(ctx, value, input, &value_path)?;
-        ctx.stack.push(v);
+        ctx.keep(v)?;
     }
     drop(cursor);
     let len = (ctx.stack.len() - start) / 2;

@@ -65,6 +65,15 @@ impl From<crate::module::errors::Raised> for Fail {
     }
 }
 
+/// MemoryError: an allocation the input drove failed.
+#[cold]
+#[inline(never)]
+pub fn no_memory() -> Fail {
+    // SAFETY: sets an exception; the GIL is held.
+    unsafe { PyErr_NoMemory() };
+    Fail::Raised
+}
+
 /// A validation failure with `message` at `path`, value at byte `offset`.
 #[cold]
 #[inline(never)]
@@ -156,6 +165,7 @@ pub unsafe fn raise_invalid(inv: Box<Invalid>, source: Source) {
     }
     // BaseException.__new__ sets `args` (so `str(e)` is the message) without
     // running JSONDecodeError's __init__, whose signature is (msg, doc, pos).
+    #[expect(clippy::expect_used, reason = "BaseException defines tp_new")]
     let new = (*(PyExc_BaseException as *mut PyTypeObject)).tp_new.expect("exceptions have tp_new");
     let exc = new(cls as *mut PyTypeObject, args, core::ptr::null_mut());
     Py_DECREF(args);

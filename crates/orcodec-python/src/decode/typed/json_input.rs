@@ -103,7 +103,7 @@ impl<'a> Input for JsonInput<'a> {
                 while self.pull.next_item(first)? {
                     first = false;
                     let v = self.any(ctx)?;
-                    ctx.stack.push(v);
+                    ctx.keep(v)?;
                 }
                 let list = ctx.builder.array(&mut ctx.stack, start)?;
                 ctx.leave();
@@ -117,9 +117,9 @@ impl<'a> Input for JsonInput<'a> {
                 while let Some(k) = self.pull.next_key(first)? {
                     first = false;
                     let key = ctx.builder.key(k)?;
-                    ctx.stack.push(key);
+                    ctx.keep(key)?;
                     let v = self.any(ctx)?;
-                    ctx.stack.push(v);
+                    ctx.keep(v)?;
                 }
                 let dict = ctx.builder.map(&mut ctx.stack, start)?;
                 ctx.leave();

@@ -89,6 +89,13 @@ impl<'c> Ctx<'c> {
     pub fn leave(&mut self) {
         self.depth -= 1;
     }
+
+    /// Keeps `value` on the stack until its container is made; MemoryError
+    /// (and `value` released) when the stack cannot grow.
+    #[inline(always)]
+    pub fn keep(&mut self, value: Owned) -> Result<(), Fail> {
+        orcodec_core::fallible::push(&mut self.stack, value).map_err(|_| error::no_memory())
+    }
 }
 
 /// "Expected `X`, got `Y`" for node `id` and the value `h`.
@@ -225,6 +232,7 @@ fn union_scalar<I: Input>(ctx: &mut Ctx, u: &Union, id: NodeId, h: Head, path: &
                 None => return Err(type_error::<I>(ctx, id, &h, path)),
             }
         }
+        #[expect(clippy::unreachable, reason = "`validate` sends open containers to `container`, never here")]
         Value::Array(_) | Value::Map(_) => unreachable!("containers are dispatched by `validate`"),
     };
     let mut member = u.by_kind[kind];

@@ -128,7 +128,7 @@ impl<'a> MsgpackInput<'a> {
                     let at = self.pull.pos();
                     let item = if in_key { self.pull.next_key()? } else { self.pull.next()? };
                     let v = self.any_item(ctx, item, at, in_key)?;
-                    ctx.stack.push(v);
+                    ctx.keep(v)?;
                 }
                 let out = if in_key {
                     ctx.builder.tuple(&mut ctx.stack, start)?
@@ -151,11 +151,11 @@ impl<'a> MsgpackInput<'a> {
                         }
                         other => self.any_item(ctx, other, at, true)?,
                     };
-                    ctx.stack.push(k);
+                    ctx.keep(k)?;
                     let at = self.pull.pos();
                     let item = self.pull.next()?;
                     let v = self.any_item(ctx, item, at, false)?;
-                    ctx.stack.push(v);
+                    ctx.keep(v)?;
                 }
                 let dict = ctx.builder.map(&mut ctx.stack, start)?;
                 ctx.leave();

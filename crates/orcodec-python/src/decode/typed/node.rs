@@ -116,6 +116,7 @@ impl<K: core::hash::Hash + Eq, V> Table<K, V> {
         Table { few: Vec::new(), many: FastMap::default() }
     }
 
+    #[expect(clippy::disallowed_methods, reason = "filled from the type when it is compiled, not from input")]
     pub fn insert(&mut self, key: K, value: V) {
         if self.many.is_empty() && self.few.len() < SCANNED {
             self.few.retain(|(k, _)| *k != key);

@@ -33,6 +33,10 @@ impl<'a> Path<'a> {
     }
 
     /// The path as text (`$`, `$.a[1]`), and whether it ends at a key.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "one segment per level (the nesting limit bounds them), names from the type"
+    )]
     pub fn render(&self) -> (String, bool) {
         let mut segs = Vec::new();
         let mut at = Some(self);

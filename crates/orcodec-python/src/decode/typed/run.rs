@@ -101,7 +101,12 @@ pub unsafe fn run<I: Input>(
             core::ptr::null_mut()
         }
         Err(Fail::Syntax(e)) => {
-            on_syntax(e);
+            // A reader that ran out of memory raises MemoryError, not the
+            // format's error.
+            crate::decode::error::raise_decode_error(e, |e| {
+                on_syntax(e);
+                Raised
+            });
             core::ptr::null_mut()
         }
     }
@@ -170,7 +175,10 @@ pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], orig
     let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
         Ok(pull) => pull,
         Err(e) => {
-            raise_syntax(e);
+            crate::decode::error::raise_decode_error(e, |e| {
+                raise_syntax(e);
+                Raised
+            });
             return core::ptr::null_mut();
         }
     };

@@ -190,6 +190,7 @@ fn check_int(n: &IntNode, x: i128, path: &Path, at: usize) -> Result<(), Fail> {
     if ok {
         return Ok(());
     }
+    #[expect(clippy::expect_used, reason = "called only when one of the constraints it checks failed")]
     Err(int_constraint_error(n, &x.to_string(), IntValue::I(x), path, at).expect("a constraint failed"))
 }
 
@@ -207,9 +208,10 @@ fn new_u64(v: u64) -> Result<Owned, Fail> {
 
 /// An int from decimal text (beyond 64 bits).
 fn big_int(text: &str) -> Result<Owned, Fail> {
-    let mut owned = String::with_capacity(text.len() + 1);
-    owned.push_str(text);
-    owned.push('\0');
+    // The text is input (any length): copied fallibly.
+    let mut owned =
+        orcodec_core::fallible::copy(text.as_bytes()).map_err(|_| crate::decode::typed::error::no_memory())?;
+    orcodec_core::fallible::push(&mut owned, 0).map_err(|_| crate::decode::typed::error::no_memory())?;
     // SAFETY: a NUL-terminated string of digits; a new reference or NULL.
     unsafe { Ok(Owned::new(PyLong_FromString(owned.as_ptr() as *const c_char, core::ptr::null_mut(), 10))?) }
 }
@@ -555,7 +557,7 @@ pub fn bytes<I: Input>(
             let Some(len) = orcodec_core::parse::base64_len(text.as_bytes()) else {
                 return Err(invalid("Invalid base64 encoded string", path, h.at));
             };
-            let mut out = vec![0u8; len];
+            let mut out = orcodec_core::fallible::zeroed(len).map_err(|_| crate::decode::typed::error::no_memory())?;
             if !orcodec_core::parse::base64_decode(text.as_bytes(), &mut out) {
                 return Err(invalid("Invalid base64 encoded string", path, h.at));
             }
@@ -572,16 +574,18 @@ fn invalid_choice(shown: String, path: &Path, at: usize) -> Fail {
 
 /// Python's repr of a str, for messages.
 fn str_repr(text: &str) -> String {
+    let (text, cut) = crate::module::errors::clip_str(text);
+    let more = if cut { "..." } else { "" };
     // SAFETY: a new str, released after its repr is taken.
     unsafe {
         let obj = new_str(text);
         if obj.is_null() {
             PyErr_Clear();
-            return format!("'{text}'");
+            return format!("'{text}'{more}");
         }
         let shown = repr_of(obj);
         Py_DECREF(obj);
-        shown
+        format!("{shown}{more}")
     }
 }
 
@@ -621,7 +625,9 @@ pub fn choice<I: Input>(ctx: &mut Ctx, ch: &Choice, id: NodeId, h: Head, path: &
             Ok(v) => choice_int(ch, v, path, h.at),
             Err(_) => Err(invalid_choice(v.to_string(), path, h.at)),
         },
-        Value::BigInt(text) if has_ints => Err(invalid_choice(text.to_owned(), path, h.at)),
+        Value::BigInt(text) if has_ints => {
+            Err(invalid_choice(crate::module::errors::shown(text.as_bytes()), path, h.at))
+        }
         Value::Bool(b) if ch.true_value.is_some() || ch.false_value.is_some() => {
             match if b { &ch.true_value } else { &ch.false_value } {
                 // SAFETY: a live value.
@@ -686,7 +692,9 @@ unsafe fn py_choice<I: Input>(
             return choice_int(ch, v, path, h.at);
         }
     }
-    Err(invalid_choice(repr_of(obj), path, h.at))
+    // A str is quoted as one read from a stream is (its start, if long).
+    let text = if PyUnicode_CheckExact(obj) != 0 { py_text(obj) } else { None };
+    Err(invalid_choice(text.map_or_else(|| repr_of(obj), str_repr), path, h.at))
 }
 
 /// A scalar value as untyped decoding builds it (a union or key typed `Any`).
@@ -712,6 +720,7 @@ pub fn any_scalar<I: Input>(ctx: &mut Ctx, h: Head) -> Result<Owned, Fail> {
                 h.at,
             )))
         }
+        #[expect(clippy::unreachable, reason = "`validate` sends open containers to `container`, never here")]
         Value::Array(_) | Value::Map(_) => unreachable!("containers are dispatched by `validate`"),
     })
 }

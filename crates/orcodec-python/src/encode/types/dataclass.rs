@@ -7,8 +7,9 @@
 //! them, and attributes added outside the fields never appear.
 //!
 //! The field list is worked out once per class and cached, keyed by the
-//! class (held, so its address is not reused) and checked against the
-//! class's `__dataclass_fields__` on every use.
+//! class (held, so its address is not reused) and checked on every use
+//! against the class's `__dataclass_fields__` and its version tag, which
+//! CPython changes whenever the class or a base class is modified.
 //!
 //! Fast path: when `getattr` on the class is the generic one and no field
 //! name is shadowed by a data descriptor (a property, a slot), `getattr`
@@ -21,12 +22,13 @@
 
 use core::cell::UnsafeCell;
 use orcodec_core::emit::Emitter;
+use orcodec_core::fallible;
 use pyo3_ffi::*;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::cpython::ffi::_PyType_Lookup;
-use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
+use crate::cpython::types::{has_generic_getattr, is_data_descriptor, version_tag};
 use crate::encode::error::EncodeError;
 use crate::encode::types::LazyAttr;
 use crate::encode::walker::Walker;
@@ -62,6 +64,9 @@ struct Entry {
     fields: *mut PyObject,
     /// Its size when the names were worked out: a changed dict is looked at again.
     size: Py_ssize_t,
+    /// The class's version tag then: a class changed since (a property or a
+    /// `__getattribute__` added, a base class changed) is looked at again.
+    version: u32,
     names: Rc<FieldNames>,
 }
 
@@ -122,27 +127,40 @@ pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
 
 /// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
 unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
-    // SAFETY: no reference into the map outlives this call
-    // (the Rc is cloned out), and nothing below re-enters this function.
-    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
     let size = PyDict_Size(fields);
-    if let Some(entry) = cache.get(&(ty as usize)) {
-        if entry.fields == fields && entry.size == size {
-            return Ok(entry.names.clone());
+    // Valid here: `dataclass_fields` just looked the class up, which gives
+    // it a tag if it had none. Read before the names are worked out, so a
+    // class changed meanwhile (by a Field's code) is looked at again.
+    let version = version_tag(ty);
+    {
+        // SAFETY: the GIL contract; the reference ends with this block, and
+        // nothing in it runs Python code.
+        let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+        if let Some(entry) = cache.get(&(ty as usize)) {
+            if entry.fields == fields && entry.size == size && version != 0 && entry.version == version {
+                return Ok(entry.names.clone());
+            }
         }
     }
     let mut names = read_field_names(fields)?;
     names.from_dict = has_generic_getattr(ty) && names.names.iter().all(|&name| !is_data_descriptor(ty, name));
     let names = Rc::new(names);
-    // Reading the names ran Python code (getattr on Field objects), which
-    // cannot reach this cache, but look it up afresh all the same.
-    let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
-    if cache.len() >= MAX_CACHED {
-        cache.clear();
-    }
     Py_INCREF(fields);
     Py_INCREF(ty as *mut PyObject);
-    cache.insert(ty as usize, Entry { ty: ty as *mut PyObject, fields, size, names: names.clone() });
+    let entry = Entry { ty: ty as *mut PyObject, fields, size, version, names: names.clone() };
+    // What leaves the cache is dropped only after the cache is whole again
+    // and no reference into it is held: dropping an entry releases a class
+    // and a dict, which can run Python code (a finalizer, a weakref
+    // callback) that encodes a dataclass and so comes back here.
+    let (evicted, replaced) = {
+        // SAFETY: as above; reading the names ran Python code, so the cache
+        // is looked up afresh.
+        let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+        let evicted = if cache.len() >= MAX_CACHED { core::mem::take(cache) } else { Map::default() };
+        (evicted, cache.insert(ty as usize, entry))
+    };
+    drop(replaced);
+    drop(evicted);
     Ok(names)
 }
 
@@ -161,12 +179,10 @@ unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeEr
         }
         Py_DECREF(kind);
         if kind == marker {
+            let private = PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4;
+            let list = if private { &mut out.private } else { &mut out.names };
+            fallible::push(list, name).map_err(|_| EncodeError::NoMemory)?;
             Py_INCREF(name);
-            if PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_ReadChar(name, 0) == '_' as Py_UCS4 {
-                out.private.push(name);
-            } else {
-                out.names.push(name);
-            }
         }
     }
     Ok(out)

@@ -303,6 +303,7 @@ pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
         ] {
             let t = get(name);
             if !t.is_null() {
+                #[expect(clippy::disallowed_methods, reason = "thirteen types, once per process")]
                 scalars.push((t, kind));
             }
         }
@@ -450,9 +451,14 @@ impl<E: Emitter> Walker<E> {
             data = data.add(len * layout.itemsize);
         } else if layout.shape[dim + 1..].contains(&0) {
             // Zero-size inner dimensions: nested empty arrays, no data to read.
+            // Their output is unbounded by the array's memory (shape
+            // (2**31, 1024, 0) holds nothing), so the walk stops at the
+            // first one after the output could not grow. Rows with data need
+            // no such check: their walk is bounded by the data.
             for i in 0..len {
                 self.emitter.array_item(i);
                 self.dimension(layout, dim + 1, data)?;
+                self.check_output()?;
             }
         } else {
             for i in 0..len {
