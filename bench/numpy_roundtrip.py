@@ -20,6 +20,14 @@ Floors (unranked):
   memcpy           one copy of the data bytes into a buffer allocated beforehand
   2 copies         a.copy().copy(): two copies into fresh buffers, the least a copying
                    round trip does (numpy's buffers, faulted in with huge pages)
+
+A second table times JSON text (the nested lists OPT_SERIALIZE_NUMPY writes) read back
+into an array, for the single-array rows:
+  orcodec typed      loads(text, type=NDArray[dtype]) (a Decoder): numbers parsed into the
+                     array's buffer, no Python object per element
+  np.array(orjson)   np.array(orjson.loads(text), dtype=dtype), what users do today
+  np.array(orcodec)  the same with orcodec's untyped loads
+  ratio              np.array(orjson) / orcodec typed (goal >= 3.00)
 """
 
 from __future__ import annotations
@@ -155,6 +163,68 @@ def measure(row: str, obj: Any, orcodec: Any, settings: Settings, ways: tuple[st
     return cells
 
 
+JSON_WAYS = ("orcodec typed", "np.array(orjson)", "np.array(orcodec)")
+
+
+def json_way(name: str, array: np.ndarray, orcodec: Any) -> Callable[[Any], Any]:
+    """Reading JSON text back into an array like `array`, as a function of the text."""
+    dtype = array.dtype
+    if name == "orcodec typed":
+        from numpy.typing import NDArray
+
+        return orcodec.Decoder(NDArray[dtype.type]).loads
+    if name == "np.array(orjson)":
+        import orjson
+
+        return lambda text: np.array(orjson.loads(text), dtype=dtype)
+    if name == "np.array(orcodec)":
+        return lambda text: np.array(orcodec.loads(text), dtype=dtype)
+    raise ValueError(name)
+
+
+def measure_json(row: str, array: np.ndarray, orcodec: Any, settings: Settings) -> dict[str, Any]:
+    text = orcodec.dumps(array, option=orcodec.OPT_SERIALIZE_NUMPY)
+    cells: dict[str, Any] = {}
+    for name in JSON_WAYS:
+        try:
+            fn = json_way(name, array, orcodec)
+        except ImportError as exc:
+            cells[name] = {"status": "missing", "reason": str(exc)}
+            continue
+        if not same(fn(text), array):
+            cells[name] = {"status": "differs", "reason": "did not give the array back"}
+            continue
+        cells[name] = {"fn": fn, "per_call_s": []}
+    timed = [name for name, cell in cells.items() if "fn" in cell]
+    # The ways that make a Python object per element go last (see measure).
+    for group in ([n for n in timed if n == "orcodec typed"], [n for n in timed if n != "orcodec typed"]):
+        if group:
+            rounds(row, text, cells, group, settings)
+    for cell in cells.values():
+        fn = cell.pop("fn", None)
+        if fn is not None:
+            cell["median_s"] = statistics.median(cell["per_call_s"])
+    cells["text_bytes"] = len(text)
+    return cells
+
+
+def print_json_report(results: dict[str, dict[str, Any]]) -> None:
+    head = ["row", "text MB", *JSON_WAYS, "ratio"]
+    body = [
+        [
+            row,
+            f"{cells['text_bytes'] / 1e6:.1f}",
+            *(text(cells.get(name)) for name in JSON_WAYS),
+            ratio(cells, "np.array(orjson)", "orcodec typed"),
+        ]
+        for row, cells in results.items()
+    ]
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+    print("\nJSON text into arrays (median µs per decode; ratio: np.array(orjson) / orcodec typed, goal >= 3.00)")
+    for line in [head, *body]:
+        print("  ".join([line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:], widths[1:]))]))
+
+
 def rounds(row: str, obj: Any, cells: dict[str, Any], timed: list[str], settings: Settings) -> None:
     """compare.py's method: calibrated samples, round-robin in a fresh order each round."""
     for name in timed:
@@ -232,9 +302,14 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info(versions, settings, args.quick)
     print(f"python {info['python']}\nmachine {info['platform']} | {info['cpu_count']} CPUs | {info['cpu']}")
     print_report(results, nbytes)
+    singles = {row: obj for row, obj in objects.items() if isinstance(obj, np.ndarray) and obj.size <= 10**6}
+    json_results = {row: measure_json(row, obj, orcodec, settings) for row, obj in singles.items()}
+    if json_results:
+        print_json_report(json_results)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"machine": info, "nbytes": nbytes, "rows": results}, indent=2) + "\n")
+        report = {"machine": info, "nbytes": nbytes, "rows": results, "json_rows": json_results}
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
     failed = [row for row, cells in results.items() if "median_s" not in cells["orcodec"]]
     return 1 if failed else 0
 

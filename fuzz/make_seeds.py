@@ -169,6 +169,37 @@ def numpy_documents() -> list[bytes]:
     return [msgpack.packb(d, use_bin_type=True) for d in docs]
 
 
+# Nested lists of numbers for the numpy array targets (fuzz/python/ndarray.py):
+# rectangular, empty, ragged, out of range, mixed.
+ARRAYS = [
+    [[1, 2], [3, 4]],
+    [1.5, -0.0, 1e300, 5e-324],
+    [[True, False], [False, True]],
+    [],
+    [[], []],
+    [[[1]], [[2]]],
+    [[1], [2, 3]],
+    [[1, 2], 3],
+    [300, -1, 2**64 - 1],
+    [1, 2.5, True],
+    7,
+    [[0.1, 0.2, 0.3]] * 3,
+]
+
+
+def ndarray_documents() -> list[bytes]:
+    """A first byte choosing the type (fuzz/python/ndarray.py's DECODERS) and
+    the format (its high bit: MessagePack), then the document."""
+    import orjson
+
+    out = []
+    for i, doc in enumerate(ARRAYS):
+        pick = (i * 5) % 30
+        out.append(bytes([pick]) + orjson.dumps(doc))
+        out.append(bytes([pick | 0x80]) + msgpack.packb(doc))
+    return out
+
+
 def write(subdir: str, items: list[bytes]) -> None:
     directory = ROOT / subdir
     directory.mkdir(parents=True, exist_ok=True)
@@ -199,6 +230,7 @@ def main() -> None:
     )
     write("numpy-ext", NUMPY_PAYLOADS)
     write("numpy", numpy_documents())
+    write("ndarray", ndarray_documents())
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ for spec in json_scanner:json json_pull:json msgpack_reader:msgpack msgpack_pull
     run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
         "fuzz/corpus/$target" ${seed:+"$seeds/$seed"} -- "${flags[@]}"
 done
-for spec in loads_bytes:json unpackb_bytes:msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed; do
+for spec in loads_bytes:json unpackb_bytes:msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed ndarray:ndarray; do
     target="${spec%%:*}" seed="${spec#*:}" dirs=()
     for s in ${seed//,/ }; do dirs+=("$seeds/$s"); done
     run "py_$target" "$logs/py_$target.log" "$python" "fuzz/python/$target.py" \

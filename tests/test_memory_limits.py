@@ -105,6 +105,8 @@ class P:
 
 # (id, setup, call, headroom[, the exception expected]): MemoryError unless
 # another is named.
+NDARRAY = "import numpy as np\nfrom numpy.typing import NDArray\n"
+
 CASES = [
     # Encoders: outputs larger than the headroom.
     (
@@ -285,6 +287,25 @@ CASES = [
         64 * MB,
     ),
     ("convert-many-items", "obj = [0] * (16 * 10**6)", "orcodec.convert(obj, list[int])", 64 * MB),
+    # numpy array targets: the element buffer (8 bytes an item for float64).
+    (
+        "loads-typed-ndarray-many-items",
+        NDARRAY + "data = b'[' + b'0,' * (16 * 10**6) + b'0]'",
+        "orcodec.loads(data, type=NDArray[np.float64])",
+        64 * MB,
+    ),
+    (
+        "unpackb-typed-ndarray-many-items",
+        NDARRAY + "n = 16 * 10**6\ndata = b'\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n",
+        "orcodec.unpackb(data, type=NDArray[np.float64])",
+        64 * MB,
+    ),
+    (
+        "convert-ndarray-many-items",
+        NDARRAY + "obj = [0] * (16 * 10**6)",
+        "orcodec.convert(obj, NDArray[np.float64])",
+        64 * MB,
+    ),
     (
         "loads-typed-base64",  # the decoded bytes, three quarters of the text
         "data = b'\"' + b'A' * (80 * MB) + b'\"'",

@@ -76,6 +76,7 @@ UUID = 20  # ()
 DECIMAL = 21  # ()
 CUSTOM = 22  # (cls,): decoded as builtins and given to dec_hook(cls, value)
 TAGGED = 23  # (tag_name, by_tag, members): by_tag maps each tag value (str or int) to a CLASS node
+NDARRAY = 24  # (dtype,): the index of the element type in _NDARRAY_DTYPES, or -1 (inferred)
 
 # Value kinds, the order of UNION's by_kind.
 K_NULL, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_ARRAY, K_OBJECT, K_EXT = range(9)
@@ -104,6 +105,50 @@ _SCALARS = {
     uuid.UUID: (UUID, "uuid"),
     decimal.Decimal: (DECIMAL, "decimal"),
 }
+
+
+# The element types of numpy array targets, in the extension's order (numpy's
+# dtype names).
+_NDARRAY_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+)
+
+
+def _ndarray_dtype(np, tp, args) -> int:
+    """The element type code of ``numpy.ndarray`` or ``ndarray[shape, dtype[T]]``
+    (``NDArray[T]``): -1 when it is left open (inferred from the values)."""
+    if len(args) < 2:
+        return -1
+    dtype_arg = args[1]
+    if dtype_arg is typing.Any:
+        return -1
+    if _origin(dtype_arg) is not np.dtype:
+        raise _unsupported(tp, "the dtype of an ndarray must be given as numpy.dtype[...]")
+    (scalar,) = typing.get_args(dtype_arg) or (typing.Any,)
+    if scalar is typing.Any or isinstance(scalar, typing.TypeVar):
+        return -1
+    concrete = isinstance(scalar, type) and issubclass(scalar, (np.bool_, np.number)) and scalar not in _abstract(np)
+    name = np.dtype(scalar).name if concrete else None
+    if name not in _NDARRAY_DTYPES:
+        raise _unsupported(
+            tp, "ndarray element types are bool, int8 to int64, uint8 to uint64 and float16, float32, float64"
+        )
+    return _NDARRAY_DTYPES.index(name)
+
+
+def _abstract(np):
+    return (np.number, np.integer, np.signedinteger, np.unsignedinteger, np.inexact, np.floating, np.complexfloating)
 
 
 def _unsupported(tp, why=""):
@@ -315,6 +360,10 @@ class _Compiler:
             return self.add((DICT, "object", key, value, c.min_length, c.max_length))
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return self.enum(tp)
+        # numpy is never imported here: a numpy type exists only once it is.
+        np = sys.modules.get("numpy")
+        if np is not None and (tp is np.ndarray or origin is np.ndarray):
+            return self.add((NDARRAY, "array", _ndarray_dtype(np, tp, args)))
         cls = origin if origin is not None else tp
         if isinstance(cls, type):
             params = getattr(cls, "__parameters__", ())
@@ -477,6 +526,11 @@ class _Compiler:
                 by_kind[K_BYTES] = m
             elif kind in (LIST, VARTUPLE, TUPLE, SET, FROZENSET):
                 put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
+            elif kind == NDARRAY:
+                put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
+                by_class.append((sys.modules["numpy"].ndarray, m))
+                if by_kind[K_EXT] == -1:  # arrays in binary form (OPT_NUMPY_EXT)
+                    by_kind[K_EXT] = m
             elif kind == CLASS and node[5] == 3:
                 put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
                 by_class.append((node[2], m))

@@ -20,7 +20,7 @@
 
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
-use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};
+use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull, NumberRun};
 use crate::json::{unescape, unicode};
 use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
 use crate::msgpack::reader::ReadOptions;
@@ -470,9 +470,42 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
             let mut first = true;
             if kind == JsonKind::Array {
                 p.begin_array()?;
-                while p.next_item(first)? {
+                // At even depths, runs of numbers through `number_run`, as
+                // array targets read them (any other item one value at a
+                // time); at odd depths every item through `next_item`.
+                let mut failed = None;
+                if depth % 2 == 1 {
+                    while p.next_item(first)? {
+                        first = false;
+                        items.push(json_pull_value(p, b, depth + 1)?);
+                    }
+                    return b.array(&mut items, 0).map_err(Failure::Build);
+                }
+                loop {
+                    let run = p.number_run(first, |n, _| {
+                        assert_eq!(n.is_integer, !n.text.contains(['.', 'e', 'E']), "{}", n.text);
+                        let v = match n.value {
+                            JsonNumberValue::U64(v) => b.u64(v),
+                            JsonNumberValue::I64(v) => b.i64(v),
+                            JsonNumberValue::F64(v) => b.f64(v),
+                        };
+                        match v {
+                            Ok(v) => {
+                                items.push(v);
+                                true
+                            }
+                            Err(e) => {
+                                failed = Some(e);
+                                false
+                            }
+                        }
+                    })?;
                     first = false;
-                    items.push(json_pull_value(p, b, depth + 1)?);
+                    match run {
+                        NumberRun::End => break,
+                        NumberRun::Stopped => return Err(Failure::Build(failed.take().expect("a failure"))),
+                        NumberRun::Other => items.push(json_pull_value(p, b, depth + 1)?),
+                    }
                 }
                 b.array(&mut items, 0)
             } else {

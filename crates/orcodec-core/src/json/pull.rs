@@ -78,6 +78,17 @@ pub struct JsonNumber<'a> {
     pub is_integer: bool,
 }
 
+/// How [`JsonPull::number_run`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberRun {
+    /// The array ended (its `]` consumed).
+    End,
+    /// An item that is no number follows (`pos` at it; its `,` consumed).
+    Other,
+    /// The callback returned false (`pos` after the number it was given).
+    Stopped,
+}
+
 /// A reader of one JSON document, token by token. See the module docs.
 pub struct JsonPull<'a> {
     lex: Lexer<'a>,
@@ -334,6 +345,43 @@ impl<'a> JsonPull<'a> {
             return Ok(true);
         }
         self.separator(false)
+    }
+
+    /// Reads the items of an open array for as long as they are numbers,
+    /// handing each (and the offset it starts at) to `f`, which returns
+    /// whether to go on. `first`: no item was read since
+    /// [`begin_array`](Self::begin_array). The same as calling
+    /// [`next_item`](Self::next_item) and [`number`](Self::number) in turn
+    /// (same values, same errors), without the checks in between, for arrays
+    /// of numbers read into a buffer.
+    #[inline(always)]
+    pub fn number_run(
+        &mut self,
+        first: bool,
+        mut f: impl FnMut(JsonNumber<'a>, usize) -> bool,
+    ) -> Result<NumberRun, DecodeError> {
+        if !self.next_item(first)? {
+            return Ok(NumberRun::End);
+        }
+        loop {
+            // `pos` is at an item: `next_item` and `separator` skip the
+            // whitespace before it.
+            let start = self.lex.pos;
+            if !matches!(self.lex.peek(), Some(b'-' | b'0'..=b'9')) {
+                return Ok(NumberRun::Other);
+            }
+            let (value, is_integer) = self.lex.lex_number(&mut Values)?;
+            let input: &'a [u8] = self.lex.input;
+            // SAFETY: `Lex::lex_number` matched these bytes against the ASCII
+            // number grammar.
+            let text = unsafe { core::str::from_utf8_unchecked(&input[start..self.lex.pos]) };
+            if !f(JsonNumber { value, text, is_integer }, start) {
+                return Ok(NumberRun::Stopped);
+            }
+            if !self.separator(false)? {
+                return Ok(NumberRun::End);
+            }
+        }
     }
 
     /// Consumes the `{` of an object; then [`next_key`](Self::next_key).

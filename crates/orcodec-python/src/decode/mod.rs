@@ -217,6 +217,7 @@ unsafe fn typed_loads(
 
 /// `unpackb` with a type, as [`typed_loads`].
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn typed_unpackb(
     obj: *mut PyObject,
     tp: *mut PyObject,
@@ -224,6 +225,8 @@ unsafe fn typed_unpackb(
     dec_hook: *mut PyObject,
     ext_hook: *mut PyObject,
     read_opts: ReadOptions,
+    flags: Opt,
+    numpy_code: i8,
 ) -> Option<*mut PyObject> {
     let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
         return Some(core::ptr::null_mut());
@@ -231,7 +234,24 @@ unsafe fn typed_unpackb(
     let Some(input) = msgpack_input(obj) else {
         return Some(core::ptr::null_mut());
     };
-    Some(typed::run::unpackb_with(&compiled, &opts, input.bytes(), ext_hook, read_opts))
+    let mut numpy = numpy_read(flags, numpy_code, obj, input.bytes());
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
+    Some(typed::run::unpackb_with(&compiled, &opts, input.bytes(), ext_hook, read_opts, numpy))
+}
+
+/// How numpy values are read under the flags `flags` (None: they are not),
+/// from the input object `obj` whose bytes are `bytes`.
+pub(crate) fn numpy_read(flags: Opt, code: i8, obj: *mut PyObject, bytes: &[u8]) -> Option<NumpyRead> {
+    if flags & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0 {
+        return None;
+    }
+    Some(NumpyRead::new(
+        (flags & options::NUMPY_EXT != 0).then_some(code),
+        flags & options::MSGPACK_NUMPY != 0,
+        flags & options::NUMPY_ZERO_COPY != 0,
+        obj,
+        bytes.as_ptr(),
+    ))
 }
 
 /// The typed decoding arguments of a call, when `type` is given (not None).
@@ -313,22 +333,15 @@ pub unsafe extern "C" fn unpackb(
         return core::ptr::null_mut();
     };
     if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
-        if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts) {
+        if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {
             return result;
         }
     }
     let Some(input) = msgpack_input(obj) else {
         return core::ptr::null_mut();
     };
-    let numpy_forms = opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY);
-    let mut numpy = NumpyRead::new(
-        (opts & options::NUMPY_EXT != 0).then_some(numpy_code),
-        opts & options::MSGPACK_NUMPY != 0,
-        opts & options::NUMPY_ZERO_COPY != 0,
-        obj,
-        input.bytes().as_ptr(),
-    );
-    let numpy = if numpy_forms != 0 { &mut numpy as *mut NumpyRead } else { core::ptr::null_mut() };
+    let mut numpy = numpy_read(opts, numpy_code, obj, input.bytes());
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
     let pause = GcPause::new(input.len);
     let result = with_stacks(
         &MSGPACK_STACKS,

@@ -76,25 +76,39 @@ unsafe impl Sync for Cell {}
 
 static NUMPY: Cell = Cell(UnsafeCell::new(None));
 
+/// `exc`, with the current exception as its cause.
+unsafe fn fail_from_current_as<T>(exc: *mut PyObject, message: &str) -> Result<T, ()> {
+    if PyErr_ExceptionMatches(PyExc_MemoryError) == 0 {
+        raise_from_current(exc, message);
+    }
+    Err(())
+}
+
 /// The decode error, with the current exception as its cause.
 unsafe fn fail_from_current<T>(message: &str) -> Result<T, ()> {
-    if PyErr_ExceptionMatches(PyExc_MemoryError) == 0 {
-        raise_from_current(state().msgpack_decode_error, message);
-    }
+    fail_from_current_as(state().msgpack_decode_error, message)
+}
+
+unsafe fn fail_as<T>(exc: *mut PyObject, message: &str) -> Result<T, ()> {
+    raise(exc, message);
     Err(())
 }
 
 unsafe fn fail<T>(message: &str) -> Result<T, ()> {
-    raise(state().msgpack_decode_error, message);
-    Err(())
+    fail_as(state().msgpack_decode_error, message)
 }
 
 /// numpy's C API, importing numpy the first time.
 unsafe fn api() -> Result<Api, ()> {
+    api_as(state().msgpack_decode_error)
+}
+
+/// numpy's C API; `exc` is what failing to load it raises.
+unsafe fn api_as(exc: *mut PyObject) -> Result<Api, ()> {
     if let Some(numpy) = (*NUMPY.0.get()).as_ref() {
         return Ok(numpy.api);
     }
-    let api = load()?;
+    let api = load(exc)?;
     // Importing ran Python code, which may have decoded an array itself.
     match (*NUMPY.0.get()).as_ref() {
         Some(numpy) => {
@@ -109,17 +123,17 @@ unsafe fn api() -> Result<Api, ()> {
 }
 
 #[cold]
-unsafe fn load() -> Result<Api, ()> {
+unsafe fn load(exc: *mut PyObject) -> Result<Api, ()> {
     let numpy = PyImport_ImportModule(c"numpy".as_ptr());
     if numpy.is_null() {
-        return fail_from_current("the input holds numpy arrays, but numpy could not be imported");
+        return fail_from_current_as(exc, "the input holds numpy arrays, but numpy could not be imported");
     }
     let dtype = PyObject_GetAttrString(numpy, c"dtype".as_ptr());
     Py_DECREF(numpy);
     if dtype.is_null() {
-        return fail_from_current("numpy has no dtype");
+        return fail_from_current_as(exc, "numpy has no dtype");
     }
-    let table = array_api_table();
+    let table = array_api_table(exc);
     let Ok(table) = table else {
         Py_DECREF(dtype);
         return Err(());
@@ -131,7 +145,7 @@ unsafe fn load() -> Result<Api, ()> {
     let found = version();
     if !ABI_VERSIONS.contains(&found) {
         Py_DECREF(dtype);
-        return fail(&format!("numpy's C ABI version 0x{found:08x} is not one orcodec knows"));
+        return fail_as(exc, &format!("numpy's C ABI version 0x{found:08x} is not one orcodec knows"));
     }
     Ok(Api {
         ndarray: *table.add(2) as *mut PyTypeObject,
@@ -145,28 +159,28 @@ unsafe fn load() -> Result<Api, ()> {
 /// numpy's `_ARRAY_API` table (numpy 2 keeps it in `numpy._core`, numpy 1
 /// in `numpy.core`). The capsule is never released: the table lives as
 /// long as numpy, which is never unloaded.
-unsafe fn array_api_table() -> Result<*const *const c_void, ()> {
+unsafe fn array_api_table(exc: *mut PyObject) -> Result<*const *const c_void, ()> {
     let mut module = PyImport_ImportModule(c"numpy._core._multiarray_umath".as_ptr());
     if module.is_null() && PyErr_ExceptionMatches(PyExc_ModuleNotFoundError) != 0 {
         PyErr_Clear();
         module = PyImport_ImportModule(c"numpy.core._multiarray_umath".as_ptr());
     }
     if module.is_null() {
-        return fail_from_current("numpy's C API could not be imported");
+        return fail_from_current_as(exc, "numpy's C API could not be imported");
     }
     let capsule = PyObject_GetAttrString(module, c"_ARRAY_API".as_ptr());
     Py_DECREF(module);
     if capsule.is_null() {
-        return fail_from_current("numpy's C API could not be imported");
+        return fail_from_current_as(exc, "numpy's C API could not be imported");
     }
     if PyCapsule_CheckExact(capsule) == 0 {
         Py_DECREF(capsule);
-        return fail("numpy's _ARRAY_API is not a capsule");
+        return fail_as(exc, "numpy's _ARRAY_API is not a capsule");
     }
     let table = PyCapsule_GetPointer(capsule, null_mut()) as *const *const c_void;
     if table.is_null() {
         Py_DECREF(capsule);
-        return fail_from_current("numpy's _ARRAY_API is empty");
+        return fail_from_current_as(exc, "numpy's _ARRAY_API is empty");
     }
     Ok(table)
 }
@@ -495,3 +509,36 @@ unsafe fn complex_from(data: *mut PyObject) -> Result<Owned, ()> {
 
 /// The error `unpackb` raises for `OPT_NUMPY_ZERO_COPY` alone.
 pub const ZERO_COPY_NEEDS: &str = "OPT_NUMPY_ZERO_COPY needs OPT_NUMPY_EXT or OPT_MSGPACK_NUMPY";
+
+/// A new C-order array of `dtype` (numpy's spelling of a dtype on the
+/// closed list, e.g. `<f8`) and shape `dims`, its elements copied from
+/// `data`, which holds exactly as many bytes as the shape and dtype need
+/// (typed decoding). Failures leave numpy's exception set (a ValueError for
+/// more dimensions than the installed numpy allows, a MemoryError).
+pub unsafe fn new_array(dtype: &str, dims: &[Py_ssize_t], data: &[u8]) -> Result<Owned, ()> {
+    let api = api_as(PyExc_ImportError)?;
+    let Some(dtype) = parse_dtype(dtype.as_bytes()) else {
+        return fail_as(PyExc_SystemError, &format!("orcodec: no such dtype {dtype:?}"));
+    };
+    let descr = descr(&api, &dtype)?;
+    // The descriptor reference is stolen, even on failure.
+    let array = (api.new_from_descr)(
+        api.ndarray,
+        descr,
+        dims.len() as c_int,
+        dims.as_ptr(),
+        null_mut(),
+        null_mut(),
+        0,
+        null_mut(),
+    );
+    let array = Owned::new(array)?;
+    let head = (*(array.as_ptr() as *const ArrayHead)).data;
+    core::ptr::copy_nonoverlapping(data.as_ptr(), head, data.len());
+    Ok(array)
+}
+
+/// `numpy.ndarray` (numpy imported the first time).
+pub unsafe fn ndarray_type() -> Result<*mut PyTypeObject, ()> {
+    Ok(api_as(PyExc_ImportError)?.ndarray)
+}

@@ -37,6 +37,7 @@ mod kind {
     pub const DECIMAL: i64 = 21;
     pub const CUSTOM: i64 = 22;
     pub const TAGGED: i64 = 23;
+    pub const NDARRAY: i64 = 24;
 }
 
 /// Fields past this many are found through a hash map rather than a scan.
@@ -246,6 +247,17 @@ unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, R
         kind::UUID => Node::Uuid,
         kind::DECIMAL => Node::Decimal,
         kind::CUSTOM => Node::Custom(owned(item(t, 2)?)),
+        kind::NDARRAY => {
+            let code = int_of(item(t, 2)?)?;
+            if code == -1 {
+                Node::NdArray(None)
+            } else {
+                match crate::decode::typed::ndarray::Dtype::from_code(code) {
+                    Some(dtype) => Node::NdArray(Some(dtype)),
+                    None => return Err(bad_spec("unknown ndarray dtype")),
+                }
+            }
+        }
         _ => return Err(bad_spec("unknown node kind")),
     })
 }

@@ -50,6 +50,7 @@ pub fn container<I: Input>(
                 seq(ctx, *kind, *item, (*min_len, *max_len), input, n, at, path)
             }
             Node::Tuple(items) if !map => tuple(ctx, items, input, n, at, path),
+            Node::NdArray(dtype) if !map => crate::decode::typed::ndarray::from_array(ctx, *dtype, input, n, at, path),
             Node::Dict { key, value, min_len, max_len } if map => {
                 dict(ctx, *key, *value, (*min_len, *max_len), input, n, at, path)
             }

@@ -98,6 +98,19 @@ impl Drop for Cursor {
     }
 }
 
+/// How [`Input::number_run`] stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// The input has no such reading: nothing was read.
+    Unsupported,
+    /// The array ended.
+    End,
+    /// An item that is no number follows, to read with `next` (not `next_item`).
+    Item,
+    /// The callback returned false.
+    Stopped,
+}
+
 pub trait Input {
     const FORMAT: Format;
 
@@ -109,6 +122,19 @@ pub trait Input {
     fn next_item(&mut self, cursor: &mut Cursor) -> Result<bool, Fail>;
     /// The next key of an open map (positioned at its value), or None at its end.
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail>;
+    /// Reads the items of an open array for as long as they are numbers,
+    /// each handed to `f` with its byte offset and text (as in [`Head`]);
+    /// `f` returns whether to go on. For arrays read into a buffer (numpy
+    /// targets); inputs without a faster way than `next_item` and `next`
+    /// read nothing and say [`Run::Unsupported`].
+    #[inline(always)]
+    fn number_run(
+        &mut self,
+        _cursor: &mut Cursor,
+        _f: impl FnMut(Value<'_>, usize, &str) -> bool,
+    ) -> Result<Run, Fail> {
+        Ok(Run::Unsupported)
+    }
     /// Skips the next value whole (unknown fields), building nothing;
     /// `depth` containers are open around it (the nesting limit counts them).
     fn skip(&mut self, depth: usize) -> Result<(), Fail>;

@@ -3,29 +3,34 @@
 //! same key and value caches.
 
 use orcodec_core::builder::Builder;
-use orcodec_core::json::pull::{JsonKind, JsonNumberValue, JsonPull};
+use orcodec_core::json::pull::{JsonKind, JsonNumber, JsonNumberValue, JsonPull, NumberRun};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::input::{Cursor, Format, Head, Input, Value};
+use crate::decode::typed::input::{Cursor, Format, Head, Input, Run, Value};
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
     pub pull: JsonPull<'a>,
 }
 
+/// A number's value: integers beyond 64 bits keep their text.
+#[inline(always)]
+fn number_value<'a>(n: &JsonNumber<'a>) -> Value<'a> {
+    match n.value {
+        JsonNumberValue::I64(v) => Value::I64(v),
+        JsonNumberValue::U64(v) => Value::U64(v),
+        JsonNumberValue::F64(_) if n.is_integer => Value::BigInt(n.text),
+        JsonNumberValue::F64(f) => Value::F64(f),
+    }
+}
+
 impl<'a> JsonInput<'a> {
-    /// The head of a number: integers beyond 64 bits keep their text.
+    /// The head of a number.
     #[inline(always)]
     fn number(&mut self, at: usize) -> Result<Head<'_>, Fail> {
         let n = self.pull.number()?;
-        let v = match n.value {
-            JsonNumberValue::I64(v) => Value::I64(v),
-            JsonNumberValue::U64(v) => Value::U64(v),
-            JsonNumberValue::F64(_) if n.is_integer => Value::BigInt(n.text),
-            JsonNumberValue::F64(f) => Value::F64(f),
-        };
-        Ok(Head { v, at, text: n.text })
+        Ok(Head { v: number_value(&n), at, text: n.text })
     }
 }
 
@@ -72,6 +77,20 @@ impl<'a> Input for JsonInput<'a> {
         let first = core::mem::replace(&mut cursor.first, false);
         let at = self.pull.pos();
         Ok(self.pull.next_key(first)?.map(|k| Head::new(Value::Str(k), at)))
+    }
+
+    #[inline(always)]
+    fn number_run(
+        &mut self,
+        cursor: &mut Cursor,
+        mut f: impl FnMut(Value<'_>, usize, &str) -> bool,
+    ) -> Result<Run, Fail> {
+        let first = core::mem::replace(&mut cursor.first, false);
+        Ok(match self.pull.number_run(first, |n, at| f(number_value(&n), at, n.text))? {
+            NumberRun::End => Run::End,
+            NumberRun::Other => Run::Item,
+            NumberRun::Stopped => Run::Stopped,
+        })
     }
 
     #[inline(always)]

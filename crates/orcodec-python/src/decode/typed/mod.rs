@@ -12,6 +12,7 @@
 //! - `scalars.rs`: None, bool, int, float, str, bytes, enums and Literals;
 //! - `stdtypes.rs`: datetime, date, time, UUID, Decimal;
 //! - `containers.rs`: list, tuple, set, frozenset, dict;
+//! - `ndarray.rs`: numpy arrays, numbers read straight into their buffer;
 //! - `classes.rs`: dataclasses, attrs classes, TypedDicts, NamedTuples and
 //!   tagged unions of them, built the fast way (no `__init__` call);
 //! - this file: the dispatch, unions, `Any` and custom types (`dec_hook`).
@@ -27,6 +28,7 @@ pub mod error;
 pub mod input;
 pub mod json_input;
 pub mod msgpack_input;
+pub mod ndarray;
 pub mod node;
 pub mod path;
 pub mod py_input;
@@ -171,6 +173,7 @@ pub fn scalar<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Resu
             Value::Py(obj) if unsafe { is_instance(obj, cls.as_ptr()) } => unsafe { keep(obj) },
             _ => Err(type_error::<I>(ctx, id, &h, path)),
         },
+        Node::NdArray(dtype) => ndarray::from_scalar::<I>(ctx, *dtype, id, h, path),
         Node::Seq { .. } | Node::Tuple(_) | Node::Dict { .. } => Err(type_error::<I>(ctx, id, &h, path)),
     }
 }

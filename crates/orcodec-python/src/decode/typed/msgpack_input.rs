@@ -146,6 +146,8 @@ impl<'a> MsgpackInput<'a> {
                     let key = self.pull.next_key()?;
                     let k = match key {
                         MsgpackItem::Str(s) => ctx.builder.key(s)?,
+                        // msgpack-numpy's maps have bin keys (`OPT_MSGPACK_NUMPY`).
+                        MsgpackItem::Bin(_) if self.opts.bin_keys => self.any_item(ctx, key, at, true)?,
                         _ if !self.opts.non_str_keys => {
                             return Err(DecodeError::new(DecodeErrorKind::NonStrKey, at).into());
                         }

@@ -275,10 +275,24 @@ pub enum Node {
     Int(IntNode),
     Float(FloatNode),
     Str(StrNode),
-    Bytes { min_len: Option<usize>, max_len: Option<usize>, bytearray: bool },
-    Seq { kind: SeqKind, item: NodeId, min_len: Option<usize>, max_len: Option<usize> },
+    Bytes {
+        min_len: Option<usize>,
+        max_len: Option<usize>,
+        bytearray: bool,
+    },
+    Seq {
+        kind: SeqKind,
+        item: NodeId,
+        min_len: Option<usize>,
+        max_len: Option<usize>,
+    },
     Tuple(Box<[NodeId]>),
-    Dict { key: NodeId, value: NodeId, min_len: Option<usize>, max_len: Option<usize> },
+    Dict {
+        key: NodeId,
+        value: NodeId,
+        min_len: Option<usize>,
+        max_len: Option<usize>,
+    },
     Union(Box<Union>),
     Choice(Box<Choice>),
     Class(Box<ClassNode>),
@@ -289,6 +303,8 @@ pub enum Node {
     Uuid,
     Decimal,
     Custom(Owned),
+    /// A numpy array of that element type (None: inferred from the values).
+    NdArray(Option<crate::decode::typed::ndarray::Dtype>),
 }
 
 /// A compiled type: its nodes and the name each shows in messages.

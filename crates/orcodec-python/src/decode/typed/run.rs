@@ -204,6 +204,7 @@ pub unsafe fn unpackb_with(
     bytes: &[u8],
     ext_hook: *mut PyObject,
     read_opts: ReadOptions,
+    numpy: *mut crate::decode::numpy::NumpyRead,
 ) -> *mut PyObject {
     let mut input = MsgpackInput::new(bytes, read_opts);
     let pause = GcPause::new(bytes.len());
@@ -212,7 +213,7 @@ pub unsafe fn unpackb_with(
         opts,
         &mut input,
         Source::Msgpack,
-        |ctx| ctx.builder = PyBuilder::new(ext_hook),
+        |ctx| ctx.builder = PyBuilder::with_numpy(ext_hook, numpy),
         |i| Ok(i.pull.finish()?),
         |e| {
             raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset));
@@ -261,14 +262,17 @@ pub unsafe extern "C" fn decoder_unpackb(
     let Some((compiled, opts)) = Decoder::parts(obj) else {
         return core::ptr::null_mut();
     };
-    let Some((ext_hook, read_opts, _)) = crate::decode::msgpack_options(ext_hook, option) else {
+    let Some((ext_hook, read_opts, flags)) = crate::decode::msgpack_options(ext_hook, option) else {
         return core::ptr::null_mut();
     };
     let Some(input) = crate::decode::msgpack_input(data) else {
         return core::ptr::null_mut();
     };
+    let code = orcodec_core::msgpack::numpy::DEFAULT_CODE;
+    let mut numpy = crate::decode::numpy_read(flags, code, data, input.bytes());
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut crate::decode::numpy::NumpyRead);
     Py_INCREF(obj);
-    let result = unpackb_with(compiled, &opts, input.bytes(), ext_hook, read_opts);
+    let result = unpackb_with(compiled, &opts, input.bytes(), ext_hook, read_opts, numpy);
     Py_DECREF(obj);
     result
 }
