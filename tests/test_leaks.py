@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import enum
 import gc
+import io
 import os
 import sys
 import uuid
@@ -213,6 +214,70 @@ CASES = {
     "unpackb-bad-option": (lambda: orcodec.unpackb(OBJ.msgpack, option=1 << 40), orcodec.MsgpackDecodeError),
     "unpackb-error-type": (lambda: orcodec.unpackb("text"), orcodec.MsgpackDecodeError),
 }
+
+# Streams, JSON Lines and the transcoders: fewer calls, each does several things.
+STREAM_CALLS = 20_000
+STREAM = OBJ.msgpack * 3
+JSON_LINES = OBJ.json + b"\n" + OBJ.json + b"\r\n\n" + OBJ.json
+
+
+def unpack_all(*pieces, **kwargs):
+    unpacker = orcodec.Unpacker(**kwargs)
+    for piece in pieces:
+        unpacker.feed(piece)
+    return list(unpacker)
+
+
+def unpack_next(data, **kwargs):
+    unpacker = orcodec.Unpacker(**kwargs)
+    unpacker.feed(data)
+    return unpacker.unpack()
+
+
+CASES.update(
+    {
+        name: (*case, STREAM_CALLS)
+        for name, case in {
+            "unpacker-ok-pieces": (lambda: unpack_all(STREAM[:50], STREAM[50:]), None),
+            "unpacker-ok-file-like": (lambda: list(orcodec.Unpacker(io.BytesIO(STREAM), read_size=64)), None),
+            "unpacker-ok-typed": (lambda: unpack_all(STREAM, type=dict), None),
+            "unpacker-ok-skip": (lambda: orcodec.Unpacker(io.BytesIO(STREAM)).skip(), None),
+            "unpacker-error": (lambda: unpack_next(MSGPACK_BAD[2] + STREAM), orcodec.MsgpackDecodeError),
+            "unpacker-error-typed": (lambda: unpack_next(STREAM, type=list), orcodec.ValidationError),
+            "unpacker-ext-hook-raises": (
+                lambda: unpack_next(EXT, ext_hook=raising_hook),
+                orcodec.MsgpackDecodeError,
+            ),
+            "unpacker-out-of-data": (lambda: unpack_next(OBJ.msgpack[:-1]), orcodec.OutOfData),
+            "unpacker-buffer-full": (lambda: unpack_all(STREAM, max_buffer_size=10), orcodec.BufferFull),
+            "packer-ok": (lambda: orcodec.Packer(default=repr).pack([D, U]), None),
+            "packer-unsupported": (lambda: orcodec.Packer().pack([D, U]), orcodec.MsgpackEncodeError),
+            "dumps_lines-ok": (lambda: orcodec.dumps_lines([D, D, [U]], default=repr), None),
+            "dumps_lines-unsupported": (lambda: orcodec.dumps_lines([D, U]), orcodec.JSONEncodeError),
+            "loads_lines-ok": (lambda: orcodec.loads_lines(JSON_LINES), None),
+            "loads_lines-error": (
+                lambda: orcodec.loads_lines(JSON_LINES + b"\n" + JSON_BAD[0]),
+                orcodec.JSONDecodeError,
+            ),
+            "loads_lines-error-typed": (lambda: orcodec.loads_lines(JSON_LINES, type=list), orcodec.ValidationError),
+            "iter_lines-ok": (lambda: list(orcodec.iter_lines(io.BytesIO(JSON_LINES), read_size=64)), None),
+            "iter_lines-error": (
+                lambda: list(orcodec.iter_lines(io.BytesIO(JSON_LINES + b"\n" + JSON_BAD[1]))),
+                orcodec.JSONDecodeError,
+            ),
+            "json_to_msgpack-ok": (lambda: orcodec.json_to_msgpack(REPEATED_KEYS_JSON), None),
+            "json_to_msgpack-error": (lambda: orcodec.json_to_msgpack(JSON_BAD[0]), orcodec.JSONDecodeError),
+            "json_to_msgpack-two-step": (
+                lambda: orcodec.json_to_msgpack(b"[" * 300 + b"]" * 300),
+                orcodec.MsgpackEncodeError,
+            ),
+            "msgpack_to_json-ok": (lambda: orcodec.msgpack_to_json(OBJ.msgpack, option=orcodec.OPT_SORT_KEYS), None),
+            "msgpack_to_json-error": (lambda: orcodec.msgpack_to_json(MSGPACK_BAD[0]), orcodec.MsgpackDecodeError),
+            "msgpack_to_json-bin": (lambda: orcodec.msgpack_to_json(b"\xc4\x01x"), orcodec.JSONEncodeError),
+            "msgpack_to_json-base64": (lambda: orcodec.msgpack_to_json(EXT, base64=True), None),
+        }.items()
+    }
+)
 
 
 def tracked() -> list:

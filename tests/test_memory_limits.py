@@ -338,6 +338,66 @@ CASES = [
         40 * MB,
         "ValidationError",
     ),
+    # Streams, JSON Lines and the transcoders.
+    (
+        "json_to_msgpack-many-items",
+        "data = b'[' + b'0,' * (40 * 10**6) + b'0]'",
+        "orcodec.json_to_msgpack(data)",
+        20 * MB,
+    ),
+    (
+        "json_to_msgpack-many-entries",  # the repeated-key table of one large object
+        "data = b'{' + b''.join(b'\"%d\":0,' % i for i in range(4 * 10**6)) + b'\"x\":0}'",
+        "orcodec.json_to_msgpack(data)",
+        60 * MB,
+    ),
+    (
+        "json_to_msgpack-many-maps",  # header patches of many containers
+        "data = b'[' + b'{\"a\":[[],{}]},' * (5 * 10**6) + b'0]'",
+        "orcodec.json_to_msgpack(data)",
+        16 * MB,
+    ),
+    (
+        "msgpack_to_json-many-items",
+        "n = 40 * 10**6\ndata = b'\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n",
+        "orcodec.msgpack_to_json(data)",
+        40 * MB,
+    ),
+    (
+        "msgpack_to_json-sorted-many-entries",
+        "n = 4 * 10**6\n"
+        "data = b'\\xdf' + n.to_bytes(4, 'big') + b''.join(orcodec.packb(str(i)) + b'\\x00' for i in range(n))",
+        "orcodec.msgpack_to_json(data, option=orcodec.OPT_SORT_KEYS)",
+        60 * MB,
+    ),
+    (
+        "unpacker-feed",
+        "u = orcodec.Unpacker(max_buffer_size=0)\ndata = bytes(200 * MB)",
+        "u.feed(data)",
+        100 * MB,
+    ),
+    (
+        "unpacker-long-str",
+        "n = 100 * MB\nu = orcodec.Unpacker(max_buffer_size=0)\nu.feed(b'\\xdb' + n.to_bytes(4, 'big') + b'a' * n)",
+        "u.unpack()",
+        50 * MB,
+    ),
+    (
+        "unpacker-many-items",
+        "n = 40 * 10**6\n"
+        "u = orcodec.Unpacker(max_buffer_size=0)\n"
+        "u.feed(b'\\xdd' + n.to_bytes(4, 'big') + b'\\x00' * n)",
+        "u.unpack()",
+        200 * MB,
+    ),
+    ("dumps_lines-large-output", "rows = [list(range(1000))] * 100_000", "orcodec.dumps_lines(rows)", 64 * MB),
+    ("loads_lines-many-items", "data = b'1\\n[' + b'0,' * (40 * 10**6) + b'0]'", "orcodec.loads_lines(data)", 200 * MB),
+    (
+        "iter_lines-long-line",
+        "import io\nf = io.BytesIO(b'1\\n[' + b'0,' * (40 * 10**6) + b'0]\\n')",
+        "list(orcodec.iter_lines(f))",
+        100 * MB,
+    ),
 ]
 
 

@@ -7,6 +7,7 @@ from collections import namedtuple
 from types import MappingProxyType
 
 from . import _orcodec
+from ._files import dump, load, pack, unpack
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -32,6 +33,7 @@ from ._orcodec import (
     OPT_SORT_KEYS,
     OPT_STRICT_INTEGER,
     OPT_UTC_Z,
+    BufferFull,
     Decoder,
     Ext,
     Fragment,
@@ -39,11 +41,19 @@ from ._orcodec import (
     JSONEncodeError,
     MsgpackDecodeError,
     MsgpackEncodeError,
+    OutOfData,
+    Packer,
+    Unpacker,
     ValidationError,
     __version__,
     convert,
     dumps,
+    dumps_lines,
+    iter_lines,
+    json_to_msgpack,
     loads,
+    loads_lines,
+    msgpack_to_json,
     packb,
     unpackb,
 )
@@ -99,6 +109,7 @@ def _flags_section():
 __doc__ = f"{_orcodec.__doc__}\n\n{_flags_section()}\n"
 
 __all__ = [
+    "BufferFull",
     "Decoder",
     "Ext",
     "FlagInfo",
@@ -131,12 +142,24 @@ __all__ = [
     "OPT_SORT_KEYS",
     "OPT_STRICT_INTEGER",
     "OPT_UTC_Z",
+    "OutOfData",
+    "Packer",
+    "Unpacker",
     "ValidationError",
     "__version__",
     "convert",
+    "dump",
     "dumps",
+    "dumps_lines",
     "flags",
+    "iter_lines",
+    "json_to_msgpack",
+    "load",
     "loads",
+    "loads_lines",
+    "msgpack_to_json",
+    "pack",
     "packb",
+    "unpack",
     "unpackb",
 ]

@@ -1,7 +1,9 @@
 import builtins
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
+
+from _typeshed import SupportsRead, SupportsWrite
 
 _T = TypeVar("_T")
 
@@ -340,6 +342,306 @@ class Decoder(Generic[_T]):
     def convert(self, obj: Any, /) -> _T:
         """Convert Python objects into the Decoder's type (see orcodec.convert)."""
     def __class_getitem__(cls, item: Any, /) -> Any: ...
+
+def json_to_msgpack(data: bytes | bytearray | memoryview | str, /) -> bytes:
+    """Convert JSON text to MessagePack with no Python objects in between: the
+    bytes packb(loads(data)) returns, faster.
+
+    data: bytes, bytearray, memoryview or str, as loads takes it. It is
+    checked as loads checks it (UTF-8, grammar, nesting), and a key repeated
+    in an object keeps its first place and takes its last value, as in the
+    dict loads makes.
+
+    Raises JSONDecodeError where loads raises it (same message and
+    position), and MsgpackEncodeError where packb would (nesting deeper than
+    255 levels).
+    """
+
+def msgpack_to_json(
+    data: bytes | bytearray | memoryview,
+    /,
+    *,
+    option: int | None = ...,
+    base64: bool = ...,
+) -> bytes:
+    """Convert MessagePack to JSON text with no Python objects in between: the
+    bytes dumps(unpackb(data, ext_hook=Ext, option=option), option=option)
+    returns, faster.
+
+    data: bytes, bytearray or memoryview, as unpackb takes it. It is checked
+    as unpackb checks it, and a map key repeated keeps its first place and
+    takes its last value, as in the dict unpackb makes.
+    option: None, or an int of OPT_* flags combined with |, read by both
+    halves: OPT_NON_STR_KEYS (map keys of any type but map, written as dumps
+    writes such keys), OPT_DATETIME_AS_TIMESTAMP_EXT (timestamps written as
+    RFC 3339 text, with OPT_UTC_Z and OPT_OMIT_MICROSECONDS), OPT_INDENT_2,
+    OPT_SORT_KEYS, OPT_STRICT_INTEGER, OPT_APPEND_NEWLINE.
+    base64: if true, bin values are written as their base64 text (RFC 4648,
+    with padding) and extension values as {"tag": tag, "data": base64
+    text}; if false, both raise JSONEncodeError, as dumps does.
+
+    Raises MsgpackDecodeError where unpackb raises it (same message), and
+    JSONEncodeError where dumps would.
+    """
+
+def dumps_lines(
+    iterable: Iterable[Any],
+    /,
+    *,
+    default: Callable[[Any], Any] | None = ...,
+    option: int | None = ...,
+) -> bytes:
+    """Serialize each item of iterable as JSON Lines: one compact document per
+    line, each followed by a newline, returned as bytes. An empty iterable
+    gives b''.
+
+    default and option: as for dumps; OPT_INDENT_2 and OPT_APPEND_NEWLINE
+    are ignored (a line is never indented and always ends with a newline).
+
+    Raises JSONEncodeError where dumps would for an item; an exception the
+    iterable raises goes through as it is.
+    """
+
+@overload
+def loads_lines(
+    data: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> list[Any]: ...
+@overload
+def loads_lines(
+    data: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> list[_T]: ...
+@overload
+def loads_lines(
+    data: bytes | bytearray | memoryview | str,
+    /,
+    *,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> list[Any]:
+    """Deserialize JSON Lines given as bytes, bytearray, memoryview or str: a
+    list of the documents, one per line. Lines end with \\n (a \\r before it is
+    ignored); lines of only whitespace are skipped; the last line needs no
+    newline.
+    type, strict, dec_hook: as for loads; each line is decoded into type.
+
+    Raises JSONDecodeError for a line that is not one JSON document: doc is
+    that line, pos the character in it, lineno the line's number in data
+    (from 1) and colno its column. A line that does not fit type raises
+    ValidationError, whose lineno is the line's number.
+    """
+
+@overload
+def iter_lines(
+    fp: SupportsRead[bytes | str],
+    /,
+    *,
+    read_size: int | None = ...,
+    type: None = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Iterator[Any]: ...
+@overload
+def iter_lines(
+    fp: SupportsRead[bytes | str],
+    /,
+    *,
+    read_size: int | None = ...,
+    type: type[_T],
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Iterator[_T]: ...
+@overload
+def iter_lines(
+    fp: SupportsRead[bytes | str],
+    /,
+    *,
+    read_size: int | None = ...,
+    type: Any,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Iterator[Any]:
+    """Iterate over the documents of the JSON Lines file fp, one per line,
+    reading fp.read(read_size) at a time (1 MiB when None): memory holds one
+    chunk and the longest line, so files larger than memory can be read. fp
+    is a binary file-like (or a text one, whose str chunks are read as
+    UTF-8). Lines are read as loads_lines reads them, into type if given.
+
+    Raises JSONDecodeError for a line that is not one JSON document (lineno:
+    its number in the file), TypeError when fp has no read method, and what
+    fp.read raises.
+    """
+
+class Unpacker:
+    """A streaming MessagePack reader, like msgpack.Unpacker: feed it bytes in
+    pieces of any size (or give it a file-like to read), and take the values
+    out one by one as they are complete.
+
+        unpacker = Unpacker()
+        for chunk in chunks:
+            unpacker.feed(chunk)
+            for obj in unpacker:  # every complete value so far
+                handle(obj)
+
+    file_like: an object whose read(n) returns bytes; the unpacker reads it
+    read_size bytes at a time (16 KiB when 0) when it needs more. None: feed
+    it instead.
+    max_buffer_size: the most bytes held that are not consumed (0: 2**31-1).
+    feed raises BufferFull past it; a value that cannot fit raises
+    MsgpackDecodeError.
+    ext_hook, option, numpy_ext_code: as for unpackb (numpy arrays too).
+    type, strict, dec_hook: as for unpackb: each value is decoded into type
+    (ValidationError when it does not fit).
+
+    Iterating yields every complete value and stops at an incomplete tail,
+    which later feeds complete. Each value is what unpackb returns for its
+    bytes; a value that is not MessagePack raises MsgpackDecodeError with its
+    offset in the stream, and the next call goes on after it (a reserved
+    byte or nesting deeper than 1024 levels ends the stream: every later call
+    raises again).
+    """
+
+    def __new__(
+        cls,
+        file_like: SupportsRead[bytes | str] | None = ...,
+        *,
+        read_size: int = ...,
+        max_buffer_size: int = ...,
+        ext_hook: Callable[[int, bytes], Any] | None = ...,
+        option: int | None = ...,
+        numpy_ext_code: int | None = ...,
+        type: Any = ...,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+    ) -> Unpacker: ...
+    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None:
+        """Append next_bytes (bytes or any buffer) to what is to be read. Raises
+        BufferFull when the bytes held would pass max_buffer_size (nothing is
+        appended), and AssertionError when the unpacker reads a file_like.
+        """
+    def unpack(self) -> Any:
+        """Return the next value. Raises OutOfData when no complete value is held
+        (and file_like, if any, has no more bytes).
+        """
+    def skip(self) -> None:
+        """Pass over the next value, checked but not built. Raises OutOfData as
+        unpack does.
+        """
+    def tell(self) -> int:
+        """The number of bytes of the stream consumed so far: the offset of the
+        next value.
+        """
+    def __iter__(self) -> Unpacker: ...
+    def __next__(self) -> Any: ...
+
+class Packer:
+    """A MessagePack writer with its options given once, like msgpack.Packer:
+    pack(obj) returns what packb(obj, default=default, option=option,
+    numpy_ext_code=numpy_ext_code) does.
+
+    Raises TypeError when default is not callable, and MsgpackEncodeError
+    for an option that is not made of flags.
+    """
+
+    def __new__(
+        cls,
+        *,
+        default: Callable[[Any], Any] | None = ...,
+        option: int | None = ...,
+        numpy_ext_code: int | None = ...,
+    ) -> Packer: ...
+    def pack(self, obj: Any, /) -> bytes:
+        """Serialize obj to MessagePack bytes, as packb does with the packer's
+        default and option.
+        """
+    def pack_array_header(self, n: int, /) -> bytes:
+        """The header of an array of n items (the items are packed after it, one
+        by one). Raises ValueError for n outside 0 to 2**32-1.
+        """
+    def pack_map_header(self, n: int, /) -> bytes:
+        """The header of a map of n entries (each key and value are packed after
+        it, one by one). Raises ValueError for n outside 0 to 2**32-1.
+        """
+
+def pack(
+    obj: Any,
+    stream: SupportsWrite[Any],
+    *,
+    default: Callable[[Any], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+) -> None:
+    """Serialize obj to MessagePack and write it to stream, like msgpack.pack:
+    stream.write(packb(obj, default=default, option=option)).
+
+    Raises what packb raises, and what stream.write raises.
+    """
+
+def unpack(
+    stream: SupportsRead[bytes | str],
+    *,
+    ext_hook: Callable[[int, bytes], Any] | None = ...,
+    option: int | None = ...,
+    numpy_ext_code: int | None = ...,
+    type: Any = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
+    """Deserialize the one MessagePack value stream.read() returns, like
+    msgpack.unpack: unpackb(stream.read(), ...) with the same keyword
+    arguments. To read values one after the other from a stream, use
+    Unpacker(stream).
+
+    Raises what unpackb raises, and what stream.read raises.
+    """
+
+def dump(
+    obj: Any,
+    fp: SupportsWrite[Any],
+    *,
+    default: Callable[[Any], Any] | None = ...,
+    option: int | None = ...,
+) -> None:
+    """Serialize obj to JSON and write it to fp, like json.dump: the bytes of
+    dumps(obj, default=default, option=option), or their text when fp is a
+    text file (an io.TextIOBase).
+
+    Raises what dumps raises, and what fp.write raises.
+    """
+
+def load(
+    fp: SupportsRead[bytes | str],
+    *,
+    type: Any = ...,
+    strict: bool = ...,
+    dec_hook: Callable[[Any, Any], Any] | None = ...,
+) -> Any:
+    """Deserialize the JSON document fp.read() returns (bytes or str), like
+    json.load: loads(fp.read()), into type when one is given (as
+    loads(..., type=type) does). For JSON Lines, use iter_lines(fp).
+
+    Raises what loads raises, and what fp.read raises.
+    """
+
+class OutOfData(Exception):
+    """Raised by Unpacker.unpack and skip when no complete value is held, as
+    msgpack.OutOfData is.
+    """
+
+class BufferFull(Exception):
+    """Raised by Unpacker when the bytes it holds would pass max_buffer_size,
+    as msgpack.BufferFull is.
+    """
 
 class ValidationError(ValueError):
     """Raised when data is well-formed but does not fit the type it is decoded

@@ -20,6 +20,9 @@
 //!   can skip whole values (typed decoding, transcoding, streaming):
 //!   [`json::pull`], [`msgpack::pull`].
 //!
+//! Transcoding: [`transcode`] connects one format's pull reader to the
+//! other's writer, JSON to MessagePack and back, with no value in between.
+//!
 //! What both formats share:
 //! * [`text`]: CPython's str storage (UCS1/UCS2/UCS4) to UTF-8, plain or
 //!   JSON-escaped, and back; ASCII checks.
@@ -69,6 +72,7 @@ pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;
 pub mod text;
+pub mod transcode;
 
 /// Deepest container nesting the decoders accept (orjson's limit).
 pub const MAX_DECODE_DEPTH: usize = 1024;

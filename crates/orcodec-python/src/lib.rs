@@ -14,7 +14,10 @@
 //!   `encode/types/` with one file per Python type beyond the builtins.
 //! - [`decode`]: `loads` and `unpackb`: the input, the object builder both
 //!   decoders drive, the key cache, dict construction, the decode errors.
-//! - [`classes`]: the Python classes orcodec defines (`Fragment`, `Ext`).
+//! - [`classes`]: the Python classes orcodec defines (`Fragment`, `Ext`,
+//!   `Unpacker`, `Packer`, the `iter_lines` iterator).
+//! - [`transcode`]: `json_to_msgpack` and `msgpack_to_json`, the core's
+//!   transcoders writing into the returned bytes.
 //! - [`cpython`]: every read or write of CPython's own structures (dict
 //!   tables, int digits, str storage, bytes objects), gated on the versions
 //!   whose layouts it knows. Everything else calls the C API as documented.
@@ -63,6 +66,7 @@ mod cpython;
 mod decode;
 mod encode;
 mod module;
+mod transcode;
 
 use core::ptr::null_mut;
 use pyo3_ffi::PyObject;

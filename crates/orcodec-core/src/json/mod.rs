@@ -6,11 +6,13 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
+//! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `lex`: what both decoders read through (whitespace, literals, strings
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
 //!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
 
 mod lex;
+pub mod lines;
 pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;

@@ -6,6 +6,8 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same items read one at a time by the
 //!   caller (typed decoding, transcoding, streaming).
+//! * [`stream`]: where a value ends in bytes that arrive in pieces (the
+//!   streaming reader's extent scan).
 //! * `lex`: what both decoders read through (header decoding, length checks
 //!   against the input, timestamps).
 //! * [`numpy`]: the payload of the numpy extension (one ndarray or numpy
@@ -15,4 +17,5 @@ mod lex;
 pub mod numpy;
 pub mod pull;
 pub mod reader;
+pub mod stream;
 pub mod writer;

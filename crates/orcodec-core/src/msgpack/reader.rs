@@ -101,20 +101,39 @@ pub fn read_with<B: Builder>(
     stacks: &mut ReadStacks<B::Value>,
 ) -> Result<B::Value, Failure<B::Error>> {
     let ReadStacks { stack, frames } = stacks;
-    let result = read_in(input, b, opts, stack, frames);
+    let result = read_in::<B, false>(input, b, opts, stack, frames);
     // After an error, values of unfinished containers are still there.
+    stack.clear();
+    frames.clear();
+    result.map(|(value, _)| value)
+}
+
+/// Decodes the MessagePack value at the start of `input`, which may go on
+/// after it (a stream): the value and the number of bytes it took. An
+/// incomplete value fails as [`read`] fails for input that ends early
+/// (`UnexpectedEnd` or `LengthBeyondInput`).
+pub fn read_prefix_with<B: Builder>(
+    input: &[u8],
+    b: &mut B,
+    opts: ReadOptions,
+    stacks: &mut ReadStacks<B::Value>,
+) -> Result<(B::Value, usize), Failure<B::Error>> {
+    let ReadStacks { stack, frames } = stacks;
+    let result = read_in::<B, true>(input, b, opts, stack, frames);
     stack.clear();
     frames.clear();
     result
 }
 
-fn read_in<B: Builder>(
+/// With `PREFIX`, the value may be followed by more bytes (its length is
+/// returned); without, they are `TrailingData`.
+fn read_in<B: Builder, const PREFIX: bool>(
     input: &[u8],
     b: &mut B,
     opts: ReadOptions,
     stack: &mut Vec<B::Value>,
     frames: &mut Vec<Frame>,
-) -> Result<B::Value, Failure<B::Error>> {
+) -> Result<(B::Value, usize), Failure<B::Error>> {
     debug_assert!(stack.is_empty() && frames.is_empty());
     let mut r = Reader { input, pos: 0 };
     if input.is_empty() {
@@ -165,12 +184,12 @@ fn read_in<B: Builder>(
         // Close every container this value completes.
         loop {
             let Some(frame) = frames.last_mut() else {
-                if r.pos != input.len() {
+                if !PREFIX && r.pos != input.len() {
                     return err(Kind::TrailingData, r.pos);
                 }
                 #[expect(clippy::unreachable, reason = "every value is pushed before its container closes")]
                 return match stack.pop() {
-                    Some(v) => Ok(v),
+                    Some(v) => Ok((v, r.pos)),
                     None => unreachable!("a complete document leaves its value on the stack"),
                 };
             };
@@ -314,6 +333,45 @@ mod tests {
 
     fn fail(b: &[u8]) -> (Kind, usize) {
         fail_with(b, PLAIN)
+    }
+
+    #[test]
+    fn prefix_reads_one_value_of_a_stream() {
+        use crate::testing::AnyExt;
+        let values: [&[u8]; 6] = [
+            &[0x01],
+            &[0x92, 0xa1, b'x', 0xc0],
+            &[0x81, 0xa1, b'k', 0x93, 0x01, 0x02, 0xcb, 0, 0, 0, 0, 0, 0, 0, 0],
+            &[0xd9, 0x03, b'a', b'b', b'c'],
+            &[0xc4, 0x02, 0xff, 0x00],
+            &[0x90],
+        ];
+        let stream: Vec<u8> = values.concat();
+        let mut at = 0;
+        let mut stacks = ReadStacks::new();
+        for v in values {
+            let (value, len) = read_prefix_with(&stream[at..], &mut AnyExt, ALL, &mut stacks).unwrap();
+            assert_eq!(len, v.len());
+            assert_eq!(Some(value), read(v, &mut AnyExt, ALL).ok());
+            // Cut anywhere inside, the value fails as input that ends early does.
+            for cut in 1..v.len() {
+                match read_prefix_with(&v[..cut], &mut AnyExt, ALL, &mut stacks) {
+                    Err(Failure::Syntax(e)) => {
+                        assert!(matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. }), "{e:?}")
+                    }
+                    other => panic!("{:x?}: {other:?}", &v[..cut]),
+                }
+            }
+            at += v.len();
+        }
+        // Errors inside a value are the ones `read` gives for it.
+        let bad = [0x92, 0xa2, 0xff, 0xfe, 0x01, 0x05];
+        let syntax = |r: Result<String, Failure<()>>| match r {
+            Err(Failure::Syntax(e)) => (e.kind, e.offset),
+            other => panic!("{other:?}"),
+        };
+        let prefix = read_prefix_with(&bad, &mut AnyExt, ALL, &mut stacks).map(|(v, _)| v);
+        assert_eq!(syntax(prefix), syntax(read(&bad[..5], &mut AnyExt, ALL)));
     }
 
     fn fail_with(b: &[u8], opts: ReadOptions) -> (Kind, usize) {

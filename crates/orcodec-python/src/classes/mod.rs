@@ -5,6 +5,9 @@
 pub mod decoder;
 pub mod ext;
 pub mod fragment;
+pub mod lines;
+pub mod packer;
+pub mod unpacker;
 
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
@@ -75,6 +78,29 @@ pub unsafe fn new_type(
         basicsize: basicsize as c_int,
         itemsize: 0,
         flags: Py_TPFLAGS_DEFAULT as _,
+        slots: slots.as_mut_ptr(),
+    };
+    PyType_FromSpec(&mut spec) as *mut PyTypeObject
+}
+
+/// A heap type like [`new_type`]'s whose instances hold Python objects the
+/// cyclic collector must see (`slots` has `tp_traverse` and `tp_clear`);
+/// with `subclassable`, Python classes may derive from it.
+pub unsafe fn new_gc_type(
+    name: &'static core::ffi::CStr,
+    basicsize: usize,
+    subclassable: bool,
+    slots: &mut [PyType_Slot],
+) -> *mut PyTypeObject {
+    let mut flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
+    if subclassable {
+        flags |= Py_TPFLAGS_BASETYPE;
+    }
+    let mut spec = PyType_Spec {
+        name: name.as_ptr(),
+        basicsize: basicsize as c_int,
+        itemsize: 0,
+        flags: flags as _,
         slots: slots.as_mut_ptr(),
     };
     PyType_FromSpec(&mut spec) as *mut PyTypeObject

@@ -24,7 +24,7 @@ pub unsafe fn raise_decode_error(e: DecodeError, format_error: impl FnOnce(Decod
 }
 
 /// Characters in UTF-8 `prefix` (bytes that do not continue a sequence).
-fn char_count(prefix: &[u8]) -> usize {
+pub(crate) fn char_count(prefix: &[u8]) -> usize {
     prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 

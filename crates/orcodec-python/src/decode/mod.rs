@@ -18,10 +18,11 @@
 pub mod builder;
 pub mod datetime;
 pub mod dict;
-mod error;
+pub(crate) mod error;
 pub(crate) mod input;
 pub mod key_cache;
-mod numpy;
+pub mod lines;
+pub(crate) mod numpy;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};

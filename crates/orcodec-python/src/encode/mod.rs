@@ -4,6 +4,7 @@
 
 pub mod error;
 mod keys;
+pub mod lines;
 pub mod output;
 pub mod types;
 pub mod walker;
@@ -123,7 +124,7 @@ unsafe fn encode<E: Emitter>(
 /// gives way, unless it is no `Exception` (KeyboardInterrupt, SystemExit).
 #[cold]
 #[inline(never)]
-unsafe fn out_of_memory() {
+pub(crate) unsafe fn out_of_memory() {
     if !PyErr_Occurred().is_null() {
         if PyErr_ExceptionMatches(PyExc_Exception) == 0 {
             return;
@@ -170,9 +171,16 @@ pub unsafe extern "C" fn packb(
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
     let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
-    let Some(mut args) = parse_packb_args(&call, &format) else {
+    let Some(args) = parse_packb_args(&call, &format) else {
         return core::ptr::null_mut();
     };
-    args.opts &= !options::JSON_ONLY;
+    pack_object(args.obj, args.default, args.opts, args.numpy_code)
+}
+
+/// `packb(obj, default, option, numpy_ext_code)` with the arguments already
+/// checked (`default` NULL for none): what `Packer.pack` calls.
+pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt, numpy_code: i8) -> *mut PyObject {
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
+    let args = Args { obj, default, opts: opts & !options::JSON_ONLY, numpy_code };
     encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
 }

@@ -261,3 +261,17 @@ unsafe impl Sink for BytesSink {
         }
     }
 }
+
+// SAFETY: until the sink failed, the bytes written so far are `data..at`,
+// the first `len()` data bytes of the bytes object. After a failure (the
+// transcoders do not call `written` then) the slice is empty.
+unsafe impl orcodec_core::transcode::Output for BytesSink {
+    #[inline(always)]
+    fn written(&mut self) -> &mut [u8] {
+        if self.bytes.is_null() {
+            return &mut [];
+        }
+        // SAFETY: see above; the slice borrows the sink mutably.
+        unsafe { core::slice::from_raw_parts_mut(self.data, self.len()) }
+    }
+}

@@ -194,6 +194,175 @@ pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is no
 says at which byte) and for arguments it cannot use. A subclass of
 ValueError. When ext_hook raised, that exception is the __cause__.";
 
+pub const JSON_TO_MSGPACK: &CStr = c"json_to_msgpack(data, /)
+--
+
+Convert JSON text to MessagePack with no Python objects in between: the
+bytes packb(loads(data)) returns, faster.
+
+data: bytes, bytearray, memoryview or str, as loads takes it. It is
+checked as loads checks it (UTF-8, grammar, nesting), and a key repeated
+in an object keeps its first place and takes its last value, as in the
+dict loads makes.
+
+Raises JSONDecodeError where loads raises it (same message and
+position), and MsgpackEncodeError where packb would (nesting deeper than
+255 levels).";
+
+pub const MSGPACK_TO_JSON: &CStr = c"msgpack_to_json(data, /, *, option=None, base64=False)
+--
+
+Convert MessagePack to JSON text with no Python objects in between: the
+bytes dumps(unpackb(data, ext_hook=Ext, option=option), option=option)
+returns, faster.
+
+data: bytes, bytearray or memoryview, as unpackb takes it. It is checked
+as unpackb checks it, and a map key repeated keeps its first place and
+takes its last value, as in the dict unpackb makes.
+option: None, or an int of OPT_* flags combined with |, read by both
+halves: OPT_NON_STR_KEYS (map keys of any type but map, written as dumps
+writes such keys), OPT_DATETIME_AS_TIMESTAMP_EXT (timestamps written as
+RFC 3339 text, with OPT_UTC_Z and OPT_OMIT_MICROSECONDS), OPT_INDENT_2,
+OPT_SORT_KEYS, OPT_STRICT_INTEGER, OPT_APPEND_NEWLINE.
+base64: if true, bin values are written as their base64 text (RFC 4648,
+with padding) and extension values as {\"tag\": tag, \"data\": base64
+text}; if false, both raise JSONEncodeError, as dumps does.
+
+Raises MsgpackDecodeError where unpackb raises it (same message), and
+JSONEncodeError where dumps would.";
+
+pub const DUMPS_LINES: &CStr = c"dumps_lines(iterable, /, *, default=None, option=None)
+--
+
+Serialize each item of iterable as JSON Lines: one compact document per
+line, each followed by a newline, returned as bytes. An empty iterable
+gives b''.
+
+default and option: as for dumps; OPT_INDENT_2 and OPT_APPEND_NEWLINE
+are ignored (a line is never indented and always ends with a newline).
+
+Raises JSONEncodeError where dumps would for an item; an exception the
+iterable raises goes through as it is.";
+
+pub const LOADS_LINES: &CStr = c"loads_lines(data, /, *, type=None, strict=True, dec_hook=None)
+--
+
+Deserialize JSON Lines given as bytes, bytearray, memoryview or str: a
+list of the documents, one per line. Lines end with \\n (a \\r before it is
+ignored); lines of only whitespace are skipped; the last line needs no
+newline.
+type, strict, dec_hook: as for loads; each line is decoded into type.
+
+Raises JSONDecodeError for a line that is not one JSON document: doc is
+that line, pos the character in it, lineno the line's number in data
+(from 1) and colno its column. A line that does not fit type raises
+ValidationError, whose lineno is the line's number.";
+
+pub const ITER_LINES: &CStr = c"iter_lines(fp, /, *, read_size=None, type=None, strict=True, dec_hook=None)
+--
+
+Iterate over the documents of the JSON Lines file fp, one per line,
+reading fp.read(read_size) at a time (1 MiB when None): memory holds one
+chunk and the longest line, so files larger than memory can be read. fp
+is a binary file-like (or a text one, whose str chunks are read as
+UTF-8). Lines are read as loads_lines reads them, into type if given.
+
+Raises JSONDecodeError for a line that is not one JSON document (lineno:
+its number in the file), TypeError when fp has no read method, and what
+fp.read raises.";
+
+pub const LINE_ITERATOR: &CStr = c"An iterator over the documents of a JSON Lines file (see iter_lines).";
+
+pub const UNPACKER: &CStr =
+    c"Unpacker(file_like=None, *, read_size=0, max_buffer_size=104857600, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None)
+--
+
+A streaming MessagePack reader, like msgpack.Unpacker: feed it bytes in
+pieces of any size (or give it a file-like to read), and take the values
+out one by one as they are complete.
+
+    unpacker = Unpacker()
+    for chunk in chunks:
+        unpacker.feed(chunk)
+        for obj in unpacker:  # every complete value so far
+            handle(obj)
+
+file_like: an object whose read(n) returns bytes; the unpacker reads it
+read_size bytes at a time (16 KiB when 0) when it needs more. None: feed
+it instead.
+max_buffer_size: the most bytes held that are not consumed (0: 2**31-1).
+feed raises BufferFull past it; a value that cannot fit raises
+MsgpackDecodeError.
+ext_hook, option, numpy_ext_code: as for unpackb (numpy arrays too).
+type, strict, dec_hook: as for unpackb: each value is decoded into type
+(ValidationError when it does not fit).
+
+Iterating yields every complete value and stops at an incomplete tail,
+which later feeds complete. Each value is what unpackb returns for its
+bytes; a value that is not MessagePack raises MsgpackDecodeError with its
+offset in the stream, and the next call goes on after it (a reserved
+byte or nesting deeper than 1024 levels ends the stream: every later call
+raises again).";
+
+pub const UNPACKER_FEED: &CStr = c"feed($self, next_bytes, /)
+--
+
+Append next_bytes (bytes or any buffer) to what is to be read. Raises
+BufferFull when the bytes held would pass max_buffer_size (nothing is
+appended), and AssertionError when the unpacker reads a file_like.";
+
+pub const UNPACKER_UNPACK: &CStr = c"unpack($self, /)
+--
+
+Return the next value. Raises OutOfData when no complete value is held
+(and file_like, if any, has no more bytes).";
+
+pub const UNPACKER_SKIP: &CStr = c"skip($self, /)
+--
+
+Pass over the next value, checked but not built. Raises OutOfData as
+unpack does.";
+
+pub const UNPACKER_TELL: &CStr = c"tell($self, /)
+--
+
+The number of bytes of the stream consumed so far: the offset of the
+next value.";
+
+pub const PACKER: &CStr = c"Packer(*, default=None, option=None, numpy_ext_code=None)
+--
+
+A MessagePack writer with its options given once, like msgpack.Packer:
+pack(obj) returns what packb(obj, default=default, option=option,
+numpy_ext_code=numpy_ext_code) does.
+
+Raises TypeError when default is not callable, and MsgpackEncodeError
+for an option that is not made of flags.";
+
+pub const PACKER_PACK: &CStr = c"pack($self, obj, /)
+--
+
+Serialize obj to MessagePack bytes, as packb does with the packer's
+default and option.";
+
+pub const PACKER_ARRAY_HEADER: &CStr = c"pack_array_header($self, n, /)
+--
+
+The header of an array of n items (the items are packed after it, one
+by one). Raises ValueError for n outside 0 to 2**32-1.";
+
+pub const PACKER_MAP_HEADER: &CStr = c"pack_map_header($self, n, /)
+--
+
+The header of a map of n entries (each key and value are packed after
+it, one by one). Raises ValueError for n outside 0 to 2**32-1.";
+
+pub const OUT_OF_DATA: &CStr = c"Raised by Unpacker.unpack and skip when no complete value is held, as
+msgpack.OutOfData is.";
+
+pub const BUFFER_FULL: &CStr = c"Raised by Unpacker when the bytes it holds would pass max_buffer_size,
+as msgpack.BufferFull is.";
+
 pub const CONVERT: &CStr = c"convert(obj, type, *, strict=True, dec_hook=None)
 --
 

@@ -9,12 +9,13 @@ pub mod docs;
 pub mod errors;
 pub mod options;
 pub mod state;
+pub mod streams;
 
 use core::ffi::{c_char, CStr};
 use core::ptr::{addr_of_mut, null_mut};
 use pyo3_ffi::*;
 
-use crate::{classes, decode, encode};
+use crate::{classes, decode, encode, transcode};
 
 const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'static CStr) -> PyMethodDef {
     PyMethodDef {
@@ -25,12 +26,17 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 6] = [
+static mut METHODS: [PyMethodDef; 11] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
     method(c"packb", encode::packb, docs::PACKB),
     method(c"unpackb", decode::unpackb, docs::UNPACKB),
+    method(c"json_to_msgpack", transcode::json_to_msgpack, docs::JSON_TO_MSGPACK),
+    method(c"msgpack_to_json", transcode::msgpack_to_json, docs::MSGPACK_TO_JSON),
+    method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
+    method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
+    method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
     PyMethodDef::zeroed(),
 ];
 
@@ -247,6 +253,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         }
     }
     state::init(st);
+    streams::init(module)?;
 
     for flag in options::ALL {
         let cname = std::ffi::CString::new(flag.name).ok()?;

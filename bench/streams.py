@@ -1,0 +1,277 @@
+"""Streams and transcoding, side by side with the peers.
+
+Rows:
+  unpacker      100,000 small MessagePack messages fed in 4 KiB chunks:
+                orcodec.Unpacker, msgpack.Unpacker, and unpackb on each message
+                already split (the floor a streaming reader is held to).
+  iter_lines    a JSON Lines file made from the fixtures (--mb megabytes):
+                orcodec.iter_lines against a loop of orjson.loads over the
+                file's lines, and the peak memory of each in a fresh process
+                for the file and for one a quarter of its size (the streaming
+                reader's peak does not grow with the file).
+  json_to_msgpack / msgpack_to_json   the four fixtures: the transcoder against
+                orcodec's own two-step and every pair of peers (orjson, msgspec,
+                json) x (ormsgpack, msgspec, msgpack).
+
+    .venv/bin/python bench/streams.py [--quick] [--mb N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgpack
+import msgspec
+import orcodec
+import orjson
+import ormsgpack
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = ["twitter", "github", "citm_catalog", "canada"]
+
+
+def fixtures_dir() -> Path:
+    env = os.environ.get("ORCODEC_FIXTURES")
+    return Path(env) if env else HERE.parent.parent / "shared" / "fixtures"
+
+
+def best_of(fn, repeat: int, number: int = 1) -> float:
+    """Fastest of `repeat` runs of `number` calls, in seconds per call."""
+    best = float("inf")
+    gc.collect()
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+# ---------------------------------------------------------------------------------------
+# Unpacker
+# ---------------------------------------------------------------------------------------
+
+
+def small_messages(count: int) -> list[bytes]:
+    out = []
+    for i in range(count):
+        value = {"id": i, "name": f"user{i % 97}", "ok": i % 3 == 0, "score": i * 0.5, "tags": ["a", "b"][: i % 3]}
+        out.append(orcodec.packb(value))
+    return out
+
+
+def unpacker_rows(repeat: int) -> list[dict]:
+    messages = small_messages(100_000)
+    stream = b"".join(messages)
+    chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
+
+    def ours():
+        u = orcodec.Unpacker()
+        n = 0
+        for c in chunks:
+            u.feed(c)
+            for _ in u:
+                n += 1
+        assert n == len(messages)
+
+    def theirs():
+        u = msgpack.Unpacker(raw=False)
+        n = 0
+        for c in chunks:
+            u.feed(c)
+            for _ in u:
+                n += 1
+        assert n == len(messages)
+
+    def presplit():
+        unpackb = orcodec.unpackb
+        for m in messages:
+            unpackb(m)
+
+    t_ours, t_theirs, t_split = best_of(ours, repeat), best_of(theirs, repeat), best_of(presplit, repeat)
+    return [
+        {
+            "row": "unpacker 100k msgs / 4 KiB chunks",
+            "orcodec_ms": t_ours * 1e3,
+            "msgpack.Unpacker_ms": t_theirs * 1e3,
+            "unpackb_presplit_ms": t_split * 1e3,
+            "speedup_vs_msgpack": t_theirs / t_ours,
+            "ratio_to_presplit": t_ours / t_split,
+        }
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# iter_lines
+# ---------------------------------------------------------------------------------------
+
+
+def make_jsonl(path: Path, megabytes: int) -> int:
+    """Writes records taken from the fixtures until the file reaches `megabytes`."""
+    records = []
+    for name in FIXTURES:
+        doc = orjson.loads((fixtures_dir() / f"{name}.json").read_bytes())
+        parts = list(doc.values()) if isinstance(doc, dict) else list(doc)
+        records += [item for p in parts for item in (p if isinstance(p, list) else [p])][:2000]
+    block = orcodec.dumps_lines(r for r in records if len(orjson.dumps(r)) < 200_000)
+    target = megabytes << 20
+    with open(path, "wb") as f:
+        written = 0
+        while written < target:
+            f.write(block)
+            written += len(block)
+    return path.stat().st_size
+
+
+CHILD = """
+import resource, sys, time
+import orcodec, orjson
+path, how = sys.argv[1], sys.argv[2]
+start = time.perf_counter()
+n = 0
+with open(path, "rb") as f:
+    if how == "iter_lines":
+        for _ in orcodec.iter_lines(f):
+            n += 1
+    else:
+        for line in f:
+            orjson.loads(line)
+            n += 1
+elapsed = time.perf_counter() - start
+print(n, elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def child_run(path: Path, how: str) -> tuple[int, float, int]:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), how], capture_output=True, check=True, text=True)
+    n, elapsed, rss_kib = out.stdout.split()
+    return int(n), float(elapsed), int(rss_kib)
+
+
+def iter_lines_rows(megabytes: int, repeat: int) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        big, small = Path(tmp) / "big.jsonl", Path(tmp) / "small.jsonl"
+        size = make_jsonl(big, megabytes)
+        make_jsonl(small, max(1, megabytes // 4))
+        for how in ["iter_lines", "orjson loop"]:
+            runs = [child_run(big, how) for _ in range(repeat)]
+            n, elapsed, rss = min(runs, key=lambda r: r[1])
+            _, _, rss_small = child_run(small, how)
+            rows.append(
+                {
+                    "row": f"{how} over {size >> 20} MB JSON Lines",
+                    "records": n,
+                    "seconds": elapsed,
+                    "MB_per_s": size / elapsed / 1e6,
+                    "peak_rss_MB": rss / 1024,
+                    "peak_rss_MB_quarter_file": rss_small / 1024,
+                }
+            )
+    rows[0]["speedup_vs_orjson_loop"] = rows[1]["seconds"] / rows[0]["seconds"]
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# Transcoding
+# ---------------------------------------------------------------------------------------
+
+JSON_DECODERS = {"orjson": orjson.loads, "msgspec": msgspec.json.decode, "json": json.loads}
+JSON_ENCODERS = {"orjson": orjson.dumps, "msgspec": msgspec.json.encode, "json": lambda v: json.dumps(v).encode()}
+MP_ENCODERS = {"ormsgpack": ormsgpack.packb, "msgspec": msgspec.msgpack.encode, "msgpack": msgpack.packb}
+MP_DECODERS = {
+    "ormsgpack": ormsgpack.unpackb,
+    "msgspec": msgspec.msgpack.decode,
+    "msgpack": lambda b: msgpack.unpackb(b, raw=False),
+}
+
+
+def transcode_rows(repeat: int) -> list[dict]:
+    rows = []
+    for name in FIXTURES:
+        text = (fixtures_dir() / f"{name}.json").read_bytes()
+        packed = orcodec.json_to_msgpack(text)
+        number = max(1, int(2e6 // len(text)))
+        for direction, ours, two_step, pairs in [
+            (
+                "json_to_msgpack",
+                lambda text=text: orcodec.json_to_msgpack(text),
+                lambda text=text: orcodec.packb(orcodec.loads(text)),
+                {
+                    f"{d}+{e}": (lambda d=d, e=e, text=text: MP_ENCODERS[e](JSON_DECODERS[d](text)))
+                    for d in JSON_DECODERS
+                    for e in MP_ENCODERS
+                },
+            ),
+            (
+                "msgpack_to_json",
+                lambda packed=packed: orcodec.msgpack_to_json(packed),
+                lambda packed=packed: orcodec.dumps(orcodec.unpackb(packed)),
+                {
+                    f"{d}+{e}": (lambda d=d, e=e, packed=packed: JSON_ENCODERS[e](MP_DECODERS[d](packed)))
+                    for d in MP_DECODERS
+                    for e in JSON_ENCODERS
+                },
+            ),
+        ]:
+            t_ours = best_of(ours, repeat, number)
+            t_two = best_of(two_step, repeat, number)
+            peers = {}
+            for label, fn in pairs.items():
+                try:
+                    peers[label] = best_of(fn, repeat, number)
+                except Exception:  # a peer that cannot do the row (msgpack's int keys...)
+                    continue
+            best_label = min(peers, key=peers.get)
+            rows.append(
+                {
+                    "row": f"{name}.{direction}",
+                    "orcodec_us": t_ours * 1e6,
+                    "orcodec_two_step_us": t_two * 1e6,
+                    "speedup_vs_two_step": t_two / t_ours,
+                    "best_peer_pair": best_label,
+                    "best_peer_pair_us": peers[best_label] * 1e6,
+                    "speedup_vs_best_peer_pair": peers[best_label] / t_ours,
+                }
+            )
+    return rows
+
+
+def show(title: str, rows: list[dict]) -> None:
+    print(f"\n{title}")
+    for row in rows:
+        fields = ", ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items() if k != "row")
+        print(f"  {row['row']}: {fields}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="fewer repeats and a smaller JSON Lines file")
+    p.add_argument("--mb", type=int, default=None, help="size of the JSON Lines file (default 200, quick 20)")
+    p.add_argument("--json", type=Path, help="write the rows to this file")
+    args = p.parse_args()
+    repeat = 3 if args.quick else 7
+    megabytes = args.mb or (20 if args.quick else 200)
+    results = {
+        "unpacker": unpacker_rows(repeat),
+        "transcode": transcode_rows(repeat),
+        "iter_lines": iter_lines_rows(megabytes, 1 if args.quick else 3),
+    }
+    for title, rows in results.items():
+        show(title, rows)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,570 @@
+//! The entries of the open maps and which earlier entry of a map a key
+//! repeats, by the equality of dict keys.
+//!
+//! The entries of every open map are one stack (a map's are the top of it
+//! while it is the innermost). Each key is compared first by a word and a
+//! length: a str key's first 8 bytes (all of it, when it has 8 or fewer)
+//! and its length, another key's hash and a length no text has. A small
+//! map is searched by those, eight at a time; from [`LINEAR`] entries on, a
+//! map gets a hash table of its own (a stack of them, like the maps),
+//! seeded once per process so that keys cannot be chosen to collide.
+//!
+//! Entries are written field by field from scalars: a struct assembled by
+//! the caller and copied in whole would be read back right after its
+//! stores, which stalls (measured: a tenth of a transcode).
+
+use super::{no_memory, TranscodeError};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// A map key that is no str, for the equality of dict keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum KeyId {
+    /// int, bool, and floats that are integers: equal numbers are equal
+    /// keys (an i128, low and high halves).
+    Int(u64, u64),
+    /// Any other float but NaN, by its bits.
+    Float(u64),
+    Null,
+    /// A datetime: seconds and microseconds (what the datetime holds).
+    Time(i64, u32),
+    /// NaN: a new float object each time, equal to no other key.
+    Unique,
+}
+
+impl KeyId {
+    /// The key of an integer (an int, a bool).
+    #[inline(always)]
+    pub(super) fn int(v: i128) -> KeyId {
+        KeyId::Int(v as u64, (v >> 64) as u64)
+    }
+
+    /// The key of a float: integral values are ints (`1.0 == 1`, `-0.0 == 0`).
+    pub(super) fn float(v: f64) -> KeyId {
+        if v.is_nan() {
+            KeyId::Unique
+        } else if v.fract() == 0.0 && v.abs() < 1.7e38 {
+            // Integral and within i128 (2**127 ~ 1.7e38): converted exactly.
+            KeyId::int(v as i128)
+        } else {
+            KeyId::Float(v.to_bits())
+        }
+    }
+}
+
+/// One entry of an open map, by output offsets.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Entry {
+    /// Where the entry starts: its separator (JSON), or its key.
+    pub entry_start: usize,
+    /// Where its key starts.
+    pub key_start: usize,
+    pub value_start: usize,
+    /// Where its value ends (once it has).
+    pub value_end: usize,
+    /// A str key: where its text is (in the output, or with
+    /// `Keys::texts_in_input` in the input). Another key: its index in
+    /// `Keys::others`.
+    key: usize,
+    /// A str key's length (else 0).
+    key_len: usize,
+    text: bool,
+    /// Whether `key` is an output offset (moves with the output).
+    key_moves: bool,
+    /// The text it sorts by (a str key's UTF-8, a key's JSON text): in the
+    /// input when `sort_in_input`, else in the output; offset and length.
+    pub sort_in_input: bool,
+    pub sort_at: usize,
+    pub sort_len: usize,
+}
+
+impl Entry {
+    /// Moves the entry's output offsets by `delta` (its key text too).
+    pub(super) fn shift(&mut self, delta: isize) {
+        let at = |x: usize| x.wrapping_add_signed(delta);
+        self.entry_start = at(self.entry_start);
+        self.key_start = at(self.key_start);
+        self.value_start = at(self.value_start);
+        self.value_end = at(self.value_end);
+        if self.key_moves {
+            self.key = at(self.key);
+        }
+        if !self.sort_in_input {
+            self.sort_at = at(self.sort_at);
+        }
+    }
+}
+
+/// A map gets a table from this many entries on.
+const LINEAR: usize = 64;
+
+/// The length of keys that are no text.
+const OTHER: u32 = u32::MAX;
+
+/// A hash table of a map's entries: slots hold an entry's index in the map
+/// plus one (0: empty), open addressing with linear probing, at most half full.
+struct Table {
+    slots: Vec<u32>,
+}
+
+#[derive(Default)]
+pub(super) struct Keys {
+    /// Where str keys' texts are looked at: in the input (MessagePack, whose
+    /// str bodies are the keys), else in the output (JSON keys, unescaped
+    /// only there). Never where they were just written: reading bytes back
+    /// right after their stores stalls.
+    pub texts_in_input: bool,
+    pub entries: Vec<Entry>,
+    /// Each entry's key as compared first (see the module docs); the scan
+    /// of a small map reads only these.
+    heads: Vec<u64>,
+    lens: Vec<u32>,
+    /// The keys that are no str, of the open maps.
+    others: Vec<KeyId>,
+    /// The tables of the open maps that have one, innermost last.
+    tables: Vec<Table>,
+    /// Tables of closed maps, for reuse.
+    spare: Vec<Vec<u32>>,
+}
+
+/// Where an open map's entries are, and whether it has a table.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MapKeys {
+    base: usize,
+    others: usize,
+    table: bool,
+}
+
+/// A key being looked up: its first comparison and what settles it.
+#[derive(Clone, Copy)]
+struct Probe<'k> {
+    head: u64,
+    len: u32,
+    /// A str key's text, or another key.
+    text: &'k [u8],
+    other: KeyId,
+}
+
+impl Keys {
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+        self.heads.clear();
+        self.lens.clear();
+        self.others.clear();
+        while let Some(t) = self.tables.pop() {
+            // Kept for reuse when there is room (else simply freed).
+            let _ = crate::fallible::push(&mut self.spare, t.slots);
+        }
+    }
+
+    /// A map opens (its entries start at the top of the stack).
+    pub(super) fn open(&self) -> MapKeys {
+        MapKeys { base: self.entries.len(), others: self.others.len(), table: false }
+    }
+
+    /// The map closes: its entries and table go.
+    pub(super) fn close(&mut self, map: MapKeys) {
+        self.entries.truncate(map.base);
+        self.heads.truncate(map.base);
+        self.lens.truncate(map.base);
+        self.others.truncate(map.others);
+        if map.table {
+            if let Some(t) = self.tables.pop() {
+                // Kept for reuse when there is room (else simply freed).
+                let _ = crate::fallible::push(&mut self.spare, t.slots);
+            }
+        }
+    }
+
+    /// The entries of the innermost open map.
+    pub(super) fn of(&mut self, map: MapKeys) -> &mut [Entry] {
+        &mut self.entries[map.base..]
+    }
+
+    /// The index (in the map) of the entry whose key is the str `text`
+    /// (found at `start`, in the output or the input: see
+    /// `texts_in_input`), if any; else an entry with that key at those
+    /// offsets is added to the map and None returned. `source`: where texts are.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn find_or_add_text(
+        &mut self,
+        map: &mut MapKeys,
+        start: usize,
+        text: &[u8],
+        entry_start: usize,
+        key_start: usize,
+        value_start: usize,
+        source: &[u8],
+    ) -> Result<Option<usize>, TranscodeError> {
+        let out = source;
+        // A text of 4 GiB or more has the length of no other text.
+        let len = text.len().min(OTHER as usize - 1) as u32;
+        let probe = Probe { head: head_word(text), len, text, other: KeyId::Unique };
+        let found = self.find(map, probe, out);
+        if found.is_none() {
+            self.add(map, probe, start, true, entry_start, key_start, value_start, out)?;
+        }
+        Ok(found)
+    }
+
+    /// [`find_or_add_text`](Self::find_or_add_text) for a key that is no str.
+    #[inline]
+    pub(super) fn find_or_add(
+        &mut self,
+        map: &mut MapKeys,
+        id: KeyId,
+        entry_start: usize,
+        key_start: usize,
+        value_start: usize,
+        out: &[u8],
+    ) -> Result<Option<usize>, TranscodeError> {
+        let probe = Probe { head: hash_other(&id), len: OTHER, text: &[], other: id };
+        let found = self.find(map, probe, out);
+        if found.is_none() {
+            let index = self.others.len();
+            crate::fallible::push(&mut self.others, id).map_err(|_| no_memory())?;
+            self.add(map, probe, index, false, entry_start, key_start, value_start, out)?;
+        }
+        Ok(found)
+    }
+
+    /// Sets the text the entry added last sorts by.
+    pub(super) fn sort_by(&mut self, in_input: bool, at: usize, len: usize) {
+        if let Some(e) = self.entries.last_mut() {
+            e.sort_in_input = in_input;
+            e.sort_at = at;
+            e.sort_len = len;
+        }
+    }
+
+    /// The index in the map of the entry with the key of `probe`.
+    #[inline(always)]
+    fn find(&self, map: &MapKeys, probe: Probe<'_>, out: &[u8]) -> Option<usize> {
+        if !map.table {
+            return self.scan(map.base, probe, out).map(|i| i - map.base);
+        }
+        let slots = &self.tables[self.tables.len() - 1].slots;
+        let mask = slots.len() - 1;
+        let mut at = hash(probe) as usize & mask;
+        loop {
+            match slots[at] {
+                0 => return None,
+                slot => {
+                    if self.is(map.base + slot as usize - 1, probe, out) {
+                        return Some(slot as usize - 1);
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Adds an entry (its key `probe`, found at `key` as `Entry::key` says).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn add(
+        &mut self,
+        map: &mut MapKeys,
+        probe: Probe<'_>,
+        key: usize,
+        text: bool,
+        entry_start: usize,
+        key_start: usize,
+        value_start: usize,
+        out: &[u8],
+    ) -> Result<(), TranscodeError> {
+        let count = self.entries.len() - map.base;
+        let entry = Entry {
+            entry_start,
+            key_start,
+            value_start,
+            value_end: value_start,
+            key,
+            key_len: probe.text.len(),
+            text,
+            key_moves: text && !self.texts_in_input,
+            sort_in_input: false,
+            sort_at: 0,
+            sort_len: 0,
+        };
+        super::push(&mut self.entries, entry)?;
+        crate::fallible::push(&mut self.heads, probe.head).map_err(|_| no_memory())?;
+        crate::fallible::push(&mut self.lens, probe.len).map_err(|_| no_memory())?;
+        if !map.table {
+            if count + 1 >= LINEAR {
+                self.build(map, out)?;
+            }
+            return Ok(());
+        }
+        let t = self.tables.len() - 1;
+        let mask = self.tables[t].slots.len() - 1;
+        let mut at = hash(probe) as usize & mask;
+        while self.tables[t].slots[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        self.tables[t].slots[at] = count as u32 + 1;
+        if (count + 1) * 2 > mask + 1 {
+            self.build(map, out)?;
+        }
+        Ok(())
+    }
+
+    /// The entry from `base` on whose key is that of `probe`.
+    #[inline(always)]
+    fn scan(&self, base: usize, probe: Probe<'_>, out: &[u8]) -> Option<usize> {
+        let heads = &self.heads[base..];
+        let mut at = 0;
+        // Eight heads at a time with no branch per head (vectorized); the
+        // one that matched is looked for only when one did.
+        for chunk in heads.chunks_exact(8) {
+            let mut hit = false;
+            for &h in chunk {
+                hit |= h == probe.head;
+            }
+            if hit {
+                for i in base + at..base + at + 8 {
+                    if self.is(i, probe, out) {
+                        return Some(i);
+                    }
+                }
+            }
+            at += 8;
+        }
+        // The last few: the head compared here, the rest only on a match
+        // (a loop kept inline, not an iterator adapter called per key).
+        let tail = &heads[at..];
+        let mut k = 0;
+        while k < tail.len() {
+            if tail[k] == probe.head && self.is(base + at + k, probe, out) {
+                return Some(base + at + k);
+            }
+            k += 1;
+        }
+        None
+    }
+
+    /// Whether entry `i` has the key of `probe`.
+    #[inline(always)]
+    fn is(&self, i: usize, probe: Probe<'_>, out: &[u8]) -> bool {
+        if self.heads[i] != probe.head || self.lens[i] != probe.len {
+            return false;
+        }
+        let e = &self.entries[i];
+        if probe.len == OTHER {
+            return !e.text && same_other(&self.others[e.key], &probe.other);
+        }
+        // Equal heads hold the first 8 bytes: the rest is compared.
+        let n = probe.text.len();
+        e.text && (n <= 8 || out[e.key + 8..e.key + n] == probe.text[8..])
+    }
+
+    /// Makes (or remakes, larger) the map's table from its entries.
+    #[cold]
+    fn build(&mut self, map: &mut MapKeys, out: &[u8]) -> Result<(), TranscodeError> {
+        let count = self.entries.len() - map.base;
+        let size = (count * 4).next_power_of_two().max(64);
+        let mut slots = if map.table {
+            self.tables.pop().map(|t| t.slots).unwrap_or_default()
+        } else {
+            self.spare.pop().unwrap_or_default()
+        };
+        slots.clear();
+        crate::fallible::reserve(&mut slots, size).map_err(|_| no_memory())?;
+        // Within the room just reserved: no allocation.
+        slots.extend(core::iter::repeat_n(0, size));
+        let mask = size - 1;
+        for i in 0..count {
+            let j = map.base + i;
+            let e = &self.entries[j];
+            let (text, other): (&[u8], KeyId) =
+                if e.text { (&out[e.key..e.key + e.key_len], KeyId::Unique) } else { (&[], self.others[e.key]) };
+            let probe = Probe { head: self.heads[j], len: self.lens[j], text, other };
+            let mut at = hash(probe) as usize & mask;
+            while slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            slots[at] = i as u32 + 1;
+        }
+        crate::fallible::push(&mut self.tables, Table { slots }).map_err(|_| no_memory())?;
+        map.table = true;
+        Ok(())
+    }
+}
+
+/// Whether two keys that are no str are equal dict keys.
+#[inline(always)]
+fn same_other(a: &KeyId, b: &KeyId) -> bool {
+    !matches!(a, KeyId::Unique) && a == b
+}
+
+/// The process's hash seed, drawn once.
+fn seed() -> u64 {
+    static SEED: AtomicU64 = AtomicU64::new(0);
+    let s = SEED.load(Ordering::Relaxed);
+    if s != 0 {
+        return s;
+    }
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(&SEED as *const _ as usize);
+    let s = h.finish() | 1;
+    SEED.store(s, Ordering::Relaxed);
+    s
+}
+
+/// The high and low halves of a 128-bit product, folded.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let p = (a as u128).wrapping_mul(b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+const K: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// `bytes` (8 of them) as a little-endian word: one load.
+#[inline(always)]
+fn le64(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(bytes);
+    u64::from_le_bytes(word)
+}
+
+/// `bytes` (4 of them) as a little-endian word.
+#[inline(always)]
+fn le32(bytes: &[u8]) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(bytes);
+    u32::from_le_bytes(word)
+}
+
+/// The first 8 bytes of `bytes` as a word: all of them, told apart from
+/// any other text of the same length, when there are 8 or fewer.
+#[inline(always)]
+pub(super) fn head_word(bytes: &[u8]) -> u64 {
+    if bytes.len() >= 8 {
+        return le64(&bytes[..8]);
+    }
+    if bytes.is_empty() {
+        return 0;
+    }
+    tail_word(bytes)
+}
+
+/// The last bytes of `bytes` (not a multiple of 8 long) as a word, read
+/// with whole loads that may overlap the words before (not byte by byte
+/// into a buffer, whose stores the load would wait for).
+#[inline(always)]
+fn tail_word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    if n >= 8 {
+        return le64(&bytes[n - 8..]);
+    }
+    if n >= 4 {
+        let lo = le32(&bytes[..4]) as u64;
+        let hi = le32(&bytes[n - 4..]) as u64;
+        return hi << 32 | lo;
+    }
+    bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16
+}
+
+/// The hash of the key of `probe`.
+#[inline(always)]
+fn hash(probe: Probe<'_>) -> u64 {
+    if probe.len == OTHER {
+        return probe.head;
+    }
+    let seed = seed();
+    let mut h = fold(probe.head ^ seed, K ^ probe.len as u64);
+    if probe.text.len() > 8 {
+        let rest = &probe.text[8..];
+        let mut words = rest.chunks_exact(8);
+        for w in &mut words {
+            h = fold(h ^ le64(w), K ^ seed);
+        }
+        if !words.remainder().is_empty() {
+            h = fold(h ^ tail_word(rest), K ^ seed);
+        }
+    }
+    h
+}
+
+/// The hash of a key that is no str (its head word).
+fn hash_other(id: &KeyId) -> u64 {
+    let seed = seed();
+    match *id {
+        KeyId::Int(lo, hi) => fold(fold(seed ^ 1, lo ^ K), hi ^ K),
+        KeyId::Float(bits) => fold(seed ^ 2, bits ^ K),
+        KeyId::Null => fold(seed ^ 3, K),
+        KeyId::Time(s, us) => fold(fold(seed ^ 4, s as u64 ^ K), us as u64 ^ K),
+        KeyId::Unique => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_equal_as_dict_keys() {
+        assert_eq!(KeyId::float(1.0), KeyId::int(1));
+        assert_eq!(KeyId::float(-0.0), KeyId::int(0));
+        assert_eq!(KeyId::float(0.5), KeyId::Float(0.5f64.to_bits()));
+        assert_eq!(KeyId::float(f64::INFINITY), KeyId::Float(f64::INFINITY.to_bits()));
+        assert_eq!(KeyId::float(f64::NAN), KeyId::Unique);
+        assert_eq!(KeyId::float(1e300), KeyId::Float(1e300f64.to_bits()));
+        assert_eq!(KeyId::float(18446744073709551616.0), KeyId::int(1 << 64));
+        assert_eq!(KeyId::float(-1.0), KeyId::int(-1));
+        assert!(!same_other(&KeyId::Unique, &KeyId::Unique));
+        assert!(same_other(&KeyId::Null, &KeyId::Null));
+    }
+
+    #[test]
+    fn short_texts_are_their_head_word() {
+        // Every text of up to 8 bytes over a small alphabet: equal words only
+        // for equal texts of the same length.
+        let mut seen = std::collections::HashMap::new();
+        let alphabet = [b'a', b'b', 0xff];
+        for len in 0..=8u32 {
+            for n in 0..3usize.pow(len.min(6)) {
+                let text: Vec<u8> = (0..len).map(|i| alphabet[n / 3usize.pow(i % 6) % 3]).collect();
+                if let Some(other) = seen.insert((len, head_word(&text)), text.clone()) {
+                    assert_eq!(other, text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_and_large_maps_find_repeats() {
+        // Keys "k0", "k1", ... written one after the other in `out`.
+        for n in [1usize, 7, 8, 9, 31, 32, 33, 100, 5000] {
+            let mut out = Vec::new();
+            let mut keys = Keys::default();
+            let mut map = keys.open();
+            for i in 0..n {
+                let start = out.len();
+                out.extend(format!("k{i}").bytes());
+                let end = out.len();
+                assert_eq!(keys.find_or_add_text(&mut map, start, &out[start..end], start, start, end, &out), Ok(None));
+            }
+            for i in (0..n).step_by(7) {
+                let start = out.len();
+                out.extend(format!("k{i}").bytes());
+                let end = out.len();
+                let found = keys.find_or_add_text(&mut map, start, &out[start..end], start, start, end, &out);
+                assert_eq!(found, Ok(Some(i)));
+                out.truncate(start);
+            }
+            // Keys that are no str, beside them: equal as dict keys are.
+            let (a, b) = (KeyId::int(1), KeyId::float(1.0));
+            assert_eq!(keys.find_or_add(&mut map, a, 0, 0, 0, &out), Ok(None));
+            assert_eq!(keys.find_or_add(&mut map, b, 0, 0, 0, &out), Ok(Some(n)));
+            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
+            assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
+            assert_eq!(keys.of(map).len(), n + 3);
+            keys.close(map);
+            assert!(keys.others.is_empty());
+            assert!(keys.entries.is_empty() && keys.tables.is_empty());
+        }
+    }
+}

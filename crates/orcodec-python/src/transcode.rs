@@ -1,0 +1,358 @@
+//! `json_to_msgpack` and `msgpack_to_json`: the core's transcoders
+//! (`orcodec_core::transcode`) writing into the returned bytes object, and
+//! the two-step they stand for.
+//!
+//! A transcoder returns the two-step's bytes, or the reader's error for bad
+//! input (raised as `loads`/`unpackb` raise it). What it leaves to the
+//! two-step (a value the other format cannot hold, nesting past 255 levels,
+//! a repeated key whose value it stopped at) runs the two-step itself, which
+//! then returns or raises exactly what it does: such inputs are rare, and
+//! their exact outcome (which error comes first, which value a repeated key
+//! keeps) is the objects' to decide.
+
+use core::cell::UnsafeCell;
+use core::ffi::c_char;
+use core::ptr::null_mut;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use orcodec_core::datetime::Style;
+use orcodec_core::json::writer::{CompactJsonWriter, JsonWriter, PrettyJsonWriter};
+use orcodec_core::sink::Sink;
+use orcodec_core::transcode::{
+    json_to_msgpack as core_json_to_msgpack, msgpack_to_json as core_msgpack_to_json, JsonToMsgpack, MsgpackToJson,
+    ToJsonOptions, TranscodeError, Unsupported,
+};
+use pyo3_ffi::*;
+
+use crate::decode::error::{decode_error_from_current, raise_decode_error, raise_json_error, UNREADABLE_BUFFER};
+use crate::decode::input::borrow_input;
+use crate::decode::lines::borrow_json_input;
+use crate::encode::output::BytesSink;
+use crate::module::args::{parse_opts, Call};
+use crate::module::errors::{raise, Raised};
+use crate::module::options;
+use crate::module::state::state;
+use crate::module::streams::Interned;
+
+const _: () = assert!(crate::encode::walker::MAX_DEPTH as usize == orcodec_core::transcode::MAX_ENCODE_DEPTH);
+
+/// A transcoder's working memory kept between calls (as the decoders keep
+/// their stacks): taken out by a call and put back after, unless it grew
+/// past `KEPT_BYTES`. A nested call (none runs Python code, but the
+/// two-step's hooks could call a transcoder) finds none and makes its own.
+struct Kept<T>(UnsafeCell<Option<T>>);
+
+// SAFETY: the GIL contract (crate root); only `with_kept` touches it, in
+// single reads and writes that run no Python code.
+unsafe impl<T> Sync for Kept<T> {}
+
+const KEPT_BYTES: usize = 256 << 10;
+
+static TO_MSGPACK: Kept<JsonToMsgpack> = Kept(UnsafeCell::new(None));
+static TO_JSON: Kept<MsgpackToJson> = Kept(UnsafeCell::new(None));
+
+fn with_kept<T: Default, R>(kept: &Kept<T>, size: impl Fn(&T) -> usize, run: impl FnOnce(&mut T) -> R) -> R {
+    // SAFETY: no Python code runs while the slot is read or written.
+    let mut state = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
+    let result = run(&mut state);
+    if size(&state) <= KEPT_BYTES {
+        // SAFETY: as above; the state holds no Python object.
+        unsafe { *kept.0.get() = Some(state) };
+    }
+    result
+}
+
+/// A first size for an output buffer, learned from the previous call, as
+/// `dumps` and `packb` keep theirs: a buffer started at the size the output
+/// needs is reused by the allocator call after call, where one started
+/// larger and trimmed at the end comes back as fresh pages each time.
+struct SizeHint(AtomicUsize);
+
+impl SizeHint {
+    fn get(&self, first: usize) -> usize {
+        match self.0.load(Ordering::Relaxed) {
+            0 => first,
+            hint => hint,
+        }
+    }
+
+    fn record(&self, len: usize) {
+        self.0.store(crate::encode::output::output_with_slack(len).min(64 << 20), Ordering::Relaxed)
+    }
+}
+
+static TO_MSGPACK_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+static TO_JSON_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+
+/// Calls an entry point of this module (one of the two-step's halves) with
+/// `obj` and the keyword arguments `kw` (name, value; a NULL value is left out).
+unsafe fn call(
+    f: unsafe extern "C" fn(*mut PyObject, *const *mut PyObject, Py_ssize_t, *mut PyObject) -> *mut PyObject,
+    obj: *mut PyObject,
+    kw: &[(*mut PyObject, *mut PyObject)],
+) -> *mut PyObject {
+    let given: Vec<_> = kw.iter().filter(|(_, v)| !v.is_null()).collect();
+    let mut args = vec![obj];
+    args.extend(given.iter().map(|&&(_, v)| v));
+    if given.is_empty() {
+        return f(null_mut(), args.as_ptr(), 1, null_mut());
+    }
+    let names = PyTuple_New(given.len() as Py_ssize_t);
+    if names.is_null() {
+        return null_mut();
+    }
+    for (i, &&(name, _)) in given.iter().enumerate() {
+        Py_INCREF(name);
+        PyTuple_SET_ITEM(names, i as Py_ssize_t, name);
+    }
+    let result = f(null_mut(), args.as_ptr(), 1, names);
+    Py_DECREF(names);
+    result
+}
+
+/// The output of a transcode into `sink`, or its failure raised (`decode`
+/// raises a decode error; `two_step` runs the two-step). An output that
+/// could not be grown is MemoryError.
+unsafe fn finish(
+    sink: BytesSink,
+    result: Result<(), TranscodeError>,
+    decode: impl FnOnce(orcodec_core::error::DecodeError),
+    two_step: impl FnOnce() -> *mut PyObject,
+) -> *mut PyObject {
+    if sink.failed() {
+        PyErr_NoMemory();
+        return null_mut();
+    }
+    match result {
+        Ok(()) => sink.finish(),
+        Err(TranscodeError::Decode(e)) => {
+            decode(e);
+            null_mut()
+        }
+        Err(TranscodeError::Unsupported(Unsupported::Output, _)) => {
+            PyErr_NoMemory();
+            null_mut()
+        }
+        Err(TranscodeError::Unsupported(..)) => {
+            drop(sink);
+            two_step()
+        }
+    }
+}
+
+/// `json_to_msgpack(data)`: the bytes of `packb(loads(data))`.
+pub unsafe extern "C" fn json_to_msgpack(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call_ = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj]) = call_.parse("json_to_msgpack", [null_mut()], 1) else {
+        return null_mut();
+    };
+    let Some(input) = borrow_json_input(obj) else {
+        return null_mut();
+    };
+    let bytes = input.bytes();
+    // MessagePack is mostly smaller than the JSON it comes from.
+    let Some(mut sink) = BytesSink::with_capacity(TO_MSGPACK_SIZE.get(bytes.len())) else {
+        return null_mut();
+    };
+    let result =
+        with_kept(&TO_MSGPACK, JsonToMsgpack::capacity_bytes, |state| core_json_to_msgpack(bytes, &mut sink, state));
+    TO_MSGPACK_SIZE.record(sink.len());
+    finish(
+        sink,
+        result,
+        |e| {
+            raise_decode_error(e, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset));
+        },
+        || {
+            let value = call(crate::decode::loads, obj, &[]);
+            if value.is_null() {
+                return null_mut();
+            }
+            let out = call(crate::encode::packb, value, &[]);
+            Py_DECREF(value);
+            out
+        },
+    )
+}
+
+/// `msgpack_to_json(data, *, option=None, base64=False)`: the bytes of
+/// `dumps(unpackb(data, ext_hook=Ext, option=option), option=option)`,
+/// with bytes and Ext written as base64 text when `base64` is true.
+pub unsafe extern "C" fn msgpack_to_json(
+    _module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let s = state();
+    let call_ = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([obj, option, base64]) = call_.parse("msgpack_to_json", [null_mut(), s.kw_option, kw_base64()], 1) else {
+        return null_mut();
+    };
+    // Checked where the two-step checks it: by unpackb, first.
+    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+        return null_mut();
+    };
+    let base64 = if base64.is_null() {
+        false
+    } else {
+        match PyObject_IsTrue(base64) {
+            -1 => return null_mut(),
+            v => v == 1,
+        }
+    };
+    let input = match borrow_input(obj, false) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            return null_mut();
+        }
+        Err(Raised) => {
+            decode_error_from_current(|| {
+                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
+            });
+            return null_mut();
+        }
+    };
+    let bytes = input.bytes();
+    let to_json = ToJsonOptions {
+        non_str_keys: opts & options::NON_STR_KEYS != 0,
+        timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
+        sort_keys: opts & options::SORT_KEYS != 0,
+        strict_integer: opts & options::STRICT_INTEGER != 0,
+        base64,
+        style: Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 },
+    };
+    // JSON text is mostly larger than the MessagePack it comes from.
+    let Some(sink) = BytesSink::with_capacity(TO_JSON_SIZE.get(bytes.len() + bytes.len() / 2)) else {
+        return null_mut();
+    };
+    let (mut sink, result) = if opts & options::PASSTHROUGH_DATETIME != 0 && to_json.timestamps {
+        // dumps hands the datetimes to a default that has no use for them:
+        // the two-step says what that gives.
+        (sink, Err(TranscodeError::Unsupported(Unsupported::Timestamp, 0)))
+    } else if opts & options::INDENT_2 != 0 {
+        run_to_json(PrettyJsonWriter::new(sink), bytes, to_json)
+    } else {
+        run_to_json(CompactJsonWriter::new(sink), bytes, to_json)
+    };
+    if result.is_ok() && opts & options::APPEND_NEWLINE != 0 {
+        sink.push(b'\n');
+    }
+    TO_JSON_SIZE.record(sink.len());
+    finish(
+        sink,
+        result,
+        |e| {
+            raise_msgpack_error(e);
+        },
+        || {
+            let value = call(
+                crate::decode::unpackb,
+                obj,
+                &[(s.kw_ext_hook, s.ext_type as *mut PyObject), (s.kw_option, option)],
+            );
+            if value.is_null() {
+                return null_mut();
+            }
+            let default = if base64 { base64_default() } else { null_mut() };
+            let out = if base64 && default.is_null() {
+                null_mut()
+            } else {
+                call(crate::encode::dumps, value, &[(s.kw_default, default), (s.kw_option, option)])
+            };
+            Py_DECREF(value);
+            out
+        },
+    )
+}
+
+fn run_to_json<const PRETTY: bool>(
+    mut w: JsonWriter<BytesSink, PRETTY>,
+    bytes: &[u8],
+    opts: ToJsonOptions,
+) -> (BytesSink, Result<(), TranscodeError>) {
+    let result =
+        with_kept(&TO_JSON, MsgpackToJson::capacity_bytes, |state| core_msgpack_to_json(bytes, &mut w, opts, state));
+    (w.out, result)
+}
+
+/// Raises `MsgpackDecodeError` as `unpackb` does for `e` (MemoryError when
+/// the reader ran out of memory).
+#[cold]
+unsafe fn raise_msgpack_error(e: orcodec_core::error::DecodeError) -> Raised {
+    raise_decode_error(e, |e| raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+}
+
+/// The interned name `base64`.
+fn kw_base64() -> *mut PyObject {
+    static NAME: Interned = Interned::new();
+    NAME.get(c"base64")
+}
+
+/// What the two-step's `default` does with `base64=True`: bytes become their
+/// base64 text, `Ext` a dict `{"tag": tag, "data": base64 text}`.
+unsafe extern "C" fn base64_of(_module: *mut PyObject, obj: *mut PyObject) -> *mut PyObject {
+    let s = state();
+    let text = |data: &[u8]| -> *mut PyObject {
+        let mut out = Vec::new();
+        // The room first, fallibly: the Vec sink would abort for want of it.
+        if orcodec_core::fallible::reserve(&mut out, orcodec_core::transcode::base64::encoded_len(data.len())).is_err()
+        {
+            return PyErr_NoMemory();
+        }
+        orcodec_core::transcode::base64::encode(&mut out, data);
+        PyUnicode_FromStringAndSize(out.as_ptr() as *const c_char, out.len() as Py_ssize_t)
+    };
+    if PyBytes_Check(obj) != 0 {
+        return text(crate::cpython::bytes::bytes_data(obj));
+    }
+    if Py_TYPE(obj) == s.ext_type {
+        let ext = &*(obj as *mut crate::classes::ext::Ext);
+        let data = text(crate::cpython::bytes::bytes_data(ext.data));
+        if data.is_null() {
+            return null_mut();
+        }
+        let dict = PyDict_New();
+        if !dict.is_null()
+            && (PyDict_SetItemString(dict, c"tag".as_ptr(), ext.tag) != 0
+                || PyDict_SetItemString(dict, c"data".as_ptr(), data) != 0)
+        {
+            Py_DECREF(dict);
+            Py_DECREF(data);
+            return null_mut();
+        }
+        Py_DECREF(data);
+        return dict;
+    }
+    raise(PyExc_TypeError, "not bytes or Ext");
+    null_mut()
+}
+
+static mut BASE64_DEF: PyMethodDef = PyMethodDef {
+    ml_name: c"_base64".as_ptr(),
+    ml_meth: PyMethodDefPointer { PyCFunction: base64_of },
+    ml_flags: METH_O,
+    ml_doc: c"bytes and Ext as base64 text, for msgpack_to_json(base64=True).".as_ptr(),
+};
+
+/// The `default` function of the two-step with `base64=True`, made once.
+fn base64_default() -> *mut PyObject {
+    struct Function(UnsafeCell<*mut PyObject>);
+    // SAFETY: the GIL contract (crate root): read and written under the
+    // GIL, with no Python code run in between.
+    unsafe impl Sync for Function {}
+    static FUNCTION: Function = Function(UnsafeCell::new(null_mut()));
+    // SAFETY: see `Function`; the definition is static and never changes.
+    unsafe {
+        let slot = FUNCTION.0.get();
+        if (*slot).is_null() {
+            *slot = PyCFunction_NewEx(core::ptr::addr_of_mut!(BASE64_DEF), null_mut(), null_mut());
+        }
+        *slot
+    }
+}
