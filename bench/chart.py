@@ -2,9 +2,10 @@
 
     python bench/chart.py [--json bench/results/latest.json] [--out bench/results/benchmark.png]
 
-One horizontal bar per row, grouped by operation; the bar is orcodec's median
-divided by the best peer's (below 1.0 orcodec is faster), labelled with the
-ratio and the best peer. Rows where orcodec could not run are listed as n/a.
+Two horizontal bars per row, grouped by operation, one per collector setting
+(disabled; enabled with the results kept alive): orcodec's median divided by
+the best peer's in that setting (below 1.0 orcodec is faster), labelled with
+the ratio and the best peer. Rows where orcodec could not run are listed as n/a.
 
 The chart goes under bench/results/ (not tracked), so a benchmark run leaves
 the tree unchanged; `make publish-chart` copies it to doc/benchmark.png, the
@@ -47,32 +48,41 @@ def main(argv: list[str] | None = None) -> int:
     ncols = 2 if len(ops) > 1 else 1
     nrows = -(-len(ops) // ncols)
     most = max(sum(r["operation"] == op for r in results["rows"]) for op in ops)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.4 * ncols, nrows * (0.3 * most + 1.2) + 0.6), squeeze=False)
+    # Results from before both settings were timed have the collector-off figures only.
+    modes = list(results.get("modes", {"gc_off": "collector disabled"}))
+    shades = {"gc_off": ("#2a9d55", "#d1495b"), "gc_on_kept": ("#8fd1a8", "#eb9aa5")}
+    bar = 0.8 / len(modes)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(6.4 * ncols, nrows * (0.3 * len(modes) * most + 1.2) + 0.6), squeeze=False
+    )
     for ax in axes.flat[len(ops) :]:
         ax.set_visible(False)
     for ax, op in zip(axes.flat, ops):
         rows = [r for r in results["rows"] if r["operation"] == op]
-        labels, values, colors, notes = [], [], [], []
-        for r in rows:
-            labels.append(r["document"] + ("*" if r["generated"] else ""))
-            ratio = r["ratio"]
-            values.append(ratio or 0.0)
-            colors.append("#bbbbbb" if ratio is None else ("#2a9d55" if ratio <= 1.0 else "#d1495b"))
-            notes.append("n/a" if ratio is None else f"{ratio:.2f} vs {r['best_peer']}")
-        y = range(len(rows))
-        ax.barh(y, values, color=colors)
-        ax.set_yticks(list(y), labels, fontsize=8)
+        labels = [r["document"] + ("*" if r["generated"] else "") for r in rows]
+        bars = []  # (y, value, colour, note)
+        for m, mode in enumerate(modes):
+            for i, r in enumerate(rows):
+                setting = r.get("settings", {}).get(mode, r)
+                ratio = setting["ratio"]
+                good, bad = shades.get(mode, shades["gc_off"])
+                colour = "#bbbbbb" if ratio is None else (good if ratio <= 1.0 else bad)
+                note = "n/a" if ratio is None else f"{ratio:.2f} vs {setting['best_peer']}"
+                bars.append((i + (m - (len(modes) - 1) / 2) * bar, ratio or 0.0, colour, note))
+        ax.barh([b[0] for b in bars], [b[1] for b in bars], height=bar, color=[b[2] for b in bars])
+        ax.set_yticks(list(range(len(rows))), labels, fontsize=8)
         ax.invert_yaxis()
         ax.axvline(1.0, color="black", linewidth=0.8)
-        top = max([v for v in values if v] + [1.0]) * 1.45
+        top = max([b[1] for b in bars if b[1]] + [1.0]) * 1.45
         ax.set_xlim(0, top)
-        for i, (v, note) in enumerate(zip(values, notes)):
-            ax.text(v + top * 0.01, i, note, va="center", fontsize=7)
+        for y, v, _, note in bars:
+            ax.text(v + top * 0.01, y, note, va="center", fontsize=6)
         ax.set_title(op, fontsize=10)
         ax.set_xlabel("orcodec time / best peer (< 1: faster)", fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
     fig.suptitle(
-        f"orcodec {meta['versions'].get('orcodec', '')} vs the best peer per row "
+        f"orcodec {meta['versions'].get('orcodec', '')} vs the best peer per row"
+        f"{' (dark: collector off; light: on, results kept)' if len(modes) > 1 else ''}\n"
         f"({meta['mode']} run, {meta['timestamp'][:10]}, {meta['cpu_count']} CPUs, Python {meta['python'].split()[0]})",
         fontsize=10,
     )

@@ -3,11 +3,15 @@
     python bench/compare.py [--quick] [--rows ROW ...] [--json PATH]
 
 Every row (document x operation) is measured in one process, round-robin: each
-round times one sample of every library on that row, so machine drift (other
-load, frequency scaling) hits all libraries alike.  A sample calls the function
-in a tight loop of N iterations, N calibrated per library so that a sample
-lasts roughly 5-20 ms; the reported figure is the median per-call time across
-rounds.  See bench/README.md for the columns and how fixtures are found.
+round times one sample of every library on that row in each collector setting,
+so machine drift (other load, frequency scaling) hits all libraries alike.  A
+sample calls the function in a tight loop of N iterations, N calibrated per
+library so that a sample lasts roughly 5-20 ms; the reported figure is the
+median per-call time across rounds.  Two collector settings are timed: the
+cyclic garbage collector disabled during the sample (the codec's own cost),
+and enabled with every result kept alive until the sample ends (what a
+program that holds its data pays, collections included).  See
+bench/README.md for the columns and how fixtures are found.
 """
 
 from __future__ import annotations
@@ -57,6 +61,15 @@ FLOORS = ("marshal",)
 # Distribution names for version lookup, where they differ from the module.
 DISTRIBUTIONS = {"rapidjson": "python-rapidjson"}
 
+# The collector settings every cell is timed in: the cyclic GC disabled during
+# the sample; and enabled, with the results kept alive until the sample ends.
+GC_OFF, GC_KEPT = "gc_off", "gc_on_kept"
+MODES = (GC_OFF, GC_KEPT)
+MODE_TITLES = {
+    GC_OFF: "collector disabled",
+    GC_KEPT: "collector enabled, results kept alive across the sample",
+}
+
 # Flag a ratio when orcodec's or the best peer's interquartile range exceeds this fraction of its median.
 NOISY_SPREAD = 0.20
 
@@ -98,23 +111,23 @@ class Cell:
     status: str | None = None  # None (fine), MISSING, NA, RAISED or DIFFERS
     reason: str | None = None
     iterations: int = 0
-    per_call_s: list[float] = field(default_factory=list)
+    per_call_s: dict[str, list[float]] = field(default_factory=lambda: {mode: [] for mode in MODES})
 
     @property
     def timed(self) -> bool:
         return self.fn is not None and self.status in (None, DIFFERS)
 
-    @property
-    def median_s(self) -> float | None:
-        return statistics.median(self.per_call_s) if self.per_call_s and self.timed else None
+    def median_s(self, mode: str = GC_OFF) -> float | None:
+        times = self.per_call_s[mode]
+        return statistics.median(times) if times and self.timed else None
 
-    @property
-    def spread(self) -> float | None:
+    def spread(self, mode: str = GC_OFF) -> float | None:
         """Interquartile range relative to the median: how far to trust the median."""
-        if self.median_s is None or len(self.per_call_s) < 4:
+        median, times = self.median_s(mode), self.per_call_s[mode]
+        if median is None or len(times) < 4:
             return None
-        q1, _, q3 = statistics.quantiles(self.per_call_s, n=4)
-        return (q3 - q1) / self.median_s
+        q1, _, q3 = statistics.quantiles(times, n=4)
+        return (q3 - q1) / median
 
 
 @dataclass
@@ -131,25 +144,25 @@ class Row:
     def peers(self) -> tuple[str, ...]:
         return PEERS[FAMILY[self.op]]
 
-    def best_peer(self) -> tuple[str | None, float | None]:
+    def best_peer(self, mode: str = GC_OFF) -> tuple[str | None, float | None]:
         timed = [
-            (self.cells[p].median_s, p)
+            (self.cells[p].median_s(mode), p)
             for p in self.peers
-            if self.cells[p].median_s is not None and self.cells[p].status is None
+            if self.cells[p].median_s(mode) is not None and self.cells[p].status is None
         ]
         if not timed:
             return None, None
         best_time, best = min(timed)
         return best, best_time
 
-    def noisy(self) -> bool:
-        best, _ = self.best_peer()
-        spreads = [self.cells[lib].spread for lib in ("orcodec", best) if lib]
+    def noisy(self, mode: str = GC_OFF) -> bool:
+        best, _ = self.best_peer(mode)
+        spreads = [self.cells[lib].spread(mode) for lib in ("orcodec", best) if lib]
         return any(s is not None and s > NOISY_SPREAD for s in spreads)
 
-    def ratio(self) -> float | None:
-        ours = self.cells["orcodec"].median_s
-        _, best_time = self.best_peer()
+    def ratio(self, mode: str = GC_OFF) -> float | None:
+        ours = self.cells["orcodec"].median_s(mode)
+        _, best_time = self.best_peer(mode)
         return None if ours is None or best_time is None else ours / best_time
 
     def failed(self) -> bool:
@@ -227,7 +240,7 @@ class Libraries:
             if kind != "plain":
                 raise NotApplicable("marshal handles builtin types only")
             if op in ("loads", "unpackb"):
-                return marshal.loads, marshal.dumps(doc.value)
+                return marshal.loads, marshal.dumps(doc.expected)
             return marshal.dumps, arg
         if lib == "orjson":
             if op == "loads":
@@ -361,19 +374,36 @@ def check(lib: str, op: str, fn: Callable, arg: Any, doc: Document, msgpack: Any
 # --- timing ------------------------------------------------------------------------
 
 
-def sample(fn: Callable, arg: Any, n: int) -> float:
-    """Seconds for n back-to-back calls, with the cyclic GC paused so its pauses don't land in one sample."""
+def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
+    """Seconds for n back-to-back calls.
+
+    GC_OFF: the cyclic GC paused, each result dropped at once, so no collection
+    lands in a sample. GC_KEPT: the GC enabled and every result kept until the
+    sample ends (freed inside the timing, as GC_OFF frees each one), so the
+    collections that the results trigger and traverse are paid where they happen.
+    """
     loop = itertools.repeat(None, n)
     gc_was_enabled = gc.isenabled()
-    gc.disable()
     try:
+        if mode == GC_OFF:
+            gc.disable()
+            start = time.perf_counter()
+            for _ in loop:
+                fn(arg)
+            return time.perf_counter() - start
+        gc.enable()
+        kept: list[Any] = []
+        keep = kept.append
         start = time.perf_counter()
         for _ in loop:
-            fn(arg)
+            keep(fn(arg))
+        del kept[:]
         return time.perf_counter() - start
     finally:
         if gc_was_enabled:
             gc.enable()
+        else:
+            gc.disable()
 
 
 def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
@@ -387,7 +417,7 @@ def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
 
 
 def measure(row: Row, settings: Settings) -> None:
-    """Fill the per-call times of every timed cell of the row, round-robin."""
+    """Fill the per-call times of every timed cell of the row, in both collector settings, round-robin."""
     libs = [lib for lib, cell in row.cells.items() if cell.timed]
     if not libs:
         return
@@ -397,28 +427,24 @@ def measure(row: Row, settings: Settings) -> None:
     # A fresh order each round, so no library always runs first or right after
     # the same neighbour (whose heap and cache leftovers it would inherit).
     order = random.Random(row.name)
+    samples = [(lib, mode) for lib in libs for mode in MODES]
     deadline = time.perf_counter() + settings.row_budget_s
     for r in range(settings.max_rounds):
         if r >= settings.min_rounds and time.perf_counter() > deadline:
             break
-        order.shuffle(libs)
-        for lib in libs:
+        order.shuffle(samples)
+        for lib, mode in samples:
             cell = row.cells[lib]
-            cell.per_call_s.append(sample(cell.fn, cell.arg, cell.iterations) / cell.iterations)
+            cell.per_call_s[mode].append(sample(cell.fn, cell.arg, cell.iterations, mode) / cell.iterations)
 
 
 # --- row selection ---------------------------------------------------------------------
 
 
 def all_rows() -> list[tuple[str, str]]:
-    from documents import NUMPY_DOCUMENTS, TYPED_DOCUMENTS
+    from documents import document_ops
 
-    return [
-        (doc, op)
-        for doc in DOCUMENTS
-        for op in OPERATIONS
-        if op in ("dumps", "packb") or (doc not in TYPED_DOCUMENTS and doc not in NUMPY_DOCUMENTS)
-    ]
+    return [(doc, op) for doc in DOCUMENTS for op in OPERATIONS if op in document_ops(doc)]
 
 
 def select_rows(tokens: list[str] | None) -> list[tuple[str, str]]:
@@ -475,23 +501,23 @@ def fmt_us(seconds: float | None) -> str:
     return format(us, ".3f")
 
 
-def cell_text(row: Row, lib: str) -> str:
+def cell_text(row: Row, lib: str, mode: str) -> str:
     cell = row.cells[lib]
     if cell.status == MISSING:
         return "missing"
     if cell.status in (NA, RAISED):
         return "n/a"
-    return fmt_us(cell.median_s) + ("≠" if cell.status == DIFFERS else "")
+    return fmt_us(cell.median_s(mode)) + ("≠" if cell.status == DIFFERS else "")
 
 
-def ratio_text(row: Row) -> str:
-    ratio = row.ratio()
+def ratio_text(row: Row, mode: str) -> str:
+    ratio = row.ratio(mode)
     if ratio is None:
         return "n/a"
     text = f"{ratio:.2f}"
     if row.cells["orcodec"].status == DIFFERS:
         text += "≠"
-    if row.noisy():
+    if row.noisy(mode):
         text += "~"
     return text
 
@@ -504,41 +530,58 @@ def print_header(info: dict[str, Any]) -> None:
     print(
         f"method    {info['mode']}: round-robin per row (shuffled each round),"
         f" samples of ~{info['target_sample_ms']:.0f} ms "
-        "(gc off), median per call across rounds"
+        "in two collector settings (gc off; gc on with the results kept), median per call across rounds"
     )
 
 
-def print_table(family: str, rows: list[Row]) -> None:
+def print_table(family: str, rows: list[Row], mode: str) -> None:
     libs = ("orcodec",) + PEERS[family] + FLOORS
     head = ["row", *libs, "ratio", "best peer"]
     body = []
     for row in rows:
-        best, _ = row.best_peer()
+        best, _ = row.best_peer(mode)
         label = f"{row.doc.name}{'*' if row.doc.generated else ''}.{row.op}"
-        body.append([label, *(cell_text(row, lib) for lib in libs), ratio_text(row), best or "-"])
+        body.append([label, *(cell_text(row, lib, mode) for lib in libs), ratio_text(row, mode), best or "-"])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     print(
-        f"\n{family} (median µs per call; ratio = orcodec / best peer, < 1.00 means orcodec is faster; "
-        f"{', '.join(FLOORS)} is an unranked floor)"
+        f"\n{family}, {MODE_TITLES[mode]} (median µs per call; ratio = orcodec / best peer,"
+        f" < 1.00 means orcodec is faster; {', '.join(FLOORS)} is an unranked floor)"
     )
     for line in [head, *body]:
         cols = [line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:-1], widths[1:-1])), line[-1]]
         print("  ".join(cols))
 
 
+def print_overhead(rows: list[Row]) -> None:
+    """The per-call overhead lines: the 6-key dict's medians in ns, orcodec and every peer."""
+    small = [r for r in rows if r.doc.name == "small"]
+    if not small:
+        return
+    print("\nper-call overhead: the 6-key dict `small`, median ns per call")
+    for mode in MODES:
+        print(f"  {MODE_TITLES[mode]}:")
+        for row in small:
+            ns = {lib: row.cells[lib].median_s(mode) for lib in ("orcodec", *row.peers)}
+            peers = ", ".join(f"{lib} {t * 1e9:.0f}" for lib, t in ns.items() if lib != "orcodec" and t is not None)
+            ours = "n/a" if ns["orcodec"] is None else f"{ns['orcodec'] * 1e9:.0f}"
+            print(f"    {row.op:8} orcodec {ours} ({peers})")
+
+
 def print_report(info: dict[str, Any], rows: list[Row], unavailable: dict[str, str]) -> None:
     print_header(info)
-    for family in PEERS:
-        family_rows = [r for r in rows if FAMILY[r.op] == family]
-        if family_rows:
-            print_table(family, family_rows)
+    for mode in MODES:
+        for family in PEERS:
+            family_rows = [r for r in rows if FAMILY[r.op] == family]
+            if family_rows:
+                print_table(family, family_rows, mode)
+    print_overhead(rows)
     print()
     if any(r.doc.generated for r in rows):
         print(
             f"* generated stand-in from {GENERATED_FIXTURES} (shared fixture not found);"
             " not comparable with the real document."
         )
-    if any(r.noisy() for r in rows if r.ratio() is not None):
+    if any(r.noisy(mode) for r in rows for mode in MODES if r.ratio(mode) is not None):
         print(
             f"~ noisy: the interquartile range of orcodec or the best peer exceeds {NOISY_SPREAD:.0%} of its median;"
             " rerun on a quieter machine."
@@ -557,26 +600,34 @@ def print_report(info: dict[str, Any], rows: list[Row], unavailable: dict[str, s
 
 
 def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
-    def cell_json(cell: Cell) -> dict[str, Any]:
-        times = sorted(cell.per_call_s)
+    def cell_json(cell: Cell, mode: str) -> dict[str, Any]:
+        times = sorted(cell.per_call_s[mode])
         quartiles = statistics.quantiles(times, n=4) if len(times) >= 2 else [None, None, None]
         ns = lambda s: None if s is None else round(s * 1e9, 2)  # noqa: E731
         return {
-            "median_ns": ns(cell.median_s),
+            "median_ns": ns(cell.median_s(mode)),
             "q1_ns": ns(quartiles[0]),
             "q3_ns": ns(quartiles[2]),
             "min_ns": ns(times[0] if times else None),
-            "spread": cell.spread,
+            "spread": cell.spread(mode),
             "rounds": len(times),
             "iterations_per_sample": cell.iterations,
             "status": cell.status,
             "error": cell.reason,
         }
 
+    def setting_json(row: Row, mode: str) -> dict[str, Any]:
+        return {
+            "results": {lib: cell_json(cell, mode) for lib, cell in row.cells.items()},
+            "ratio": row.ratio(mode),
+            "best_peer": row.best_peer(mode)[0],
+            "noisy": row.noisy(mode),
+        }
+
     out_rows = []
     for row in rows:
-        best, _ = row.best_peer()
         arg = row.doc.input_for(row.op)
+        settings = {mode: setting_json(row, mode) for mode in MODES}
         out_rows.append(
             {
                 "row": row.name,
@@ -587,13 +638,12 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
                 "generated": row.doc.generated,
                 "source": row.doc.source,
                 "input_bytes": len(arg) if isinstance(arg, bytes) else None,
-                "results": {lib: cell_json(cell) for lib, cell in row.cells.items()},
-                "ratio": row.ratio(),
-                "best_peer": best,
-                "noisy": row.noisy(),
+                # The collector-off figures at the top level; both settings under "settings".
+                **settings[GC_OFF],
+                "settings": settings,
             }
         )
-    return {"meta": info, "notes": NOTES, "rows": out_rows}
+    return {"meta": info, "notes": NOTES, "modes": MODE_TITLES, "rows": out_rows}
 
 
 # --- main --------------------------------------------------------------------------------------

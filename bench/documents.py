@@ -10,6 +10,11 @@ Three kinds of document:
 * ``numpy``: 1000x100 arrays.  Only the encoders apply, with
   ``OPT_SERIALIZE_NUMPY`` where the library needs it.
 
+Some plain documents take only some operations (``Document.only``): the
+fixtures and strings as Python's ``json.dumps`` writes them (``ensure_ascii``
+on, so every non-ASCII character is a ``\\uXXXX`` escape) are ``loads`` rows;
+the long strings are encoder rows; the floats are JSON rows.
+
 Each document also carries ``expected``: the plain value its encoded form must
 decode to (for typed/numpy documents, the types spelled the way orjson and
 ormsgpack spell them), which is what the outputs are checked against.
@@ -98,6 +103,21 @@ def strings_non_ascii() -> list[str]:
     return ["café 😀 中文 " * 20 for _ in range(200)]
 
 
+def str_11kb() -> str:
+    """A single str of about 11 KB, nothing to escape."""
+    return "lorem ipsum dolor sit amet " * 400
+
+
+def str_1mb() -> str:
+    """A single str of about 1 MB, nothing to escape."""
+    return "lorem ipsum dolor sit amet " * 38_837
+
+
+def floats_10000() -> list[float]:
+    """10,000 prices: floats of few digits (``12.5``, ``3.99``)."""
+    return [round(((i * 7919) % 100_000) / 100 + 0.99 * (i % 3 == 0), 2) for i in range(10_000)]
+
+
 STRING_DOCUMENTS = {
     "strings_ascii": strings_ascii,
     "text_11kb": text_11kb,
@@ -106,6 +126,17 @@ STRING_DOCUMENTS = {
     "records_300": records_300,
     "strings_non_ascii": strings_non_ascii,
 }
+
+# Plain documents with only some operations.
+PARTIAL_DOCUMENTS = {
+    "str_11kb": (str_11kb, ENCODE_OPS),
+    "str_1mb": (str_1mb, ENCODE_OPS),
+    "floats_10000": (floats_10000, ("dumps", "loads")),
+}
+
+# Documents as Python's `json.dumps(obj)` writes them (`ensure_ascii=True`,
+# `", "` and `": "` separators): what many services send. `loads` only.
+ESCAPED_DOCUMENTS = {f"{name}_escaped": name for name in ("twitter", "github", "citm_catalog", "strings_non_ascii")}
 
 
 # --- typed documents ------------------------------------------------------------------
@@ -186,13 +217,28 @@ def plain_of(value: Any) -> Any:
 
 
 TYPED_DOCUMENTS = {"dataclasses": dataclasses_1000, "typed_values": typed_values_2000}
-NUMPY_DOCUMENTS = {f"numpy_{dtype}": dtype for dtype in ("float64", "int32", "int8", "bool")}
+NUMPY_DOCUMENTS = {
+    **{f"numpy_{dtype}": dtype for dtype in ("float64", "int32", "int8", "bool")},
+    # Realistic integers: ids, counts, timestamps of 5 to 10 digits.
+    "numpy_int32_5to10": "int32 5to10",
+    "numpy_int64_5to10": "int64 5to10",
+    "numpy_int32_arange": "int32 arange",
+}
 
 
-def numpy_array(dtype: str) -> Any:
+def numpy_array(spec: str) -> Any:
     import numpy
 
+    dtype, _, values = spec.partition(" ")
     rng = numpy.random.default_rng(42)
+    if values == "arange":
+        return numpy.arange(100_000, dtype=dtype).reshape(1000, 100)
+    if values == "5to10":
+        # As many values of each digit count, 5 to 10 (int32 tops out at 2**31 - 1).
+        digits = rng.integers(5, 11, (1000, 100))
+        low = 10 ** (digits - 1)
+        high = numpy.minimum(10**digits, numpy.iinfo(dtype).max)
+        return (low + (rng.random((1000, 100)) * (high - low)).astype(numpy.int64)).astype(dtype)
     if dtype == "float64":
         return rng.standard_normal((1000, 100))
     if dtype == "bool":
@@ -201,7 +247,15 @@ def numpy_array(dtype: str) -> Any:
     return rng.integers(info.min, info.max, (1000, 100), endpoint=True).astype(dtype)
 
 
-DOCUMENTS = (*FIXTURE_DOCUMENTS, "small", *STRING_DOCUMENTS, *TYPED_DOCUMENTS, *NUMPY_DOCUMENTS)
+DOCUMENTS = (
+    *FIXTURE_DOCUMENTS,
+    "small",
+    *STRING_DOCUMENTS,
+    *PARTIAL_DOCUMENTS,
+    *ESCAPED_DOCUMENTS,
+    *TYPED_DOCUMENTS,
+    *NUMPY_DOCUMENTS,
+)
 
 
 @dataclass
@@ -214,13 +268,27 @@ class Document:
     msgpack_bytes: bytes | None  # what unpackb gets (plain documents only)
     source: str
     generated: bool = False
+    only: tuple[str, ...] | None = None  # the operations, where not all that apply to the kind
 
     @property
     def ops(self) -> tuple[str, ...]:
+        if self.only is not None:
+            return self.only
         return ALL_OPS if self.kind == "plain" else ENCODE_OPS
 
     def input_for(self, op: str) -> Any:
         return {"dumps": self.value, "packb": self.value, "loads": self.json_bytes, "unpackb": self.msgpack_bytes}[op]
+
+
+def document_ops(name: str) -> tuple[str, ...]:
+    """The operations of document `name`, without building it."""
+    if name in PARTIAL_DOCUMENTS:
+        return PARTIAL_DOCUMENTS[name][1]
+    if name in ESCAPED_DOCUMENTS:
+        return ("loads",)
+    if name in TYPED_DOCUMENTS or name in NUMPY_DOCUMENTS:
+        return ENCODE_OPS
+    return ALL_OPS
 
 
 def fixtures_dir() -> Path:
@@ -256,6 +324,13 @@ def load_document(name: str, msgpack: Any) -> Document:
         return plain_document(name, SMALL, None, "built-in", msgpack)
     if name in STRING_DOCUMENTS:
         return plain_document(name, STRING_DOCUMENTS[name](), None, "built-in", msgpack)
+    if name in PARTIAL_DOCUMENTS:
+        make, ops = PARTIAL_DOCUMENTS[name]
+        return dataclasses.replace(plain_document(name, make(), None, "built-in", msgpack), only=ops)
+    if name in ESCAPED_DOCUMENTS:
+        base = load_document(ESCAPED_DOCUMENTS[name], msgpack)
+        raw = json.dumps(base.value).encode()
+        return Document(name, "plain", None, base.value, raw, None, base.source, base.generated, only=("loads",))
     if name in TYPED_DOCUMENTS:
         value = TYPED_DOCUMENTS[name]()
         return Document(name, "typed", value, plain_of(value), None, None, "built-in")

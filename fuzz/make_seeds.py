@@ -7,6 +7,8 @@ run replays them (msgpack/deep-1024: a valid 1024-deep document that overflowed
 the harness's recursive comparison).
 """
 
+import json
+import re
 import struct
 from pathlib import Path
 
@@ -69,6 +71,17 @@ JSON_TEXTS = [
     + b'", "z": ['
     + b"1," * 40
     + b"2]}",
+    # What Python's json.dumps writes by default (ensure_ascii): runs of \u
+    # escapes with surrogate pairs, upper- and lower-case hex, short plain
+    # runs between them, a pair across every 16-byte boundary.
+    json.dumps({"t": ["café 😀 中文 " * 6, *("x" * k + "😀" * 3 for k in range(17))], "\u00e9": "\U0010ffff"}).encode(),
+    re.sub(
+        rb"\\u[0-9a-f]{4}",
+        lambda m: b"\\u" + m[0][2:].upper(),
+        json.dumps(["".join(chr(c) for c in range(0x20, 0x800, 7)), "\ufeff\uffff\u2028\U00010000"]).encode(),
+    ),
+    # Lone and reversed surrogates, and a pair broken by other escapes, amid runs.
+    b'["\\u00e9\\u4e2d\\ud83d", "\\ude00\\ud83d\\u00e9", "\\ud83d\\n\\ude00", "\\u00e9\\ud83d\\u0041x"]',
 ]
 
 MSGPACK_EXTRA = [

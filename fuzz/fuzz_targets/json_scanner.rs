@@ -4,8 +4,9 @@
 //! must be std's `str::parse::<f64>`, bit for bit: a document that is one
 //! number is compared directly, and every input also spells a decimal
 //! (mantissa and exponent from its first bytes) that is parsed both ways.
-//! Each way of unescaping strings the CPU has (SIMD block widths) must give
-//! the same value, or the same error at the same offset.
+//! Each way of unescaping strings the CPU has (SIMD block widths), and the
+//! one-escape-at-a-time reading of `\u` escapes (their loop turned off),
+//! must give the same value, or the same error at the same offset.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,8 +22,9 @@ fuzz_target!(|data: &[u8]| {
     check_decimal(data);
     let (result, peak) = peak_heap(|| parse(data, &mut Tree));
     assert!(peak <= heap_budget(data.len()), "{peak} heap bytes for {} input bytes", data.len());
-    // Every way of unescaping strings (SIMD widths by CPU) gives the same
-    // value, or the same error at the same offset.
+    // Every way of unescaping strings (SIMD widths by CPU; `\u` escapes in
+    // their loop or one at a time) gives the same value, or the same error
+    // at the same offset.
     let outcome = |r: &Result<Value, Failure<()>>| match r {
         Ok(v) => Ok(v.clone()),
         Err(Failure::Syntax(e)) => Err((e.kind.to_string(), e.offset)),

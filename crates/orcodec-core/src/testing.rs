@@ -21,7 +21,7 @@
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
 use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull, NumberRun};
-use crate::json::unescape;
+use crate::json::{unescape, unicode};
 use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
 use crate::msgpack::reader::ReadOptions;
 #[cfg(target_arch = "x86_64")]
@@ -220,13 +220,18 @@ pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Su
     results
 }
 
-/// Calls `f` once with each way of unescaping strings this CPU has forced in turn.
+/// Calls `f` once with each way of unescaping strings this CPU has forced in
+/// turn, then once more with the `\u` escape loop off (every `\u` escape
+/// decoded one at a time).
 pub fn with_each_unescape_variant(mut f: impl FnMut()) {
     for v in unescape::Variant::available() {
         unescape::FORCED.with(|forced| forced.set(Some(v)));
         f();
     }
     unescape::FORCED.with(|forced| forced.set(None));
+    unicode::OFF.with(|off| off.set(true));
+    f();
+    unicode::OFF.with(|off| off.set(false));
 }
 
 /// A sink that holds at most `budget` bytes, as if the allocator ran out

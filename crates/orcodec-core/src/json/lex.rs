@@ -11,6 +11,7 @@
 //! checked as UTF-8 ([`check_utf8`]): string bodies need no second check.
 
 use super::unescape::{self, ESCAPES};
+use super::unicode;
 use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::fallible;
 use crate::number::float_parse::{decimal_to_f64, parse_text};
@@ -205,11 +206,14 @@ pub(super) trait Lex<'a> {
                 b'\\' => {}
                 _ => return err(Kind::ControlCharacterInString, i),
             }
-            // Runs of simple escapes go a block at a time; anything else
-            // (and what the blocks leave near the end of the input) one
-            // escape at a time.
-            let simple = input.get(i + 1).is_some_and(|&c| ESCAPES[c as usize] > 1);
-            let after = if simple { unescape::simple_escapes(input, i, self.scratch_mut()) } else { i };
+            // Runs of simple escapes go a block at a time, runs of `\u`
+            // escapes through their own loop; anything else (and what those
+            // leave near the end of the input, or refuse) one escape at a time.
+            let after = match input.get(i + 1) {
+                Some(&c) if ESCAPES[c as usize] > 1 => unescape::simple_escapes(input, i, self.scratch_mut()),
+                Some(b'u') => unicode::unicode_escapes(input, i, self.scratch_mut()),
+                _ => i,
+            };
             i = if after != i { after } else { self.escape(i)? };
             let Some(next) = find_special(input, i) else {
                 return err(Kind::UnexpectedEnd, input.len());

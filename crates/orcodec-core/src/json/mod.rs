@@ -8,8 +8,8 @@
 //!   by the caller (typed decoding, transcoding, streaming).
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `lex`: what both decoders read through (whitespace, literals, strings
-//!   and their escapes, numbers); `unescape` does strings' escapes a block at
-//!   a time.
+//!   and their escapes, numbers); `unescape` does strings' simple escapes a
+//!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
 
 mod lex;
 pub mod lines;
@@ -17,4 +17,5 @@ pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;
 pub(crate) mod unescape;
+pub(crate) mod unicode;
 pub mod writer;

@@ -510,7 +510,7 @@ fn sse2(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> usize {
 /// # Safety
 /// 16 bytes must be readable at `src`.
 #[inline(always)]
-unsafe fn block_masks(src: *const u8) -> (u64, u64, u64) {
+pub(super) unsafe fn block_masks(src: *const u8) -> (u64, u64, u64) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE2 is part of the x86-64 baseline; one unaligned 16-byte
     // load within what the caller guarantees.

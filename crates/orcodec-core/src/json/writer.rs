@@ -1,8 +1,8 @@
 //! The JSON backend: RFC 8259 text, byte for byte what orjson writes.
 
 use super::rows::{
-    decimal_width, put_byte, put_f64, put_i64, put_u64, write_bool_items, write_items, F64_ITEM_RESERVE, I8_TEXT,
-    U8_TEXT,
+    decimal_width, put_byte, put_f64, put_i64_digits, put_i64_pairs, put_u64_digits, put_u64_pairs, write_bool_items,
+    write_int_items, write_items, F64_ITEM_RESERVE, I8_TEXT, U8_TEXT,
 };
 use crate::emit::{items_one_by_one, Emitter};
 use crate::number::float::{write_f32, write_f64};
@@ -386,7 +386,8 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         if core::mem::size_of::<T>() == 1 {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &I8_TEXT, v.into() as u8));
         } else {
-            write_items(&mut self.out, values, width, |r, v| put_i64(r, v.into()));
+            let magnitude = |v: T| v.into().unsigned_abs();
+            write_int_items(&mut self.out, values, width, magnitude, put_i64_pairs::<T>, put_i64_digits::<T>);
         }
     }
     #[inline]
@@ -399,7 +400,8 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         if core::mem::size_of::<T>() == 1 {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &U8_TEXT, v.into() as u8));
         } else {
-            write_items(&mut self.out, values, width, |r, v| put_u64(r, v.into()));
+            let magnitude = |v: T| v.into();
+            write_int_items(&mut self.out, values, width, magnitude, put_u64_pairs::<T>, put_u64_digits::<T>);
         }
     }
     #[inline]
