@@ -19,6 +19,12 @@
 #   make bench-quick   the same as a smoke run of about a minute
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
 #                nightly, fails without it; installs cargo-fuzz if missing).
+#   make peer-suites   set up, build, then run orjson's and ormsgpack's own test
+#                suites (fetched from PyPI at run time, never kept in the
+#                tree) with the peer and with orcodec in its place, and
+#                compare their failures (tools/peer_suites.py; a few minutes,
+#                not part of `make test`). ormsgpack's sdist ships no tests:
+#                PEER_SUITES_ARGS="--ormsgpack-tests DIR" names a checkout's.
 #   make loadtest   set up, build, serve bench/loadtest_app.py with uvicorn
 #                and load it with wrk on loopback (orcodec, orjson/ormsgpack,
 #                stdlib): zero non-2xx responses and flat server RSS, a table
@@ -50,7 +56,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean
+.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean peer-suites
 
 all: test
 
@@ -129,6 +135,10 @@ test-versions:
 
 fuzz: build
 	PYTHON=$(abspath $(PY)) fuzz/run.sh $(FUZZ_TIME)
+
+PEER_SUITES_ARGS ?=
+peer-suites: build
+	$(PY) tools/peer_suites.py $(PEER_SUITES_ARGS)
 
 fuzz-short: build
 	PYTHON=$(abspath $(PY)) fuzz/run.sh $(FUZZ_SHORT_TIME)

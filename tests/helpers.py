@@ -747,7 +747,12 @@ class Format:
     """
 
     name: str  # "json" or "msgpack": used in test ids
-    label: str  # "JSON" or "MessagePack", as in "Type is not JSON serializable: ..."
+    label: str  # "JSON" or "msgpack": the peer's word in "Type is not JSON serializable: ..."
+    # The peer's messages for a lone surrogate and for a `default` chain past the limit.
+    surrogates_message: str
+    default_recursion_message: str
+    # Deepest container nesting the peer writes (orjson 254, ormsgpack 255).
+    max_depth: int
     encode: Callable[..., bytes]
     decode: Callable[..., Any]
     encode_error: type[Exception]
@@ -854,6 +859,9 @@ class Format:
 JSON = Format(
     name="json",
     label="JSON",
+    surrogates_message="str is not valid UTF-8: surrogates not allowed",
+    default_recursion_message="default serializer exceeds recursion limit",
+    max_depth=254,
     encode=orcodec.dumps,
     decode=orcodec.loads,
     encode_error=orcodec.JSONEncodeError,
@@ -870,7 +878,10 @@ JSON = Format(
 )
 MSGPACK = Format(
     name="msgpack",
-    label="MessagePack",
+    label="msgpack",
+    surrogates_message="string contains surrogates",
+    default_recursion_message="Recursion limit for default hook reached",
+    max_depth=255,
     encode=orcodec.packb,
     decode=orcodec.unpackb,
     encode_error=orcodec.MsgpackEncodeError,

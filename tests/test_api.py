@@ -179,9 +179,17 @@ def test_each_flag_accepted(fmt, name):
         assert type(encode(doc, option=_flag(name))) is bytes
 
 
+def _accepted_together(fmt, names):
+    """``names`` less the combination packb refuses as ormsgpack does (it refuses
+    OPT_NON_STR_KEYS with OPT_SORT_KEYS once it meets a dict)."""
+    if fmt.name == "msgpack" and "OPT_NON_STR_KEYS" in names:
+        return [n for n in names if n != "OPT_SORT_KEYS"]
+    return names
+
+
 def test_all_flags_together_accepted(fmt):
     encode = fmt.encode
-    everything = _or(ALL_FLAGS)
+    everything = _or(_accepted_together(fmt, ALL_FLAGS))
     for doc in DOCUMENTS:
         assert type(encode(doc, option=everything)) is bytes
 
@@ -192,7 +200,7 @@ def test_random_flag_combinations_accepted(fmt, seed):
     rng = random.Random(seed)
     names = rng.sample(ALL_FLAGS, rng.randint(2, len(ALL_FLAGS) - 1))
     for doc in DOCUMENTS:
-        assert type(encode(doc, option=_or(names))) is bytes
+        assert type(encode(doc, option=_or(_accepted_together(fmt, names)))) is bytes
 
 
 @pytest.mark.parametrize(

@@ -131,7 +131,8 @@ def test_convert_errors(tmp_path):
     bad.write_bytes(b'{"a": [1, }')
     result = run("convert", bad, tmp_path / "x.msgpack", check=False)
     assert result.returncode == 1
-    assert result.stderr.decode() == "orcodec: unexpected '}', expected a JSON value: line 1 column 11 (char 10)\n"
+    expected = "orcodec: unexpected character, expected a JSON value: line 1 column 11 (char 10)\n"
+    assert result.stderr.decode() == expected
     result = run("convert", tmp_path / "missing.json", tmp_path / "x.msgpack", check=False)
     assert result.returncode == 2
     assert result.stderr.decode() == f"orcodec: cannot read {tmp_path / 'missing.json'}: No such file or directory\n"
@@ -169,12 +170,12 @@ def test_validate_exit_status_and_positions(tmp_path):
     result = run("validate", "-q", *(tmp_path / n for n in names), *good, check=False)
     assert result.returncode == 1
     assert result.stdout.decode().splitlines() == [
-        f"{tmp_path}/bad.jsonl:3:7: unexpected end of input",
-        f"{tmp_path}/bad.json:2:8: invalid literal, expected true, false or null",
+        f"{tmp_path}/bad.jsonl:3:7: unexpected end of data",
+        f"{tmp_path}/bad.json:2:8: invalid literal, expected 'true'",
         f"{tmp_path}/bad.msgpack:1:4: str declares 10 bytes but only 7 bytes of input remain",
         f"{tmp_path}/bad.msgpacks:3:4: reserved type byte 0xc1 (never used by MessagePack)",
         f"{tmp_path}/cut.msgpacks:2:6: the stream ends inside a value",
-        f"{tmp_path}/bad.jsonl.gz:2:4: unexpected end of input",
+        f"{tmp_path}/bad.jsonl.gz:2:4: unexpected end of data",
     ]
 
 

@@ -4,6 +4,7 @@ value, memoryviews that cannot be read. Each test runs once per format."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import msgpack
@@ -49,8 +50,28 @@ def test_memoryview_slice_input(fmt):
     ),
 )
 def test_other_input_types_rejected(fmt, obj):
-    with pytest.raises(fmt.decode_error):
+    # The peer's decode error and message; the class is a TypeError too.
+    with pytest.raises(fmt.decode_error) as info:
         fmt.decode(obj)
+    assert isinstance(info.value, TypeError)
+    assert type(info.value) is (orcodec.JSONInputTypeError if fmt is JSON else orcodec.MsgpackInputTypeError)
+    with pytest.raises(fmt.peer_decode_error) as peer:
+        fmt.peer_decode(obj)
+    assert str(info.value) == str(peer.value)
+    assert getattr(info.value, "__notes__", []) == []
+
+
+@pytest.mark.parametrize("kind", ["BytesIO", "StringIO", "file"])
+def test_a_file_object_is_a_type_error_saying_to_read_it(fmt, kind, tmp_path):
+    path = tmp_path / "document"
+    path.write_bytes(b"[1]")
+    opened = {"BytesIO": lambda: io.BytesIO(b"[1]"), "StringIO": lambda: io.StringIO("[1]"), "file": path.open}
+    with opened[kind]() as stream:
+        with pytest.raises(TypeError) as info:
+            fmt.decode(stream)
+    assert isinstance(info.value, fmt.decode_error)  # what the peer raises
+    function = "loads" if fmt is JSON else "unpackb"
+    assert info.value.__notes__ == [f"{function}() takes the document itself, not a file: pass f.read()"]
 
 
 @pytest.mark.parametrize(
@@ -65,7 +86,7 @@ def test_empty_or_blank_input(fmt, data):
             err = info.value
             assert (err.pos, err.lineno, err.colno, err.doc) == (0, 1, 1, "")
         elif not data:
-            assert str(info.value).endswith(" at byte 0")
+            assert (str(info.value), info.value.pos) == ("unexpected end of file", 0)
 
 
 @pytest.mark.parametrize(

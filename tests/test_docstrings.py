@@ -198,6 +198,9 @@ CALLS = {
 }
 
 
+REFUSED = ("MsgpackDecodeError", "Invalid opts")
+
+
 @pytest.mark.parametrize("name", OPT_NAMES)
 def test_flag_changes_exactly_the_functions_the_table_names(name):
     value = orcodec.flags[name].value
@@ -205,8 +208,14 @@ def test_flag_changes_exactly_the_functions_the_table_names(name):
         function
         for function, (probes, call) in CALLS.items()
         if any(outcome(call, probe, 0) != outcome(call, probe, value) for probe in probes)
+        and not all(outcome(call, probe, value) == REFUSED for probe in probes)
     }
     assert changed == set(orcodec.flags[name].functions)
+    # unpackb refuses the flags that do not change it, as ormsgpack's does (dumps and
+    # packb take every flag, so that one option value serves both).
+    unpackb_probes, unpackb = CALLS["unpackb"]
+    refused = all(outcome(unpackb, probe, value) == REFUSED for probe in unpackb_probes)
+    assert refused == (value != 0 and "unpackb" not in orcodec.flags[name].functions)
 
 
 def test_the_package_metadata_names_the_project_urls():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import orcodec
+import orjson
 import pytest
 from helpers import (
+    JSON,
     Unsupported,
     assert_strict_equal,
     depth_of,
@@ -95,11 +98,13 @@ def test_default_returning_none(fmt):
     assert encode([Unsupported()], default=lambda o: None) == reference([None])
 
 
-@pytest.mark.parametrize("calls", [1, 2, 10, 100, 254])
+@pytest.mark.parametrize("calls", [1, 2, 10, 100, 254, 255])
 def test_default_chain_within_limit(fmt, calls):
+    # Both peers allow a chain of 255 calls.
     encode, reference = fmt.encode, fmt.reference
     assert encode(Chain(calls), default=chain_default) == reference("end")
     assert encode({"k": [Chain(calls)]}, default=chain_default) == reference({"k": ["end"]})
+    assert fmt.peer_encode(Chain(calls), default=chain_default) == reference("end")
 
 
 @pytest.mark.parametrize("calls", [256, 300, 1000])
@@ -107,7 +112,10 @@ def test_default_chain_beyond_limit(fmt, calls):
     encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Chain(calls), default=chain_default)
-    assert str(excinfo.value) == "default serializer exceeds recursion limit"
+    assert str(excinfo.value) == fmt.default_recursion_message
+    with pytest.raises(fmt.peer_encode_error) as peer:
+        fmt.peer_encode(Chain(calls), default=chain_default)
+    assert str(peer.value) == str(excinfo.value)
 
 
 def test_default_always_returning_new_unsupported_object(fmt):
@@ -115,22 +123,23 @@ def test_default_always_returning_new_unsupported_object(fmt):
     for doc in (Unsupported(), [1, Unsupported()], {"k": Unsupported()}):
         with pytest.raises(error) as excinfo:
             encode(doc, default=lambda obj: Unsupported())
-        assert str(excinfo.value) == "default serializer exceeds recursion limit"
+        assert str(excinfo.value) == fmt.default_recursion_message
 
 
 def test_default_returning_its_argument(fmt):
     encode, error = fmt.encode, fmt.encode_error
     with pytest.raises(error) as excinfo:
         encode(Unsupported(), default=lambda obj: obj)
-    assert str(excinfo.value) == "default serializer exceeds recursion limit"
+    assert str(excinfo.value) == fmt.default_recursion_message
 
 
 def test_default_chain_limit_is_per_value(fmt):
-    # 254 calls for each of several values in one document are all fine.
+    # The limit is on calls nested in one another: each sibling gets 255 calls, as
+    # with the peer.
     encode, reference = fmt.encode, fmt.reference
-    assert encode([Chain(254), Chain(254), {"k": Chain(254)}], default=chain_default) == reference(
-        ["end", "end", {"k": "end"}]
-    )
+    doc = [Chain(255), Chain(255), {"k": Chain(255)}]
+    assert encode(doc, default=chain_default) == reference(["end", "end", {"k": "end"}])
+    assert fmt.peer_encode(doc, default=chain_default) == encode(doc, default=chain_default)
 
 
 class CustomError(Exception):
@@ -200,30 +209,47 @@ BUILDERS = {
 
 
 @pytest.mark.parametrize("kind", BUILDERS)
-@pytest.mark.parametrize("depth", [1, 2, 100, 254, 255])
-def test_nesting_within_limit(fmt, kind, depth):
-    encode = fmt.encode
+@pytest.mark.parametrize("below", [None, 1, 0])
+def test_nesting_within_limit(fmt, kind, below):
+    # The peer's limit: orjson writes 254 levels, ormsgpack 255.
+    depth = {None: 1, 1: fmt.max_depth - 1, 0: fmt.max_depth}[below]
     obj = BUILDERS[kind](depth)
-    assert depth_of(fmt.decode(encode(obj))) == depth
+    assert depth_of(fmt.decode(fmt.encode(obj))) == depth
+    assert fmt.encode(obj) == fmt.peer_encode(obj)
 
 
 @pytest.mark.parametrize("kind", BUILDERS)
-@pytest.mark.parametrize("depth", [256, 257, 1000])
-def test_nesting_beyond_limit(fmt, kind, depth):
+@pytest.mark.parametrize("beyond", [1, 2, 1000])
+def test_nesting_beyond_limit(fmt, kind, beyond):
     encode, error = fmt.encode, fmt.encode_error
+    obj = BUILDERS[kind](fmt.max_depth + beyond)
     with pytest.raises(error) as excinfo:
-        encode(BUILDERS[kind](depth))
+        encode(obj)
     assert str(excinfo.value) == "Recursion limit reached"
+    if (fmt.name, kind) != ("json", "tuple"):  # see test_orjson_nests_tuples_without_limit
+        with pytest.raises(fmt.peer_encode_error, match="(?m)^Recursion limit reached"):
+            fmt.peer_encode(obj)
 
 
-def test_nesting_255_with_values_at_the_bottom(fmt):
+def test_orjson_nests_tuples_without_limit():
+    # A listed deviation: orjson counts no nesting in tuples (10 000 nested tuples
+    # crash the interpreter); orcodec stops them at the limit lists have.
+    obj = nested_tuples(JSON.max_depth + 10)
+    assert orjson.dumps(obj) == b"[" * 264 + b"]" * 264
+    with pytest.raises(orcodec.JSONEncodeError) as info:
+        orcodec.dumps(obj)
+    assert str(info.value) == "Recursion limit reached"
+
+
+def test_nesting_at_the_limit_with_values_at_the_bottom(fmt):
     encode, error = fmt.encode, fmt.encode_error
     decode = fmt.decode
-    # 254 lists around a list of scalars: 255 levels.
-    obj = nested_lists(255, innermost=1)
+    # max_depth - 1 lists around a list of scalars: max_depth levels.
+    obj = nested_lists(fmt.max_depth, innermost=1)
     assert_strict_equal(decode(encode(obj)), obj)
+    assert encode(obj) == fmt.peer_encode(obj)
     with pytest.raises(error) as excinfo:
-        encode(nested_lists(255, innermost=[1]))
+        encode(nested_lists(fmt.max_depth, innermost=[1]))
     assert str(excinfo.value) == "Recursion limit reached"
 
 
@@ -260,10 +286,15 @@ def test_default_building_ever_deeper_containers(fmt):
     class Node:
         pass
 
-    # 254 calls of default (254 lists deep) come before 255 levels of lists.
+    # One list and one call of default per level: orjson's 254 levels come
+    # first, ormsgpack's 255 calls before its 256 levels; each says so.
     with pytest.raises(error) as info:
         encode(Node(), default=lambda obj: [Node()])
-    assert str(info.value) == "default serializer exceeds recursion limit"
+    with pytest.raises(fmt.peer_encode_error) as peer:
+        fmt.peer_encode(Node(), default=lambda obj: [Node()])
+    assert str(info.value) == str(peer.value)
+    expected = fmt.default_recursion_message if fmt.name == "msgpack" else "Recursion limit reached"
+    assert str(info.value) == expected
 
 
 def test_self_referencing_list(fmt):

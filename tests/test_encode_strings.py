@@ -134,4 +134,4 @@ def test_surrogates_rejected(fmt, s, where):
     obj = {"bare": s, "list": ["ok", s], "value": {"k": s}, "key": {s: 1}}[where]
     with pytest.raises(fmt.encode_error) as excinfo:
         fmt.encode(obj)
-    assert str(excinfo.value) == "str is not valid UTF-8: surrogates not allowed"
+    assert str(excinfo.value) == fmt.surrogates_message

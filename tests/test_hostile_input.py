@@ -19,6 +19,7 @@ from pathlib import Path
 import msgpack
 import orcodec
 import orjson
+import ormsgpack
 import pytest
 from helpers import FIXTURES_DIR, JSON, MSGPACK, assert_strict_equal, fixture_bytes, missing_fixtures
 
@@ -131,19 +132,31 @@ LENGTH_BOMBS = {
 }
 
 
+def _length_error(info, detail: str) -> None:
+    """ormsgpack's message; the offset as pos and a note, and what was declared in a
+    note (``detail`` ends with "at byte N")."""
+    error = info.value
+    described, offset = detail.rsplit(" at byte ", 1)
+    assert str(error) == "unexpected end of file"
+    assert error.pos == int(offset)
+    assert error.__notes__ == [f"at byte {offset}", described]
+
+
 @pytest.mark.parametrize("name", sorted(LENGTH_BOMBS))
 def test_declared_length_fails_at_the_header(name):
     data, message = LENGTH_BOMBS[name]
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == message
+    _length_error(info, message)
+    with pytest.raises(ValueError, match="(?m)^unexpected end of file$"):
+        ormsgpack.unpackb(data)
 
 
 def test_ext32_length_checked_with_an_ext_hook_too():
     data, message = LENGTH_BOMBS["ext32"]
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data, ext_hook=lambda tag, payload: pytest.fail("hook called for a truncated ext"))
-    assert str(info.value) == message
+    _length_error(info, message)
 
 
 def test_big_array_declaring_more_items_than_it_has():
@@ -151,7 +164,7 @@ def test_big_array_declaring_more_items_than_it_has():
     data = b"\xdd" + MAX32 + b"\xc0" * 1_000_000
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == "array declares 4294967295 items but only 1000000 bytes of input remain at byte 0"
+    _length_error(info, "array declares 4294967295 items but only 1000000 bytes of input remain at byte 0")
 
 
 # Run in a child process under an address-space limit, so a decoder that even
@@ -209,9 +222,15 @@ def test_length_bombs_memory_bounded_by_input():
     ids=["objects", "array-of-objects", "mixed"],
 )
 def test_deep_json_is_the_depth_error(data, offset):
+    # orjson's message and position (one past the blamed container's first byte);
+    # orcodec's own account in a note.
     with pytest.raises(orcodec.JSONDecodeError) as info:
         orcodec.loads(data)
-    assert (info.value.msg, info.value.pos) == ("nesting deeper than 1024 levels", offset)
+    assert (info.value.msg, info.value.pos) == ("depth limit exceeded", offset + 1)
+    assert info.value.__notes__ == [f"nesting deeper than 1024 levels at byte {offset}"]
+    with pytest.raises(orjson.JSONDecodeError) as theirs:
+        orjson.loads(data)
+    assert (theirs.value.msg, theirs.value.pos) == (info.value.msg, info.value.pos)
 
 
 @pytest.mark.parametrize(
@@ -227,7 +246,12 @@ def test_deep_json_is_the_depth_error(data, offset):
 def test_deep_msgpack_is_the_depth_error(data, message):
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
-    assert str(info.value) == message
+    described, offset = message.rsplit(" at byte ", 1)
+    assert str(info.value) == "Recursion limit reached"  # ormsgpack's words
+    assert info.value.pos == int(offset)
+    assert info.value.__notes__ == [f"at byte {offset}", described]
+    with pytest.raises(ValueError, match="(?m)^Recursion limit reached$"):
+        ormsgpack.unpackb(data)
 
 
 # --------------------------------------------------------------------------------------
@@ -268,9 +292,12 @@ def test_invalid_utf8_every_kind_in_json_strings_and_keys():
             assert orcodec.loads(document) == {"k" + text: [text]}
         else:
             for data in (value, document):
+                # orjson's message, at 0 (it checks the whole input first); where the
+                # bad byte is, in a note.
                 with pytest.raises(orcodec.JSONDecodeError) as info:
                     orcodec.loads(data)
-                assert info.value.msg == "invalid UTF-8"
+                assert (info.value.msg, info.value.pos) == ("str is not valid UTF-8: surrogates not allowed", 0)
+                assert info.value.__notes__[0].startswith("invalid UTF-8 at byte ")
         checked += 1
     assert checked > 30_000
 
@@ -286,7 +313,7 @@ def test_invalid_utf8_every_kind_in_msgpack_str_and_keys():
             assert orcodec.unpackb(document) == {text: [text]}
         else:
             for data in (string, document):
-                with pytest.raises(orcodec.MsgpackDecodeError, match="^invalid UTF-8 at byte "):
+                with pytest.raises(orcodec.MsgpackDecodeError, match="(?m)^invalid UTF-8 string$"):
                     orcodec.unpackb(data)
         checked += 1
     assert checked > 30_000
@@ -298,10 +325,16 @@ def test_lone_surrogates_on_encode(fmt, s):
     for obj in (s, [s], {s: 1}, {"k": s}):
         with pytest.raises(error) as info:
             encode(obj)
-        assert str(info.value) == "str is not valid UTF-8: surrogates not allowed"
+        assert str(info.value) == fmt.surrogates_message
     replaced = "".join("?" if 0xD800 <= ord(c) < 0xE000 else c for c in s)
     option = orcodec.OPT_REPLACE_SURROGATES
-    assert encode({s: [s]}, option=option) == encode({replaced: [replaced]})
+    assert encode([s], option=option) == encode([replaced])
+    if fmt.name == "json":
+        assert encode({s: [s]}, option=option) == encode({replaced: [replaced]})
+    else:
+        # As ormsgpack: the flag replaces surrogates in values, not in keys.
+        with pytest.raises(error, match=f"(?m)^{fmt.surrogates_message}"):
+            encode({s: [s]}, option=option)
 
 
 # --------------------------------------------------------------------------------------
@@ -312,11 +345,9 @@ def test_lone_surrogates_on_encode(fmt, s):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("1e400", float("inf")),
-        ("-1e400", float("-inf")),
-        ("1" + "0" * 400, float("inf")),
-        ("-" + "9" * 400, float("-inf")),
         ("1" + "0" * 300, 1e300),
+        ("1.7976931348623157e308", 1.7976931348623157e308),
+        ("-1.7976931348623157e308", -1.7976931348623157e308),
         ("0." + "0" * 400 + "1", 0.0),
         ("1e-400", 0.0),
         ("-1e-400", -0.0),
@@ -329,10 +360,26 @@ def test_lone_surrogates_on_encode(fmt, s):
     ids=lambda v: v[:12] if isinstance(v, str) else None,
 )
 def test_huge_and_tiny_numbers_decode(text, expected):
-    # Correctly rounded, beyond-range values as infinities like the stdlib
-    # (orjson raises instead; doc/json.md), never an error or a crash.
+    # Correctly rounded, never an error or a crash.
     assert_strict_equal(orcodec.loads(text), expected)
     assert_strict_equal(orcodec.loads(f'{{"n":[{text}]}}'), {"n": [expected]})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1e400", "-1e400", "1" + "0" * 400, "-" + "9" * 400, "1.8e308", "1" * 400 + ".5", "0.1e310"],
+    ids=lambda v: v[:12],
+)
+def test_numbers_beyond_the_doubles_are_refused_as_orjson_does(text):
+    # Not an infinity (the stdlib's reading, which dumps would write back as null):
+    # orjson's error at the number's start.
+    for document, pos in ((text, 0), (f'{{"n":[{text}]}}', 6)):
+        with pytest.raises(orcodec.JSONDecodeError) as ours:
+            orcodec.loads(document)
+        with pytest.raises(orjson.JSONDecodeError) as theirs:
+            orjson.loads(document)
+        assert (ours.value.msg, ours.value.pos) == (theirs.value.msg, theirs.value.pos)
+        assert (ours.value.msg, ours.value.pos) == ("number is infinity when parsed as double", pos)
 
 
 @pytest.mark.parametrize("value", [10**400, -(10**400), 2**64, -(2**63) - 1])

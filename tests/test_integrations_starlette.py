@@ -374,7 +374,10 @@ def test_orcodec_route_skips_jsonable_encoder(client) -> None:
     # What jsonable_encoder would have made of the array: a dict of its rows.
     assert jsonable_encoder(reading())["values"] == {1.5: -2.0, 3.25: 1e-7}
     # MessagePack keeps bytes as bin (jsonable_encoder would make them str).
-    unpacked = orcodec.unpackb(client.get("/direct/reading-msgpack").content, option=NumpyMsgpack.option)
+    # unpackb takes only its own flags (as ormsgpack's does).
+    unpacked = orcodec.unpackb(
+        client.get("/direct/reading-msgpack").content, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
+    )
     assert unpacked["reading"]["at"] == reading().at
     assert unpacked["blob"] == b"\x01\x02"
 

@@ -96,12 +96,13 @@ def test_loads_lines_line_ends_and_blank_lines(data, expected):
 
 @pytest.mark.parametrize(
     ("data", "lineno", "doc", "pos", "msg"),
+    # loads's words (orjson's) for the line.
     [
-        (b"1\n2\n{x\n", 3, "{x", 1, "unexpected 'x', expected a string key in double quotes"),
-        (b"1\r\n  \r\n[1,\n", 3, "[1,", 3, "unexpected end of input"),
-        ('1\n"é" x'.encode(), 2, '"é" x', 4, "trailing data after the value"),
-        (b"[1]\n\n\n1 2", 4, "1 2", 2, "trailing data after the value"),
-        (b"1\r2\n", 1, "1\r2", 2, "trailing data after the value"),
+        (b"1\n2\n{x\n", 3, "{x", 1, "unexpected character, expected a string key"),
+        (b"1\r\n  \r\n[1,\n", 3, "[1,", 3, "unexpected end of data"),
+        ('1\n"é" x'.encode(), 2, '"é" x', 4, "unexpected content after document"),
+        (b"[1]\n\n\n1 2", 4, "1 2", 2, "unexpected content after document"),
+        (b"1\r2\n", 1, "1\r2", 2, "unexpected content after document"),
     ],
 )
 def test_bad_line_reports_its_number(data, lineno, doc, pos, msg):
@@ -266,7 +267,7 @@ def test_type_syntax_error_is_a_line_error():
 @pytest.mark.parametrize("opener", [b"[", b'{"a":'])
 def test_100000_nested_levels_on_a_line(opener):
     data = b"1\n" + opener * 100_000 + b"\n3\n"
-    with pytest.raises(orcodec.JSONDecodeError, match="^nesting deeper than 1024 levels: line 2 column") as info:
+    with pytest.raises(orcodec.JSONDecodeError, match="^depth limit exceeded: line 2 column") as info:
         orcodec.loads_lines(data)
     assert info.value.lineno == 2
     it = orcodec.iter_lines(io.BytesIO(data), read_size=4096)

@@ -25,6 +25,7 @@ import msgpack
 import msgpack_numpy
 import numpy as np
 import orcodec
+import ormsgpack
 import pytest
 
 EXT = orcodec.OPT_NUMPY_EXT
@@ -151,8 +152,13 @@ def test_invalid_numpy_ext_code(code):
 
 def test_without_the_flag_nothing_changes():
     a = np.arange(3)
-    # numpy.float64 is a float; arrays go to default.
-    assert orcodec.packb(np.float64(1.5)) == msgpack.packb(1.5)
+    # numpy.float64 is a float subclass, which goes to default as with ormsgpack;
+    # arrays go to default.
+    for peer in (orcodec, ormsgpack):
+        with pytest.raises(TypeError) as info:
+            peer.packb(np.float64(1.5))
+        assert str(info.value) == "Type is not msgpack serializable: numpy.float64"
+    assert orcodec.packb(np.float64(1.5), default=float) == msgpack.packb(1.5)
     assert orcodec.packb(a, default=lambda o: "d") == msgpack.packb("d")
     assert orcodec.packb(a, option=orcodec.OPT_SERIALIZE_NUMPY) == msgpack.packb([0, 1, 2])
     # The extension is an extension like any other without the flag.
@@ -160,7 +166,10 @@ def test_without_the_flag_nothing_changes():
     assert orcodec.unpackb(out, ext_hook=orcodec.Ext) == orcodec.Ext(CODE, out[3:])
     # JSON ignores the flags.
     assert orcodec.dumps(a, option=EXT | MAPS | orcodec.OPT_SERIALIZE_NUMPY) == b"[0,1,2]"
-    assert orcodec.dumps(np.float64(1.5), option=EXT) == b"1.5"
+    assert orcodec.dumps(np.float64(1.5), option=EXT | orcodec.OPT_SERIALIZE_NUMPY) == b"1.5"
+    with pytest.raises(orcodec.JSONEncodeError) as info:
+        orcodec.dumps(np.float64(1.5), option=EXT)
+    assert str(info.value) == "Type is not JSON serializable: numpy.float64"
 
 
 # --------------------------------------------------------------------------------------
@@ -289,9 +298,16 @@ def test_nan_payload_of_a_scalar():
 
 
 def test_scalars_of_other_dtypes_follow_the_other_rules():
-    # numpy.str_ and numpy.bytes_ are str and bytes subclasses.
-    assert orcodec.packb([np.str_("é"), np.bytes_(b"\x00")], option=EXT) == msgpack.packb(["é", b"\x00"])
-    with pytest.raises(orcodec.MsgpackEncodeError, match="Type is not MessagePack serializable: numpy.longdouble"):
+    # numpy.str_ and numpy.bytes_ are str and bytes subclasses: the first is
+    # written as a str, the second goes to default, as with ormsgpack.
+    assert orcodec.packb([np.str_("é")], option=EXT) == msgpack.packb(["é"])
+    assert orcodec.packb([np.str_("é")]) == ormsgpack.packb([np.str_("é")])
+    for peer, option in ((orcodec, EXT), (ormsgpack, 0)):
+        with pytest.raises(TypeError) as info:
+            peer.packb([np.bytes_(b"\x00")], option=option)
+        assert str(info.value) == "Type is not msgpack serializable: numpy.bytes_"
+    assert orcodec.packb([np.bytes_(b"\x00")], option=EXT, default=bytes) == msgpack.packb([b"\x00"])
+    with pytest.raises(orcodec.MsgpackEncodeError, match="Type is not msgpack serializable: numpy.longdouble"):
         orcodec.packb(np.longdouble(1), option=EXT)
     assert orcodec.packb(np.longdouble(1), option=EXT, default=float) == msgpack.packb(1.0)
 
@@ -322,11 +338,16 @@ def test_inside_any_document():
     same(back[2]["nested"]["deep"][0][0], np.array([True, False]))
     # The timestamp extension (-1) is read as a datetime alongside.
     assert back[0]["samples"][0]["at"].tzinfo is dt.timezone.utc
-    # Sorted keys, non-str keys and OPT_SERIALIZE_NUMPY alongside.
-    flags = EXT | orcodec.OPT_SORT_KEYS | orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SERIALIZE_NUMPY
-    out = orcodec.packb({"b": np.arange(2), 1: np.float32(1)}, option=flags)
+    # Sorted keys, non-str keys and OPT_SERIALIZE_NUMPY alongside (sorted and
+    # non-str keys not together: ormsgpack refuses that pair).
+    flags = EXT | orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SERIALIZE_NUMPY
+    out = orcodec.packb({1: np.float32(1), "b": np.arange(2)}, option=flags)
     back = orcodec.unpackb(out, option=EXT | orcodec.OPT_NON_STR_KEYS)
     assert list(back) == [1, "b"] and type(back[1]) is np.float32
+    same(back["b"], np.arange(2))
+    flags = EXT | orcodec.OPT_SORT_KEYS | orcodec.OPT_SERIALIZE_NUMPY
+    back = orcodec.unpackb(orcodec.packb({"b": np.arange(2), "a": np.float32(1)}, option=flags), option=EXT)
+    assert list(back) == ["a", "b"] and type(back["a"]) is np.float32
     same(back["b"], np.arange(2))
 
 
@@ -361,7 +382,7 @@ def test_refused_dtypes_are_never_pickled():
 
 def test_subclasses_of_ndarray_go_to_default():
     masked = np.ma.masked_array([1, 2], mask=[0, 1])
-    with pytest.raises(orcodec.MsgpackEncodeError, match="^Type is not MessagePack serializable: MaskedArray$"):
+    with pytest.raises(orcodec.MsgpackEncodeError, match="^Type is not msgpack serializable: MaskedArray$"):
         orcodec.packb(masked, option=EXT)
     out = orcodec.packb(masked, option=EXT, default=lambda a: a.filled(0))
     same(orcodec.unpackb(out, option=EXT), np.array([1, 0]))

@@ -17,7 +17,6 @@ from helpers import (
     SPECIAL_FLOATS,
     STRING_KINDS,
     MyDict,
-    MyFloat,
     MyInt,
     MyList,
     MyStr,
@@ -26,7 +25,6 @@ from helpers import (
     nested_lists,
     nested_mixed,
     random_doubles,
-    to_plain,
 )
 
 
@@ -73,7 +71,7 @@ CORPUS = {
     },
     "deep_lists": nested_lists(254, innermost="x"),
     "deep_mixed": nested_mixed(254),
-    "subclasses": [MyStr("s"), MyInt(7), MyFloat(2.5), MyDict(k=MyList([1])), {"k": MyStr("v")}],
+    "subclasses": [MyStr("s"), MyInt(7), MyDict(k=MyList([1])), {"k": MyStr("v")}],
     "wide_list": list(range(70_000)),
     "wide_dict": {f"key{i}": [i, str(i)] for i in range(5000)},
     "records": [
@@ -92,8 +90,6 @@ def test_roundtrip(fmt, name):
 @pytest.mark.parametrize("name", CORPUS)
 def test_reads_the_references_output(fmt, name):
     doc = CORPUS[name]
-    if name == "subclasses":
-        doc = to_plain(doc)  # the peers do not serialize float subclasses
     data = fmt.reference(doc)
     assert_strict_equal(fmt.decode(data), fmt.reference_decode(data))
 

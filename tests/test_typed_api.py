@@ -87,7 +87,8 @@ def test_keywords_of_loads_and_unpackb():
     assert orcodec.unpackb(orcodec.packb({"qty": 1}), type=Item, option=None, ext_hook=None) == Item(1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'typ'"):
         orcodec.loads(b"1", typ=int)  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="takes at most 1 positional argument"):
+    # orjson's words for a positional count loads does not take.
+    with pytest.raises(TypeError, match=r"^orcodec\.loads\(\) takes exactly one argument \(2 given\)$"):
         orcodec.loads(b"1", int)  # type: ignore[call-overload]
     # strict and dec_hook are checked even without a type.
     with pytest.raises(TypeError, match="dec_hook must be callable"):

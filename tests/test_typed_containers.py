@@ -144,17 +144,41 @@ def test_unhashable_set_items_are_a_validation_error():
         orcodec.convert([[1]], set[Any])
 
 
+def test_json_any_parts_refuse_numbers_beyond_the_doubles_as_untyped_loads():
+    # The same error, at the same place, as loads without a type (orjson's); a float
+    # target keeps msgspec's ValidationError.
+    for data, tp in ((b"[1, 1e400]", Any), (b"[1, -1e400]", list[Any]), (b'{"a": [1, 1' + b"0" * 400 + b"]}", Any)):
+        with pytest.raises(orcodec.JSONDecodeError) as typed:
+            orcodec.loads(data, type=tp)
+        assert not isinstance(typed.value, orcodec.ValidationError)
+        with pytest.raises(orcodec.JSONDecodeError) as untyped:
+            orcodec.loads(data)
+        assert (typed.value.msg, typed.value.pos) == (untyped.value.msg, untyped.value.pos)
+        assert typed.value.msg == "number is infinity when parsed as double"
+    with pytest.raises(orcodec.ValidationError, match="^Number out of range - at `\\$\\[1\\]`$"):
+        orcodec.loads(b"[1, 1e400]", type=list[float])
+
+
 def test_msgpack_any_parts_follow_untyped_unpackb():
     data = orcodec.packb({1: [1]}, option=orcodec.OPT_NON_STR_KEYS)
-    with pytest.raises(orcodec.MsgpackDecodeError, match=r"^map key must be str .* at byte 1$") as info:
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data, type=Any)
     assert not isinstance(info.value, orcodec.ValidationError)
+    with pytest.raises(orcodec.MsgpackDecodeError) as untyped:
+        orcodec.unpackb(data)
+    assert str(info.value) == str(untyped.value) == "invalid type FixPos(1)"
+    assert info.value.pos == untyped.value.pos == 1
+    assert info.value.__notes__ == untyped.value.__notes__
     assert orcodec.unpackb(data, type=Any, option=orcodec.OPT_NON_STR_KEYS) == {1: [1]}
     # A typed dict reads int keys whatever the option.
     assert orcodec.unpackb(data, type=dict[int, list[int]]) == {1: [1]}
     ext = orcodec.packb([orcodec.Ext(3, b"ab")])
-    with pytest.raises(orcodec.MsgpackDecodeError, match="extension type 3 is not supported"):
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(ext, type=list[Any])
+    with pytest.raises(orcodec.MsgpackDecodeError) as untyped:
+        orcodec.unpackb(ext)
+    assert str(info.value) == str(untyped.value) == "ext_hook missing"
+    assert info.value.pos == untyped.value.pos
     assert orcodec.unpackb(ext, type=list[Any], ext_hook=orcodec.Ext) == [orcodec.Ext(3, b"ab")]
     assert orcodec.unpackb(orcodec.packb([[1, 2]]), type=list[Any]) == [[1, 2]]
 

@@ -347,16 +347,26 @@ def test_datetime_subclasses_go_to_default_like_peers(fmt, value):
             fmt.encode(value, option=option)
 
 
-def test_utcoffset_none_is_naive(fmt):
-    # Deviation: orjson writes +00:00 and ormsgpack raises; Python itself calls it naive.
+def test_utcoffset_none_is_naive_in_json():
+    # Deviation: orjson writes +00:00 (it reads the None it gets back as if it were a
+    # timedelta); Python itself calls such a datetime naive, and so does dumps.
     value = dt.datetime(2020, 1, 1, 1, 2, 3, tzinfo=NoneOffset())
     assert value.utcoffset() is None
-    assert fmt.encode(value) == fmt.exact_str("2020-01-01T01:02:03")
-    assert fmt.encode(value, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == fmt.exact_str("2020-01-01T01:02:03Z")
-    # Naive for the timestamp extension too (which JSON ignores): text without OPT_NAIVE_UTC.
-    assert fmt.encode(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT) == fmt.exact_str("2020-01-01T01:02:03")
-    stamp = fmt.encode(value, option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT | orcodec.OPT_NAIVE_UTC)
-    assert stamp == fmt.encode(value.replace(tzinfo=UTC), option=orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
+    assert orcodec.dumps(value) == b'"2020-01-01T01:02:03"'
+    assert orcodec.dumps(value, option=orcodec.OPT_NAIVE_UTC | orcodec.OPT_UTC_Z) == b'"2020-01-01T01:02:03Z"'
+    assert orjson.dumps(value) == b'"2020-01-01T01:02:03+00:00"'
+
+
+def test_utcoffset_none_is_refused_in_msgpack():
+    # As ormsgpack, whatever the flags.
+    value = dt.datetime(2020, 1, 1, 1, 2, 3, tzinfo=NoneOffset())
+    for names in ((), ("OPT_NAIVE_UTC",), ("OPT_DATETIME_AS_TIMESTAMP_EXT",)):
+        with pytest.raises(orcodec.MsgpackEncodeError) as info:
+            orcodec.packb(value, option=opts(orcodec, names))
+        with pytest.raises(TypeError) as peer:
+            ormsgpack.packb(value, option=opts(ormsgpack, names))
+        assert str(info.value) == str(peer.value)
+        assert str(info.value).startswith("datetime's timezone library is not supported")
 
 
 def test_utcoffset_raising_is_an_encode_error_with_cause(fmt):
@@ -373,7 +383,10 @@ def test_utcoffset_raising_is_an_encode_error_with_cause(fmt):
     zone.fail = False
     keyed = {dt.datetime(2020, 1, 1, tzinfo=zone): 1, "a": 2}
     zone.fail = True
-    for option in (orcodec.OPT_NON_STR_KEYS, orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS):
+    options = [orcodec.OPT_NON_STR_KEYS]
+    if fmt.name == "json":  # (packb refuses the two flags together, as ormsgpack)
+        options.append(orcodec.OPT_NON_STR_KEYS | orcodec.OPT_SORT_KEYS)
+    for option in options:
         with pytest.raises(error) as info:
             encode(keyed, option=option)
         assert type(info.value.__cause__) is ZeroDivisionError
@@ -393,31 +406,42 @@ PYTZ_UNLOCALIZED = dt.datetime(2020, 1, 1, tzinfo=pytz.timezone("Europe/Amsterda
 
 
 def test_pytz_time_in_dst_gap(fmt):
-    # Deviation: for a wall time in a DST gap, pytz's localize() gives the offset before
-    # the change (+01:00 here) and Python agrees; orjson and ormsgpack normalize() it and
-    # write the original wall time with the offset after the change (+02:00), another
-    # instant. orcodec writes what value.utcoffset() says.
+    # For a wall time in a DST gap, pytz's localize() gives the offset before the change
+    # (+01:00 here) and Python agrees; both peers ask the zone's normalize() and write the
+    # wall time with the offset after the change (+02:00), and so does orcodec.
     value = PYTZ_IN_GAP
     assert value.utcoffset() == dt.timedelta(hours=1)
-    assert fmt.encode(value) == fmt.exact_str("2024-03-31T02:30:00+01:00")
-    assert fmt.peer_encode(value) == fmt.exact_str("2024-03-31T02:30:00+02:00")
+    assert fmt.same_as_peer(value) == fmt.exact_str("2024-03-31T02:30:00+02:00")
 
 
-def test_pytz_without_localize_uses_pythons_offset(fmt):
-    # Deviation: a pytz zone attached with replace()/the constructor has the LMT offset;
-    # orcodec writes what dt.utcoffset() says, orjson and ormsgpack the standard offset.
-    value = PYTZ_UNLOCALIZED
-    assert value.utcoffset() == dt.timedelta(minutes=18)
-    assert fmt.encode(value) == fmt.exact_str("2020-01-01T00:00:00+00:18")
-    assert fmt.peer_encode(value) == fmt.exact_str("2020-01-01T00:00:00+01:00")
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (PYTZ_UNLOCALIZED, "2020-01-01T00:00:00+01:00"),
+        (dt.datetime(2018, 1, 1, 2, 3, 4, tzinfo=pytz.timezone("Asia/Shanghai")), "2018-01-01T02:03:04+08:00"),
+        (dt.datetime(2018, 6, 1, 2, 3, 4, tzinfo=pytz.timezone("America/New_York")), "2018-06-01T02:03:04-04:00"),
+        (dt.datetime(2018, 12, 1, 2, 3, 4, tzinfo=pytz.timezone("Australia/Adelaide")), "2018-12-01T02:03:04+10:30"),
+    ],
+    ids=lambda v: None if isinstance(v, str) else str(v.tzinfo),
+)
+def test_pytz_without_localize_like_peers(fmt, value, text):
+    # A pytz zone attached with replace() or the constructor is its local mean time entry
+    # (Amsterdam +00:18, Shanghai +08:06); both peers write the offset normalize() finds
+    # for that time, which users of both rely on, and so does orcodec.
+    assert value.utcoffset() != value.tzinfo.normalize(value).utcoffset()
+    assert fmt.same_as_peer(value) == fmt.exact_str(text)
+    for names in (("OPT_UTC_Z",), ("OPT_OMIT_MICROSECONDS",), ("OPT_NAIVE_UTC",)):
+        fmt.same_as_peer(value, names)
+    assert fmt.encode({value: 1}, option=orcodec.OPT_NON_STR_KEYS) == fmt.encode({text: 1})
 
 
-def test_pytz_deviations_as_timestamps_are_the_same_instant():
-    stamp = orcodec.packb(PYTZ_IN_GAP, option=TS)
-    assert orcodec.unpackb(stamp, option=TS) == PYTZ_IN_GAP
-    stamp = orcodec.packb(PYTZ_UNLOCALIZED, option=TS)
-    back = orcodec.unpackb(stamp, option=TS)
-    assert back == PYTZ_UNLOCALIZED and back.tzinfo is UTC
+def test_pytz_as_timestamps_equal_ormsgpack():
+    for value in (PYTZ_IN_GAP, PYTZ_UNLOCALIZED):
+        stamp = orcodec.packb(value, option=TS)
+        assert stamp == ormsgpack.packb(value, option=ormsgpack.OPT_DATETIME_AS_TIMESTAMP_EXT)
+        normalized = value.tzinfo.normalize(value)
+        instant = (value.replace(tzinfo=None) - normalized.utcoffset()).replace(tzinfo=UTC)
+        assert orcodec.unpackb(stamp, option=TS) == instant
 
 
 # --------------------------------------------------------------------------------------

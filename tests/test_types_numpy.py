@@ -17,6 +17,7 @@ import textwrap
 
 import numpy as np
 import orcodec
+import orjson
 import ormsgpack
 import pytest
 from helpers import JSON, MSGPACK, by_format, f32, f64, msgpack_header, msgpack_int, random_doubles
@@ -163,15 +164,20 @@ def test_shapes_equal_peers(fmt, arr):
     same_as_peer(fmt, {"a": [arr, arr]})
 
 
-def test_zero_dimensional_arrays_are_their_value(fmt):
-    # Deviation: orjson and ormsgpack refuse 0-d arrays.
+def test_zero_dimensional_arrays_go_to_default(fmt):
+    # As with both peers: a 0-d array is no array to them; default gets it (and
+    # ndarray.item() gives its value).
     option = orcodec.OPT_SERIALIZE_NUMPY
-    for arr, expected in [(np.array(3.5), 3.5), (np.array(7, dtype=np.uint8), 7), (np.array(True), True)]:
+    for arr in [np.array(3.5), np.array(7, dtype=np.uint8), np.array(True)]:
         assert arr.ndim == 0
-        assert fmt.decode(fmt.encode(arr, option=option)) == expected
-        assert fmt.encode(arr, option=option) == fmt.encode(arr[()], option=option)
-        with pytest.raises(TypeError):
+        with pytest.raises(fmt.encode_error) as info:
+            fmt.encode(arr, option=option)
+        with pytest.raises(TypeError) as peer:
             fmt.peer_encode(arr, option=fmt.peer_opts(NUMPY))
+        assert str(info.value) == str(peer.value)
+        assert "0-d array" in "\n".join(info.value.__notes__)
+        out = same_as_peer(fmt, [arr], default=lambda o: o.item())
+        assert fmt.decode(out) == [arr.item()]
 
 
 def test_indent_and_sort_keys_with_arrays(fmt):
@@ -363,27 +369,45 @@ def test_datetime64_unit_multiples(fmt, value, texts):
     assert fmt.encode(value, option=orcodec.OPT_SERIALIZE_NUMPY) == _exact_texts(fmt, texts)
 
 
+UNREPRESENTABLE = "unrepresentable numpy.datetime64: "
+NAT = "-9223372036854775808"
+
+
 @pytest.mark.parametrize(
-    "value",
+    "value, json_message, msgpack_message, peers",
     [
-        np.array(["NaT"], dtype="datetime64[s]"),
-        np.array(["2020-01-01", "NaT"], dtype="datetime64[D]"),
-        np.datetime64("NaT"),
-        np.datetime64("NaT", "ns"),
-        np.array([10_000], dtype="datetime64[Y]"),  # year 11970
-        np.array([-2000], dtype="datetime64[Y]"),  # year -30
-        np.array([2**62], dtype="datetime64[s]"),
-        np.array([-(2**62)], dtype="datetime64[W]"),
+        (np.array(["NaT"], dtype="datetime64[s]"), f"{NAT} seconds", "NaT", "both"),
+        # orjson writes 1970-01-01 for NaT in days (a listed deviation).
+        (np.array(["2020-01-01", "NaT"], dtype="datetime64[D]"), f"{NAT} days", "NaT", "ormsgpack"),
+        # orjson writes 1677-09-21T00:12:43.145224 for NaT in nanoseconds.
+        (np.datetime64("NaT", "ns"), f"{NAT} nanoseconds", "NaT", "ormsgpack"),
+        # ormsgpack crashes the interpreter on year 11970.
+        (np.array([10_000], dtype="datetime64[Y]"), "10000 years", "10000 years", "orjson"),
+        # ormsgpack writes "0-30-01-01T00:00:00" for year -30.
+        (np.array([-2000], dtype="datetime64[Y]"), "-2000 years", "-2000 years", "orjson"),
+        (np.array([2**62], dtype="datetime64[s]"), f"{2**62} seconds", f"{2**62} seconds", "both"),
+        # orjson writes 1970-01-01 (its multiplication overflows).
+        (np.array([-(2**62)], dtype="datetime64[W]"), f"{-(2**62)} weeks", f"{-(2**62)} weeks", "ormsgpack"),
     ],
-    ids=lambda v: f"{v!r}"[:40],
+    ids=lambda v: f"{v!r}"[:40] if isinstance(v, np.ndarray) else None,
 )
-def test_datetime64_without_text_is_an_error(fmt, value):
+def test_datetime64_without_text_is_an_error(fmt, value, json_message, msgpack_message, peers):
+    # The peers' messages: the value and its unit (ormsgpack says NaT for NaT).
     encode, error = fmt.encode, fmt.encode_error
-    with pytest.raises(error, match="NaT or outside years 1 to 9999"):
+    message = UNREPRESENTABLE + (json_message if fmt is JSON else msgpack_message)
+    with pytest.raises(error) as info:
         encode(value, option=orcodec.OPT_SERIALIZE_NUMPY)
+    assert str(info.value) == message
     # Not something default can take instead: the value, not the array, is the problem.
-    with pytest.raises(error):
+    with pytest.raises(error) as info:
         encode(value, default=lambda o: "d", option=orcodec.OPT_SERIALIZE_NUMPY)
+    assert str(info.value) == message
+    if peers == "both" or peers == fmt.peer.__name__:
+        with pytest.raises(TypeError) as peer:
+            fmt.peer_encode(value, option=fmt.peer_opts(NUMPY))
+        assert str(peer.value) == message
+    elif fmt is JSON:
+        assert type(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)) is bytes  # the deviation
 
 
 # --------------------------------------------------------------------------------------
@@ -397,17 +421,20 @@ UNSUPPORTED = {
     "object": (np.array([1, "x"], dtype=object), "unsupported datatype in numpy array"),
     "longdouble": (np.array([1.0], dtype=np.longdouble), "unsupported datatype in numpy array"),
     "timedelta": (np.array([1], dtype="timedelta64[s]"), "unsupported datatype in numpy array"),
-    "datetime64[ps]": (np.array([1], dtype="datetime64[ps]"), "unsupported datatype in numpy array"),
-    "datetime64[generic]": (np.array(["NaT"], dtype="datetime64"), "unsupported datatype in numpy array"),
-    "structured": (np.zeros(2, dtype=[("a", "i4")]), "unsupported datatype in numpy array"),
+    # The array interface of a structured array says it is not C-contiguous.
+    "structured": (np.zeros(2, dtype=[("a", "i4")]), "not C contiguous"),
     "reversed": (np.arange(5)[::-1], "not C contiguous"),
     "strided": (np.arange(10)[::2], "not C contiguous"),
     "fortran": (np.asfortranarray(np.arange(6).reshape(2, 3)), "not C contiguous"),
     "column": (np.arange(6).reshape(3, 2)[:, :1], "not C contiguous"),
     "transposed": (np.arange(6).reshape(2, 3).T, "not C contiguous"),
-    "big_endian_i4": (np.array([1, 2], dtype=">i4"), "not in native byte order"),
-    "big_endian_f8": (np.array([1.5], dtype=">f8"), "not in native byte order"),
 }
+
+
+def _reason(fmt, reason):
+    # ormsgpack says "not C contiguous" of every array it does not write (a note
+    # gives the dtype).
+    return "not C contiguous" if fmt is MSGPACK else reason
 
 
 @pytest.mark.parametrize("name", list(UNSUPPORTED))
@@ -426,45 +453,58 @@ def test_unsupported_arrays_go_to_default(fmt, name):
     expected = arr.tolist() if as_list(arr) else "default"
     assert encode([arr], default=default, option=orcodec.OPT_SERIALIZE_NUMPY) == encode([expected])
     assert len(seen) == 1 and seen[0] is arr
-    with pytest.raises(error, match=reason):
-        encode(arr, option=orcodec.OPT_SERIALIZE_NUMPY)
-    with pytest.raises(error, match=reason):
-        encode({"k": [arr]}, option=orcodec.OPT_SERIALIZE_NUMPY)
+    for doc in (arr, {"k": [arr]}):
+        with pytest.raises(error, match=_reason(fmt, reason)) as info:
+            encode(doc, option=orcodec.OPT_SERIALIZE_NUMPY)
+        with pytest.raises(TypeError) as peer:
+            fmt.peer_encode(doc, option=fmt.peer_opts(NUMPY))
+        assert str(info.value) == str(peer.value)
+        if "datatype" in reason:
+            assert f"the array's dtype is {arr.dtype}" in info.value.__notes__
 
 
-# The peers raise for these without asking default: see test_peers_do_not_ask_default.
-PEERS_RAISE = {"big_endian_i4", "big_endian_f8", "datetime64[ps]", "datetime64[generic]"}
-
-
-@pytest.mark.parametrize("name", [n for n in UNSUPPORTED if n not in PEERS_RAISE])
+@pytest.mark.parametrize("name", list(UNSUPPORTED))
 def test_unsupported_arrays_default_equals_peers(fmt, name):
     arr = UNSUPPORTED[name][0]
     same_as_peer(fmt, [arr], default=lambda o: f"default:{o.dtype}:{o.shape}")
 
 
+# The peers raise for these without asking default, and so does orcodec.
+PEERS_RAISE = {
+    "datetime64[ps]": (np.array([1], dtype="datetime64[ps]"), "unsupported numpy.datetime64 unit: picoseconds"),
+    "datetime64[fs]": (np.array([1], dtype="datetime64[fs]"), "unsupported numpy.datetime64 unit: femtoseconds"),
+    "datetime64[as]": (np.array([1], dtype="datetime64[as]"), "unsupported numpy.datetime64 unit: attoseconds"),
+    "datetime64[generic]": (np.array(["NaT"], dtype="datetime64"), "unsupported numpy.datetime64 unit: NaT"),
+    "datetime64 scalar[ps]": (np.datetime64(1, "ps"), "unsupported numpy.datetime64 unit: picoseconds"),
+    "datetime64 scalar[generic]": (np.datetime64("NaT"), "unsupported numpy.datetime64 unit: NaT"),
+}
+
+
 @pytest.mark.parametrize("name", sorted(PEERS_RAISE))
 def test_peers_do_not_ask_default(fmt, name):
-    # Deviation: for datetime64 units without text (ps, generic) and for byte-swapped
-    # arrays, orjson raises even with a default (ormsgpack too, but for byte-swapped
-    # arrays: see test_big_endian_deviation); orcodec asks default like for any other
-    # array it does not write.
-    arr = UNSUPPORTED[name][0]
+    arr, message = PEERS_RAISE[name]
     default = lambda o: "default"  # noqa: E731
-    assert fmt.encode(arr, default=default, option=orcodec.OPT_SERIALIZE_NUMPY) == fmt.exact_str("default")
-    if fmt is JSON or not name.startswith("big_endian"):
-        with pytest.raises(TypeError):
-            fmt.peer_encode(arr, default=default, option=fmt.peer_opts(NUMPY))
+    for default in (None, lambda o: "default"):
+        with pytest.raises(fmt.encode_error) as info:
+            fmt.encode([arr], default=default, option=orcodec.OPT_SERIALIZE_NUMPY)
+        with pytest.raises(TypeError) as peer:
+            fmt.peer_encode([arr], default=default, option=fmt.peer_opts(NUMPY))
+        assert str(info.value) == str(peer.value) == message
 
 
-@pytest.mark.parametrize("fmt, expected", by_format(json=[b"[1,2]"], msgpack=[b"\x92\x01\x02"]))
-def test_big_endian_deviation(fmt, expected):
-    # Deviation: ormsgpack writes the bytes of a big-endian array as if native (wrong
-    # values); orjson raises; orcodec hands it to default.
-    arr = np.array([1, 2], dtype=">i4")
-    assert fmt.encode(arr, default=lambda o: o.tolist(), option=orcodec.OPT_SERIALIZE_NUMPY) == expected
+@pytest.mark.parametrize("dtype", [">i4", ">f8", ">u2"])
+def test_big_endian_arrays_raise(fmt, dtype):
+    # As orjson: an array not in native byte order raises, even with a default.
+    # ormsgpack writes the bytes as if native (wrong numbers): a listed deviation.
+    arr = np.array([1, 2], dtype=dtype)
+    for default in (None, lambda o: o.tolist()):
+        with pytest.raises(fmt.encode_error) as info:
+            fmt.encode(arr, default=default, option=orcodec.OPT_SERIALIZE_NUMPY)
+        assert str(info.value) == "numpy array is not native-endianness"
+    with pytest.raises(TypeError, match="(?m)^numpy array is not native-endianness$"):
+        orjson.dumps(arr, default=lambda o: o.tolist(), option=orjson.OPT_SERIALIZE_NUMPY)
     if fmt is MSGPACK:
-        wrong = b"\x92\xce\x01\x00\x00\x00\xce\x02\x00\x00\x00"
-        assert ormsgpack.packb(arr, option=ormsgpack.OPT_SERIALIZE_NUMPY) == wrong
+        assert ormsgpack.packb(arr, option=ormsgpack.OPT_SERIALIZE_NUMPY) != ormsgpack.packb(arr.tolist())
 
 
 def test_without_flag_numpy_goes_to_default(fmt):
@@ -473,11 +513,12 @@ def test_without_flag_numpy_goes_to_default(fmt):
         with pytest.raises(error, match="serializable"):
             encode(value)
         assert encode(value, default=lambda o: o.tolist()) == encode(value.tolist())
-    # float64 is a float subclass: written as a float like any float subclass unless
-    # OPT_PASSTHROUGH_SUBCLASS (a deviation: the peers refuse it without their flag).
-    assert encode(np.float64(1.5)) == encode(1.5)
-    with pytest.raises(error):
-        encode(np.float64(1.5), option=orcodec.OPT_PASSTHROUGH_SUBCLASS)
+    # float64 is a float subclass, which neither peer writes without its flag.
+    for names in ((), ("OPT_PASSTHROUGH_SUBCLASS",)):
+        with pytest.raises(error) as info:
+            encode(np.float64(1.5), option=fmt.opts(names))
+        assert str(info.value) == f"Type is not {fmt.label} serializable: numpy.float64"
+        assert "pass OPT_SERIALIZE_NUMPY to write numpy arrays and scalars" in info.value.__notes__
     assert encode(np.float64(1.5), option=orcodec.OPT_PASSTHROUGH_SUBCLASS | orcodec.OPT_SERIALIZE_NUMPY) == encode(1.5)
 
 
@@ -523,6 +564,8 @@ def test_orcodec_does_not_import_numpy():
             option |= orcodec.OPT_NON_STR_KEYS
             orcodec.dumps(doc, option=option, default=str)
             del doc["f"]
+            # (packb refuses OPT_NON_STR_KEYS with OPT_SORT_KEYS, as ormsgpack.)
+            option &= ~orcodec.OPT_SORT_KEYS
             orcodec.packb(doc, option=option | orcodec.OPT_SERIALIZE_PYDANTIC, default=str)
             doc["f"] = orcodec.Fragment(b"1")
         orcodec.packb(orcodec.Ext(1, b""))

@@ -39,8 +39,10 @@ from ._orcodec import (
     Fragment,
     JSONDecodeError,
     JSONEncodeError,
+    JSONInputTypeError,
     MsgpackDecodeError,
     MsgpackEncodeError,
+    MsgpackInputTypeError,
     OutOfData,
     Packer,
     Unpacker,
@@ -94,9 +96,10 @@ def _flags_section():
         "Flags",
         "-----",
         _wrap(
-            "option= takes an int of OPT_* flags combined with |. Each function accepts every flag and "
-            "ignores those that do not concern it; a bit that is no flag raises. orcodec.flags maps each "
-            "name to a FlagInfo with the same facts."
+            "option= takes an int of OPT_* flags combined with |. dumps and packb accept every flag and "
+            "ignore those that do not concern them, so one value serves both; unpackb accepts only its own "
+            "(as ormsgpack's). Anything else raises the function's error (Invalid opts). orcodec.flags maps "
+            "each name to a FlagInfo with the same facts."
         ),
     ]
     for flag in flags.values():
@@ -116,8 +119,10 @@ __all__ = [
     "Fragment",
     "JSONDecodeError",
     "JSONEncodeError",
+    "JSONInputTypeError",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
+    "MsgpackInputTypeError",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_INDENT_2",

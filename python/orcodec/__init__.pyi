@@ -28,15 +28,17 @@ flags: Mapping[str, FlagInfo]
 class Fragment:
     """Already-encoded output, copied as it is wherever it appears in what is
     serialized: JSON text (bytes or str) for dumps, MessagePack bytes for
-    packb. Nothing checks that it is valid.
+    packb. dumps does not check that it is valid JSON (as orjson); packb
+    checks that it is exactly one MessagePack value (as ormsgpack).
 
-    Raises TypeError for contents that are neither bytes nor str. packb
-    raises MsgpackEncodeError for a Fragment that holds str.
+    Like orjson's, it takes any content when made: dumps and packb raise
+    their encode error for content that is neither bytes nor str, packb
+    also for str and for bytes that are not one MessagePack value.
     """
 
     @property
     def contents(self) -> bytes | str:
-        """The encoded content (bytes or str)."""
+        """The encoded content (bytes or str to be written)."""
     def __new__(cls, contents: bytes | str, /) -> Fragment: ...
 
 @final
@@ -672,10 +674,25 @@ class MsgpackEncodeError(TypeError):
     is the __cause__.
     """
 
+class JSONInputTypeError(JSONDecodeError, TypeError):
+    """Raised by loads for input of a type it does not read (neither bytes,
+    bytearray, memoryview nor str): a JSONDecodeError, as orjson raises, and a
+    TypeError. For a file object a note says to pass its contents.
+    """
+
 class MsgpackDecodeError(ValueError):
-    """Raised by unpackb for input that is not valid MessagePack (the message
-    says at which byte) and for arguments it cannot use. A subclass of
-    ValueError. When ext_hook raised, that exception is the __cause__.
+    """Raised by unpackb for input that is not valid MessagePack and for
+    options it cannot use, with ormsgpack's messages. A subclass of ValueError.
+    pos is the byte offset of the problem (None when there is none); a note
+    says more. When ext_hook raised, that exception is the __cause__.
+    """
+
+    pos: int | None
+
+class MsgpackInputTypeError(MsgpackDecodeError, TypeError):
+    """Raised by unpackb for input of a type it does not read (neither bytes,
+    bytearray nor memoryview): a MsgpackDecodeError, as ormsgpack raises, and a
+    TypeError. For a file object a note says to pass its contents.
     """
 
 # The flags: orcodec.flags and help(orcodec) say the same at run time.

@@ -300,6 +300,12 @@ def problem(path: str, fmt: str, error: Exception, start: int = 0, number: int =
     if isinstance(error, JSONDecodeError):
         return f"{path}:{error.lineno}:{error.colno}: {error.msg}"
     message = str(error)
+    pos = getattr(error, "pos", None)
+    if pos is not None:
+        # The message is ormsgpack's; orcodec's own account, when there is one, is
+        # the note after the one giving the offset.
+        notes = [note for note in getattr(error, "__notes__", []) if not note.startswith("at byte ")]
+        return f"{path}:{number}:{pos - start + 1}: {notes[0] if notes else message}"
     match = AT_BYTE.search(message)
     if match:
         offset = int(match.group(1))

@@ -13,6 +13,11 @@ pub trait Builder {
     type Value;
     type Error;
 
+    /// Whether a JSON number whose value is beyond the doubles (`1e400`,
+    /// 400 digits) is an error (`NumberOutOfRange` at its start) rather
+    /// than an infinity.
+    const FINITE_NUMBERS: bool = false;
+
     fn null(&mut self) -> Result<Self::Value, Self::Error>;
     fn bool(&mut self, value: bool) -> Result<Self::Value, Self::Error>;
     fn i64(&mut self, value: i64) -> Result<Self::Value, Self::Error>;

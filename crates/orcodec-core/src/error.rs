@@ -16,6 +16,9 @@ pub enum DecodeErrorKind {
     DepthLimit,
     InvalidUtf8,
     InvalidNumber,
+    /// A JSON number beyond the doubles (`1e400`), refused by builders that
+    /// ask for finite numbers ([`Builder::FINITE_NUMBERS`](crate::builder::Builder::FINITE_NUMBERS)).
+    NumberOutOfRange,
     InvalidEscape,
     ControlCharacterInString,
     LoneSurrogate,
@@ -30,6 +33,9 @@ pub enum DecodeErrorKind {
     NonStrKey,
     /// A map used as a map key (with non-str keys allowed): not hashable.
     MapKey,
+    /// An extension used as a map key (with non-str keys allowed), other
+    /// than a timestamp read as a datetime.
+    ExtKey,
     ExtensionType(i8),
     /// An extension -1 whose payload is not one of the timestamp forms.
     InvalidTimestamp {
@@ -78,6 +84,7 @@ impl fmt::Display for DecodeErrorKind {
             DepthLimit => write!(f, "nesting deeper than {} levels", crate::MAX_DECODE_DEPTH),
             InvalidUtf8 => f.write_str("invalid UTF-8"),
             InvalidNumber => f.write_str("invalid number"),
+            NumberOutOfRange => f.write_str("number beyond the range of a double (about 1.8e308)"),
             InvalidEscape => f.write_str("invalid escape sequence in string"),
             ControlCharacterInString => {
                 f.write_str("unescaped control character in string (must be escaped as \\u00XX)")
@@ -95,6 +102,7 @@ impl fmt::Display for DecodeErrorKind {
             }
             NonStrKey => f.write_str("map key must be str (pass OPT_NON_STR_KEYS to allow other keys)"),
             MapKey => f.write_str("map key must not be a map"),
+            ExtKey => f.write_str("map key must not be an extension (a timestamp read as a datetime may be)"),
             InvalidTimestamp { len } => write!(
                 f,
                 "invalid timestamp extension: {len} bytes of payload (must be 4, 8 or 12, with nanoseconds below 10**9)"

@@ -23,8 +23,7 @@ use orcodec_core::transcode::{
 };
 use pyo3_ffi::*;
 
-use crate::decode::error::{decode_error_from_current, raise_decode_error, raise_json_error, UNREADABLE_BUFFER};
-use crate::decode::input::borrow_input;
+use crate::decode::error::{raise_decode_error, raise_json_syntax_error};
 use crate::decode::lines::borrow_json_input;
 use crate::encode::output::BytesSink;
 use crate::module::args::{parse_opts, Call};
@@ -33,7 +32,11 @@ use crate::module::options;
 use crate::module::state::state;
 use crate::module::streams::Interned;
 
-const _: () = assert!(crate::encode::walker::MAX_DEPTH as usize == orcodec_core::transcode::MAX_ENCODE_DEPTH);
+const _: () = assert!(
+    crate::encode::walker::max_depth::<orcodec_core::msgpack::writer::MsgpackWriter<crate::encode::output::BytesSink>>()
+        as usize
+        == orcodec_core::transcode::MAX_ENCODE_DEPTH
+);
 
 /// A transcoder's working memory kept between calls (as the decoders keep
 /// their stacks): taken out by a call and put back after, unless it grew
@@ -165,7 +168,7 @@ pub unsafe extern "C" fn json_to_msgpack(
         sink,
         result,
         |e| {
-            raise_decode_error(e, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset));
+            raise_decode_error(e, |e| raise_json_syntax_error(&e, bytes, obj));
         },
         || {
             let value = call(crate::decode::loads, obj, &[]);
@@ -194,7 +197,7 @@ pub unsafe extern "C" fn msgpack_to_json(
         return null_mut();
     };
     // Checked where the two-step checks it: by unpackb, first.
-    let Ok(opts) = parse_opts(option, s.msgpack_decode_error) else {
+    let Ok(opts) = parse_opts(option, s.msgpack_decode_error, options::ENCODE_MASK) else {
         return null_mut();
     };
     let base64 = if base64.is_null() {
@@ -205,18 +208,9 @@ pub unsafe extern "C" fn msgpack_to_json(
             v => v == 1,
         }
     };
-    let input = match borrow_input(obj, false) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
-            return null_mut();
-        }
-        Err(Raised) => {
-            decode_error_from_current(|| {
-                raise(s.msgpack_decode_error, UNREADABLE_BUFFER);
-            });
-            return null_mut();
-        }
+    // unpackb's input rules and errors.
+    let Some(input) = crate::decode::msgpack_input(obj) else {
+        return null_mut();
     };
     let bytes = input.bytes();
     let to_json = ToJsonOptions {
@@ -248,14 +242,21 @@ pub unsafe extern "C" fn msgpack_to_json(
         sink,
         result,
         |e| {
-            raise_msgpack_error(e);
+            raise_msgpack_error(e, bytes);
         },
         || {
+            // unpackb takes only its own flags: the ones of `option` that
+            // change decoding.
+            let read_option = PyLong_FromUnsignedLong((opts & options::UNPACKB_MASK) as core::ffi::c_ulong);
+            if read_option.is_null() {
+                return null_mut();
+            }
             let value = call(
                 crate::decode::unpackb,
                 obj,
-                &[(s.kw_ext_hook, s.ext_type as *mut PyObject), (s.kw_option, option)],
+                &[(s.kw_ext_hook, s.ext_type as *mut PyObject), (s.kw_option, read_option)],
             );
+            Py_DECREF(read_option);
             if value.is_null() {
                 return null_mut();
             }
@@ -284,8 +285,8 @@ fn run_to_json<const PRETTY: bool>(
 /// Raises `MsgpackDecodeError` as `unpackb` does for `e` (MemoryError when
 /// the reader ran out of memory).
 #[cold]
-unsafe fn raise_msgpack_error(e: orcodec_core::error::DecodeError) -> Raised {
-    raise_decode_error(e, |e| raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+unsafe fn raise_msgpack_error(e: orcodec_core::error::DecodeError, input: &[u8]) -> Raised {
+    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error(&e.kind, e.offset, input))
 }
 
 /// The interned name `base64`.

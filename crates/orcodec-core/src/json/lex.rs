@@ -56,6 +56,9 @@ pub(super) trait NumberSink {
     type Error;
     /// Whether the value is wanted; without it, [`unvalued`](Self::unvalued).
     const VALUE: bool = true;
+    /// Whether a number beyond the doubles is `NumberOutOfRange` rather than
+    /// an infinity.
+    const FINITE: bool = false;
     fn u64(&mut self, v: u64) -> Result<Self::Value, Self::Error>;
     fn i64(&mut self, v: i64) -> Result<Self::Value, Self::Error>;
     /// `is_float`: the number has a fraction or an exponent (else it is an
@@ -373,11 +376,13 @@ pub(super) trait Lex<'a> {
             // The mantissa did not wrap (leading zeros count as digits above,
             // which only makes the test stricter): the fast paths decide
             // nearly every float from it without reading the digits again.
+            // Never an infinity (an overflowing result goes to the slow path).
             if let Some(v) = decimal_to_f64(mantissa, exponent - fraction_digits as i64) {
                 return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
             }
         }
         match parse_text(&input[start..i]) {
+            Some(v) if S::FINITE && v.is_infinite() => err(Kind::NumberOutOfRange, start),
             Some(v) => sink.f64(v, is_float).map_err(Failure::Build),
             None => err(Kind::InvalidNumber, start),
         }

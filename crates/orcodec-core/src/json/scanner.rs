@@ -299,6 +299,7 @@ struct Values<'b, B>(&'b mut B);
 impl<B: Builder> NumberSink for Values<'_, B> {
     type Value = B::Value;
     type Error = B::Error;
+    const FINITE: bool = B::FINITE_NUMBERS;
     #[inline(always)]
     fn u64(&mut self, v: u64) -> Result<B::Value, B::Error> {
         self.0.u64(v)
@@ -317,7 +318,7 @@ impl<B: Builder> NumberSink for Values<'_, B> {
 mod tests {
     use super::*;
     use crate::json::unescape;
-    use crate::testing::{json_all_ways, Rng};
+    use crate::testing::{json_all_ways, Echo, Rng};
 
     // Every input goes through `parse`, the pull reader and its `skip`
     // (`json_all_ways` asserts they agree); the tests check `parse`'s answer.
@@ -343,6 +344,7 @@ mod tests {
         assert_eq!(ok("-0"), "i0");
         assert_eq!(ok("-0.0"), "f-0.0");
         assert_eq!(ok("1E+2"), "f100.0");
+        // An infinity for builders that do not ask for finite numbers (numbers_beyond_the_doubles).
         assert_eq!(ok("1e400"), "finf");
     }
 
@@ -415,6 +417,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `Echo`, asking for finite numbers.
+    struct FiniteEcho;
+
+    impl Builder for FiniteEcho {
+        type Value = String;
+        type Error = ();
+        const FINITE_NUMBERS: bool = true;
+        fn null(&mut self) -> Result<String, ()> {
+            Echo.null()
+        }
+        fn bool(&mut self, v: bool) -> Result<String, ()> {
+            Echo.bool(v)
+        }
+        fn i64(&mut self, v: i64) -> Result<String, ()> {
+            Echo.i64(v)
+        }
+        fn u64(&mut self, v: u64) -> Result<String, ()> {
+            Echo.u64(v)
+        }
+        fn f64(&mut self, v: f64) -> Result<String, ()> {
+            Echo.f64(v)
+        }
+        fn str(&mut self, v: &str) -> Result<String, ()> {
+            Echo.str(v)
+        }
+        fn key(&mut self, v: &str) -> Result<String, ()> {
+            Echo.key(v)
+        }
+        fn bytes(&mut self, v: &[u8]) -> Result<String, ()> {
+            Echo.bytes(v)
+        }
+        fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<String, ()> {
+            Echo.timestamp(seconds, nanoseconds)
+        }
+        fn array(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+            Echo.array(items, start)
+        }
+        fn map(&mut self, items: &mut Vec<String>, start: usize) -> Result<String, ()> {
+            Echo.map(items, start)
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_the_doubles() {
+        let finite = |s: &str| match parse(s.as_bytes(), &mut FiniteEcho) {
+            Ok(v) => Ok(v),
+            Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+            Err(Failure::Build(())) => panic!("{s}"),
+        };
+        for (text, offset) in
+            [("1e400", 0), ("-1e400", 0), ("[1, 2e308]", 4), ("1.5e999999999", 0), (&*"9".repeat(400), 0)]
+                .into_iter()
+                .chain([("1.8e308", 0), ("17976931348623159e292", 0), ("-1797693134862315808e290", 0)])
+        {
+            assert_eq!(finite(text), Err((Kind::NumberOutOfRange, offset)), "{text}");
+            // Other builders get the infinity.
+            assert!(ok(text).contains("inf"), "{text}");
+        }
+        // The largest double and numbers that round to zero are values.
+        assert_eq!(finite("1.7976931348623157e308"), Ok("f1.7976931348623157e308".into()));
+        assert_eq!(finite("[1e-400,-1e-400]"), Ok("[f0.0,f-0.0]".into()));
+        assert_eq!(finite("18446744073709551616"), Ok("f1.8446744073709552e19".into()));
     }
 
     #[test]

@@ -12,10 +12,12 @@
 //!   against the input, timestamps).
 //! * [`numpy`]: the payload of the numpy extension (one ndarray or numpy
 //!   scalar as one extension value), its checks and its header.
+//! * [`validate`]: whether bytes are exactly one MessagePack value.
 
 mod lex;
 pub mod numpy;
 pub mod pull;
 pub mod reader;
 pub mod stream;
+pub mod validate;
 pub mod writer;

@@ -177,7 +177,7 @@ impl<'a> MsgpackPull<'a> {
             Str(bytes) => MsgpackItem::Str(utf8(bytes, at)?),
             Bin(bytes) => MsgpackItem::Bin(bytes),
             Ext(tag, data) => {
-                self.check_ext(tag, data, at)?;
+                self.check_ext(slot, tag, data, at)?;
                 MsgpackItem::Ext(tag, data)
             },
             Array(len) => MsgpackItem::Array(self.check_container(slot, false, len, at)?),
@@ -185,9 +185,14 @@ impl<'a> MsgpackPull<'a> {
         }))
     }
 
-    /// Checks an extension's payload: a timestamp's, when asked to.
+    /// Checks an extension read for `slot` (a key only if a timestamp read
+    /// as a datetime, as `read` checks it), and its payload: a timestamp's,
+    /// when asked to.
     #[inline(always)]
-    fn check_ext(&self, tag: i8, data: &[u8], at: usize) -> Result<(), Failure<Infallible>> {
+    fn check_ext(&self, slot: Slot, tag: i8, data: &[u8], at: usize) -> Result<(), Failure<Infallible>> {
+        if slot != Slot::Value && self.opts.refuses_ext_key(tag) {
+            return err(Kind::ExtKey, at);
+        }
         if tag == -1 && self.opts.timestamps {
             timestamp::<Infallible>(data, at)?;
         }
@@ -320,7 +325,7 @@ impl<'a> MsgpackPull<'a> {
             },
             Bin(_) => None,
             Ext(tag, data) => {
-                self.check_ext(tag, data, at)?;
+                self.check_ext(slot, tag, data, at)?;
                 None
             },
             Array(len) => Some((false, self.check_container(slot, false, len, at)?)),

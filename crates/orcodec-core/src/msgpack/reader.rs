@@ -43,6 +43,14 @@ impl ReadOptions {
             matches!(marker, str_marker!()) || self.non_str_keys || (self.bin_keys && matches!(marker, 0xc4..=0xc6));
         !allowed
     }
+
+    /// Whether an extension of type `tag` is refused as a map key (or inside
+    /// an array that is one): every extension but a timestamp read as a
+    /// datetime, as ormsgpack refuses them (`ExtKey` at its header).
+    #[inline(always)]
+    pub(super) fn refuses_ext_key(&self, tag: i8) -> bool {
+        !(tag == -1 && self.timestamps)
+    }
 }
 
 /// Where the next item goes, which decides what it may be.
@@ -296,6 +304,9 @@ fn read_item<B: Builder>(
         },
         Bin(bytes) => b.bytes(bytes),
         Ext(tag, data) => {
+            if slot != Slot::Value && opts.refuses_ext_key(tag) {
+                return err(Kind::ExtKey, at);
+            }
             if tag == -1 && opts.timestamps {
                 let (seconds, nanoseconds) = timestamp(data, at)?;
                 b.timestamp(seconds, nanoseconds)
@@ -475,6 +486,14 @@ mod tests {
         assert_eq!(fail_with(&[0x81, 0x80, 0x01], ALL), (Kind::MapKey, 1));
         assert_eq!(fail_with(&[0x81, 0x91, 0x80, 0x01], ALL), (Kind::MapKey, 2));
         assert_eq!(fail(&[0x81, 0x91, 0x01, 0x01]), (Kind::NonStrKey, 1));
+        // Extensions are no keys, even one the builder knows (42), in a key
+        // array too; a timestamp read as a datetime is.
+        let keys_only = ReadOptions { timestamps: false, ..ALL };
+        assert_eq!(fail_with(&[0x81, 0xd4, 42, 0x00, 0x01], ALL), (Kind::ExtKey, 1));
+        assert_eq!(fail_with(&[0x81, 0x91, 0xd4, 42, 0x00, 0x01], ALL), (Kind::ExtKey, 2));
+        assert_eq!(fail_with(&[0x81, 0xd6, 0xff, 0, 0, 0, 1, 0x01], keys_only), (Kind::ExtKey, 1));
+        assert_eq!(ok_with(&[0x81, 0xd6, 0xff, 0, 0, 0, 1, 0x01], ALL), "{t1.000000000:u1}");
+        assert_eq!(ok_with(&[0x81, 0x01, 0xd4, 42, 0x00], ALL), "{u1:x42[0]}");
     }
 
     #[test]

@@ -30,7 +30,9 @@ const MANTISSA_BITS: u32 = 52;
 const DROPPED_BITS: u32 = 64 - MANTISSA_BITS - 3;
 
 /// `w * 10^q` rounded to the nearest double (ties to even), or `None` when
-/// no fast path decides it. `w` must be the exact decimal mantissa.
+/// no fast path decides it. `w` must be the exact decimal mantissa. Never an
+/// infinity: a result beyond the doubles is `None` (the JSON lexer relies on
+/// it to look for infinities on the slow path only).
 #[inline(always)]
 pub fn decimal_to_f64(w: u64, q: i64) -> Option<f64> {
     if w <= 1 << 53 && (-22..=22).contains(&q) {
@@ -256,6 +258,23 @@ mod tests {
                 true
             }
             None => false,
+        }
+    }
+
+    #[test]
+    fn never_an_infinity() {
+        // Every mantissa width at the top of the range: the largest double
+        // and its neighbours are values, anything rounding past it declined.
+        assert_eq!(ours("1.7976931348623157e308"), Some(f64::MAX));
+        for t in ["1.7976931348623159e308", "1.8e308", "1e309", "9999999999999999999e290", "1e400"] {
+            assert_eq!(ours(t), None, "{t}");
+        }
+        for w in [1u64, 9, 12345, 1 << 53, u64::MAX / 10] {
+            for q in 280..=330 {
+                if let Some(v) = decimal_to_f64(w, q) {
+                    assert!(v.is_finite(), "{w}e{q}");
+                }
+            }
         }
     }
 

@@ -152,11 +152,21 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
                 }
                 utf8(out, text.as_bytes());
             }
-            JsonKind::Number => match p.number()?.value {
-                JsonNumberValue::U64(v) => write_u64(out, v),
-                JsonNumberValue::I64(v) => write_i64(out, v),
-                JsonNumberValue::F64(v) => write_f64(out, v),
-            },
+            JsonKind::Number => {
+                let at = p.pos();
+                match p.number()?.value {
+                    JsonNumberValue::U64(v) => write_u64(out, v),
+                    JsonNumberValue::I64(v) => write_i64(out, v),
+                    // `loads` refuses a number beyond the doubles (as orjson).
+                    JsonNumberValue::F64(v) if v.is_infinite() => {
+                        return Err(TranscodeError::Decode(crate::error::DecodeError::new(
+                            crate::error::DecodeErrorKind::NumberOutOfRange,
+                            at,
+                        )));
+                    }
+                    JsonNumberValue::F64(v) => write_f64(out, v),
+                }
+            }
             JsonKind::Null => {
                 p.null()?;
                 out.push(0xc0);

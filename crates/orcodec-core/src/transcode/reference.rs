@@ -76,6 +76,8 @@ pub struct PyTree {
 impl Builder for PyTree {
     type Value = Py;
     type Error = ();
+    // As `loads` (orjson): a number beyond the doubles is an error.
+    const FINITE_NUMBERS: bool = true;
     fn null(&mut self) -> Result<Py, ()> {
         Ok(Py::None)
     }

@@ -1,5 +1,7 @@
 //! `Fragment(contents)`: already-encoded output inserted verbatim (JSON text
 //! in `dumps`, MessagePack bytes in `packb`; see `encode/types/fragment.rs`).
+//! Like orjson's, it takes any object and its repr is the default one; the
+//! content is checked when it is written.
 
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -7,12 +9,11 @@ use pyo3_ffi::*;
 
 use crate::classes::{dealloc, member, new_type, positional, slot, NO_MEMBER};
 use crate::module::docs;
-use crate::module::errors::raise;
 
 #[repr(C)]
 pub struct Fragment {
     ob_base: PyObject,
-    /// bytes or str, never NULL once constructed.
+    /// Any object (bytes or str to be written), never NULL once constructed.
     pub contents: *mut PyObject,
 }
 
@@ -20,10 +21,6 @@ unsafe extern "C" fn fragment_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
     let Some([contents]) = positional::<1>("Fragment", args, kwargs) else {
         return null_mut();
     };
-    if PyBytes_Check(contents) == 0 && PyUnicode_Check(contents) == 0 {
-        raise(PyExc_TypeError, "Fragment contents must be bytes or str");
-        return null_mut();
-    }
     let obj = PyType_GenericAlloc(ty, 0);
     if !obj.is_null() {
         Py_INCREF(contents);
@@ -36,10 +33,6 @@ unsafe extern "C" fn fragment_dealloc(obj: *mut PyObject) {
     dealloc(obj, [(*(obj as *mut Fragment)).contents])
 }
 
-unsafe extern "C" fn fragment_repr(obj: *mut PyObject) -> *mut PyObject {
-    PyUnicode_FromFormat(c"Fragment(%R)".as_ptr(), (*(obj as *mut Fragment)).contents)
-}
-
 static mut FRAGMENT_MEMBERS: [PyMemberDef; 2] = [
     member(c"contents", Py_T_OBJECT_EX, core::mem::offset_of!(Fragment, contents), docs::FRAGMENT_CONTENTS),
     NO_MEMBER,
@@ -50,7 +43,6 @@ pub unsafe fn new_fragment_type() -> *mut PyTypeObject {
     let mut slots = [
         slot(Py_tp_new, fragment_new as *mut c_void),
         slot(Py_tp_dealloc, fragment_dealloc as *mut c_void),
-        slot(Py_tp_repr, fragment_repr as *mut c_void),
         slot(Py_tp_members, core::ptr::addr_of_mut!(FRAGMENT_MEMBERS) as *mut c_void),
         slot(Py_tp_doc, docs::FRAGMENT.as_ptr() as *mut c_void),
         slot(0, null_mut()),

@@ -35,7 +35,7 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
         raise(PyExc_TypeError, "default must be callable");
         return null_mut();
     }
-    let Ok(opts) = parse_opts(option, state().msgpack_encode_error) else {
+    let Ok(opts) = parse_opts(option, state().msgpack_encode_error, crate::module::options::ENCODE_MASK) else {
         return null_mut();
     };
     let Ok(numpy_code) = parse_numpy_ext_code(code, state().msgpack_encode_error) else {

@@ -133,8 +133,8 @@ unsafe fn decode_error(message: &str, offset: u64) -> Raised {
 /// MemoryError when the reader ran out of memory, else `MsgpackDecodeError`
 /// at its offset in the stream.
 #[cold]
-unsafe fn stream_error(e: DecodeError, base: u64) -> Raised {
-    raise_decode_error(e, |e| decode_error(&e.kind.to_string(), base + e.offset as u64))
+unsafe fn stream_error(e: DecodeError, base: u64, bytes: &[u8]) -> Raised {
+    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error_in_stream(&e.kind, e.offset, bytes, base))
 }
 
 /// Decodes (or with `build` false, validates) the next value.
@@ -185,7 +185,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => return Err(stream_error(e, inner.consumed)),
+            Err(ExtentError::Decode(e)) => return Err(stream_error(e, inner.consumed, &inner.buf[inner.head..])),
             Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
@@ -213,7 +213,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             let mut p = MsgpackPull::with_options(bytes, inner.opts);
             return match p.skip().and_then(|()| p.finish()) {
                 Ok(()) => Ok(Step::Skipped),
-                Err(e) => Err(stream_error(e, at)),
+                Err(e) => Err(stream_error(e, at, bytes)),
             };
         }
         if let Some((compiled, opts)) = &inner.typed {
@@ -229,7 +229,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         drop(pause);
         return match result {
             Ok(value) => Ok(Step::Value(value.into_raw())),
-            Err(Failure::Syntax(e)) => Err(stream_error(e, at)),
+            Err(Failure::Syntax(e)) => Err(stream_error(e, at, bytes)),
             Err(Failure::Build(())) => Err(Raised),
         };
     }
@@ -255,7 +255,7 @@ unsafe fn typed_value(
         |ctx| ctx.builder = PyBuilder::new(ext_hook),
         |i| Ok(i.pull.finish()?),
         |e| {
-            stream_error(e, at);
+            stream_error(e, at, bytes);
         },
     );
     drop(pause);
@@ -290,7 +290,7 @@ unsafe fn numpy_value(
     drop(pause);
     match result {
         Ok(value) => Ok(value.into_raw()),
-        Err(Failure::Syntax(e)) => Err(stream_error(e, at)),
+        Err(Failure::Syntax(e)) => Err(stream_error(e, at, data)),
         Err(Failure::Build(())) => Err(Raised),
     }
 }

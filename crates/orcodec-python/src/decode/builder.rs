@@ -124,6 +124,9 @@ impl PyBuilder {
 impl Builder for PyBuilder {
     type Value = Owned;
     type Error = ();
+    // `loads` refuses 1e400 as orjson does (a float it would write back as
+    // null), rather than reading it as an infinity like the stdlib.
+    const FINITE_NUMBERS: bool = true;
 
     #[inline(always)]
     fn null(&mut self) -> Result<Owned, ()> {
@@ -302,10 +305,13 @@ unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Own
     let args = [tag_obj.as_ptr(), data_obj.as_ptr()];
     let result = PyObject_Vectorcall(hook, args.as_ptr(), 2, core::ptr::null_mut());
     if result.is_null() {
+        // ormsgpack's message; the exception (a hook that cannot be called
+        // too) is the cause, and a note names the extension type.
         crate::module::errors::raise_from_current(
             crate::module::state::state().msgpack_decode_error,
-            &format!("ext_hook raised for extension type {tag}"),
+            "ext_hook failed",
         );
+        crate::module::errors::add_note_to_current(&format!("ext_hook raised for extension type {tag}"));
         return Err(());
     }
     Owned::new(result)

@@ -10,10 +10,11 @@ pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut Py
     let second_of_day = seconds.rem_euclid(86_400) as i32;
     let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
     if !(1..=9999).contains(&year) {
-        crate::module::errors::raise(
-            crate::module::state::state().msgpack_decode_error,
-            &format!("timestamp {seconds} is outside the range of datetime (years 1 to 9999)"),
-        );
+        // ormsgpack's message; a note says what is wrong.
+        crate::module::errors::raise(crate::module::state::state().msgpack_decode_error, "invalid value");
+        crate::module::errors::add_note_to_current(&format!(
+            "timestamp {seconds} is outside the range of datetime (years 1 to 9999)"
+        ));
         return core::ptr::null_mut();
     }
     let api = &*PyDateTimeAPI();

@@ -18,10 +18,8 @@ use std::rc::Rc;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
-use crate::decode::error::{
-    char_count, decode_error_from_current, raise_decode_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
-};
-use crate::decode::input::{borrow_input, Input};
+use crate::decode::error::{char_count, raise_decode_error};
+use crate::decode::input::Input;
 use crate::decode::typed::error::Source;
 use crate::decode::typed::json_input::JsonInput;
 use crate::decode::typed::node::Compiled;
@@ -34,22 +32,7 @@ use crate::module::state::state;
 /// The input of a JSON decode, borrowed as `loads` borrows it, or None with
 /// `loads`'s exception raised.
 pub unsafe fn borrow_json_input(obj: *mut PyObject) -> Option<Input> {
-    match borrow_input(obj, true) {
-        Ok(Some(input)) => Some(input),
-        Ok(None) => {
-            raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
-            None
-        }
-        Err(Raised) => {
-            if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
-                PyErr_Clear();
-                raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
-            } else {
-                decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
-            }
-            None
-        }
-    }
+    crate::decode::json_input(obj)
 }
 
 /// Raises `JSONDecodeError` for line `number`, `line` (its text without the
@@ -109,7 +92,11 @@ pub unsafe fn typed_args(tp: *mut PyObject, strict: *mut PyObject, dec_hook: *mu
 /// the reader ran out of memory, else the line's `JSONDecodeError`.
 #[cold]
 unsafe fn line_error(e: DecodeError, line: &[u8], number: u64) -> Raised {
-    raise_decode_error(e, |e| raise_line_error(&e.kind.to_string(), line, number, e.offset))
+    raise_decode_error(e, |e| {
+        // loads's words and position (orjson's) within the line.
+        let (message, offset, _) = crate::decode::error::json_message(&e.kind, e.offset, line);
+        raise_line_error(&message, line, number, offset)
+    })
 }
 
 /// Decodes line `number` (not blank, without its line end), or raises.

@@ -31,11 +31,12 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{
-    decode_error_from_current, raise_decode_error, raise_json_error, raise_json_error_without_doc, UNREADABLE_BUFFER,
+    decode_error_from_current, file_note, raise_decode_error, raise_json_error_at, raise_json_error_without_doc,
+    raise_json_syntax_error, raise_msgpack_error, raise_with_note, UNREADABLE_BUFFER,
 };
 use crate::decode::input::borrow_input;
 use crate::decode::numpy::NumpyRead;
-use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, Call};
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
@@ -75,7 +76,9 @@ fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, 
     result
 }
 
-/// Inputs at least this long decode with the cyclic garbage collector paused.
+/// Inputs at least this long decode with the cyclic garbage collector paused
+/// (3.10 and newer: `PyGC_Disable` is new in 3.10).
+#[cfg_attr(not(Py_3_10), allow(dead_code))]
 const PAUSE_GC_FROM: usize = 16 * 1024;
 
 /// Pauses automatic garbage collection for one large decode.
@@ -87,7 +90,7 @@ const PAUSE_GC_FROM: usize = 16 * 1024;
 /// could create one or observe the pause. Objects stay tracked, so once
 /// collection resumes the tree is handled as usual. Restored on drop, so an
 /// error path resumes it too; never re-enables a collector that was off.
-pub(crate) struct GcPause(bool);
+pub(crate) struct GcPause(#[cfg_attr(not(Py_3_10), allow(dead_code))] bool);
 
 impl GcPause {
     #[inline(always)]
@@ -135,16 +138,17 @@ pub(crate) unsafe fn json_input(obj: *mut PyObject) -> Option<input::Input> {
     match borrow_input(obj, true) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
-            raise_json_error_without_doc("Input must be bytes, bytearray, memoryview, or str");
+            wrong_input_type(obj, "loads");
             None
         }
         Err(Raised) => {
             // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
-            if PyErr_ExceptionMatches(PyExc_UnicodeError) != 0 {
-                PyErr_Clear();
-                raise_json_error_without_doc("str is not valid UTF-8: surrogates not allowed");
+            if PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) != 0 {
+                surrogates_in_str(obj);
             } else {
-                decode_error_from_current(|| raise_json_error_without_doc(UNREADABLE_BUFFER));
+                decode_error_from_current(|| {
+                    raise_json_error_without_doc(state().json_decode_error, UNREADABLE_BUFFER)
+                });
             }
             None
         }
@@ -159,16 +163,14 @@ pub(crate) unsafe fn msgpack_options(
     option: *mut PyObject,
 ) -> Option<(*mut PyObject, ReadOptions, Opt)> {
     let s = state();
-    let opts = parse_opts(option, s.msgpack_decode_error).ok()?;
+    let opts = parse_opts(option, s.msgpack_decode_error, options::UNPACKB_MASK).ok()?;
     if opts & options::NUMPY_ZERO_COPY != 0 && opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0 {
         raise(s.msgpack_decode_error, numpy::ZERO_COPY_NEEDS);
         return None;
     }
+    // Not checked to be callable here: as with ormsgpack, a hook that cannot
+    // be called is "ext_hook failed" once an extension needs it.
     let ext_hook = none_to_null(ext_hook);
-    if !ext_hook.is_null() && PyCallable_Check(ext_hook) == 0 {
-        raise(s.msgpack_decode_error, "ext_hook must be callable");
-        return None;
-    }
     let read_opts = ReadOptions {
         non_str_keys: opts & options::NON_STR_KEYS != 0,
         timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
@@ -185,7 +187,7 @@ pub(crate) unsafe fn msgpack_input(obj: *mut PyObject) -> Option<input::Input> {
     match borrow_input(obj, false) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
-            raise(s.msgpack_decode_error, "Input must be bytes, bytearray or memoryview");
+            wrong_input_type(obj, "unpackb");
             None
         }
         Err(Raised) => {
@@ -281,17 +283,19 @@ pub unsafe extern "C" fn loads(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
+    // orjson's words for a wrong argument count.
+    let errors = ArgErrors { kind: core::ptr::null_mut(), orjson: false, exactly_one: true };
     // Without keywords the call is parsed as before typed decoding existed,
     // so `loads(data)` costs what it did.
     let obj = if kwnames.is_null() {
-        let Ok([obj]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        let Ok([obj]) = call.parse_with("loads", [core::ptr::null_mut()], 1, &errors) else {
             return core::ptr::null_mut();
         };
         obj
     } else {
         let s = state();
         let Ok([obj, tp, strict, dec_hook]) =
-            call.parse("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
+            call.parse_with("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1, &errors)
         else {
             return core::ptr::null_mut();
         };
@@ -311,7 +315,7 @@ pub unsafe extern "C" fn loads(
         orcodec_core::json::scanner::parse_with(bytes, &mut PyBuilder::new(core::ptr::null_mut()), stacks)
     });
     drop(pause);
-    finish(result, |e| raise_json_error(&e.kind.to_string(), bytes, obj, e.offset))
+    finish(result, |e| raise_json_syntax_error(&e, bytes, obj))
 }
 
 pub unsafe extern "C" fn unpackb(
@@ -353,5 +357,41 @@ pub unsafe extern "C" fn unpackb(
         },
     );
     drop(pause);
-    finish(result, |e| raise(s.msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset)))
+    finish(result, |e| raise_msgpack_error(&e.kind, e.offset, input.bytes()))
+}
+
+/// Input of a type the decoder does not read: the peer's decode error (a
+/// ValueError), of a class that is a TypeError too, and for a file object a
+/// note saying to read it first.
+#[cold]
+unsafe fn wrong_input_type(obj: *mut PyObject, function: &str) {
+    let s = state();
+    let note = file_note(obj, function);
+    if function == "loads" {
+        raise_json_error_without_doc(s.json_input_error, "Input must be bytes, bytearray, memoryview, or str");
+        if let Some(note) = note {
+            crate::module::errors::add_note_to_current(&note);
+        }
+    } else {
+        raise_with_note(s.msgpack_input_error, "Input must be bytes, bytearray, memoryview", note.as_deref());
+    }
+}
+
+/// A str with a lone surrogate (the UnicodeEncodeError encoding it raised is
+/// set): orjson's message, at the index of the first lone surrogate.
+#[cold]
+unsafe fn surrogates_in_str(obj: *mut PyObject) {
+    let error = crate::module::errors::take_exception();
+    let mut start: Py_ssize_t = 0;
+    if error.is_null() || PyUnicodeEncodeError_GetStart(error, &mut start) != 0 {
+        PyErr_Clear();
+        start = 0;
+    }
+    Py_XDECREF(error);
+    raise_json_error_at(
+        state().json_decode_error,
+        "str is not valid UTF-8: surrogates not allowed",
+        obj,
+        start as usize,
+    );
 }

@@ -3,7 +3,9 @@
 
 use pyo3_ffi::*;
 
-use crate::module::errors::{raise, raise_from_current, Raised};
+use crate::encode::notes::{add_notes, ErrorContext};
+use crate::module::errors::{raise, raise_from_current, restore_exception, take_exception, Raised};
+use crate::module::options::Opt;
 
 /// Why encoding stopped. Messages match orjson's where orjson has one.
 #[derive(Debug)]
@@ -35,11 +37,26 @@ pub enum EncodeError {
     DictKeyType(*mut PyTypeObject),
     DictIntegerKeyRange,
     ExtTagRange,
+    /// A `Fragment` of str content in `packb` (MessagePack is binary).
     FragmentNotBytes,
+    /// A `Fragment` whose content is neither bytes nor str.
+    FragmentContent,
+    /// A `Fragment` in `packb` whose bytes are not exactly one MessagePack value.
+    FragmentNotOneValue,
     /// A numpy array orcodec does not write, and no `default`.
     Numpy(crate::encode::types::numpy::NotSupported),
-    /// NaT, or a datetime64 outside years 1 to 9999.
+    /// A numpy array not in native byte order.
+    NumpyByteOrder,
+    /// A datetime64 of a unit with no text (finer than nanoseconds, generic);
+    /// the unit's name.
+    NumpyDateTimeUnit(&'static &'static str),
+    /// A datetime64 value with no RFC 3339 text (NaT, out of range); the
+    /// message is in the error context.
     NumpyDateTime,
+    /// `OPT_NON_STR_KEYS | OPT_SORT_KEYS` in `packb` met a dict.
+    SortedNonStrKeys,
+    /// In `packb`, a datetime whose tzinfo's `utcoffset()` returned None.
+    UnsupportedTimezone,
 }
 
 impl From<Raised> for EncodeError {
@@ -52,21 +69,67 @@ impl From<Raised> for EncodeError {
 pub struct Format {
     pub name: &'static str,
     pub error: *mut PyObject,
+    /// MessagePack: the messages are ormsgpack's; else orjson's.
+    pub msgpack: bool,
+}
+
+/// `str()` of the exception currently set (which stays set), if it has text.
+unsafe fn current_message() -> Option<String> {
+    let exc = take_exception();
+    if exc.is_null() {
+        return None;
+    }
+    let text = PyObject_Str(exc);
+    let message = if text.is_null() {
+        PyErr_Clear();
+        None
+    } else {
+        let mut len: Py_ssize_t = 0;
+        let data = PyUnicode_AsUTF8AndSize(text, &mut len);
+        let message = if data.is_null() {
+            PyErr_Clear();
+            None
+        } else {
+            Some(String::from_utf8_lossy(core::slice::from_raw_parts(data as *const u8, len as usize)).into_owned())
+        };
+        Py_DECREF(text);
+        message
+    };
+    restore_exception(exc);
+    message.filter(|m| !m.is_empty())
 }
 
 unsafe fn type_name(ty: *mut PyTypeObject) -> String {
     core::ffi::CStr::from_ptr((*ty).tp_name).to_string_lossy().into_owned()
 }
 
-/// Raises the encode error for `err` (or keeps the exception already set).
+/// Raises the encode error for `err` (or keeps the exception already set),
+/// with the notes `context` allows (`notes.rs`).
 #[cold]
-pub unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
+pub unsafe fn raise_encode_error(err: EncodeError, format: &Format, context: &ErrorContext, opts: Opt) {
+    raise_error(&err, format, context);
+    add_notes(&err, context, opts, format.msgpack);
+}
+
+/// The peer's word for the format in "Type is not ... serializable".
+fn serializable_name(format: &Format) -> &'static str {
+    if format.msgpack {
+        "msgpack"
+    } else {
+        "JSON"
+    }
+}
+
+unsafe fn raise_error(err: &EncodeError, format: &Format, context: &ErrorContext) {
     let kind = format.error;
-    let message = match err {
+    let msgpack = format.msgpack;
+    let message = match *err {
         EncodeError::Raised => {
             // MemoryError stays what it is; anything else becomes the cause.
+            // ormsgpack repeats the exception's own message.
             if PyErr_ExceptionMatches(PyExc_MemoryError) == 0 {
-                raise_from_current(kind, &format!("{} encoding failed", format.name));
+                let message = if msgpack { current_message() } else { None };
+                raise_from_current(kind, &message.unwrap_or_else(|| format!("{} encoding failed", format.name)));
             }
             return;
         }
@@ -75,15 +138,22 @@ pub unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
             return;
         }
         EncodeError::DefaultRaised(ty) => {
-            raise_from_current(kind, &format!("Type is not {} serializable: {}", format.name, type_name(ty)));
+            raise_from_current(
+                kind,
+                &format!("Type is not {} serializable: {}", serializable_name(format), type_name(ty)),
+            );
             return;
         }
-        EncodeError::Unsupported(ty) => format!("Type is not {} serializable: {}", format.name, type_name(ty)),
+        EncodeError::Unsupported(ty) => {
+            format!("Type is not {} serializable: {}", serializable_name(format), type_name(ty))
+        }
         EncodeError::IntegerRange => "Integer exceeds 64-bit range".into(),
         EncodeError::StrictIntegerRange => "Integer exceeds 53-bit range".into(),
         EncodeError::DictKeyNotStr => "Dict key must be str".into(),
+        EncodeError::Surrogates if msgpack => "string contains surrogates".into(),
         EncodeError::Surrogates => "str is not valid UTF-8: surrogates not allowed".into(),
         EncodeError::RecursionLimit => "Recursion limit reached".into(),
+        EncodeError::DefaultRecursionLimit if msgpack => "Recursion limit for default hook reached".into(),
         EncodeError::DefaultRecursionLimit => "default serializer exceeds recursion limit".into(),
         EncodeError::ListChangedSize => "list changed size during serialization".into(),
         EncodeError::DictChangedSize => "dict changed size during serialization".into(),
@@ -94,14 +164,22 @@ pub unsafe fn raise_encode_error(err: EncodeError, format: &Format) {
         }
         EncodeError::BadUtcOffset => "datetime's tzinfo.utcoffset() did not return a timedelta or None".into(),
         EncodeError::TimeWithTzinfo => "datetime.time must not have tzinfo set".into(),
-        EncodeError::DictKeyType(ty) => {
-            format!("Dict key must be a type serializable with OPT_NON_STR_KEYS, not {}", type_name(ty))
-        }
+        // Both peers' wording, missing word included (the type goes in a note).
+        EncodeError::DictKeyType(_) => "Dict key must a type serializable with OPT_NON_STR_KEYS".into(),
         EncodeError::DictIntegerKeyRange => "Dict integer key must be within 64-bit range".into(),
         EncodeError::ExtTagRange => "Extension type out of range (Ext tags are 0 to 127)".into(),
-        EncodeError::Numpy(reason) => reason.message().into(),
-        EncodeError::NumpyDateTime => "numpy.datetime64 is NaT or outside years 1 to 9999 (no RFC 3339 text)".into(),
+        EncodeError::Numpy(reason) => reason.message(msgpack).into(),
+        EncodeError::NumpyByteOrder => "numpy array is not native-endianness".into(),
+        EncodeError::NumpyDateTimeUnit(unit) => format!("unsupported numpy.datetime64 unit: {unit}"),
+        EncodeError::NumpyDateTime => context.text.clone().unwrap_or_else(|| "unrepresentable numpy.datetime64".into()),
         EncodeError::FragmentNotBytes => "Fragment contents must be bytes for MessagePack (str is JSON text)".into(),
+        EncodeError::FragmentContent => "orcodec.Fragment's content is not of type bytes or str".into(),
+        EncodeError::FragmentNotOneValue => "Fragment contents are not exactly one MessagePack value".into(),
+        EncodeError::SortedNonStrKeys => "OPT_NON_STR_KEYS is not compatible with OPT_SORT_KEYS".into(),
+        EncodeError::UnsupportedTimezone => {
+            "datetime's timezone library is not supported: use datetime.timezone.utc, pendulum, pytz, or dateutil"
+                .into()
+        }
     };
     raise(kind, &message);
 }

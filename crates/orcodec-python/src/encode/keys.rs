@@ -6,8 +6,8 @@
 //! MessagePack keys may be any value, so there they are written natively,
 //! like ormsgpack (tuples as arrays, bytes as bin).
 //!
-//! With `OPT_SORT_KEYS` too, entries are ordered by the key's text form in
-//! both formats (ormsgpack refuses the combination; orjson orders this way).
+//! With `OPT_SORT_KEYS` too, JSON entries are ordered by the key's text form
+//! (as orjson orders them); `packb` refuses the combination, as ormsgpack.
 
 use orcodec_core::emit::Emitter;
 use orcodec_core::fallible;
@@ -73,7 +73,7 @@ impl<E: Emitter> Walker<E> {
             return self.native_key(key);
         }
         match self.key_text(key)? {
-            KeyText::Str(obj) => self.key(obj),
+            KeyText::Str(obj) => self.str_key(obj),
             KeyText::Ascii(ref bytes) => {
                 self.emitter.ascii_key(bytes);
                 Ok(())
@@ -84,19 +84,27 @@ impl<E: Emitter> Walker<E> {
     /// MessagePack: the key as a value, for the types that can be keys. The
     /// passthrough flags are for values: a key is always written as a key (as
     /// in JSON, and as ormsgpack writes it), so `default` is never asked.
+    /// The key types are ormsgpack's: exact bytes, float and tuple (their
+    /// subclasses are no keys), str and int subclasses, memoryview.
     unsafe fn native_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
-        if key == Py_None() || PyBool_Check(key) != 0 || PyBytes_Check(key) != 0 {
+        if key == Py_None() || PyBool_Check(key) != 0 || PyBytes_CheckExact(key) != 0 {
             return self.walk(key);
         }
         if PyLong_Check(key) != 0 {
             return self.int_key(key);
         }
-        if PyFloat_Check(key) != 0 {
+        if PyFloat_CheckExact(key) != 0 {
             self.emitter.f64(PyFloat_AS_DOUBLE(key));
             return Ok(());
         }
-        if PyTuple_Check(key) != 0 {
+        if PyTuple_CheckExact(key) != 0 {
             return self.tuple_key(key);
+        }
+        if PyUnicode_Check(key) != 0 {
+            return self.str_key(key);
+        }
+        if PyMemoryView_Check(key) != 0 {
+            return self.memoryview(key);
         }
         if let Some(result) = self.date_or_time(key) {
             return result;
@@ -170,7 +178,8 @@ impl<E: Emitter> Walker<E> {
         if PyLong_Check(key) != 0 {
             return int_key_text(key);
         }
-        if PyFloat_Check(key) != 0 {
+        // Float subclasses are no keys (orjson writes no float subclass).
+        if PyFloat_CheckExact(key) != 0 {
             let mut text = Vec::new();
             write_f64(&mut text, PyFloat_AS_DOUBLE(key));
             return Ok(KeyText::Ascii(text));
@@ -246,9 +255,13 @@ impl<E: Emitter> Walker<E> {
         held.0.sort_by(|a, b| a.0.cmp(&b.0));
         for (i, &(_, key, value)) in held.0.iter().enumerate() {
             self.emitter.map_key(i);
-            self.key(key)?;
+            if let Err(e) = self.key(key) {
+                let e = self.in_key(key, e);
+                self.key_pending_taken();
+                return Err(e);
+            }
             self.emitter.map_value();
-            self.walk(value)?;
+            self.walk(value).map_err(|e| self.at_key(key, e))?;
         }
         Ok(())
     }

@@ -27,8 +27,8 @@ pub unsafe extern "C" fn dumps_lines(
     else {
         return core::ptr::null_mut();
     };
-    let format = Format { name: "JSON", error: s.json_encode_error };
-    let Ok(opts) = parse_opts(option, format.error) else {
+    let format = Format { name: "JSON", error: s.json_encode_error, msgpack: false };
+    let Ok(opts) = parse_opts(option, format.error, options::ENCODE_MASK) else {
         return core::ptr::null_mut();
     };
     let default = none_to_null(default);
@@ -66,7 +66,8 @@ pub unsafe extern "C" fn dumps_lines(
         }
     }
     Py_DECREF(iter);
-    let sink = walker.emitter.out;
+    let Walker { emitter, ctx, .. } = walker;
+    let sink = emitter.out;
     if iteration_failed {
         return core::ptr::null_mut();
     }
@@ -77,7 +78,7 @@ pub unsafe extern "C" fn dumps_lines(
     match failed {
         None => sink.finish(),
         Some(e) => {
-            raise_encode_error(e, &format);
+            raise_encode_error(e, &format, &ctx.unwrap_or_default(), opts);
             core::ptr::null_mut()
         }
     }

@@ -5,6 +5,7 @@
 pub mod error;
 mod keys;
 pub mod lines;
+pub mod notes;
 pub mod output;
 pub mod types;
 pub mod walker;
@@ -16,7 +17,7 @@ use orcodec_core::msgpack::writer::MsgpackWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, Call};
+use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 use error::{raise_encode_error, Format};
@@ -34,22 +35,33 @@ struct Args {
 }
 
 /// Parses the arguments of `dumps`, or returns None with the exception set.
+/// Argument errors are the format's encode error (a TypeError), as with both
+/// peers, whose encode errors are TypeError itself; `dumps` words them as
+/// orjson.
 #[inline(always)]
-unsafe fn parse_args(call: &Call, function: &str, format: &Format) -> Option<Args> {
+unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool) -> Option<Args> {
     let s = state();
-    let [obj, default, option] = call.parse(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3).ok()?;
-    let opts = parse_opts(option, format.error).ok()?;
-    Some(Args { obj, default: none_to_null(default), opts, numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE })
+    let errors = ArgErrors { kind: format.error, orjson, exactly_one: false };
+    let [obj, default, option] =
+        call.parse_with(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3, &errors).ok()?;
+    let opts = parse_opts(option, format.error, options::ENCODE_MASK).ok()?;
+    // orjson calls a `default=None` given explicitly like any default (what it
+    // cannot write becomes "Type is not JSON serializable", calling None the
+    // cause); ormsgpack takes None as no default.
+    let default = if orjson && default == Py_None() { default } else { none_to_null(default) };
+    Some(Args { obj, default, opts, numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE })
 }
 
 /// Parses the arguments of `packb` (`dumps`'s and `numpy_ext_code`), or
-/// returns None with the exception set.
+/// returns None with the exception set; argument errors in CPython's words,
+/// as ormsgpack's.
 #[inline(always)]
 unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
     let s = state();
+    let errors = ArgErrors { kind: format.error, orjson: false, exactly_one: false };
     let names = [core::ptr::null_mut(), s.kw_default, s.kw_option, s.kw_numpy_ext_code];
-    let [obj, default, option, code] = call.parse("packb", names, 3).ok()?;
-    let opts = parse_opts(option, format.error).ok()?;
+    let [obj, default, option, code] = call.parse_with("packb", names, 3, &errors).ok()?;
+    let opts = parse_opts(option, format.error, options::ENCODE_MASK).ok()?;
     let numpy_code = parse_numpy_ext_code(code, format.error).ok()?;
     Some(Args { obj, default: none_to_null(default), opts, numpy_code })
 }
@@ -103,7 +115,8 @@ unsafe fn encode<E: Emitter>(
     let mut walker = Walker::new(make(sink), args.default, args.opts);
     walker.numpy_code = args.numpy_code;
     let result = walker.walk(args.obj);
-    let sink = finish(walker.emitter);
+    let Walker { emitter, ctx, .. } = walker;
+    let sink = finish(emitter);
     hint.record(sink.len());
     if sink.failed() {
         out_of_memory();
@@ -112,7 +125,7 @@ unsafe fn encode<E: Emitter>(
     match result {
         Ok(()) => sink.finish(),
         Err(err) => {
-            raise_encode_error(err, format);
+            raise_encode_error(err, format, &ctx.unwrap_or_default(), args.opts);
             core::ptr::null_mut()
         }
     }
@@ -150,8 +163,8 @@ pub unsafe extern "C" fn dumps(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "JSON", error: state().json_encode_error };
-    let Some(args) = parse_args(&call, "dumps", &format) else {
+    let format = Format { name: "JSON", error: state().json_encode_error, msgpack: false };
+    let Some(args) = parse_args(&call, "dumps", &format, true) else {
         return core::ptr::null_mut();
     };
     let newline = args.opts & options::APPEND_NEWLINE != 0;
@@ -170,7 +183,7 @@ pub unsafe extern "C" fn packb(
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
     let Some(args) = parse_packb_args(&call, &format) else {
         return core::ptr::null_mut();
     };
@@ -180,7 +193,7 @@ pub unsafe extern "C" fn packb(
 /// `packb(obj, default, option, numpy_ext_code)` with the arguments already
 /// checked (`default` NULL for none): what `Packer.pack` calls.
 pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt, numpy_code: i8) -> *mut PyObject {
-    let format = Format { name: "MessagePack", error: state().msgpack_encode_error };
+    let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
     let args = Args { obj, default, opts: opts & !options::JSON_ONLY, numpy_code };
     encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
 }

@@ -15,6 +15,7 @@ use crate::cpython::bytes::{bytearray_data, bytes_data};
 use crate::cpython::dict::dict_len;
 use crate::cpython::str::{cached_utf8, compact_ascii, text_of};
 use crate::encode::error::EncodeError;
+use crate::encode::notes::{ErrorContext, Segment};
 use crate::encode::types::dataclass::dataclass_fields;
 use crate::encode::types::enums::is_enum_type;
 use crate::encode::types::pydantic::is_pydantic_model;
@@ -22,15 +23,31 @@ use crate::encode::types::uuid::{is_uuid_type, uuid_text};
 use crate::module::options::{self, Opt};
 use crate::module::state::state;
 
-/// Deepest container nesting the encoders accept (one past orjson's 254,
-/// ormsgpack's 255). Also what stops a container that contains itself.
-pub const MAX_DEPTH: u32 = 255;
+/// Deepest container nesting each format accepts: orjson's 254 for JSON,
+/// ormsgpack's 255 for MessagePack. Also what stops a container that
+/// contains itself.
+pub const fn max_depth<E: Emitter>() -> u32 {
+    if is_msgpack::<E>() {
+        255
+    } else {
+        254
+    }
+}
+
+/// Whether `E` writes MessagePack: where the peers differ, the walker follows
+/// the one of the format it writes (ormsgpack for MessagePack, orjson for
+/// JSON). Only MessagePack has a binary type, which tells the two apart.
+#[inline(always)]
+pub const fn is_msgpack<E: Emitter>() -> bool {
+    E::HAS_BIN
+}
 /// Largest magnitude `OPT_STRICT_INTEGER` lets through: 2**53-1, the
 /// integers a double (a JavaScript number) holds exactly.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
-/// Most nested `default` calls: a `default` that keeps returning objects it
-/// must be called on again stops here.
-pub const MAX_DEFAULT_CALLS: u32 = 254;
+/// Most nested `default` calls (both peers' limit): a `default` that keeps
+/// returning objects it must be called on again stops here. Siblings each
+/// get the whole budget: the count is of calls nested in one another.
+pub const MAX_DEFAULT_CALLS: u32 = 255;
 
 type Result<T = ()> = core::result::Result<T, EncodeError>;
 
@@ -48,6 +65,10 @@ pub struct Walker<E: Emitter> {
     /// With `OPT_SORT_KEYS`, the entries of the dicts being walked, innermost
     /// last: one stack for all nesting levels, so it allocates once per call.
     sorted: Vec<Entry>,
+    /// Made only while an error passes out: where it happened and what was
+    /// at fault, for the notes on the exception. Boxed, so a call that
+    /// succeeds pays one null pointer for it.
+    pub(crate) ctx: Option<Box<ErrorContext>>,
 }
 
 /// Python's str order (by code point, which is UTF-8 byte order for text
@@ -72,6 +93,7 @@ impl<E: Emitter> Walker<E> {
             default_calls: 0,
             numpy_code: orcodec_core::msgpack::numpy::DEFAULT_CODE,
             sorted: Vec::new(),
+            ctx: None,
         }
     }
 
@@ -175,16 +197,16 @@ impl<E: Emitter> Walker<E> {
                 return result;
             }
         }
+        // The subclasses both peers write as their base type. Those of
+        // float, tuple (namedtuples), bytes and bytearray are not among them:
+        // they go to `default`, where a `default` may well write a
+        // namedtuple as a map (`obj._asdict()`).
         if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
             if PyUnicode_Check(obj) != 0 {
                 return self.str(obj);
             }
             if PyLong_Check(obj) != 0 {
                 return self.int(obj);
-            }
-            if PyFloat_Check(obj) != 0 {
-                self.emitter.f64(PyFloat_AS_DOUBLE(obj));
-                return Ok(());
             }
             if PyDict_Check(obj) != 0 {
                 return self.dict(obj);
@@ -193,18 +215,9 @@ impl<E: Emitter> Walker<E> {
                 return self.list(obj);
             }
         }
-        // Here a tuple is a subclass, or OPT_PASSTHROUGH_TUPLE is set.
-        if PyTuple_Check(obj) != 0 && self.opts & (options::PASSTHROUGH_TUPLE | options::PASSTHROUGH_SUBCLASS) == 0 {
-            return self.tuple(obj);
-        }
         if E::HAS_BIN {
-            // Exact bytes never get here; subclasses of bytes and bytearray
-            // go to `default` with OPT_PASSTHROUGH_SUBCLASS, like the others.
-            let subclasses = self.opts & options::PASSTHROUGH_SUBCLASS == 0;
-            if PyBytes_Check(obj) != 0 && subclasses {
-                return self.bin(bytes_data(obj));
-            }
-            if PyByteArray_Check(obj) != 0 && (subclasses || PyByteArray_CheckExact(obj) != 0) {
+            // Exact bytes never get here.
+            if PyByteArray_CheckExact(obj) != 0 {
                 return self.bin(bytearray_data(obj));
             }
             if PyMemoryView_Check(obj) != 0 {
@@ -257,6 +270,8 @@ impl<E: Emitter> Walker<E> {
         let text = text_of(obj).ok_or(EncodeError::Raised)?;
         match emit(&mut self.emitter, text) {
             Ok(()) => Ok(()),
+            // ormsgpack replaces surrogates in values only.
+            Err(SurrogateError) if KEY && is_msgpack::<E>() => Err(self.surrogates_in_key()),
             Err(SurrogateError) => self.replace_surrogates(obj, emit),
         }
     }
@@ -337,7 +352,7 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
-    unsafe fn memoryview(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn memoryview(&mut self, obj: *mut PyObject) -> Result {
         let mut view: Py_buffer = core::mem::zeroed();
         if PyObject_GetBuffer(obj, &mut view, PyBUF_CONTIG_RO) != 0 {
             return Err(EncodeError::Raised);
@@ -355,10 +370,10 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
-    /// Whether one more container may open here (`MAX_DEPTH`).
+    /// Whether one more container may open here (`max_depth`).
     #[inline(always)]
     fn check_depth(&self) -> Result {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= max_depth::<E>() {
             return Err(EncodeError::RecursionLimit);
         }
         Ok(())
@@ -424,7 +439,9 @@ impl<E: Emitter> Walker<E> {
         for i in 0..len {
             let item = get(obj, i).ok_or(EncodeError::ListChangedSize)?;
             self.emitter.array_item(i);
-            self.walk(item)?;
+            if let Err(e) = self.walk(item) {
+                return Err(self.at_index(i, e));
+            }
         }
         self.emitter.end_array(len);
         self.leave();
@@ -442,6 +459,8 @@ impl<E: Emitter> Walker<E> {
             self.entries(obj, len)?;
         } else if self.opts & options::NON_STR_KEYS == 0 {
             self.sorted_entries(obj, len)?;
+        } else if is_msgpack::<E>() {
+            return Err(EncodeError::SortedNonStrKeys);
         } else {
             self.sorted_mixed_entries(obj, len)?;
         }
@@ -464,7 +483,11 @@ impl<E: Emitter> Walker<E> {
             if i == len {
                 return Err(EncodeError::DictChangedSize);
             }
-            self.entry(i, key, value)?;
+            // The key of a failed entry is found again from the position, which
+            // the loop keeps anyway: nothing more stays live across the walk.
+            if let Err(e) = self.entry(i, key, value) {
+                return Err(self.at_position(obj, pos, len, e));
+            }
             i += 1;
         }
         if i != len {
@@ -473,15 +496,70 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
+    /// One entry. An error in the value records no path step here: the
+    /// caller knows the key (`at_position`, `at_dict_key`, `at_key`).
     #[inline(always)]
     pub(crate) unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
         self.emitter.map_key(index);
         if !is_type(key, addr_of_mut!(PyUnicode_Type)) {
             return self.held_entry(key, value);
         }
-        self.key(key)?;
+        if let Err(e) = self.str_key(key) {
+            return Err(self.in_key(key, e));
+        }
         self.emitter.map_value();
         self.walk(value)
+    }
+
+    /// `entry` for a key borrowed from `dict` (which the walker holds), with
+    /// the key recorded if the value fails.
+    #[inline(always)]
+    pub(crate) unsafe fn dict_entry(
+        &mut self,
+        dict: *mut PyObject,
+        index: usize,
+        key: *mut PyObject,
+        value: *mut PyObject,
+    ) -> Result {
+        match self.entry(index, key, value) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.at_dict_key(dict, key, e)),
+        }
+    }
+
+    /// `at_key` for a key borrowed from `dict`. Python code run while the
+    /// value was walked may have removed the key from the dict and freed it,
+    /// so it is used only if the dict still holds it (a key error has marked
+    /// the error as in a key already: nothing to add then).
+    #[cold]
+    #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
+    unsafe fn at_dict_key(&mut self, dict: *mut PyObject, key: *mut PyObject, e: EncodeError) -> EncodeError {
+        if self.key_pending() {
+            return e;
+        }
+        if !crate::encode::notes::dict_holds_key(dict, key) {
+            self.ctx().path.push(Segment::Lost);
+            return e;
+        }
+        self.at_key(key, e)
+    }
+
+    /// `at_dict_key` for the entry before position `pos` of `dict` (what
+    /// `dict::next` returned last), when the dict still has its `len` entries.
+    #[cold]
+    #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
+    unsafe fn at_position(&mut self, dict: *mut PyObject, pos: Py_ssize_t, len: usize, e: EncodeError) -> EncodeError {
+        if self.key_pending() {
+            return e;
+        }
+        let (mut at, mut key, mut value) = (pos - 1, core::ptr::null_mut(), core::ptr::null_mut());
+        if dict_len(dict) == len && PyDict_Next(dict, &mut at, &mut key, &mut value) != 0 && at == pos {
+            return self.at_key(key, e);
+        }
+        self.ctx().path.push(Segment::Lost);
+        e
     }
 
     /// The rest of an entry whose key is not an exact str: writing the key may
@@ -491,7 +569,7 @@ impl<E: Emitter> Walker<E> {
     unsafe fn held_entry(&mut self, key: *mut PyObject, value: *mut PyObject) -> Result {
         Py_INCREF(key);
         Py_INCREF(value);
-        let result = self.key(key).and_then(|()| {
+        let result = self.key(key).map_err(|e| self.in_key(key, e)).and_then(|()| {
             self.emitter.map_value();
             self.walk(value)
         });
@@ -510,7 +588,7 @@ impl<E: Emitter> Walker<E> {
             self.sorted[start..].sort_unstable_by(|a, b| compare_str(a.0, b.0));
             (0..len).try_for_each(|i| {
                 let (key, value) = self.sorted[start + i];
-                self.entry(i, key, value)
+                self.entry(i, key, value).map_err(|e| self.at_key(key, e))
             })
         });
         for &(key, value) in &self.sorted[start..] {
@@ -532,8 +610,11 @@ impl<E: Emitter> Walker<E> {
         let mut key: *mut PyObject = core::ptr::null_mut();
         let mut value: *mut PyObject = core::ptr::null_mut();
         while PyDict_Next(obj, &mut pos, &mut key, &mut value) != 0 {
-            if PyUnicode_Check(key) == 0 {
-                return Err(EncodeError::DictKeyNotStr);
+            if !is_type(key, addr_of_mut!(PyUnicode_Type)) {
+                let e = self.key_not_str(key);
+                let e = self.in_key(key, e);
+                self.key_pending_taken();
+                return Err(e);
             }
             // Room was made above, for `len` entries: this cannot fail.
             fallible::push(&mut self.sorted, (key, value)).map_err(|_| EncodeError::NoMemory)?;
@@ -543,19 +624,117 @@ impl<E: Emitter> Walker<E> {
         Ok(())
     }
 
+    /// A dict key. Only an exact str is a key without `OPT_NON_STR_KEYS`
+    /// (a str subclass too is "Dict key must be str" for both peers).
     #[inline(always)]
     pub(crate) unsafe fn key(&mut self, key: *mut PyObject) -> Result {
-        if is_type(key, addr_of_mut!(PyUnicode_Type)) || PyUnicode_Check(key) != 0 {
-            if let Some(ascii) = compact_ascii(key) {
-                self.emitter.utf8_key(ascii);
-                return Ok(());
-            }
-            return self.stored_str::<true>(key);
+        if is_type(key, addr_of_mut!(PyUnicode_Type)) {
+            return self.str_key(key);
         }
         if self.opts & options::NON_STR_KEYS != 0 {
             return self.non_str_key(key);
         }
-        Err(EncodeError::DictKeyNotStr)
+        Err(self.key_not_str(key))
+    }
+
+    /// A key that is a str (or, with `OPT_NON_STR_KEYS`, a str subclass).
+    #[inline(always)]
+    pub(crate) unsafe fn str_key(&mut self, key: *mut PyObject) -> Result {
+        if let Some(ascii) = compact_ascii(key) {
+            self.emitter.utf8_key(ascii);
+            return Ok(());
+        }
+        self.stored_str::<true>(key)
+    }
+
+    /// The error context, made on first use (on an error path only).
+    #[cold]
+    pub(crate) fn ctx(&mut self) -> &mut ErrorContext {
+        self.ctx.get_or_insert_with(Box::default)
+    }
+
+    /// Records, as error `e` passes out of an array, the index it came from.
+    #[cold]
+    #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
+    pub(crate) fn at_index(&mut self, index: usize, e: EncodeError) -> EncodeError {
+        if !self.key_pending() {
+            self.ctx().path.push(Segment::Index(index));
+        }
+        e
+    }
+
+    /// Records, as error `e` passes out of a map, the key whose value it came from.
+    #[cold]
+    #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
+    pub(crate) unsafe fn at_key(&mut self, key: *mut PyObject, e: EncodeError) -> EncodeError {
+        if !self.key_pending() {
+            Py_INCREF(key);
+            self.ctx().path.push(Segment::Key(key));
+        }
+        e
+    }
+
+    /// Records, as error `e` passes out of a dataclass, the field it came from.
+    #[cold]
+    #[inline(never)]
+    #[expect(clippy::disallowed_methods, reason = "one path step per nesting level: at most the nesting limit")]
+    pub(crate) unsafe fn at_field(&mut self, name: *mut PyObject, e: EncodeError) -> EncodeError {
+        if !self.key_pending() {
+            Py_INCREF(name);
+            self.ctx().path.push(Segment::Field(name));
+        }
+        e
+    }
+
+    /// Records that error `e` happened in writing map key `key`. The map's
+    /// loop then records no step for it (`key_pending`): the path is that of
+    /// the map.
+    #[cold]
+    #[inline(never)]
+    pub(crate) unsafe fn in_key(&mut self, key: *mut PyObject, e: EncodeError) -> EncodeError {
+        let ctx = self.ctx();
+        if ctx.path.is_empty() && !ctx.in_key {
+            ctx.in_key = true;
+            ctx.key_pending = true;
+            ctx.blame(key);
+        }
+        e
+    }
+
+    /// For a map loop that returns a key error itself: takes the mark
+    /// `in_key` left for it.
+    pub(crate) fn key_pending_taken(&mut self) {
+        self.key_pending();
+    }
+
+    /// Whether the error passing out was just marked as in a key of the map
+    /// whose loop asks (`in_key`); the mark is taken.
+    fn key_pending(&mut self) -> bool {
+        match self.ctx.as_deref_mut() {
+            Some(ctx) if ctx.key_pending => {
+                ctx.key_pending = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// "Dict key must be str" for `key`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) unsafe fn key_not_str(&mut self, key: *mut PyObject) -> EncodeError {
+        self.ctx().blame(key);
+        EncodeError::DictKeyNotStr
+    }
+
+    /// A str key with lone surrogates, in MessagePack (where
+    /// `OPT_REPLACE_SURROGATES` is for values only, as in ormsgpack).
+    #[cold]
+    #[inline(never)]
+    fn surrogates_in_key(&mut self) -> EncodeError {
+        EncodeError::Surrogates
     }
 
     pub(crate) fn has_default(&self) -> bool {

@@ -156,12 +156,14 @@ pub const FRAGMENT: &CStr = c"Fragment(contents, /)
 
 Already-encoded output, copied as it is wherever it appears in what is
 serialized: JSON text (bytes or str) for dumps, MessagePack bytes for
-packb. Nothing checks that it is valid.
+packb. dumps does not check that it is valid JSON (as orjson); packb
+checks that it is exactly one MessagePack value (as ormsgpack).
 
-Raises TypeError for contents that are neither bytes nor str. packb
-raises MsgpackEncodeError for a Fragment that holds str.";
+Like orjson's, it takes any content when made: dumps and packb raise
+their encode error for content that is neither bytes nor str, packb
+also for str and for bytes that are not one MessagePack value.";
 
-pub const FRAGMENT_CONTENTS: &CStr = c"The encoded content (bytes or str).";
+pub const FRAGMENT_CONTENTS: &CStr = c"The encoded content (bytes or str to be written).";
 
 pub const EXT: &CStr = c"Ext(tag, data, /)
 --
@@ -190,9 +192,18 @@ pub const MSGPACK_ENCODE_ERROR: &CStr = c"Raised by packb for an object it canno
 TypeError. When default (or a tzinfo's utcoffset()) raised, that exception
 is the __cause__.";
 
-pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is not valid MessagePack (the message
-says at which byte) and for arguments it cannot use. A subclass of
-ValueError. When ext_hook raised, that exception is the __cause__.";
+pub const MSGPACK_DECODE_ERROR: &CStr = c"Raised by unpackb for input that is not valid MessagePack and for
+options it cannot use, with ormsgpack's messages. A subclass of ValueError.
+pos is the byte offset of the problem (None when there is none); a note
+says more. When ext_hook raised, that exception is the __cause__.";
+
+pub const JSON_INPUT_TYPE_ERROR: &CStr = c"Raised by loads for input of a type it does not read (neither bytes,
+bytearray, memoryview nor str): a JSONDecodeError, as orjson raises, and a
+TypeError. For a file object a note says to pass its contents.";
+
+pub const MSGPACK_INPUT_TYPE_ERROR: &CStr = c"Raised by unpackb for input of a type it does not read (neither bytes,
+bytearray nor memoryview): a MsgpackDecodeError, as ormsgpack raises, and a
+TypeError. For a file object a note says to pass its contents.";
 
 pub const JSON_TO_MSGPACK: &CStr = c"json_to_msgpack(data, /)
 --

@@ -129,3 +129,57 @@ pub(crate) unsafe fn repr(obj: *mut PyObject) -> String {
     Py_DECREF(r);
     text
 }
+
+/// Sets `exc` (an owned, normalized exception; consumed) as the current exception.
+pub unsafe fn restore_exception(exc: *mut PyObject) {
+    #[cfg(Py_3_12)]
+    {
+        PyErr_SetRaisedException(exc);
+    }
+    #[cfg(not(Py_3_12))]
+    {
+        let kind = Py_TYPE(exc) as *mut PyObject;
+        Py_INCREF(kind);
+        PyErr_Restore(kind, exc, PyException_GetTraceback(exc));
+    }
+}
+
+/// Adds `note` to exception `exc` the way PEP 678's `add_note` does: appended
+/// to its `__notes__` list, which tracebacks print after the message and
+/// `str(exc)` leaves out, so the message stays the one users match on. Works
+/// on every version (3.11 made tracebacks print the notes). Best effort: a
+/// note that cannot be added is dropped, nothing is raised.
+pub unsafe fn add_note(exc: *mut PyObject, note: &str) {
+    let text = PyUnicode_FromStringAndSize(note.as_ptr() as *const c_char, note.len() as Py_ssize_t);
+    if text.is_null() {
+        PyErr_Clear();
+        return;
+    }
+    let name = c"__notes__".as_ptr();
+    let mut notes = PyObject_GetAttrString(exc, name);
+    if notes.is_null() {
+        PyErr_Clear();
+        notes = PyList_New(0);
+        if notes.is_null() || PyObject_SetAttrString(exc, name, notes) != 0 {
+            PyErr_Clear();
+            Py_XDECREF(notes);
+            Py_DECREF(text);
+            return;
+        }
+    }
+    if PyList_Check(notes) == 0 || PyList_Append(notes, text) != 0 {
+        PyErr_Clear();
+    }
+    Py_DECREF(notes);
+    Py_DECREF(text);
+}
+
+/// Adds `note` to the exception currently set (if any), which stays set.
+pub unsafe fn add_note_to_current(note: &str) {
+    let exc = take_exception();
+    if exc.is_null() {
+        return;
+    }
+    add_note(exc, note);
+    restore_exception(exc);
+}

@@ -57,13 +57,60 @@ unsafe fn add(module: *mut PyObject, name: &CStr, value: *mut PyObject) -> bool 
     if value.is_null() {
         return false;
     }
-    let ok = PyModule_AddObjectRef(module, name.as_ptr(), value) == 0;
-    Py_DECREF(value);
-    ok
+    // PyModule_AddObjectRef is 3.10+; PyModule_AddObject steals the
+    // reference only when it succeeds.
+    #[cfg(Py_3_10)]
+    {
+        let ok = PyModule_AddObjectRef(module, name.as_ptr(), value) == 0;
+        Py_DECREF(value);
+        ok
+    }
+    #[cfg(not(Py_3_10))]
+    {
+        if PyModule_AddObject(module, name.as_ptr(), value) != 0 {
+            Py_DECREF(value);
+            return false;
+        }
+        true
+    }
 }
 
 unsafe fn new_exception(name: &CStr, doc: &CStr, base: *mut PyObject) -> *mut PyObject {
     PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), base, null_mut())
+}
+
+/// `MsgpackDecodeError`, whose `pos` (the byte offset of the problem) is None
+/// on the class, for the errors that have no position.
+unsafe fn new_msgpack_decode_error() -> *mut PyObject {
+    let dict = PyDict_New();
+    if dict.is_null() || PyDict_SetItemString(dict, c"pos".as_ptr(), Py_None()) != 0 {
+        Py_XDECREF(dict);
+        return null_mut();
+    }
+    let kind = PyErr_NewExceptionWithDoc(
+        c"orcodec.MsgpackDecodeError".as_ptr(),
+        docs::MSGPACK_DECODE_ERROR.as_ptr(),
+        PyExc_ValueError,
+        dict,
+    );
+    Py_DECREF(dict);
+    kind
+}
+
+/// An exception class deriving from both `first` and TypeError.
+unsafe fn new_type_error(name: &CStr, doc: &CStr, first: *mut PyObject) -> *mut PyObject {
+    if first.is_null() {
+        return null_mut();
+    }
+    Py_INCREF(first);
+    Py_INCREF(PyExc_TypeError);
+    let bases = new_tuple(&[first, PyExc_TypeError]);
+    if bases.is_null() {
+        return null_mut();
+    }
+    let kind = PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), bases, null_mut());
+    Py_DECREF(bases);
+    kind
 }
 
 /// A new str of `text`, or NULL with an exception set.
@@ -146,8 +193,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         return None;
     }
     let json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
-    let msgpack_decode_error =
-        new_exception(c"orcodec.MsgpackDecodeError", docs::MSGPACK_DECODE_ERROR, PyExc_ValueError);
+    let msgpack_decode_error = new_msgpack_decode_error();
     let validation_error = new_exception(c"orcodec.ValidationError", docs::VALIDATION_ERROR, PyExc_ValueError);
     // The subclasses raised by loads and unpackb: existing handlers of the
     // formats' decode errors keep catching every failure of a decode.
@@ -166,6 +212,12 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         json_decode_error,
         msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError),
         msgpack_decode_error,
+        json_input_error: new_type_error(c"orcodec.JSONInputTypeError", docs::JSON_INPUT_TYPE_ERROR, json_decode_error),
+        msgpack_input_error: new_type_error(
+            c"orcodec.MsgpackInputTypeError",
+            docs::MSGPACK_INPUT_TYPE_ERROR,
+            msgpack_decode_error,
+        ),
         validation_error,
         json_validation_error,
         msgpack_validation_error,
@@ -192,6 +244,10 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         str_dict: args::intern(c"__dict__"),
         str_pydantic_fields: args::intern(c"__pydantic_fields__"),
         str_pydantic_extra: args::intern(c"__pydantic_extra__"),
+        str_fields: args::intern(c"__fields__"),
+        str_slots: args::intern(c"__slots__"),
+        str_normalize: args::intern(c"normalize"),
+        str_pytz_tzinfo: args::intern(c"pytz.tzinfo"),
         fragment_type: classes::fragment::new_fragment_type(),
         ext_type: classes::ext::new_ext_type(),
         decoder_type: classes::decoder::new_decoder_type(),
@@ -202,6 +258,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.json_decode_error,
         st.msgpack_encode_error,
         st.msgpack_decode_error,
+        st.json_input_error,
+        st.msgpack_input_error,
         st.validation_error,
         st.json_validation_error,
         st.msgpack_validation_error,
@@ -228,6 +286,10 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.str_dict,
         st.str_pydantic_fields,
         st.str_pydantic_extra,
+        st.str_fields,
+        st.str_slots,
+        st.str_normalize,
+        st.str_pytz_tzinfo,
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
         st.decoder_type as *mut PyObject,
@@ -242,6 +304,8 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         (c"JSONDecodeError", st.json_decode_error),
         (c"MsgpackEncodeError", st.msgpack_encode_error),
         (c"MsgpackDecodeError", st.msgpack_decode_error),
+        (c"JSONInputTypeError", st.json_input_error),
+        (c"MsgpackInputTypeError", st.msgpack_input_error),
         (c"Fragment", st.fragment_type as *mut PyObject),
         (c"Ext", st.ext_type as *mut PyObject),
         (c"ValidationError", st.validation_error),

@@ -1,8 +1,10 @@
 //! The `OPT_*` flags: one namespace for both formats.
 //!
-//! Flags orjson has keep orjson's values, and the MessagePack-only flags at
-//! 4096 and up keep ormsgpack's where they are free, so integers hard-coded
-//! against either peer mostly still mean the same thing.
+//! Flags orjson has keep orjson's values. The flags orjson lacks sit above
+//! them, leaving free the two bits each peer documents as invalid (1 << 12,
+//! orjson's first unused bit, and 1 << 16, ormsgpack's): an `option` a peer
+//! refuses, orcodec refuses too. ormsgpack's own values collide with
+//! orjson's, so its flags are used by name.
 
 pub type Opt = u32;
 
@@ -18,13 +20,15 @@ pub const PASSTHROUGH_SUBCLASS: Opt = 1 << 8;
 pub const PASSTHROUGH_DATETIME: Opt = 1 << 9;
 pub const APPEND_NEWLINE: Opt = 1 << 10;
 pub const PASSTHROUGH_DATACLASS: Opt = 1 << 11;
-pub const PASSTHROUGH_UUID: Opt = 1 << 12;
+// 1 << 12: never a flag (orjson's first invalid bit).
 pub const PASSTHROUGH_ENUM: Opt = 1 << 13;
 pub const DATETIME_AS_TIMESTAMP_EXT: Opt = 1 << 14;
 pub const REPLACE_SURROGATES: Opt = 1 << 15;
-pub const PASSTHROUGH_BIG_INT: Opt = 1 << 16;
+// 1 << 16: never a flag (ormsgpack's first invalid bit).
 pub const PASSTHROUGH_TUPLE: Opt = 1 << 17;
 pub const SERIALIZE_PYDANTIC: Opt = 1 << 18;
+pub const PASSTHROUGH_UUID: Opt = 1 << 19;
+pub const PASSTHROUGH_BIG_INT: Opt = 1 << 20;
 pub const NUMPY_EXT: Opt = 1 << 21;
 pub const NUMPY_ZERO_COPY: Opt = 1 << 22;
 pub const MSGPACK_NUMPY: Opt = 1 << 23;
@@ -233,13 +237,28 @@ pub const ALL: &[Flag] = &[
     flag("OPT_UTC_Z", UTC_Z, DUMPS | PACKB, "Write a zero UTC offset as Z instead of +00:00."),
 ];
 
-/// The union of every flag: any other bit is an error.
-pub const MASK: Opt = {
+/// The union of the flags whose `uses` meet `uses`.
+const fn mask_of(uses: Uses) -> Opt {
     let mut mask = 0;
     let mut i = 0;
     while i < ALL.len() {
-        mask |= ALL[i].value;
+        if ALL[i].uses & uses != 0 {
+            mask |= ALL[i].value;
+        }
         i += 1;
     }
     mask
-};
+}
+
+/// What `dumps` and `packb` accept: every flag (the decoding-only ones
+/// too), so that one `option` value can be given to both and to the
+/// encoding half of a round trip (a flag that means nothing to a function
+/// is ignored by it); any other bit is an error.
+pub const ENCODE_MASK: Opt = mask_of(DUMPS | PACKB | UNPACKB);
+
+/// What `unpackb` accepts: only the flags that change decoding, as
+/// ormsgpack's `unpackb` (it refuses its encoding flags).
+pub const UNPACKB_MASK: Opt = mask_of(UNPACKB);
+
+// The bits the peers refuse stay free.
+const _: () = assert!(ENCODE_MASK & (1 << 12 | 1 << 16) == 0);

@@ -11,6 +11,10 @@ pub struct State {
     pub json_decode_error: *mut PyObject,
     pub msgpack_encode_error: *mut PyObject,
     pub msgpack_decode_error: *mut PyObject,
+    /// Raised for input of a type the decoders do not read: the decode error
+    /// and TypeError both.
+    pub json_input_error: *mut PyObject,
+    pub msgpack_input_error: *mut PyObject,
     /// ValidationError, and its subclasses that are also the formats' decode errors.
     pub validation_error: *mut PyObject,
     pub json_validation_error: *mut PyObject,
@@ -39,6 +43,11 @@ pub struct State {
     pub str_dict: *mut PyObject,
     pub str_pydantic_fields: *mut PyObject,
     pub str_pydantic_extra: *mut PyObject,
+    /// pydantic v1 models: `__fields__`.
+    pub str_fields: *mut PyObject,
+    pub str_slots: *mut PyObject,
+    pub str_normalize: *mut PyObject,
+    pub str_pytz_tzinfo: *mut PyObject,
     pub fragment_type: *mut PyTypeObject,
     pub ext_type: *mut PyTypeObject,
     pub decoder_type: *mut PyTypeObject,
@@ -55,6 +64,8 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     json_decode_error: null_mut(),
     msgpack_encode_error: null_mut(),
     msgpack_decode_error: null_mut(),
+    json_input_error: null_mut(),
+    msgpack_input_error: null_mut(),
     validation_error: null_mut(),
     json_validation_error: null_mut(),
     msgpack_validation_error: null_mut(),
@@ -81,6 +92,10 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     str_dict: null_mut(),
     str_pydantic_fields: null_mut(),
     str_pydantic_extra: null_mut(),
+    str_fields: null_mut(),
+    str_slots: null_mut(),
+    str_normalize: null_mut(),
+    str_pytz_tzinfo: null_mut(),
     fragment_type: null_mut(),
     ext_type: null_mut(),
     decoder_type: null_mut(),

@@ -107,6 +107,8 @@ impl<'a> Input for JsonInput<'a> {
             JsonKind::Number => match self.pull.number()?.value {
                 JsonNumberValue::I64(v) => b.i64(v)?,
                 JsonNumberValue::U64(v) => b.u64(v)?,
+                // As untyped `loads` (orjson) refuses it.
+                JsonNumberValue::F64(v) if v.is_infinite() => return Err(out_of_range(at)),
                 JsonNumberValue::F64(v) => b.f64(v)?,
             },
             JsonKind::True | JsonKind::False => b.bool(self.pull.bool()?)?,
@@ -146,4 +148,10 @@ impl<'a> Input for JsonInput<'a> {
             }
         })
     }
+}
+
+/// The error untyped `loads` raises for a number beyond the doubles at `at`.
+#[cold]
+pub fn out_of_range(at: usize) -> Fail {
+    Fail::Syntax(orcodec_core::error::DecodeError::new(orcodec_core::error::DecodeErrorKind::NumberOutOfRange, at))
 }

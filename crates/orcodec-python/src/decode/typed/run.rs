@@ -11,7 +11,7 @@ use orcodec_core::msgpack::reader::ReadOptions;
 use crate::classes::decoder::Decoder;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
-use crate::decode::error::raise_json_error;
+use crate::decode::error::{raise_json_syntax_error, raise_msgpack_error};
 use crate::decode::typed::cache;
 use crate::decode::typed::error::{raise_invalid, Fail, Source};
 use crate::decode::typed::input::Input;
@@ -170,7 +170,8 @@ pub unsafe extern "C" fn convert(
 /// argument it was borrowed from (for the error's `doc`).
 pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], original: *mut PyObject) -> *mut PyObject {
     let raise_syntax = |e: orcodec_core::error::DecodeError| {
-        raise_json_error(&e.kind.to_string(), bytes, original, e.offset);
+        // The same error (orjson's words and position) as without a type.
+        raise_json_syntax_error(&e, bytes, original);
     };
     let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
         Ok(pull) => pull,
@@ -216,7 +217,8 @@ pub unsafe fn unpackb_with(
         |ctx| ctx.builder = PyBuilder::with_numpy(ext_hook, numpy),
         |i| Ok(i.pull.finish()?),
         |e| {
-            raise(state().msgpack_decode_error, &format!("{} at byte {}", e.kind, e.offset));
+            // The same error (ormsgpack's words, `pos`) as without a type.
+            raise_msgpack_error(&e.kind, e.offset, bytes);
         },
     );
     drop(pause);

@@ -705,8 +705,15 @@ pub fn any_scalar<I: Input>(ctx: &mut Ctx, h: Head) -> Result<Owned, Fail> {
         Value::Bool(v) => b.bool(v)?,
         Value::I64(v) => b.i64(v)?,
         Value::U64(v) => b.u64(v)?,
+        // A JSON number beyond the doubles, refused as untyped `loads` (orjson) refuses it.
+        Value::F64(v) if v.is_infinite() && I::FORMAT == crate::decode::typed::input::Format::Json => {
+            return Err(crate::decode::typed::json_input::out_of_range(h.at))
+        }
         Value::F64(v) => b.f64(v)?,
         Value::BigInt(text) => match text.parse::<f64>() {
+            Ok(f) if f.is_infinite() && I::FORMAT == crate::decode::typed::input::Format::Json => {
+                return Err(crate::decode::typed::json_input::out_of_range(h.at))
+            }
             Ok(f) => b.f64(f)?,
             Err(_) => return Err(Fail::Raised),
         },

@@ -1,10 +1,19 @@
-//! Dataclass instances as maps of their fields, in definition order.
+//! Dataclass instances as maps.
 //!
-//! Which fields: those `dataclasses.fields()` lists (ClassVar and InitVar
-//! pseudo-fields excluded) whose names do not start with `_`, as orjson and
-//! ormsgpack both do. Each value is read with `getattr`, so `__slots__`,
-//! frozen, inherited and `field()` fields all behave like Python code sees
-//! them, and attributes added outside the fields never appear.
+//! MessagePack, as ormsgpack: the fields, in definition order: those
+//! `dataclasses.fields()` lists (ClassVar and InitVar pseudo-fields
+//! excluded) whose names do not start with `_`. Each value is the
+//! instance `__dict__`'s entry when there is one (even if the class shadows
+//! the name with a property or defines `__getattribute__`, as ormsgpack
+//! reads it), else `getattr`, so `__slots__`, frozen, inherited and
+//! `field()` fields all work, and attributes added outside the fields never
+//! appear.
+//!
+//! JSON, as orjson: an instance with a `__dict__` whose class does not
+//! declare `__slots__` is its `__dict__` (names starting with `_` left out),
+//! so attributes set outside the fields are written and a field whose value
+//! is only the class default (`init=False`) is not; any other instance is
+//! its fields as above.
 //!
 //! The field list is worked out once per class and cached, keyed by the
 //! class (held, so its address is not reused) and checked on every use
@@ -27,11 +36,11 @@ use pyo3_ffi::*;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::cpython::ffi::_PyType_Lookup;
+use crate::cpython::dict::dict_len;
 use crate::cpython::types::{has_generic_getattr, is_data_descriptor, version_tag};
 use crate::encode::error::EncodeError;
 use crate::encode::types::LazyAttr;
-use crate::encode::walker::Walker;
+use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::state::state;
 
 /// Most dataclasses cached; past it the cache starts over, so classes made
@@ -118,10 +127,16 @@ pub fn dataclass_field_marker() -> *mut PyObject {
 }
 
 /// The `__dataclass_fields__` dict of `obj`'s class (borrowed), or None when
-/// it is no dataclass instance.
+/// it is no dataclass instance. As with both peers, only a class the
+/// decorator made has it in its own dict: an undecorated subclass of a
+/// dataclass is no dataclass to them, and goes to `default`.
 #[inline]
 pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
-    let fields = _PyType_Lookup(Py_TYPE(obj), state().str_dataclass_fields);
+    let class_dict = (*Py_TYPE(obj)).tp_dict;
+    if class_dict.is_null() {
+        return None;
+    }
+    let fields = PyDict_GetItem(class_dict, state().str_dataclass_fields);
     (!fields.is_null() && PyDict_Check(fields) != 0).then_some(fields)
 }
 
@@ -272,9 +287,24 @@ unsafe fn scan_split(
 impl<E: Emitter> Walker<E> {
     /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
     pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
+        if !is_msgpack::<E>() {
+            let dict = orjson_instance_dict(obj);
+            if !dict.is_null() {
+                let result = self.instance_dict(dict);
+                Py_DECREF(dict);
+                return result;
+            }
+        }
         let names = field_names(Py_TYPE(obj), fields)?;
-        let dict =
-            if names.from_dict { PyObject_GenericGetDict(obj, core::ptr::null_mut()) } else { core::ptr::null_mut() };
+        // ormsgpack reads a field from the instance's `__dict__` when it is
+        // there, whatever the class defines (a property, `__getattribute__`),
+        // and with getattr otherwise; for JSON (a class with `__slots__`)
+        // the dict is only a shortcut where getattr would give the same.
+        let dict = if names.from_dict || is_msgpack::<E>() {
+            PyObject_GenericGetDict(obj, core::ptr::null_mut())
+        } else {
+            core::ptr::null_mut()
+        };
         if dict.is_null() {
             PyErr_Clear();
         }
@@ -302,7 +332,9 @@ impl<E: Emitter> Walker<E> {
                 self.emitter.map_key(i);
                 self.key(name)?;
                 self.emitter.map_value();
-                self.walk(value)?;
+                if let Err(e) = self.walk(value) {
+                    return Err(self.at_field(name, e));
+                }
             }
             self.emitter.end_map(len);
             self.leave();
@@ -333,7 +365,7 @@ impl<E: Emitter> Walker<E> {
                 }
                 value = PyObject_GetAttr(obj, name);
                 if value.is_null() {
-                    return Err(EncodeError::Raised);
+                    return Err(self.field_raised(obj));
                 }
             } else {
                 // Borrowed from the dict, which `default` could change: hold it.
@@ -341,10 +373,76 @@ impl<E: Emitter> Walker<E> {
             }
             let result = self.walk(value);
             Py_DECREF(value);
-            result?;
+            if let Err(e) = result {
+                return Err(self.at_field(name, e));
+            }
         }
         self.emitter.end_map(len);
         self.leave();
         Ok(())
     }
+
+    /// Reading a field of `obj` raised (a property, a slot never set): the
+    /// peer's message, with that exception as the cause. orjson says the
+    /// type is not serializable; ormsgpack repeats the exception's message.
+    #[cold]
+    unsafe fn field_raised(&mut self, obj: *mut PyObject) -> EncodeError {
+        if is_msgpack::<E>() {
+            EncodeError::Raised
+        } else {
+            EncodeError::DefaultRaised(Py_TYPE(obj))
+        }
+    }
+
+    /// orjson's form of a dataclass instance: the entries of its `__dict__`
+    /// (held by the caller) whose keys do not start with `_`.
+    unsafe fn instance_dict(&mut self, dict: *mut PyObject) -> Result<(), EncodeError> {
+        let len = dict_len(dict);
+        self.enter()?;
+        self.emitter.begin_map(len);
+        let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
+            (0, core::ptr::null_mut(), core::ptr::null_mut());
+        let (mut seen, mut written) = (0, 0);
+        while PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+            if seen == len {
+                return Err(EncodeError::DictChangedSize);
+            }
+            seen += 1;
+            if PyUnicode_Check(key) == 0 {
+                return Err(self.key_not_str(key));
+            }
+            if PyUnicode_GET_LENGTH(key) > 0 && PyUnicode_ReadChar(key, 0) == '_' as Py_UCS4 {
+                continue;
+            }
+            self.dict_entry(dict, written, key, value)?;
+            written += 1;
+        }
+        if seen != len || dict_len(dict) != len {
+            return Err(EncodeError::DictChangedSize);
+        }
+        self.emitter.end_map(written);
+        self.leave();
+        Ok(())
+    }
+}
+
+/// The instance `__dict__` orjson writes a dataclass as (a new reference):
+/// when the instance has one and its class does not itself declare
+/// `__slots__`; NULL (nothing raised) otherwise.
+unsafe fn orjson_instance_dict(obj: *mut PyObject) -> *mut PyObject {
+    let ty = Py_TYPE(obj);
+    let class_dict = (*ty).tp_dict;
+    if !class_dict.is_null() && !PyDict_GetItem(class_dict, state().str_slots).is_null() {
+        return core::ptr::null_mut();
+    }
+    let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());
+    if dict.is_null() {
+        PyErr_Clear();
+        return core::ptr::null_mut();
+    }
+    if PyDict_Check(dict) == 0 {
+        Py_DECREF(dict);
+        return core::ptr::null_mut();
+    }
+    dict
 }

@@ -7,12 +7,28 @@ use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
 use crate::encode::error::EncodeError;
-use crate::encode::walker::Walker;
+use crate::encode::types::LazyAttr;
+use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::options::{self, Opt};
+use crate::module::state::state;
+
+/// `pytz.tzinfo.BaseTzInfo`, the base of every pytz zone, once pytz is imported.
+static PYTZ_TZINFO: LazyAttr = LazyAttr::new();
+
+/// Whether `tzinfo` is a pytz zone.
+unsafe fn is_pytz(tzinfo: *mut PyObject) -> bool {
+    let base = PYTZ_TZINFO.get(state().str_pytz_tzinfo, c"BaseTzInfo");
+    !base.is_null() && PyType_Check(base) != 0 && PyType_IsSubtype(Py_TYPE(tzinfo), base as *mut PyTypeObject) != 0
+}
 
 /// The UTC offset of an aware datetime in whole seconds (sub-second parts
 /// dropped, as orjson and ormsgpack do); None when it is naive, including a
 /// tzinfo whose `utcoffset()` returns None (Python treats that as naive too).
+///
+/// A pytz zone gives the offset of `tzinfo.normalize(dt)`, as both peers ask
+/// it: for a zone attached without `localize()` that is the zone's offset at
+/// that time (`+08:00` for Asia/Shanghai), not the local mean time the
+/// attached `tzinfo` itself reports (`+08:06`).
 unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
     let tzinfo = PyDateTime_DATE_GET_TZINFO(obj);
     if tzinfo == Py_None() {
@@ -25,8 +41,19 @@ unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
         return Ok(Some(seconds));
     }
     // `datetime.utcoffset()` asks the tzinfo the right way for every library
-    // (zoneinfo, pytz, dateutil, pendulum) and checks the result's range.
-    let delta = PyObject_CallMethodNoArgs(obj, crate::module::state::state().str_utcoffset);
+    // (zoneinfo, dateutil, pendulum) and checks the result's range.
+    let s = state();
+    let delta = if is_pytz(tzinfo) {
+        let normalized = PyObject_CallMethodOneArg(tzinfo, s.str_normalize, obj);
+        if normalized.is_null() {
+            return Err(EncodeError::TimezoneRaised);
+        }
+        let delta = PyObject_CallMethodNoArgs(normalized, s.str_utcoffset);
+        Py_DECREF(normalized);
+        delta
+    } else {
+        PyObject_CallMethodNoArgs(obj, s.str_utcoffset)
+    };
     if delta.is_null() {
         return Err(EncodeError::TimezoneRaised);
     }
@@ -147,7 +174,15 @@ impl<E: Emitter> Walker<E> {
     /// An exact `datetime.datetime`.
     pub(crate) unsafe fn datetime(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
         // Python code (a tzinfo's utcoffset) runs here, before any output.
-        let offset = effective_offset(obj, self.opts)?;
+        let offset = utc_offset(obj)?;
+        // ormsgpack refuses a tzinfo whose utcoffset() is None.
+        if offset.is_none() && is_msgpack::<E>() && PyDateTime_DATE_GET_TZINFO(obj) != Py_None() {
+            return Err(EncodeError::UnsupportedTimezone);
+        }
+        let offset = match offset {
+            None if self.opts & options::NAIVE_UTC != 0 => Some(0),
+            offset => offset,
+        };
         if E::HAS_BIN && self.opts & options::DATETIME_AS_TIMESTAMP_EXT != 0 {
             if let Some(offset) = offset {
                 return self.timestamp(obj, offset);

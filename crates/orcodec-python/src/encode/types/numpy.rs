@@ -6,10 +6,12 @@
 //! `sys.modules` the first time an object might be one of them.
 //!
 //! Supported element types: float64/32/16, int64/32/16/8, uint64/32/16/8,
-//! bool and datetime64 (as RFC 3339 text with the datetime options), in any
-//! number of dimensions as nested arrays; a 0-d array is its one value.
-//! Arrays that are not C-contiguous or not in native byte order, and other
-//! element types, go to `default` (without one, an error saying why).
+//! bool and datetime64 (as RFC 3339 text with the datetime options), in one
+//! or more dimensions as nested arrays. What the peers do not write goes to
+//! `default` as with them (without one, the peer's error): arrays that are
+//! not C-contiguous, 0-d arrays, other element types. Arrays not in native
+//! byte order and datetime64 units finer than nanoseconds raise even with a
+//! `default`, as in orjson (ormsgpack writes wrong numbers for the former).
 
 use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, c_void};
@@ -19,7 +21,7 @@ use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
 use crate::encode::error::EncodeError;
-use crate::encode::walker::Walker;
+use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::options;
 
 /// numpy's `PyArrayInterface`, what `__array_struct__` points to.
@@ -97,6 +99,12 @@ enum Base {
     Milli,
     Micro,
     Nano,
+    /// Units with no text here: picoseconds, femtoseconds, attoseconds,
+    /// and the generic unit of a `datetime64` with none.
+    Pico,
+    Femto,
+    Atto,
+    Generic,
 }
 
 impl Base {
@@ -113,8 +121,37 @@ impl Base {
             8 => Base::Milli,
             9 => Base::Micro,
             10 => Base::Nano,
+            11 => Base::Pico,
+            12 => Base::Femto,
+            13 => Base::Atto,
+            14 => Base::Generic,
             _ => return None,
         })
+    }
+
+    /// The unit's name in the peers' messages (the generic unit is "NaT" there).
+    fn name(self) -> &'static &'static str {
+        match self {
+            Base::Year => &"years",
+            Base::Month => &"months",
+            Base::Week => &"weeks",
+            Base::Day => &"days",
+            Base::Hour => &"hours",
+            Base::Minute => &"minutes",
+            Base::Second => &"seconds",
+            Base::Milli => &"milliseconds",
+            Base::Micro => &"microseconds",
+            Base::Nano => &"nanoseconds",
+            Base::Pico => &"picoseconds",
+            Base::Femto => &"femtoseconds",
+            Base::Atto => &"attoseconds",
+            Base::Generic => &"NaT",
+        }
+    }
+
+    /// Whether values of this unit have text (down to nanoseconds).
+    fn has_text(self) -> bool {
+        !matches!(self, Base::Pico | Base::Femto | Base::Atto | Base::Generic)
     }
 
     fn from_name(name: &str) -> Option<Base> {
@@ -129,14 +166,20 @@ impl Base {
             "ms" => Base::Milli,
             "us" => Base::Micro,
             "ns" => Base::Nano,
+            "ps" => Base::Pico,
+            "fs" => Base::Femto,
+            "as" => Base::Atto,
             _ => return None,
         })
     }
 }
 
-/// The unit in a datetime64 dtype string such as `<M8[10ms]`.
+/// The unit in a datetime64 dtype string such as `<M8[10ms]` (`<M8`: generic).
 fn parse_unit(dtype: &str) -> Option<TimeUnit> {
-    let inner = dtype.split_once('[')?.1.strip_suffix(']')?;
+    let Some((_, rest)) = dtype.split_once('[') else {
+        return Some(TimeUnit { base: Base::Generic, count: 1 });
+    };
+    let inner = rest.strip_suffix(']')?;
     let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
     let count = if digits == 0 { 1 } else { inner[..digits].parse().ok()? };
     Some(TimeUnit { base: Base::from_name(&inner[digits..])?, count })
@@ -178,8 +221,8 @@ unsafe fn items<E: Emitter, T: Copy>(e: &mut E, data: *const u8, len: usize, wri
 /// numpy's "not a time".
 const NAT: i64 = i64::MIN;
 
-/// Microseconds since the epoch for `value` steps of `unit`; None when it
-/// overflows or is NaT.
+/// Microseconds since the epoch for `value` steps of `unit` (one it has
+/// text for); None when it overflows or is NaT.
 fn to_micros(value: i64, unit: TimeUnit) -> Option<i64> {
     if value == NAT {
         return None;
@@ -203,15 +246,32 @@ fn to_micros(value: i64, unit: TimeUnit) -> Option<i64> {
         Base::Milli => micros_per(1000),
         Base::Micro => Some(steps),
         Base::Nano => Some(steps.div_euclid(1000)),
+        Base::Pico | Base::Femto | Base::Atto | Base::Generic => None,
     }
 }
 
-/// The text of a datetime64 value (naive: no offset unless `OPT_NAIVE_UTC`).
-fn datetime64_text(value: i64, unit: TimeUnit, opts: options::Opt) -> Result<DateText, EncodeError> {
-    let micros = to_micros(value, unit).ok_or(EncodeError::NumpyDateTime)?;
+/// 9999-12-30T22:00:00.999999 UTC in microseconds since the epoch: the
+/// latest instant orjson writes for units of a week or less (its time
+/// library's limit).
+const ORJSON_MAX_MICROS: i64 = 253_402_293_600_999_999;
+
+/// The message for a datetime64 value with no text: the value and unit in
+/// orjson's words; ormsgpack says "NaT" for NaT.
+fn unrepresentable(value: i64, unit: TimeUnit, msgpack: bool) -> String {
+    if msgpack && value == NAT {
+        return "unrepresentable numpy.datetime64: NaT".into();
+    }
+    format!("unrepresentable numpy.datetime64: {value} {}", unit.base.name())
+}
+
+/// The text of a datetime64 value (naive: no offset unless `OPT_NAIVE_UTC`),
+/// for years 0 to 9999 (and in JSON, orjson's limit); otherwise the message.
+fn datetime64_text(value: i64, unit: TimeUnit, opts: options::Opt, msgpack: bool) -> Result<DateText, String> {
+    let micros = to_micros(value, unit).ok_or_else(|| unrepresentable(value, unit, msgpack))?;
     let (year, month, day) = civil_from_days(micros.div_euclid(86_400_000_000));
-    if !(1..=9999).contains(&year) {
-        return Err(EncodeError::NumpyDateTime);
+    let beyond_orjson = !msgpack && micros > ORJSON_MAX_MICROS && !matches!(unit.base, Base::Year | Base::Month);
+    if !(0..=9999).contains(&year) || beyond_orjson {
+        return Err(unrepresentable(value, unit, msgpack));
     }
     let of_day = micros.rem_euclid(86_400_000_000);
     let seconds = (of_day / 1_000_000) as i32;
@@ -325,23 +385,25 @@ pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
 #[repr(usize)]
 pub enum NotSupported {
     NotContiguous,
-    ByteOrder,
+    /// An element type orcodec does not write, or a 0-d array.
     DataType,
     /// With `OPT_NUMPY_EXT` or `OPT_MSGPACK_NUMPY`: a dtype with no binary form.
     BinaryDataType,
 }
 
 impl NotSupported {
-    pub fn message(self) -> &'static str {
+    /// The peer's message (ormsgpack says "not C contiguous" for every array
+    /// it does not write; a note gives the dtype).
+    pub fn message(self, msgpack: bool) -> &'static str {
         match self {
-            NotSupported::NotContiguous => "numpy array is not C contiguous; use ndarray.tolist() in default",
-            NotSupported::ByteOrder => "numpy array is not in native byte order; use ndarray.tolist() in default",
-            NotSupported::DataType => "unsupported datatype in numpy array",
+            NotSupported::DataType if !msgpack => "unsupported datatype in numpy array",
+            // orcodec's own binary forms: no peer has them.
             NotSupported::BinaryDataType => {
                 "numpy dtype has no binary form: only bool, int, uint, float16/32/64, complex64/128, datetime64 \
                  and timedelta64 elements are written (object, string, void and structured dtypes are refused, \
                  never pickled); convert it in default"
             }
+            _ => "numpy array is not C contiguous; use ndarray.tolist() in default",
         }
     }
 }
@@ -376,7 +438,10 @@ impl<E: Emitter> Walker<E> {
         let unit = if kind == Kind::DateTime {
             // `obmeta` follows: the unit (NPY_DATETIMEUNIT) and its multiple.
             let meta = value.add(8) as *const c_int;
-            let base = Base::from_npy(*meta).ok_or(EncodeError::NumpyDateTime)?;
+            let base = Base::from_npy(*meta).unwrap_or(Base::Generic);
+            if !base.has_text() {
+                return Err(EncodeError::NumpyDateTimeUnit(base.name()));
+            }
             Some(TimeUnit { base, count: *meta.add(1) as i64 })
         } else {
             None
@@ -393,13 +458,7 @@ impl<E: Emitter> Walker<E> {
         // The capsule owns the interface struct, and holds the array alive;
         // the data stays valid while `obj` (kept by our caller) lives.
         let result = match layout {
-            Ok(Ok(layout)) => {
-                if layout.shape.is_empty() {
-                    self.element(layout.kind, layout.data, layout.unit)
-                } else {
-                    self.dimension(&layout, 0, layout.data).map(|_| ())
-                }
-            }
+            Ok(Ok(layout)) => self.dimension(&layout, 0, layout.data).map(|_| ()),
             Ok(Err(reason)) => self.numpy_to_default(obj, reason),
             Err(e) => Err(e),
         };
@@ -418,21 +477,28 @@ impl<E: Emitter> Walker<E> {
             return Ok(Err(NotSupported::DataType));
         }
         let interface = &*interface;
-        let Some(kind) = Kind::from_interface(interface.typekind as u8, interface.itemsize) else {
-            return Ok(Err(NotSupported::DataType));
-        };
+        // In the peers' order of checks.
         if interface.flags & C_CONTIGUOUS == 0 {
             return Ok(Err(NotSupported::NotContiguous));
         }
         if interface.flags & NOT_SWAPPED == 0 {
-            return Ok(Err(NotSupported::ByteOrder));
+            return Err(EncodeError::NumpyByteOrder);
         }
+        if interface.nd == 0 {
+            // A 0-d array: both peers refuse it (`.item()` in `default` gives its value).
+            return Ok(Err(NotSupported::DataType));
+        }
+        let Some(kind) = Kind::from_interface(interface.typekind as u8, interface.itemsize) else {
+            return Ok(Err(NotSupported::DataType));
+        };
         let shape = (0..interface.nd as usize).map(|i| *interface.shape.add(i) as usize).collect();
         let unit = if kind == Kind::DateTime {
-            // Units finer than nanoseconds (or generic) have no RFC 3339 text here.
             let Some(unit) = datetime_unit(obj)? else {
                 return Ok(Err(NotSupported::DataType));
             };
+            if !unit.base.has_text() {
+                return Err(EncodeError::NumpyDateTimeUnit(unit.base.name()));
+            }
             Some(unit)
         } else {
             None
@@ -457,13 +523,13 @@ impl<E: Emitter> Walker<E> {
             // no such check: their walk is bounded by the data.
             for i in 0..len {
                 self.emitter.array_item(i);
-                self.dimension(layout, dim + 1, data)?;
+                self.dimension(layout, dim + 1, data).map_err(|e| self.at_index(i, e))?;
                 self.check_output()?;
             }
         } else {
             for i in 0..len {
                 self.emitter.array_item(i);
-                data = self.dimension(layout, dim + 1, data)?;
+                data = self.dimension(layout, dim + 1, data).map_err(|e| self.at_index(i, e))?;
             }
         }
         self.emitter.end_array(len);
@@ -515,7 +581,7 @@ impl<E: Emitter> Walker<E> {
             Kind::DateTime => {
                 for i in 0..len {
                     self.emitter.array_item(i);
-                    self.element(Kind::DateTime, data.add(i * 8), layout.unit)?;
+                    self.element(Kind::DateTime, data.add(i * 8), layout.unit).map_err(|e| self.at_index(i, e))?;
                 }
             }
         }
@@ -539,9 +605,15 @@ impl<E: Emitter> Walker<E> {
             Kind::U8 => self.emitter.u64(*at as u64),
             Kind::Bool => self.emitter.bool(*at != 0),
             Kind::DateTime => {
-                let unit = unit.ok_or(EncodeError::NumpyDateTime)?;
-                let text = datetime64_text((at as *const i64).read_unaligned(), unit, self.opts)?;
-                self.emitter.ascii(text.as_bytes());
+                let unit = unit.ok_or(EncodeError::NumpyDateTimeUnit(Base::Generic.name()))?;
+                let value = (at as *const i64).read_unaligned();
+                match datetime64_text(value, unit, self.opts, is_msgpack::<E>()) {
+                    Ok(text) => self.emitter.ascii(text.as_bytes()),
+                    Err(message) => {
+                        self.ctx().text = Some(message);
+                        return Err(EncodeError::NumpyDateTime);
+                    }
+                }
             }
         }
         Ok(())
@@ -550,6 +622,7 @@ impl<E: Emitter> Walker<E> {
     /// An array orcodec does not write: `default`'s, or an error saying why.
     unsafe fn numpy_to_default(&mut self, obj: *mut PyObject, reason: NotSupported) -> Result<(), EncodeError> {
         if !self.has_default() {
+            self.ctx().blame(obj);
             return Err(EncodeError::Numpy(reason));
         }
         self.call_default(obj)

@@ -204,9 +204,14 @@ impl<E: Emitter> Walker<E> {
                 return Some(self.ndarray_binary(obj));
             }
             // msgpack writes numpy.float64, a float subclass, as a float
-            // before msgpack-numpy sees it: so does its form here.
+            // before msgpack-numpy sees it: so does its form here (without
+            // the flag a float subclass goes to default, as with the peers).
             if self.opts & options::NUMPY_EXT == 0 && PyFloat_Check(obj) != 0 {
-                return None;
+                if !types.generic.is_null() && PyType_IsSubtype(ty, types.generic) == 0 {
+                    return None;
+                }
+                self.emitter.f64(PyFloat_AS_DOUBLE(obj));
+                return Some(Ok(()));
             }
             if let Some(&(_, kind)) = types.scalars.iter().find(|&&(t, _)| t == ty) {
                 if let Some(dtype) = scalar_dtype(kind) {

@@ -13,10 +13,23 @@ use crate::encode::error::EncodeError;
 use crate::encode::walker::Walker;
 use crate::module::state::state;
 
-/// Whether `obj`'s class is a pydantic v2 model (it has `__pydantic_fields__`).
+/// Whether `obj`'s class is a pydantic model.
 #[inline]
 pub unsafe fn is_pydantic_model(obj: *mut PyObject) -> bool {
-    !_PyType_Lookup(Py_TYPE(obj), state().str_pydantic_fields).is_null()
+    is_pydantic_type(Py_TYPE(obj))
+}
+
+/// Whether `ty` is a pydantic model class: a v2 model has
+/// `__pydantic_fields__`; a v1 model (`pydantic.v1.BaseModel`, shipped with
+/// pydantic 2) has `__fields__` in its own class dict, which is what
+/// ormsgpack looks for.
+pub unsafe fn is_pydantic_type(ty: *mut PyTypeObject) -> bool {
+    let s = state();
+    if !_PyType_Lookup(ty, s.str_pydantic_fields).is_null() {
+        return true;
+    }
+    let dict = (*ty).tp_dict;
+    !dict.is_null() && PyDict_Check(dict) != 0 && !PyDict_GetItem(dict, s.str_fields).is_null()
 }
 
 /// `obj.name` if it is a dict (new reference), NULL otherwise.
@@ -94,7 +107,7 @@ impl<E: Emitter> Walker<E> {
             if i == len {
                 return Err(EncodeError::DictChangedSize);
             }
-            self.entry(first + i, key, value)?;
+            self.dict_entry(dict, first + i, key, value)?;
             i += 1;
         }
         if i != len {
