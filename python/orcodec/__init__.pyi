@@ -367,8 +367,9 @@ def msgpack_to_json(
     base64: bool = ...,
 ) -> bytes:
     """Convert MessagePack to JSON text with no Python objects in between: the
-    bytes dumps(unpackb(data, ext_hook=Ext, option=option), option=option)
-    returns, faster.
+    bytes dumps(unpackb(data, ext_hook=Ext, option=read), option=option)
+    returns, faster, where read is option's flags that unpackb takes
+    (OPT_NON_STR_KEYS, OPT_DATETIME_AS_TIMESTAMP_EXT).
 
     data: bytes, bytearray or memoryview, as unpackb takes it. It is checked
     as unpackb checks it, and a map key repeated keeps its first place and

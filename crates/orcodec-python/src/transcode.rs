@@ -183,7 +183,8 @@ pub unsafe extern "C" fn json_to_msgpack(
 }
 
 /// `msgpack_to_json(data, *, option=None, base64=False)`: the bytes of
-/// `dumps(unpackb(data, ext_hook=Ext, option=option), option=option)`,
+/// `dumps(unpackb(data, ext_hook=Ext, option=read), option=option)` (`read`:
+/// the flags of `option` that `unpackb` takes),
 /// with bytes and Ext written as base64 text when `base64` is true.
 pub unsafe extern "C" fn msgpack_to_json(
     _module: *mut PyObject,

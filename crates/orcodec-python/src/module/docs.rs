@@ -224,8 +224,9 @@ pub const MSGPACK_TO_JSON: &CStr = c"msgpack_to_json(data, /, *, option=None, ba
 --
 
 Convert MessagePack to JSON text with no Python objects in between: the
-bytes dumps(unpackb(data, ext_hook=Ext, option=option), option=option)
-returns, faster.
+bytes dumps(unpackb(data, ext_hook=Ext, option=read), option=option)
+returns, faster, where read is option's flags that unpackb takes
+(OPT_NON_STR_KEYS, OPT_DATETIME_AS_TIMESTAMP_EXT).
 
 data: bytes, bytearray or memoryview, as unpackb takes it. It is checked
 as unpackb checks it, and a map key repeated keeps its first place and
