@@ -124,7 +124,7 @@ test-versions:
 	  fi; \
 	  echo "test-versions: $$py"; \
 	  venv=$(CURDIR)/.venv-$$v; \
-	  [ -f $$venv/.deps-installed ] || { "$$py" -m venv $$venv \
+	  [ $$venv/.deps-installed -nt requirements-dev.txt ] || { "$$py" -m venv $$venv \
 	    && $$venv/bin/python -m pip install --quiet --upgrade pip \
 	    && $$venv/bin/python -m pip install --quiet -r requirements-dev.txt \
 	    && touch $$venv/.deps-installed; } || exit 1; \

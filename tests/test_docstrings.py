@@ -73,7 +73,9 @@ def test_signature_at_run_time_matches_the_stub(name):
     if name in FUNCTIONS:
         # Every argument but the object is optional: None (strict, of typed decoding: True).
         assert all(p.default is (True if p.name == "strict" else None) for p in list(runtime.parameters.values())[1:])
-    assert f"{name}{runtime}" in pydoc.render_doc(obj, renderer=pydoc.plaintext)
+    # pydoc shows the same signature (from 3.13 a long one over several lines).
+    rendered = pydoc.render_doc(obj, renderer=pydoc.plaintext)
+    assert re.sub(r"\s+", "", f"{name}{runtime}") in re.sub(r"\s+", "", rendered)
 
 
 def test_flags_table_has_every_flag_the_module_exports():
