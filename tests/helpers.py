@@ -912,3 +912,12 @@ def by_format(json: Iterable = (), msgpack: Iterable = (), ids: Callable[[Any], 
             name = ids(case) if ids is not None else str(i)
             params.append(pytest.param(fmt, *args, id=f"{fmt.name}-{name}"))
     return params
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss() -> int:
+    """The process's resident set size in bytes (Linux's /proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * _PAGE

@@ -12,7 +12,6 @@ import datetime
 import enum
 import gc
 import io
-import os
 import sys
 import uuid
 
@@ -20,7 +19,7 @@ import msgpack
 import numpy
 import orcodec
 import pytest
-from helpers import Unsupported
+from helpers import Unsupported, rss
 
 CALLS = 100_000
 # A call that ends in "default serializer exceeds recursion limit" runs
@@ -30,13 +29,6 @@ WARMUP = 2_000
 # Slack for allocator noise (freelists, arenas, the key cache settling).
 MAX_BLOCK_GROWTH = 100
 MAX_RSS_GROWTH = 1 << 20
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
 
 
 class HookError(Exception):

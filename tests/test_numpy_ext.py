@@ -13,7 +13,6 @@ import builtins
 import dataclasses
 import datetime as dt
 import gc
-import os
 import pickle
 import random
 import struct
@@ -27,6 +26,7 @@ import numpy as np
 import orcodec
 import ormsgpack
 import pytest
+from helpers import rss
 
 EXT = orcodec.OPT_NUMPY_EXT
 ZERO = orcodec.OPT_NUMPY_ZERO_COPY
@@ -791,14 +791,6 @@ def test_numpy_is_imported_only_when_an_array_is_met():
 # --------------------------------------------------------------------------------------
 # References and leaks (as tests/test_leaks.py checks the rest)
 # --------------------------------------------------------------------------------------
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
-
 
 LEAK_ARRAY = random_array("<f8", (20, 5))
 LEAK_DOC = {"a": LEAK_ARRAY, "s": np.float32(2), "t": LEAK_ARRAY.T, "c": np.complex128(1j)}

@@ -10,24 +10,18 @@ import datetime
 import decimal
 import enum
 import gc
-import os
 import sys
 import uuid
 from typing import Literal, Optional, Union
 
 import orcodec
 import pytest
+from helpers import rss
 
 CALLS = 30_000
 WARMUP = 2_000
 MAX_BLOCK_GROWTH = 100
 MAX_RSS_GROWTH = 1 << 20
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
 
 
 class Color(enum.Enum):
