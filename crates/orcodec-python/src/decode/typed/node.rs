@@ -216,6 +216,8 @@ pub struct ClassNode {
     /// Field index by name, for classes with many fields (a scan is faster
     /// for a few).
     pub by_name: Option<FastMap<Box<[u8]>, usize>>,
+    /// Where the fields kept in the instance dict go in its inline values.
+    pub inline: crate::cpython::inline_attrs::InlineAttrs,
 }
 
 impl ClassNode {
