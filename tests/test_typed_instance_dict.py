@@ -316,7 +316,7 @@ def test_shared_keys_full_of_other_names(fmt):
 
     # An instance that set 40 other attributes first: the class's shared keys are full
     # before they ever see `a` and `b`, so decoded instances make a real __dict__.
-    other = Crowded(0)
+    other = object.__new__(Crowded)
     for i in range(40):
         setattr(other, f"x{i}", i)
     for _ in range(3):
@@ -436,3 +436,39 @@ def test_many_instances_and_reference_counts(fmt):
         del out
     gc.collect()
     assert sys.getrefcount(Cell) == before
+
+
+def test_json_keys_in_and_out_of_definition_order():
+    """The JSON input matches the next field's key in place; every other way of writing
+    a key still finds its field (or none), as msgspec does."""
+
+    @dataclasses.dataclass
+    class Keys:
+        name: str
+        é: int = 0
+        n: int = 1
+        late: int = dataclasses.field(init=False, default=9)
+
+    docs = [
+        b'{"name": "a", "\xc3\xa9": 2, "n": 3}',
+        b'{"n": 3, "name": "a"}',
+        b'{"n\\u0061me": "a", "\\u00e9": 2}',
+        b'{ "name" : "a" , "names": 1, "nam": 2, "\xc3\xa9" : 5 }',
+    ]
+    for doc in docs:
+        for _ in range(2):
+            out = orcodec.loads(doc, type=Keys)
+            assert out == msgspec.json.decode(doc, type=Keys)
+            assert list(vars(out).items()) == list(vars(reference(Keys, msgspec.json.decode(doc))).items())
+    # An init=False field's key is skipped like an unknown one (msgspec reads it).
+    out = orcodec.loads(b'{"name": "a", "late": 5, "n": 4}', type=Keys)
+    assert list(vars(out).items()) == [("name", "a"), ("n", 4), ("\xe9", 0), ("late", 9)]
+    strict = orcodec.Decoder(Keys, forbid_unknown_fields=True)
+    for doc, key in [(b'{"name": "a", "late": 5}', "late"), (b'{"name": "a", "\xc3\xa9": 1, "x": 2}', "x")]:
+        with pytest.raises(orcodec.ValidationError) as info:
+            strict.loads(doc)
+        assert str(info.value) == f"Object contains unknown field `{key}`"
+    with pytest.raises(orcodec.JSONDecodeError):
+        orcodec.loads(b'{"name" "a"}', type=Keys)
+    with pytest.raises(orcodec.JSONDecodeError):
+        orcodec.loads(b'{"name": "a", "n"', type=Keys)

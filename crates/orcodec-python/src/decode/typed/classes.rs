@@ -18,7 +18,7 @@ use pyo3_ffi::*;
 use crate::cpython::instance::{new_instance, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Input, Value};
+use crate::decode::typed::input::{Cursor, Format, Input, KeyRead, Value};
 use crate::decode::typed::node::*;
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::py_input::PyInput;
@@ -207,11 +207,20 @@ fn next_field<I: Input>(
     path: &Path,
 ) -> Result<Option<usize>, Fail> {
     loop {
-        let Some(kh) = input.next_key(cursor)? else { return Ok(None) };
-        let key = key_bytes(&kh.v);
-        let Some(i) = key.and_then(|k| cl.find(k, *hint)).filter(|&i| cl.fields[i].from_input) else {
+        // Keys usually come in definition order: the JSON input matches the
+        // next field's name in place.
+        let expected = cl.fields.get(*hint).and_then(|f| f.json_key.as_ref());
+        let Some(read) = input.next_key_expecting(cursor, expected)? else { return Ok(None) };
+        let (found, key, at) = match read {
+            KeyRead::Expected(at) => (Some(*hint), Some(cl.fields[*hint].name.as_bytes()), at),
+            KeyRead::Other(kh) => {
+                let key = key_bytes(&kh.v);
+                (key.and_then(|k| cl.find(k, *hint)), key, kh.at)
+            }
+        };
+        let Some(i) = found.filter(|&i| cl.fields[i].from_input) else {
             if ctx.forbid_unknown {
-                return Err(unknown_field(key, path, kh.at));
+                return Err(unknown_field(key, path, at));
             }
             input.skip(ctx.depth)?;
             continue;

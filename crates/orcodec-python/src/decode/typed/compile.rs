@@ -396,6 +396,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         let stored = stores_attrs && i < n - init_vars;
         fields.push(Field {
             name: name.into(),
+            json_key: orcodec_core::json::pull::JsonKey::new(name),
             node: node_id(item(f, 1)?, count)?,
             default,
             default_obj: matches!(default, Default::Value | Default::Factory).then(|| owned(default_obj)),
