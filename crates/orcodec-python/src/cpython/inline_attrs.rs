@@ -27,6 +27,7 @@ use pyo3_ffi::*;
 const NO_INDEX: u8 = u8::MAX;
 
 /// Where the fields of one class go in its instances' inline values.
+#[cfg_attr(not(dict_table_layout), allow(dead_code))]
 pub struct InlineAttrs {
     /// Each field's name (borrowed from the class node, which outlives
     /// this), or NULL for a field not kept in the instance dict (a slot, an
@@ -40,6 +41,10 @@ pub struct InlineAttrs {
     entries: Cell<isize>,
     /// Whether every field that could be stored directly has its index.
     complete: Cell<bool>,
+    /// Nothing is ever stored directly: no field is kept in the instance
+    /// dict, the class keeps no inline values (its flags say so from its
+    /// creation on) or it has no version tag to check against.
+    never: Cell<bool>,
     /// Each field's index in the shared keys, or `NO_INDEX`.
     index: Box<[Cell<u8>]>,
     /// What the class has under each field's name (borrowed from the class,
@@ -53,13 +58,14 @@ impl InlineAttrs {
     pub fn new(names: Box<[*mut PyObject]>) -> InlineAttrs {
         let n = names.len();
         InlineAttrs {
-            names,
             tag: Cell::new(0),
             keys: Cell::new(core::ptr::null_mut()),
             entries: Cell::new(0),
             complete: Cell::new(false),
+            never: Cell::new(names.iter().all(|n| n.is_null())),
             index: (0..n).map(|_| Cell::new(NO_INDEX)).collect(),
             class_attr: (0..n).map(|_| Cell::new(core::ptr::null_mut())).collect(),
+            names,
         }
     }
 
@@ -73,7 +79,8 @@ impl InlineAttrs {
         #[cfg(dict_table_layout)]
         {
             let tag = self.tag.get();
-            if tag != 0 && tag == (*ty).tp_version_tag && (self.complete.get() || !self.grown(ty)) {
+            if self.never.get() || (tag != 0 && tag == (*ty).tp_version_tag && (self.complete.get() || !self.grown(ty)))
+            {
                 return;
             }
             self.resolve(ty);
@@ -119,10 +126,12 @@ impl InlineAttrs {
         self.tag.set(0);
         let flags = (*ty).tp_flags;
         if flags & Py_TPFLAGS_HEAPTYPE == 0 || flags & Py_TPFLAGS_MANAGED_DICT == 0 {
+            self.never.set(true);
             return;
         }
         #[cfg(Py_3_13)]
         if flags & layout::Py_TPFLAGS_INLINE_VALUES == 0 {
+            self.never.set(true);
             return;
         }
         let keys = (*(ty as *mut PyHeapTypeObject)).ht_cached_keys as *const DictKeys;
@@ -153,8 +162,14 @@ impl InlineAttrs {
                 None => complete = false,
             }
         }
-        // Read after the lookups, which give the class a tag if it had none.
+        // Read after the lookups, which give the class a tag if it had none;
+        // a class that cannot get one (tags exhausted, a metaclass with its
+        // own `mro()`) is left to the generic setattr for good.
         let tag = (*ty).tp_version_tag;
+        if tag == 0 {
+            self.never.set(true);
+            return;
+        }
         self.keys.set(keys as *mut c_void);
         self.entries.set((*keys).dk_nentries);
         self.complete.set(complete);
