@@ -624,3 +624,47 @@ def test_numpy_values_in_any_parts():
         decoded = orcodec.unpackb(packed, type=dict[str, Any], option=option)
         same(decoded["a"], array)
         assert decoded["n"] == 1
+
+
+def test_msgpack_numpy_maps_at_array_targets():
+    import msgpack_numpy
+
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    document = {"name": "x", "pixels": array.astype(np.uint8), "weights": array[0]}
+    theirs = msgpack.packb(document, default=msgpack_numpy.encode)
+    for option in (orcodec.OPT_MSGPACK_NUMPY, orcodec.OPT_MSGPACK_NUMPY | EXT):
+        frame = orcodec.unpackb(theirs, type=Frame, option=option)
+        same(frame.pixels, array.astype(np.uint8))
+        same(frame.weights, array[0])
+    shared = orcodec.unpackb(theirs, type=Frame, option=orcodec.OPT_MSGPACK_NUMPY | orcodec.OPT_NUMPY_ZERO_COPY)
+    assert not shared.weights.flags.writeable and shared.weights.tolist() == [0.0, 1.0, 2.0]
+    # In a union with no map member, a map is read as an array.
+    MN = orcodec.OPT_MSGPACK_NUMPY
+    optional = msgpack.packb({"a": array, "b": None}, default=msgpack_numpy.encode)
+    decoded = orcodec.unpackb(optional, type=dict[str, Optional[NDArray[np.float32]]], option=MN)
+    same(decoded["a"], array)
+    assert decoded["b"] is None
+    # Another dtype, a map that is no array, the option missing: the validation errors.
+    no_array = orcodec.packb({"v": {"a": 1}})
+    cases = [
+        (theirs, Frame, None, "Expected `array`, got `object` - at `$.pixels`"),
+        (theirs, Frame, EXT, "Expected `array`, got `object` - at `$.pixels`"),
+        (
+            optional,
+            dict[str, NDArray[np.float64]],
+            MN,
+            "Expected `ndarray` of `float64`, got `ndarray` of `float32` - at `$[...]`",
+        ),
+        (no_array, dict[str, np.ndarray], MN, "Expected `array`, got `object` - at `$[...]`"),
+        (no_array, dict[str, Optional[NDArray[np.int8]]], MN, "Expected `array | null`, got `object` - at `$[...]`"),
+    ]
+    for data, target, option, message in cases:
+        with pytest.raises(orcodec.ValidationError) as info:
+            orcodec.unpackb(data, type=target, option=option)
+        assert str(info.value) == message
+    # A malformed msgpack-numpy map stays the format's error.
+    bad = msgpack.packb({"v": {b"nd": True, b"type": "<i2", b"kind": b"", b"shape": [3], b"data": b"12"}})
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(bad, type=dict[str, NDArray[np.int16]], option=orcodec.OPT_MSGPACK_NUMPY)
+    assert not isinstance(info.value, orcodec.ValidationError)
+    assert str(info.value).startswith("msgpack-numpy array: the shape and dtype need 6 bytes of data, b'data' has 2")

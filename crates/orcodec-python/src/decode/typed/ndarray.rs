@@ -877,12 +877,8 @@ pub fn from_scalar<I: Input>(
         // An array in binary form (`OPT_NUMPY_EXT`), read as untyped
         // `unpackb` reads it; other extension values are no arrays.
         if let Some(obj) = ctx.builder.ext(tag, data)? {
-            // SAFETY: a live object; numpy is imported.
-            unsafe {
-                let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
-                if is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
-                    return existing(obj.as_ptr(), dtype, path, h.at);
-                }
+            if let Some(array) = from_object(&obj, dtype, path, h.at)? {
+                return Ok(array);
             }
         }
         return Err(type_error::<I>(ctx, id, &h, path));
@@ -916,6 +912,20 @@ pub fn from_scalar<I: Input>(
         Some(Dtype::F16) => zero_d!(Typed::<F16> { buf: Vec::new() }),
         Some(Dtype::F32) => zero_d!(Typed::<f32> { buf: Vec::new() }),
         Some(Dtype::F64) => zero_d!(Typed::<f64> { buf: Vec::new() }),
+    }
+}
+
+/// `obj` (read as untyped decoding reads it) as an array target: kept if it
+/// is an ndarray of the element type, an error naming both dtypes if it is
+/// one of another, None if it is no ndarray.
+pub fn from_object(obj: &Owned, dtype: Option<Dtype>, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
+    // SAFETY: a live object; numpy was imported to make the type.
+    unsafe {
+        let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
+        if !is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
+            return Ok(None);
+        }
+        existing(obj.as_ptr(), dtype, path, at).map(Some)
     }
 }
 
