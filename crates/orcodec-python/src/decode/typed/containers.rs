@@ -51,11 +51,11 @@ pub fn container<I: Input>(
                 seq(ctx, *kind, *item, (*min_len, *max_len), input, n, at, path)
             }
             Node::Tuple(items) if !map => tuple(ctx, items, input, n, at, path),
-            Node::NdArray(dtype) if !map => crate::decode::typed::ndarray::from_array(ctx, *dtype, input, n, at, path),
+            Node::NdArray(nd) if !map => crate::decode::typed::ndarray::from_array(ctx, nd, input, n, at, path),
             // msgpack-numpy's form of an array (`OPT_MSGPACK_NUMPY`).
             // Errors name the type asked for (a union, if it led here).
-            Node::NdArray(dtype) => match input.numpy_map(ctx, n, at)? {
-                Some(obj) => match crate::decode::typed::ndarray::from_object(&obj, *dtype, path, at)? {
+            Node::NdArray(nd) => match input.numpy_map(ctx, n, at)? {
+                Some(obj) => match crate::decode::typed::ndarray::from_object(&obj, nd, path, at)? {
                     Some(array) => Ok(array),
                     None => Err(container_type_error::<I>(ctx, asked, map, at, path)),
                 },
