@@ -24,6 +24,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="mmap/mprotect t
 CHILD = textwrap.dedent(
     r"""
     import ctypes, json, mmap, os, sys
+    import numpy
     import orcodec
 
     PAGE = mmap.PAGESIZE
@@ -53,12 +54,14 @@ CHILD = textwrap.dedent(
         "json": {
             "loads": orcodec.loads,
             "loads typed": lambda v: orcodec.loads(v, type=list[str]),
+            "loads ndarray": lambda v: orcodec.loads(v, type=numpy.ndarray),
             "loads_lines": orcodec.loads_lines,
             "json_to_msgpack": orcodec.json_to_msgpack,
         },
         "msgpack": {
             "unpackb": orcodec.unpackb,
             "unpackb typed": lambda v: orcodec.unpackb(v, type=list[str]),
+            "unpackb ndarray": lambda v: orcodec.unpackb(v, type=numpy.ndarray),
             "msgpack_to_json": orcodec.msgpack_to_json,
         },
     }
@@ -102,6 +105,11 @@ def _inputs() -> list[tuple[str, str, str]]:
             pass
     for i, doc in enumerate(_escaped_strings()):
         inputs.append((f"escaped-{i}", "json", doc.hex()))
+    # Numbers of every length (the lexer reads digits 16 at a time) ending
+    # the input, as untyped values and as arrays.
+    numbers = json.dumps([[1.2345678901234567e-7 * 3**k, -(7**k), 0.5**k] for k in range(40)]).encode()
+    for cut in range(len(numbers), len(numbers) - 200, -1):
+        inputs.append((f"numbers-{cut}", "json", numbers[:cut].hex()))
     for i, value in enumerate([["x" * n, b"y" * n, n * 1.5] for n in range(0, 300, 13)]):
         packed = orcodec.packb(value)
         inputs += [(f"packed-{i}-{cut}", "msgpack", packed[:cut].hex()) for cut in range(len(packed), 0, -9)]
