@@ -150,11 +150,32 @@ fn check<O: Output>(out: &O) -> Result<(), TranscodeError> {
     Ok(())
 }
 
-/// A map entry repeated its key: the entry that starts at `entry_start`
-/// (its separator and key) and whose value is `value_start..` (to the end of
-/// the output) goes, and that value replaces `old` (the earlier value of the
-/// same key). Returns how far what followed `old` moved (new minus old
-/// value length).
+/// A map entry that repeated the key of its entry `j` ended: the entry,
+/// which starts at `entry_start` (its separator and key) and whose value is
+/// `value_start..` (to the end of the output), goes, and its value takes the
+/// place of entry `j`'s, as a dict keeps a repeated key's first place and
+/// last value. Returns the range the replaced value had and how far what
+/// followed it moved (new minus old value length).
+#[cold]
+fn splice_repeat<O: Output>(
+    keys: &mut keys::Keys,
+    map: keys::MapKeys,
+    j: usize,
+    entry_start: usize,
+    value_start: usize,
+    tmp: &mut Vec<u8>,
+    out: &mut O,
+) -> Result<(core::ops::Range<usize>, isize), TranscodeError> {
+    let old = keys.entry(map, j).value_start..keys.value_end(map, j, entry_start);
+    let delta = replace_value(out, tmp, old.clone(), entry_start, value_start)?;
+    keys.shift(map, j + 1, delta);
+    Ok((old, delta))
+}
+
+/// The entry that starts at `entry_start` (its separator and key) and whose
+/// value is `value_start..` (to the end of the output) goes, and that value
+/// replaces `old` (the earlier value of the same key). Returns how far what
+/// followed `old` moved (new minus old value length).
 fn replace_value<O: Output>(
     out: &mut O,
     tmp: &mut Vec<u8>,
