@@ -76,7 +76,7 @@ pub(super) struct Entry {
 }
 
 /// A map gets a table from this many entries on.
-const LINEAR: usize = 64;
+const LINEAR: usize = 128;
 
 /// The length of keys that are no text.
 const OTHER: u32 = u32::MAX;
