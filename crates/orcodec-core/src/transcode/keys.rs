@@ -113,8 +113,10 @@ pub(super) struct MapKeys {
     base: usize,
     others: usize,
     table: bool,
-    /// The filter of a map without a table: the bits of its keys' words.
-    seen: u128,
+    /// The filter of a map without a table: the bits of its keys' words,
+    /// in two words (each read and written whole: a narrower read of a
+    /// wider value just stored waits for the store).
+    seen: [u64; 2],
 }
 
 /// A key being looked up: its first comparison and what settles it.
@@ -141,7 +143,7 @@ impl Keys {
 
     /// A map opens (its entries start at the top of the stack).
     pub(super) fn open(&self) -> MapKeys {
-        MapKeys { base: self.entries.len(), others: self.others.len(), table: false, seen: 0 }
+        MapKeys { base: self.entries.len(), others: self.others.len(), table: false, seen: [0; 2] }
     }
 
     /// The map closes: its entries and table go.
@@ -254,7 +256,8 @@ impl Keys {
     #[inline(always)]
     fn find(&self, map: &MapKeys, probe: Probe<'_>, out: &[u8]) -> Option<usize> {
         if !map.table {
-            if map.seen & filter_bit(probe.head) == 0 {
+            let (word, bit) = filter_bit(probe.head);
+            if map.seen[word] & bit == 0 {
                 return None;
             }
             return self.scan(map.base, probe, out).map(|i| i - map.base);
@@ -294,7 +297,8 @@ impl Keys {
         crate::fallible::push(&mut self.heads, probe.head).map_err(|_| no_memory())?;
         crate::fallible::push(&mut self.lens, probe.len).map_err(|_| no_memory())?;
         if !map.table {
-            map.seen |= filter_bit(probe.head);
+            let (word, bit) = filter_bit(probe.head);
+            map.seen[word] |= bit;
             if count + 1 >= LINEAR {
                 self.build(map, out)?;
             }
@@ -482,10 +486,12 @@ fn tail_word(bytes: &[u8]) -> u64 {
     bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16
 }
 
-/// The bit of the filter of a small map a key with the word `head` sets.
+/// The bit of the filter of a small map a key with the word `head` sets:
+/// which word, and the bit in it.
 #[inline(always)]
-fn filter_bit(head: u64) -> u128 {
-    1u128 << (head.wrapping_mul(K) >> 57)
+fn filter_bit(head: u64) -> (usize, u64) {
+    let h = head.wrapping_mul(K);
+    ((h >> 63) as usize, 1 << (h >> 57 & 63))
 }
 
 /// The hash of the key of `probe`.
