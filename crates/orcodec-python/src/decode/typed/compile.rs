@@ -249,17 +249,35 @@ unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, R
         kind::CUSTOM => Node::Custom(owned(item(t, 2)?)),
         kind::NDARRAY => {
             let code = int_of(item(t, 2)?)?;
-            if code == -1 {
-                Node::NdArray(None)
+            let dtype = if code == -1 {
+                None
             } else {
                 match crate::decode::typed::ndarray::Dtype::from_code(code) {
-                    Some(dtype) => Node::NdArray(Some(dtype)),
+                    Some(dtype) => Some(dtype),
                     None => return Err(bad_spec("unknown ndarray dtype")),
                 }
-            }
+            };
+            let shape = ndarray_shape(item(t, 3)?)?;
+            Node::NdArray(NdArrayNode { dtype, shape })
         }
         _ => return Err(bad_spec("unknown node kind")),
     })
+}
+
+/// An ndarray's stated shape: None, or a tuple of lengths (-1 for any).
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
+unsafe fn ndarray_shape(obj: *mut PyObject) -> Result<Option<Box<[Option<usize>]>>, Raised> {
+    if obj == Py_None() {
+        return Ok(None);
+    }
+    if PyTuple_Check(obj) == 0 {
+        return Err(bad_spec("expected a tuple"));
+    }
+    let mut dims = Vec::new();
+    for i in 0..PyTuple_GET_SIZE(obj) as usize {
+        dims.push(usize::try_from(int_of(item(obj, i)?)?).ok());
+    }
+    Ok(Some(dims.into_boxed_slice()))
 }
 
 /// Iterates the entries of dict `d` (borrowed keys and values).

@@ -140,6 +140,12 @@ pub trait Input {
     fn skip(&mut self, depth: usize) -> Result<(), Fail>;
     /// The next value as untyped decoding gives it (`Any`, and `dec_hook`'s input).
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail>;
+    /// The map `next` just opened (`len` items), read as untyped decoding
+    /// reads it if this input turns maps into numpy arrays (MessagePack
+    /// with `OPT_MSGPACK_NUMPY`); None, with nothing read, otherwise.
+    fn numpy_map(&mut self, _ctx: &mut Ctx, _len: Option<usize>, _at: usize) -> Result<Option<Owned>, Fail> {
+        Ok(None)
+    }
     /// The Python object `next` reads or last read (the Python input; NULL
     /// for streams).
     fn current(&self) -> *mut PyObject {

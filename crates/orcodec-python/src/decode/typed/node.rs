@@ -303,8 +303,16 @@ pub enum Node {
     Uuid,
     Decimal,
     Custom(Owned),
-    /// A numpy array of that element type (None: inferred from the values).
-    NdArray(Option<crate::decode::typed::ndarray::Dtype>),
+    /// A numpy array (`numpy.ndarray[shape, dtype[T]]`).
+    NdArray(NdArrayNode),
+}
+
+pub struct NdArrayNode {
+    /// The element type (None: inferred from the values).
+    pub dtype: Option<crate::decode::typed::ndarray::Dtype>,
+    /// The shape the type states, if it states one: per dimension, its
+    /// length, or None for any length.
+    pub shape: Option<Box<[Option<usize>]>>,
 }
 
 /// A compiled type: its nodes and the name each shows in messages.
