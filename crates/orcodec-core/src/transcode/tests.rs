@@ -189,7 +189,7 @@ fn keys_that_share_their_word_or_filter_bit_are_told_apart() {
         ["", "abcdefgh", "abcdefgi", "abcdefg", r"\u00e9t\u00e9 long key here", "été long key here"].map(String::from),
     );
     let sorted = ToJsonOptions { sort_keys: true, ..PLAIN };
-    let mut rng = Rng::new(0x5ee_d0f_b175);
+    let mut rng = Rng::new(0x005e_ed0f_b175);
     for size in [2u64, 8, 9, 17, 40, 63, 64, 65, 130] {
         for _ in 0..12 {
             let entries: Vec<String> =
