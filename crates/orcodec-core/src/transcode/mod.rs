@@ -15,8 +15,9 @@
 //! What the objects in between would have done is done on the bytes:
 //! * A map key seen twice keeps its first place and takes the last value
 //!   (a dict's rule), so the entry is spliced in the output ([`keys`] finds
-//!   repeated keys: a scan of the few keys of a small map, a hash table for
-//!   larger ones).
+//!   repeated keys: in a small map a filter of its keys' bits, then a scan
+//!   of its keys only for a key whose bit is set; a hash table for larger
+//!   maps).
 //! * MessagePack needs a container's count before its items, and JSON gives
 //!   it only at the end (and repeated keys lower it). Each container gets a
 //!   one-byte placeholder, enough for the fix forms (under 16 items, the
