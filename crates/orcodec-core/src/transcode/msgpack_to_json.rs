@@ -42,7 +42,7 @@ struct Frame {
     count: usize,
     keys: MapKeys,
     /// For the entry being read: the earlier entry (index in the map) whose
-    /// key it repeats, and where it starts.
+    /// key it repeats, and then where it starts.
     repeats: Option<usize>,
     entry_start: usize,
     value_start: usize,
@@ -239,13 +239,17 @@ fn start_entry<O: Output, const PRETTY: bool>(
         w.map_value();
         check(&w.out)?;
         let value_start = w.out.len();
-        frame.entry_start = entry_start;
-        frame.value_start = value_start;
         // The key's bytes in the input, compared there (the text written
         // for them is the same for the same bytes).
         let at = p.pos() - s.len();
-        frame.repeats =
+        let repeats =
             keys.find_or_add_text(&mut frame.keys, at, s.as_bytes(), entry_start, key_start, value_start, p.input())?;
+        // Where the entry is matters only when it repeats a key (it goes then).
+        if repeats.is_some() {
+            frame.entry_start = entry_start;
+            frame.value_start = value_start;
+        }
+        frame.repeats = repeats;
         return Ok(());
     }
     text.clear();
