@@ -414,6 +414,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         let stored = stores_attrs && i < n - init_vars;
         fields.push(Field {
             name: name.into(),
+            json_key: orcodec_core::json::pull::JsonKey::new(name),
             node: node_id(item(f, 1)?, count)?,
             default,
             default_obj: matches!(default, Default::Value | Default::Factory).then(|| owned(default_obj)),
@@ -423,6 +424,19 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             leaf: false,
         });
     }
+    let inline = crate::cpython::inline_attrs::InlineAttrs::new(
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if stores_attrs && i < n - init_vars && f.slot.is_none() {
+                    f.name_obj.as_ptr()
+                } else {
+                    core::ptr::null_mut()
+                }
+            })
+            .collect(),
+    );
     let by_name = (n > SCANNED_FIELDS)
         .then(|| fields.iter().enumerate().map(|(i, f)| (Box::<[u8]>::from(f.name.as_bytes()), i)).collect());
     Ok(ClassNode {
@@ -436,5 +450,6 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             _ => false,
         },
         by_name,
+        inline,
     })
 }
