@@ -19,7 +19,7 @@ import msgpack
 import numpy
 import orcodec
 import pytest
-from helpers import Unsupported, rss
+from helpers import Unsupported, assert_resident_set_steady, rss
 
 CALLS = 100_000
 # A call that ends in "default serializer exceeds recursion limit" runs
@@ -333,10 +333,15 @@ def test_no_leak(name):
     for _ in range(calls):
         once()
     gc.collect()
-    block_growth, rss_growth = sys.getallocatedblocks() - blocks, rss() - resident
+    block_growth = sys.getallocatedblocks() - blocks
     assert [sys.getrefcount(obj) for obj in tracked()] == refs
     assert block_growth <= MAX_BLOCK_GROWTH, f"{block_growth} more allocated blocks after {calls} calls"
-    assert rss_growth <= MAX_RSS_GROWTH, f"resident set grew {rss_growth} bytes over {calls} calls"
+
+    def run_calls():
+        for _ in range(calls):
+            once()
+
+    assert_resident_set_steady(rss() - resident, run_calls, MAX_RSS_GROWTH, calls)
 
 
 def test_collector_sees_what_instances_hold():
