@@ -17,6 +17,8 @@
 #   make publish-chart   copy the chart of the last `make bench` to
 #                doc/benchmark.png, the chart README.md shows.
 #   make bench-quick   the same as a smoke run of about a minute
+#   make bench-versions   the quick side-by-side table on each of
+#                OTHER_PYTHONS (their venvs and builds as test-versions makes them)
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
 #                nightly, fails without it; installs cargo-fuzz if missing).
 #   make peer-suites   set up, build, then run orjson's and ormsgpack's own test
@@ -56,7 +58,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean peer-suites
+.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean peer-suites
 
 all: test
 
@@ -111,18 +113,22 @@ test: lint build cargo-test
 
 # Each version gets its own venv and cargo target directory (a build for one
 # version would otherwise invalidate the other's).
-test-versions:
+# For each of OTHER_PYTHONS that is installed: its venv (.venv-X.Y, created or
+# refreshed when requirements-dev.txt changes) with a release build of
+# orcodec, then RUN with $$venv and $$v set. Shared by test-versions and
+# bench-versions.
+define each_other_python
 	@for v in $(OTHER_PYTHONS); do \
 	  py=$$(command -v python$$v 2>/dev/null); \
 	  if [ -z "$$py" ] || ! "$$py" -c pass 2>/dev/null; then \
 	    py=$$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/$$v.*/bin/python$$v 2>/dev/null | tail -1); \
 	  fi; \
 	  if [ -z "$$py" ]; then \
-	    echo "test-versions: no Python $$v installed, not tested"; \
-	    [ -z "$$SKIP_LOG" ] || echo "pytest on Python $$v: not installed (on PATH or under pyenv)" >> "$$SKIP_LOG"; \
+	    echo "$@: no Python $$v installed, skipped"; \
+	    [ -z "$$SKIP_LOG" ] || echo "$(1) on Python $$v: not installed (on PATH or under pyenv)" >> "$$SKIP_LOG"; \
 	    continue; \
 	  fi; \
-	  echo "test-versions: $$py"; \
+	  echo "$@: $$py"; \
 	  venv=$(CURDIR)/.venv-$$v; \
 	  [ $$venv/.deps-installed -nt requirements-dev.txt ] || { "$$py" -m venv $$venv \
 	    && $$venv/bin/python -m pip install --quiet --upgrade pip \
@@ -130,8 +136,16 @@ test-versions:
 	    && touch $$venv/.deps-installed; } || exit 1; \
 	  VIRTUAL_ENV=$$venv CARGO_TARGET_DIR=$(CURDIR)/target/python$$v \
 	    $$venv/bin/maturin develop --release --quiet || exit 1; \
-	  $$venv/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	  $(2) || exit 1; \
 	done
+endef
+
+test-versions:
+	$(call each_other_python,pytest,$$venv/bin/python -m pytest -q -p no:cacheprovider)
+
+# The quick side-by-side table on each of OTHER_PYTHONS (bench/results/quick-X.Y.json).
+bench-versions:
+	$(call each_other_python,the quick benchmark,$$venv/bin/python bench/compare.py --quick --json bench/results/quick-$$v.json)
 
 fuzz: build
 	PYTHON=$(abspath $(PY)) fuzz/run.sh $(FUZZ_TIME)

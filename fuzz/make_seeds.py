@@ -82,6 +82,16 @@ JSON_TEXTS = [
     ),
     # Lone and reversed surrogates, and a pair broken by other escapes, amid runs.
     b'["\\u00e9\\u4e2d\\ud83d", "\\ude00\\ud83d\\u00e9", "\\ud83d\\n\\ude00", "\\u00e9\\ud83d\\u0041x"]',
+    # A map of keys that share their first and last 8 bytes or a prefix,
+    # repeated: past the transcoders' key filter and into their scan, beside
+    # a map large enough for a table.
+    (
+        "{"
+        + ", ".join(f'"abcdefgh{"m" * (i % 5)}{i % 7}stuvwxyz": {i}, "profile_{i % 9}_color": [{i}]' for i in range(40))
+        + ', "k": {'
+        + ", ".join(f'"k{i % 150}": {i}' for i in range(160))
+        + "}}"
+    ).encode(),
 ]
 
 MSGPACK_EXTRA = [

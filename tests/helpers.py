@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import gc
 import math
 import os
 import struct
@@ -921,3 +922,20 @@ def rss() -> int:
     """The process's resident set size in bytes (Linux's /proc/self/statm)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * _PAGE
+
+
+def assert_resident_set_steady(first_growth: int, run_calls, limit: int, calls: int) -> None:
+    """The resident set grew by at most ``limit`` bytes over a window of
+    ``calls`` calls (``first_growth`` bytes, measured by the caller). One
+    window may grow for reasons that do not repeat (the allocator touching
+    fresh pages, pressure from other processes on the machine); a leak grows
+    in every window. So a window over the limit is followed by a second one
+    (``run_calls()``), which must stay within it."""
+    if first_growth <= limit:
+        return
+    gc.collect()
+    resident = rss()
+    run_calls()
+    gc.collect()
+    second = rss() - resident
+    assert second <= limit, f"resident set grew {first_growth} then {second} bytes over two windows of {calls} calls"

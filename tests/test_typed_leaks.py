@@ -16,7 +16,7 @@ from typing import Literal, Optional, Union
 
 import orcodec
 import pytest
-from helpers import rss
+from helpers import assert_resident_set_steady, rss
 
 CALLS = 30_000
 WARMUP = 2_000
@@ -143,4 +143,9 @@ def test_no_leak(name):
     assert [sys.getrefcount(obj) for obj in tracked] == refs
     growth = sys.getallocatedblocks() - blocks
     assert growth <= MAX_BLOCK_GROWTH, f"{growth} more allocated blocks after {CALLS} calls"
-    assert rss() - resident <= MAX_RSS_GROWTH
+
+    def run_calls():
+        for _ in range(CALLS):
+            once()
+
+    assert_resident_set_steady(rss() - resident, run_calls, MAX_RSS_GROWTH, CALLS)

@@ -624,3 +624,118 @@ def test_numpy_values_in_any_parts():
         decoded = orcodec.unpackb(packed, type=dict[str, Any], option=option)
         same(decoded["a"], array)
         assert decoded["n"] == 1
+
+
+def test_msgpack_numpy_maps_at_array_targets():
+    import msgpack_numpy
+
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    document = {"name": "x", "pixels": array.astype(np.uint8), "weights": array[0]}
+    theirs = msgpack.packb(document, default=msgpack_numpy.encode)
+    for option in (orcodec.OPT_MSGPACK_NUMPY, orcodec.OPT_MSGPACK_NUMPY | EXT):
+        frame = orcodec.unpackb(theirs, type=Frame, option=option)
+        same(frame.pixels, array.astype(np.uint8))
+        same(frame.weights, array[0])
+    shared = orcodec.unpackb(theirs, type=Frame, option=orcodec.OPT_MSGPACK_NUMPY | orcodec.OPT_NUMPY_ZERO_COPY)
+    assert not shared.weights.flags.writeable and shared.weights.tolist() == [0.0, 1.0, 2.0]
+    # In a union with no map member, a map is read as an array.
+    MN = orcodec.OPT_MSGPACK_NUMPY
+    optional = msgpack.packb({"a": array, "b": None}, default=msgpack_numpy.encode)
+    decoded = orcodec.unpackb(optional, type=dict[str, Optional[NDArray[np.float32]]], option=MN)
+    same(decoded["a"], array)
+    assert decoded["b"] is None
+    # Another dtype, a map that is no array, the option missing: the validation errors.
+    no_array = orcodec.packb({"v": {"a": 1}})
+    cases = [
+        (theirs, Frame, None, "Expected `array`, got `object` - at `$.pixels`"),
+        (theirs, Frame, EXT, "Expected `array`, got `object` - at `$.pixels`"),
+        (
+            optional,
+            dict[str, NDArray[np.float64]],
+            MN,
+            "Expected `ndarray` of `float64`, got `ndarray` of `float32` - at `$[...]`",
+        ),
+        (no_array, dict[str, np.ndarray], MN, "Expected `array`, got `object` - at `$[...]`"),
+        (no_array, dict[str, Optional[NDArray[np.int8]]], MN, "Expected `array | null`, got `object` - at `$[...]`"),
+    ]
+    for data, target, option, message in cases:
+        with pytest.raises(orcodec.ValidationError) as info:
+            orcodec.unpackb(data, type=target, option=option)
+        assert str(info.value) == message
+    # A malformed msgpack-numpy map stays the format's error.
+    bad = msgpack.packb({"v": {b"nd": True, b"type": "<i2", b"kind": b"", b"shape": [3], b"data": b"12"}})
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(bad, type=dict[str, NDArray[np.int16]], option=orcodec.OPT_MSGPACK_NUMPY)
+    assert not isinstance(info.value, orcodec.ValidationError)
+    assert str(info.value).startswith("msgpack-numpy array: the shape and dtype need 6 bytes of data, b'data' has 2")
+
+
+F64 = np.dtype[np.float64]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_stated_shapes(fmt):
+    from typing import Literal
+
+    cases = [
+        (np.ndarray[tuple[int, int], F64], [[1, 2], [3, 4]], (2, 2)),
+        (np.ndarray[tuple[int], F64], [1, 2, 3], (3,)),
+        (np.ndarray[tuple[()], F64], 5, ()),
+        (np.ndarray[tuple[Literal[3]], F64], [1, 2, 3], (3,)),
+        (np.ndarray[tuple[int, Literal[2]], F64], [[1, 2], [3, 4], [5, 6]], (3, 2)),
+        (np.ndarray[tuple[int, Literal[0]], F64], [[], []], (2, 0)),
+        (np.ndarray[tuple[int, ...], F64], [[[1]]], (1, 1, 1)),
+        (np.ndarray[Any, F64], [[[1]]], (1, 1, 1)),
+        (NDArray[np.float64], 5, ()),
+    ]
+    for target, value, shape in cases:
+        got = fmt.decode(value, target)
+        same(got, np.array(value, dtype=np.float64))
+        assert got.shape == shape
+    errors = [
+        (np.ndarray[tuple[int, int], F64], [1, 2, 3], "Expected `array` of 2 dimensions, got 1 dimension"),
+        (np.ndarray[tuple[int], F64], [[1, 2], [3, 4]], "Expected `array` of 1 dimension, got 2 dimensions"),
+        (np.ndarray[tuple[int], F64], 5, "Expected `array` of 1 dimension, got 0 dimensions"),
+        (np.ndarray[tuple[()], F64], [1], "Expected `array` of 0 dimensions, got 1 dimension"),
+        (np.ndarray[tuple[Literal[3]], F64], [1, 2], "Expected `array` of shape (3,), got shape (2,)"),
+        (np.ndarray[tuple[Literal[3]], F64], [[1, 2, 3]], "Expected `array` of shape (3,), got shape (1, 3)"),
+        (np.ndarray[tuple[int, Literal[2]], F64], [[1, 2, 3]], "Expected `array` of shape (*, 2), got shape (1, 3)"),
+        (np.ndarray[tuple[int, Literal[2]], F64], 1, "Expected `array` of shape (*, 2), got shape ()"),
+    ]
+    for target, value, message in errors:
+        error = fmt.error({"a": [value]}, dict[str, list[target]])
+        assert str(error) == f"{message} - at `$[...][0]`"
+        assert error.path == "$[...][0]"
+
+
+def test_stated_shapes_of_existing_arrays():
+    from typing import Literal
+
+    two_by_three = np.arange(6.0).reshape(2, 3)
+    target = np.ndarray[tuple[int, Literal[3]], F64]
+    assert orcodec.convert(two_by_three, target) is two_by_three
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.convert([two_by_three], list[np.ndarray[tuple[int], F64]])
+    assert str(info.value) == "Expected `array` of 1 dimension, got 2 dimensions - at `$[0]`"
+    packed = orcodec.packb([two_by_three], option=EXT)
+    same(orcodec.unpackb(packed, type=list[target], option=EXT)[0], two_by_three)
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.unpackb(packed, type=list[np.ndarray[tuple[Literal[3], int], F64]], option=EXT)
+    assert str(info.value) == "Expected `array` of shape (3, *), got shape (2, 3) - at `$[0]`"
+    packed = orcodec.packb([two_by_three], option=orcodec.OPT_MSGPACK_NUMPY)
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.unpackb(packed, type=list[np.ndarray[tuple[int], F64]], option=orcodec.OPT_MSGPACK_NUMPY)
+    assert str(info.value) == "Expected `array` of 1 dimension, got 2 dimensions - at `$[0]`"
+
+
+def test_unsupported_shapes():
+    from typing import Literal
+
+    why = "the shape of an ndarray must be given as tuple[...] of int or Literal[n] entries"
+    for shape in (str, tuple[str], tuple[Literal[-1]], tuple[Literal["3"]], list[int], tuple[Literal[1, 2]]):
+        target = np.ndarray[shape, F64]
+        with pytest.raises(TypeError) as info:
+            orcodec.loads(b"[1]", type=target)
+        assert str(info.value) == f"Type `{target!r}` is not supported: {why}"
+    with pytest.raises(TypeError, match="an ndarray has at most 64 dimensions"):
+        orcodec.loads(b"[1]", type=np.ndarray[tuple[(int,) * 65], F64])

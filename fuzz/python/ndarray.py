@@ -20,6 +20,8 @@ with atheris.instrument_imports():
 DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 DTYPES += [np.float16, np.float32, np.float64]
 TYPES = [NDArray[d] for d in DTYPES] + [np.ndarray, list[NDArray[np.float64]], typing.Optional[NDArray[np.int8]]]  # noqa: UP045
+# Stated shapes: checked after the array is read, by convert alike.
+TYPES += [np.ndarray[tuple[int, int], np.dtype[np.float64]], np.ndarray[tuple[typing.Literal[2]], np.dtype[np.int64]]]
 DECODERS = [orcodec.Decoder(t) for t in TYPES] + [orcodec.Decoder(t, strict=False) for t in TYPES]
 ERRORS = (orcodec.JSONDecodeError, orcodec.MsgpackDecodeError)
 

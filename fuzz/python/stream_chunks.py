@@ -9,7 +9,7 @@ import atheris
 
 with atheris.instrument_imports():
     import orcodec
-    from oracle import same
+    from oracle import feature, same
 
 # Outcomes per stream; past this many the rest is not compared (a stream of
 # tiny values is long enough by then).
@@ -51,6 +51,8 @@ def test_one_input(data: bytes) -> None:
         at += n
         i += 1
     chunked = outcomes(pieces, limit)
+    kinds = [type(value).__name__ if kind == "value" else value[:30] for kind, value, _, _ in whole]
+    feature(len(whole).bit_length(), kinds[:3], kinds[-1:])
     assert len(chunked) == len(whole), f"{len(chunked)} outcomes, {len(whole)} fed whole, for {stream!r:.300}"
     for got, want in zip(chunked, whole):
         assert got[0] == want[0] and got[2:] == want[2:], f"{got!r:.200} vs {want!r:.200} for {stream!r:.300}"

@@ -8,6 +8,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
+    import oracle
     import orcodec
 
 OPTIONS = [
@@ -46,8 +47,10 @@ def test_one_input(data: bytes) -> None:
     option = OPTIONS[data[0] % len(OPTIONS)]
     data = data[1:]
     got, want = outcome(orcodec.json_to_msgpack, data), outcome(json_two_step, data)
+    oracle.feature("json", got[0], got[1:3] if got[0] == "raise" else len(got[1]).bit_length())
     assert got == want, f"json_to_msgpack {got!r:.300} two-step {want!r:.300} for {data!r:.300}"
     got, want = outcome(orcodec.msgpack_to_json, data, option=option), outcome(msgpack_two_step, data, option)
+    oracle.feature("msgpack", option, got[0], got[1:3] if got[0] == "raise" else len(got[1]).bit_length())
     assert got == want, f"msgpack_to_json {got!r:.300} two-step {want!r:.300} for {data!r:.300} option {option}"
 
 

@@ -76,7 +76,8 @@ UUID = 20  # ()
 DECIMAL = 21  # ()
 CUSTOM = 22  # (cls,): decoded as builtins and given to dec_hook(cls, value)
 TAGGED = 23  # (tag_name, by_tag, members): by_tag maps each tag value (str or int) to a CLASS node
-NDARRAY = 24  # (dtype,): the index of the element type in _NDARRAY_DTYPES, or -1 (inferred)
+NDARRAY = 24  # (dtype, shape): dtype the index of the element type in _NDARRAY_DTYPES, or -1
+#             (inferred); shape None (any) or a tuple of lengths, -1 for any length
 
 # Value kinds, the order of UNION's by_kind.
 K_NULL, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_ARRAY, K_OBJECT, K_EXT = range(9)
@@ -145,6 +146,41 @@ def _ndarray_dtype(np, tp, args) -> int:
             tp, "ndarray element types are bool, int8 to int64, uint8 to uint64 and float16, float32, float64"
         )
     return _NDARRAY_DTYPES.index(name)
+
+
+def _ndarray_shape(tp, args):
+    """The shape ``ndarray[shape, dtype]`` states: None when it states none
+    (``Any``, ``tuple[int, ...]``), else a tuple with each dimension's length
+    (``Literal[n]``) or -1 (``int``: any length)."""
+    if not args:
+        return None
+    shape = args[0]
+    if shape is typing.Any or isinstance(shape, typing.TypeVar):
+        return None
+    why = "the shape of an ndarray must be given as tuple[...] of int or Literal[n] entries"
+    if _origin(shape) is not tuple:
+        raise _unsupported(tp, why)
+    entries = typing.get_args(shape)
+    if len(entries) == 2 and entries[1] is Ellipsis:
+        return None
+    if entries == ((),):  # tuple[()] on Python 3.10
+        entries = ()
+    if len(entries) > 64:
+        raise _unsupported(tp, "an ndarray has at most 64 dimensions")
+    dims = []
+    for entry in entries:
+        if entry is int or entry is typing.Any or isinstance(entry, typing.TypeVar):
+            dims.append(-1)
+        elif (
+            _origin(entry) is typing.Literal
+            and len(typing.get_args(entry)) == 1
+            and type(typing.get_args(entry)[0]) is int
+            and typing.get_args(entry)[0] >= 0
+        ):
+            dims.append(typing.get_args(entry)[0])
+        else:
+            raise _unsupported(tp, why)
+    return tuple(dims)
 
 
 def _abstract(np):
@@ -363,7 +399,7 @@ class _Compiler:
         # numpy is never imported here: a numpy type exists only once it is.
         np = sys.modules.get("numpy")
         if np is not None and (tp is np.ndarray or origin is np.ndarray):
-            return self.add((NDARRAY, "array", _ndarray_dtype(np, tp, args)))
+            return self.add((NDARRAY, "array", _ndarray_dtype(np, tp, args), _ndarray_shape(tp, args)))
         cls = origin if origin is not None else tp
         if isinstance(cls, type):
             params = getattr(cls, "__parameters__", ())

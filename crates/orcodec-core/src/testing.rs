@@ -20,7 +20,7 @@
 
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
-use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull, NumberRun};
+use crate::json::pull::{JsonKey, JsonKind, JsonNumberValue, JsonPull, Key, NumberRun};
 use crate::json::{unescape, unicode};
 use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
 use crate::msgpack::reader::ReadOptions;
@@ -510,10 +510,23 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
                 b.array(&mut items, 0)
             } else {
                 p.begin_object()?;
-                while let Some(key) = p.next_key(first)? {
+                // Every key read expecting the one before it (the first: "a"),
+                // so both ways `next_key_expecting` reads a key are taken.
+                let mut expected = String::from("a");
+                loop {
+                    let key = match JsonKey::new(&expected) {
+                        Some(k) => match p.next_key_expecting(first, &k)? {
+                            Some(Key::Expected) => Some(expected.clone()),
+                            Some(Key::Other(key)) => Some(key.to_owned()),
+                            None => None,
+                        },
+                        None => p.next_key(first)?.map(str::to_owned),
+                    };
+                    let Some(key) = key else { break };
                     first = false;
-                    items.push(b.key(key).map_err(Failure::Build)?);
+                    items.push(b.key(&key).map_err(Failure::Build)?);
                     items.push(json_pull_value(p, b, depth + 1)?);
+                    expected = key;
                 }
                 b.map(&mut items, 0)
             }

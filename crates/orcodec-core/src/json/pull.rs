@@ -89,6 +89,32 @@ pub enum NumberRun {
     Stopped,
 }
 
+/// A key as JSON text writes it without escapes: between double quotes,
+/// for [`JsonPull::next_key_expecting`].
+pub struct JsonKey {
+    quoted: Box<[u8]>,
+}
+
+impl JsonKey {
+    /// `"key"`, or None for a key whose JSON form needs an escape (it holds
+    /// a quote, a backslash or a control character), which is then only
+    /// ever read by scanning.
+    pub fn new(key: &str) -> Option<JsonKey> {
+        if key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            return None;
+        }
+        Some(JsonKey { quoted: [b"\"", key.as_bytes(), b"\""].concat().into_boxed_slice() })
+    }
+}
+
+/// What [`JsonPull::next_key_expecting`] read.
+pub enum Key<'k> {
+    /// The expected key.
+    Expected,
+    /// Another key (or the expected one written with escapes), unescaped.
+    Other(&'k str),
+}
+
 /// A reader of one JSON document, token by token. See the module docs.
 pub struct JsonPull<'a> {
     lex: Lexer<'a>,
@@ -421,6 +447,36 @@ impl<'a> JsonPull<'a> {
         Ok(Some(self.lex.text(span)))
     }
 
+    /// [`next_key`](Self::next_key) when the key is likely `expected` (a
+    /// class's next field): a key written exactly as `expected`'s quoted
+    /// form is taken with one comparison, without scanning it
+    /// ([`Key::Expected`]); any other key is read as `next_key` reads it
+    /// ([`Key::Other`], which may still equal `expected` if written with
+    /// escapes). Errors as `next_key`'s.
+    #[inline(always)]
+    pub fn next_key_expecting(&mut self, first: bool, expected: &JsonKey) -> Result<Option<Key<'_>>, DecodeError> {
+        if first {
+            self.lex.skip_whitespace();
+            if self.lex.peek() == Some(b'}') {
+                self.lex.pos += 1;
+                return Ok(None);
+            }
+        } else if !self.separator(true)? {
+            return Ok(None);
+        }
+        let quoted = &*expected.quoted;
+        if self.lex.input.get(self.lex.pos..self.lex.pos + quoted.len()) == Some(quoted) {
+            // The quoted form holds no quote, backslash or control byte
+            // (`JsonKey::new`), so matching bytes are that very key, whole.
+            self.lex.pos += quoted.len();
+            self.lex.colon().map_err(syntax)?;
+            return Ok(Some(Key::Expected));
+        }
+        let span = self.lex.key_string().map_err(syntax)?;
+        self.lex.colon().map_err(syntax)?;
+        Ok(Some(Key::Other(self.lex.text(span))))
+    }
+
     /// After an item of an open array or object: `true` past a `,` (and the
     /// whitespace after it), `false` past the closing bracket.
     #[inline(always)]
@@ -731,6 +787,63 @@ mod tests {
         p.skip().unwrap();
         assert_eq!(p.next_key(false).unwrap(), None);
         p.finish().unwrap();
+    }
+
+    /// What `next_key_expecting` read, as text: `=name` for the expected key.
+    fn expecting(p: &mut JsonPull, first: bool, key: &JsonKey) -> Result<Option<String>, DecodeError> {
+        Ok(p.next_key_expecting(first, key)?.map(|k| match k {
+            Key::Expected => "=".to_owned(),
+            Key::Other(k) => k.to_owned(),
+        }))
+    }
+
+    #[test]
+    fn keys_matched_in_place() {
+        assert!(JsonKey::new("a\"b").is_none());
+        assert!(JsonKey::new("a\\").is_none());
+        assert!(JsonKey::new("tab\there").is_none());
+        let name = JsonKey::new("name").unwrap();
+        let e = JsonKey::new("é").unwrap();
+        // The expected key written plainly, with escapes, a longer or shorter
+        // key sharing its start, another key, whitespace before the colon.
+        let input = r#"{"name":1, "name" : 2,"n\u0061me":3,"names":4,"nam":5,"é":6,"\u00e9":7,"x":8}"#.as_bytes();
+        let mut p = JsonPull::new(input).unwrap();
+        p.begin_object().unwrap();
+        let mut got = Vec::new();
+        let mut first = true;
+        let keys = [&name, &name, &name, &name, &name, &e, &e, &name];
+        for key in keys {
+            let k = expecting(&mut p, first, key).unwrap().unwrap();
+            first = false;
+            got.push(format!("{k}{}", p.number().unwrap().text));
+        }
+        assert_eq!(got, ["=1", "=2", "name3", "names4", "nam5", "=6", "é7", "x8"]);
+        assert_eq!(expecting(&mut p, false, &name).unwrap(), None);
+        p.finish().unwrap();
+        // Empty objects, and the expected key cut off by the end of the input
+        // (an input ending inside a key: the error `next_key` gives).
+        let mut p = JsonPull::new(b" { } ").unwrap();
+        p.begin_object().unwrap();
+        assert_eq!(expecting(&mut p, true, &name).unwrap(), None);
+        for input in [&br#"{"name""#[..], br#"{"nam"#, br#"{"name" 1}"#, br#"{"a":1 "name":2}"#, br#"{"a":1,}"#] {
+            let mut p = JsonPull::new(input).unwrap();
+            p.begin_object().unwrap();
+            let mut q = JsonPull::new(input).unwrap();
+            q.begin_object().unwrap();
+            let mut first = true;
+            loop {
+                let a =
+                    expecting(&mut p, first, &name).map(|k| k.map(|k| if k == "=" { "name".to_owned() } else { k }));
+                let b = q.next_key(first).map(|k| k.map(str::to_owned));
+                first = false;
+                assert_eq!(a, b, "{input:?}");
+                if a.is_err() || a.as_ref().is_ok_and(Option::is_none) {
+                    break;
+                }
+                p.skip().unwrap();
+                q.skip().unwrap();
+            }
+        }
     }
 
     #[test]

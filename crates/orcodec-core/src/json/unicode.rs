@@ -45,11 +45,10 @@ const BACKSLASH_U: u64 = u16::from_le_bytes(*b"\\u") as u64;
 /// Bytes of input per window.
 const WINDOW: usize = 64;
 
-/// Input the loop needs from a window's start: the window, a surrogate
-/// pair starting at its last byte (12 bytes, read as two 8-byte words: 14
-/// past it), and the 16-byte load of a plain run before an escape at its
-/// last byte (15 past it).
-const NEED: usize = WINDOW + 15;
+/// Input the loop needs from a window's start: the window, then what is read
+/// from its last byte: the 16-byte copy of a run that starts there, or a
+/// surrogate pair (12 bytes, read as two 8-byte words, 14 in all).
+const NEED: usize = WINDOW - 1 + 16;
 
 /// Spare scratch capacity one window may write into: its bytes, the pair
 /// that may run past its end, and a 16-byte store past the end of a run.
@@ -143,7 +142,7 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
         let b = pos;
         // SAFETY: `b + NEED <= input.len()`: the window's four 16-byte
         // blocks, each escape's reads (`escape_at` at `p < b + 64`, below
-        // `p + 14 < b + NEED`) and each run's 16-byte load (from `pos <= p`,
+        // `p + 14 < b + NEED`) and each run's 16-byte copy (from `pos <= p`,
         // below `p + 16 <= b + NEED`) are inside the input. Writes stay
         // below `o + ROOM <= capacity`: the window's output is at most its
         // input (a code point is shorter than its escape) with a pair

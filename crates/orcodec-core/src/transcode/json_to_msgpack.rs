@@ -3,7 +3,7 @@
 //! and repeated keys are handled.
 
 use super::keys::{Entry, Keys, MapKeys};
-use super::{check, grow, no_memory, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
+use super::{check, grow, no_memory, push, splice_repeat, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};
 use crate::msgpack::writer::{write_f64, write_i64, write_str, write_u64, MAX_LEN};
 use crate::text::Text;
@@ -328,24 +328,14 @@ fn end_entry<O: Output>(
     tmp: &mut Vec<u8>,
     out: &mut O,
 ) -> Result<(), TranscodeError> {
-    let end = out.len();
-    let entries = keys.of(frame.keys);
     let Some(j) = frame.repeats else {
-        if let Some(last) = entries.last_mut() {
-            last.value_end = end;
-        }
         frame.count += 1;
         return Ok(());
     };
-    let old = entries[j].value_start..entries[j].value_end;
-    let delta = replace_value(out, tmp, old.clone(), frame.entry_start, frame.value_start)?;
-    entries[j].value_end = old.start + (end - frame.value_start);
-    for e in &mut entries[j + 1..] {
-        e.shift(delta);
-    }
+    let (entry_start, value_start) = (frame.entry_start, frame.value_start);
+    let (old, delta) = splice_repeat(keys, frame.keys, j, entry_start, value_start, tmp, out)?;
     // Patches of containers in the replaced value go, those after it move,
     // and those of the new value move with it.
-    let (entry_start, value_start) = (frame.entry_start, frame.value_start);
     let mut i = frame.patches;
     while i < patches.len() {
         let at = patches[i].at;

@@ -9,6 +9,11 @@
 //! map gets a hash table of its own (a stack of them, like the maps),
 //! seeded once per process so that keys cannot be chosen to collide.
 //!
+//! Most keys are new to their map. A small map also keeps a filter of 128
+//! bits, one set per key (from its word): a key whose bit is clear is new
+//! with no scan at all, and only the others (a repeat, or a bit shared
+//! with an earlier key) scan the map's words.
+//!
 //! Entries are written field by field from scalars: a struct assembled by
 //! the caller and copied in whole would be read back right after its
 //! stores, which stalls (measured: a tenth of a transcode).
@@ -51,7 +56,10 @@ impl KeyId {
     }
 }
 
-/// One entry of an open map, by output offsets.
+/// One entry of an open map, by output offsets. Where its value ends is
+/// where the next entry starts (the entries of a map are written one after
+/// the other, a repeat's spliced into its first place), or for the last one
+/// where the entry being read starts (or the map's end).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
     /// Where the entry starts: its separator (JSON), or its key.
@@ -59,43 +67,16 @@ pub(super) struct Entry {
     /// Where its key starts.
     pub key_start: usize,
     pub value_start: usize,
-    /// Where its value ends (once it has).
-    pub value_end: usize,
     /// A str key: where its text is (in the output, or with
     /// `Keys::texts_in_input` in the input). Another key: its index in
-    /// `Keys::others`.
+    /// `Keys::others`. Which of the two it is, `Keys::lens` tells.
     key: usize,
     /// A str key's length (else 0).
     key_len: usize,
-    text: bool,
-    /// Whether `key` is an output offset (moves with the output).
-    key_moves: bool,
-    /// The text it sorts by (a str key's UTF-8, a key's JSON text): in the
-    /// input when `sort_in_input`, else in the output; offset and length.
-    pub sort_in_input: bool,
-    pub sort_at: usize,
-    pub sort_len: usize,
-}
-
-impl Entry {
-    /// Moves the entry's output offsets by `delta` (its key text too).
-    pub(super) fn shift(&mut self, delta: isize) {
-        let at = |x: usize| x.wrapping_add_signed(delta);
-        self.entry_start = at(self.entry_start);
-        self.key_start = at(self.key_start);
-        self.value_start = at(self.value_start);
-        self.value_end = at(self.value_end);
-        if self.key_moves {
-            self.key = at(self.key);
-        }
-        if !self.sort_in_input {
-            self.sort_at = at(self.sort_at);
-        }
-    }
 }
 
 /// A map gets a table from this many entries on.
-const LINEAR: usize = 64;
+const LINEAR: usize = 128;
 
 /// The length of keys that are no text.
 const OTHER: u32 = u32::MAX;
@@ -132,6 +113,10 @@ pub(super) struct MapKeys {
     base: usize,
     others: usize,
     table: bool,
+    /// The filter of a map without a table: the bits of its keys' words,
+    /// in two words (each read and written whole: a narrower read of a
+    /// wider value just stored waits for the store).
+    seen: [u64; 2],
 }
 
 /// A key being looked up: its first comparison and what settles it.
@@ -158,7 +143,7 @@ impl Keys {
 
     /// A map opens (its entries start at the top of the stack).
     pub(super) fn open(&self) -> MapKeys {
-        MapKeys { base: self.entries.len(), others: self.others.len(), table: false }
+        MapKeys { base: self.entries.len(), others: self.others.len(), table: false, seen: [0; 2] }
     }
 
     /// The map closes: its entries and table go.
@@ -173,11 +158,6 @@ impl Keys {
                 let _ = crate::fallible::push(&mut self.spare, t.slots);
             }
         }
-    }
-
-    /// The entries of the innermost open map.
-    pub(super) fn of(&mut self, map: MapKeys) -> &mut [Entry] {
-        &mut self.entries[map.base..]
     }
 
     /// The index (in the map) of the entry whose key is the str `text`
@@ -202,7 +182,7 @@ impl Keys {
         let probe = Probe { head: head_word(text), len, text, other: KeyId::Unique };
         let found = self.find(map, probe, out);
         if found.is_none() {
-            self.add(map, probe, start, true, entry_start, key_start, value_start, out)?;
+            self.add(map, probe, start, entry_start, key_start, value_start, out)?;
         }
         Ok(found)
     }
@@ -223,24 +203,63 @@ impl Keys {
         if found.is_none() {
             let index = self.others.len();
             crate::fallible::push(&mut self.others, id).map_err(|_| no_memory())?;
-            self.add(map, probe, index, false, entry_start, key_start, value_start, out)?;
+            self.add(map, probe, index, entry_start, key_start, value_start, out)?;
         }
         Ok(found)
     }
 
-    /// Sets the text the entry added last sorts by.
-    pub(super) fn sort_by(&mut self, in_input: bool, at: usize, len: usize) {
-        if let Some(e) = self.entries.last_mut() {
-            e.sort_in_input = in_input;
-            e.sort_at = at;
-            e.sort_len = len;
+    /// Entry `i` of the map.
+    #[inline(always)]
+    pub(super) fn entry(&self, map: MapKeys, i: usize) -> &Entry {
+        &self.entries[map.base + i]
+    }
+
+    /// Where the value of entry `i` of the map ends: where the next entry
+    /// starts, or `end` (where the entry being read starts, or the map's
+    /// end) for the last one.
+    #[inline(always)]
+    pub(super) fn value_end(&self, map: MapKeys, i: usize, end: usize) -> usize {
+        self.entries.get(map.base + i + 1).map_or(end, |e| e.entry_start)
+    }
+
+    /// Moves the output offsets of the map's entries from `from` on by
+    /// `delta` (their key texts too when those are in the output).
+    pub(super) fn shift(&mut self, map: MapKeys, from: usize, delta: isize) {
+        let at = |x: usize| x.wrapping_add_signed(delta);
+        let texts_move = !self.texts_in_input;
+        let start = map.base + from;
+        for (e, &len) in self.entries[start..].iter_mut().zip(&self.lens[start..]) {
+            e.entry_start = at(e.entry_start);
+            e.key_start = at(e.key_start);
+            e.value_start = at(e.value_start);
+            if texts_move && len != OTHER {
+                e.key = at(e.key);
+            }
         }
+    }
+
+    /// The text entry `i` of the map sorts by, as `OPT_SORT_KEYS` orders
+    /// keys: a str key's own text (in `input` with `texts_in_input`, else
+    /// in `out`), another key's JSON text as written between its quotes in
+    /// `out` (digits, `true`, `null`, a date: no quote or escape in it).
+    pub(super) fn sort_text<'a>(&self, map: MapKeys, i: usize, input: &'a [u8], out: &'a [u8]) -> &'a [u8] {
+        let e = &self.entries[map.base + i];
+        if self.lens[map.base + i] != OTHER {
+            let source = if self.texts_in_input { input } else { out };
+            return &source[e.key..e.key + e.key_len];
+        }
+        let text = &out[e.key_start + 1..];
+        &text[..text.iter().position(|&c| c == b'"').unwrap_or(text.len())]
     }
 
     /// The index in the map of the entry with the key of `probe`.
     #[inline(always)]
     fn find(&self, map: &MapKeys, probe: Probe<'_>, out: &[u8]) -> Option<usize> {
         if !map.table {
+            let (word, bit) = filter_bit(probe.head);
+            if map.seen[word] & bit == 0 {
+                return None;
+            }
             return self.scan(map.base, probe, out).map(|i| i - map.base);
         }
         let slots = &self.tables[self.tables.len() - 1].slots;
@@ -267,30 +286,19 @@ impl Keys {
         map: &mut MapKeys,
         probe: Probe<'_>,
         key: usize,
-        text: bool,
         entry_start: usize,
         key_start: usize,
         value_start: usize,
         out: &[u8],
     ) -> Result<(), TranscodeError> {
         let count = self.entries.len() - map.base;
-        let entry = Entry {
-            entry_start,
-            key_start,
-            value_start,
-            value_end: value_start,
-            key,
-            key_len: probe.text.len(),
-            text,
-            key_moves: text && !self.texts_in_input,
-            sort_in_input: false,
-            sort_at: 0,
-            sort_len: 0,
-        };
+        let entry = Entry { entry_start, key_start, value_start, key, key_len: probe.text.len() };
         super::push(&mut self.entries, entry)?;
         crate::fallible::push(&mut self.heads, probe.head).map_err(|_| no_memory())?;
         crate::fallible::push(&mut self.lens, probe.len).map_err(|_| no_memory())?;
         if !map.table {
+            let (word, bit) = filter_bit(probe.head);
+            map.seen[word] |= bit;
             if count + 1 >= LINEAR {
                 self.build(map, out)?;
             }
@@ -349,13 +357,15 @@ impl Keys {
         if self.heads[i] != probe.head || self.lens[i] != probe.len {
             return false;
         }
+        // Equal lengths: both keys are str, or neither.
         let e = &self.entries[i];
         if probe.len == OTHER {
-            return !e.text && same_other(&self.others[e.key], &probe.other);
+            return same_other(&self.others[e.key], &probe.other);
         }
-        // Equal heads hold the first 8 bytes: the rest is compared.
+        // Equal heads of texts of 8 bytes or fewer are equal texts; longer
+        // ones are compared whole.
         let n = probe.text.len();
-        e.text && (n <= 8 || out[e.key + 8..e.key + n] == probe.text[8..])
+        n <= 8 || (e.key_len == n && out[e.key..e.key + n] == *probe.text)
     }
 
     /// Makes (or remakes, larger) the map's table from its entries.
@@ -376,8 +386,11 @@ impl Keys {
         for i in 0..count {
             let j = map.base + i;
             let e = &self.entries[j];
-            let (text, other): (&[u8], KeyId) =
-                if e.text { (&out[e.key..e.key + e.key_len], KeyId::Unique) } else { (&[], self.others[e.key]) };
+            let (text, other): (&[u8], KeyId) = if self.lens[j] != OTHER {
+                (&out[e.key..e.key + e.key_len], KeyId::Unique)
+            } else {
+                (&[], self.others[e.key])
+            };
             let probe = Probe { head: self.heads[j], len: self.lens[j], text, other };
             let mut at = hash(probe) as usize & mask;
             while slots[at] != 0 {
@@ -437,12 +450,18 @@ fn le32(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(word)
 }
 
-/// The first 8 bytes of `bytes` as a word: all of them, told apart from
-/// any other text of the same length, when there are 8 or fewer.
+/// The word a text is compared by first: its bytes, told apart from any
+/// other text of the same length, when there are 8 or fewer; else its first
+/// 8 bytes mixed with its last 8, so that keys sharing a prefix (`profile_`,
+/// `created_`) differ in it.
 #[inline(always)]
 pub(super) fn head_word(bytes: &[u8]) -> u64 {
-    if bytes.len() >= 8 {
-        return le64(&bytes[..8]);
+    let n = bytes.len();
+    if n > 8 {
+        return le64(&bytes[..8]) ^ le64(&bytes[n - 8..]).rotate_left(31);
+    }
+    if n == 8 {
+        return le64(bytes);
     }
     if bytes.is_empty() {
         return 0;
@@ -465,6 +484,14 @@ fn tail_word(bytes: &[u8]) -> u64 {
         return hi << 32 | lo;
     }
     bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16
+}
+
+/// The bit of the filter of a small map a key with the word `head` sets:
+/// which word, and the bit in it.
+#[inline(always)]
+fn filter_bit(head: u64) -> (usize, u64) {
+    let h = head.wrapping_mul(K);
+    ((h >> 63) as usize, 1 << (h >> 57 & 63))
 }
 
 /// The hash of the key of `probe`.
@@ -561,7 +588,7 @@ mod tests {
             assert_eq!(keys.find_or_add(&mut map, b, 0, 0, 0, &out), Ok(Some(n)));
             assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
             assert_eq!(keys.find_or_add(&mut map, KeyId::Unique, 0, 0, 0, &out), Ok(None));
-            assert_eq!(keys.of(map).len(), n + 3);
+            assert_eq!(keys.entries.len() - map.base, n + 3);
             keys.close(map);
             assert!(keys.others.is_empty());
             assert!(keys.entries.is_empty() && keys.tables.is_empty());

@@ -15,8 +15,9 @@
 //! What the objects in between would have done is done on the bytes:
 //! * A map key seen twice keeps its first place and takes the last value
 //!   (a dict's rule), so the entry is spliced in the output ([`keys`] finds
-//!   repeated keys: a scan of the few keys of a small map, a hash table for
-//!   larger ones).
+//!   repeated keys: in a small map a filter of its keys' bits, then a scan
+//!   of its keys only for a key whose bit is set; a hash table for larger
+//!   maps).
 //! * MessagePack needs a container's count before its items, and JSON gives
 //!   it only at the end (and repeated keys lower it). Each container gets a
 //!   one-byte placeholder, enough for the fix forms (under 16 items, the
@@ -150,11 +151,32 @@ fn check<O: Output>(out: &O) -> Result<(), TranscodeError> {
     Ok(())
 }
 
-/// A map entry repeated its key: the entry that starts at `entry_start`
-/// (its separator and key) and whose value is `value_start..` (to the end of
-/// the output) goes, and that value replaces `old` (the earlier value of the
-/// same key). Returns how far what followed `old` moved (new minus old
-/// value length).
+/// A map entry that repeated the key of its entry `j` ended: the entry,
+/// which starts at `entry_start` (its separator and key) and whose value is
+/// `value_start..` (to the end of the output), goes, and its value takes the
+/// place of entry `j`'s, as a dict keeps a repeated key's first place and
+/// last value. Returns the range the replaced value had and how far what
+/// followed it moved (new minus old value length).
+#[cold]
+fn splice_repeat<O: Output>(
+    keys: &mut keys::Keys,
+    map: keys::MapKeys,
+    j: usize,
+    entry_start: usize,
+    value_start: usize,
+    tmp: &mut Vec<u8>,
+    out: &mut O,
+) -> Result<(core::ops::Range<usize>, isize), TranscodeError> {
+    let old = keys.entry(map, j).value_start..keys.value_end(map, j, entry_start);
+    let delta = replace_value(out, tmp, old.clone(), entry_start, value_start)?;
+    keys.shift(map, j + 1, delta);
+    Ok((old, delta))
+}
+
+/// The entry that starts at `entry_start` (its separator and key) and whose
+/// value is `value_start..` (to the end of the output) goes, and that value
+/// replaces `old` (the earlier value of the same key). Returns how far what
+/// followed `old` moved (new minus old value length).
 fn replace_value<O: Output>(
     out: &mut O,
     tmp: &mut Vec<u8>,

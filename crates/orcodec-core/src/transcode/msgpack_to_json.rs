@@ -3,7 +3,7 @@
 //! [`transcode`](super) for repeated keys and sorting.
 
 use super::keys::{Entry, KeyId, Keys, MapKeys};
-use super::{base64, check, no_memory, push, replace_value, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
+use super::{base64, check, no_memory, push, splice_repeat, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::datetime::{civil_from_days, DateText, Style};
 use crate::emit::Emitter;
 use crate::json::writer::JsonWriter;
@@ -42,7 +42,7 @@ struct Frame {
     count: usize,
     keys: MapKeys,
     /// For the entry being read: the earlier entry (index in the map) whose
-    /// key it repeats, and where it starts.
+    /// key it repeats, and then where it starts.
     repeats: Option<usize>,
     entry_start: usize,
     value_start: usize,
@@ -202,7 +202,7 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
                 let count = frame.count;
                 if opts.sort_keys && count > 1 {
                     check(&w.out)?;
-                    sort_entries(w.out.written(), keys.of(frame.keys), input, order, tmp)?;
+                    sort_entries(w.out.written(), keys, frame.keys, count, input, order, tmp)?;
                 }
                 w.end_map(count);
             } else {
@@ -239,17 +239,17 @@ fn start_entry<O: Output, const PRETTY: bool>(
         w.map_value();
         check(&w.out)?;
         let value_start = w.out.len();
-        frame.entry_start = entry_start;
-        frame.value_start = value_start;
         // The key's bytes in the input, compared there (the text written
         // for them is the same for the same bytes).
         let at = p.pos() - s.len();
-        frame.repeats =
+        let repeats =
             keys.find_or_add_text(&mut frame.keys, at, s.as_bytes(), entry_start, key_start, value_start, p.input())?;
-        if frame.repeats.is_none() && opts.sort_keys {
-            // A str key sorts by its own bytes.
-            keys.sort_by(true, at, s.len());
+        // Where the entry is matters only when it repeats a key (it goes then).
+        if repeats.is_some() {
+            frame.entry_start = entry_start;
+            frame.value_start = value_start;
         }
+        frame.repeats = repeats;
         return Ok(());
     }
     text.clear();
@@ -295,10 +295,6 @@ fn start_entry<O: Output, const PRETTY: bool>(
     frame.entry_start = entry_start;
     frame.value_start = value_start;
     frame.repeats = keys.find_or_add(&mut frame.keys, id, entry_start, key_start, value_start, w.out.written())?;
-    if frame.repeats.is_none() && opts.sort_keys {
-        // Another key sorts by the text written for it, between the quotes.
-        keys.sort_by(false, key_start + 1, text.len());
-    }
     Ok(())
 }
 
@@ -311,71 +307,56 @@ fn end_entry<O: Output>(
     tmp: &mut Vec<u8>,
     out: &mut O,
 ) -> Result<(), TranscodeError> {
-    let end = out.len();
-    let entries = keys.of(frame.keys);
     let Some(j) = frame.repeats else {
-        if let Some(last) = entries.last_mut() {
-            last.value_end = end;
-        }
         frame.count += 1;
         return Ok(());
     };
-    let old = entries[j].value_start..entries[j].value_end;
-    let delta = replace_value(out, tmp, old.clone(), frame.entry_start, frame.value_start)?;
-    entries[j].value_end = old.start + (end - frame.value_start);
-    for e in &mut entries[j + 1..] {
-        e.shift(delta);
-    }
+    splice_repeat(keys, frame.keys, j, frame.entry_start, frame.value_start, tmp, out)?;
     Ok(())
 }
 
-/// Puts the entries of a map (all of `entries`, at least two) in the order
+/// Puts the entries of a map (`count` of them, at least two) in the order
 /// of their keys' text, as `OPT_SORT_KEYS` does (stable: keys of equal text,
 /// which only non-str keys can have, keep their order).
 fn sort_entries(
     bytes: &mut [u8],
-    entries: &[Entry],
+    keys: &Keys,
+    map: MapKeys,
+    count: usize,
     input: &[u8],
     order: &mut Vec<usize>,
     tmp: &mut Vec<u8>,
 ) -> Result<(), TranscodeError> {
     order.clear();
-    crate::fallible::reserve(order, entries.len()).map_err(|_| no_memory())?;
+    crate::fallible::reserve(order, count).map_err(|_| no_memory())?;
     // Within the room just reserved: no allocation.
-    order.extend(0..entries.len());
-    let sorted_already = entries.windows(2).all(|pair| {
-        let (a, b) = (&pair[0], &pair[1]);
-        sort_text(a, input, bytes) <= sort_text(b, input, bytes)
-    });
+    order.extend(0..count);
+    let sorted_already =
+        (1..count).all(|i| keys.sort_text(map, i - 1, input, bytes) <= keys.sort_text(map, i, input, bytes));
     if sorted_already {
         return Ok(());
     }
     // Each key's text once (the output is rewritten below).
     let mut texts: Vec<Vec<u8>> = Vec::new();
-    crate::fallible::reserve(&mut texts, entries.len()).map_err(|_| no_memory())?;
-    for e in entries {
-        let text = crate::fallible::copy(sort_text(e, input, bytes)).map_err(|_| no_memory())?;
+    crate::fallible::reserve(&mut texts, count).map_err(|_| no_memory())?;
+    for i in 0..count {
+        let text = crate::fallible::copy(keys.sort_text(map, i, input, bytes)).map_err(|_| no_memory())?;
         crate::fallible::push(&mut texts, text).map_err(|_| no_memory())?;
     }
     order.sort_by(|&a, &b| texts[a].cmp(&texts[b]));
-    let (first, second) = (&entries[0], &entries[1]);
+    let (first, second) = (keys.entry(map, 0), keys.entry(map, 1));
+    let end = bytes.len();
     tmp.clear();
     for (rank, &i) in order.iter().enumerate() {
         let separator = if rank == 0 { first } else { second };
+        let e = keys.entry(map, i);
         crate::fallible::extend(tmp, &bytes[separator.entry_start..separator.key_start]).map_err(|_| no_memory())?;
-        crate::fallible::extend(tmp, &bytes[entries[i].key_start..entries[i].value_end]).map_err(|_| no_memory())?;
+        crate::fallible::extend(tmp, &bytes[e.key_start..keys.value_end(map, i, end)]).map_err(|_| no_memory())?;
     }
     let start = first.entry_start;
-    debug_assert_eq!(start + tmp.len(), entries[entries.len() - 1].value_end);
+    debug_assert_eq!(start + tmp.len(), end);
     bytes[start..start + tmp.len()].copy_from_slice(tmp);
     Ok(())
-}
-
-/// The text an entry sorts by.
-#[inline(always)]
-fn sort_text<'a>(e: &Entry, input: &'a [u8], bytes: &'a [u8]) -> &'a [u8] {
-    let source = if e.sort_in_input { input } else { bytes };
-    &source[e.sort_at..e.sort_at + e.sort_len]
 }
 
 /// The RFC 3339 text of a timestamp payload (checked by the reader) as a

@@ -172,6 +172,38 @@ fn repeated_keys_keep_the_first_place_and_the_last_value() {
 }
 
 #[test]
+fn keys_that_share_their_word_or_filter_bit_are_told_apart() {
+    // Keys are compared first by a word (a long key's first and last 8
+    // bytes) and a small map skips the scan when a key's filter bit is
+    // clear: keys with the same word (same ends, another middle or length),
+    // keys sharing a prefix or an 8-byte head, short and empty keys, drawn
+    // with repeats into maps on both sides of the table's threshold.
+    let mut pool: Vec<String> = Vec::new();
+    for k in 0..12 {
+        pool.push(format!("abcdefgh{k:03}stuvwxyz"));
+        pool.push(format!("abcdefgh{}stuvwxyz", "m".repeat(k)));
+        pool.push(format!("profile_{}_color", ["link", "text", "sidebar", "background"][k % 4].repeat(1 + k / 4)));
+        pool.push(format!("k{k}"));
+    }
+    pool.extend(
+        ["", "abcdefgh", "abcdefgi", "abcdefg", r"\u00e9t\u00e9 long key here", "été long key here"].map(String::from),
+    );
+    let sorted = ToJsonOptions { sort_keys: true, ..PLAIN };
+    let mut rng = Rng::new(0x005e_ed0f_b175);
+    for size in [2u64, 8, 9, 17, 40, 63, 64, 65, 130] {
+        for _ in 0..12 {
+            let entries: Vec<String> =
+                (0..size).map(|i| format!("\"{}\": {i}", pool[rng.below(pool.len() as u64) as usize])).collect();
+            let doc = format!("{{{}}}", entries.join(", "));
+            let out = packed(&doc);
+            let plain = m2j(&out, PLAIN, false).unwrap();
+            m2j(&out, sorted, true).unwrap();
+            assert_eq!(packed(std::str::from_utf8(&plain).unwrap()), out);
+        }
+    }
+}
+
+#[test]
 fn nesting_past_the_encoders_limit_is_left_to_the_two_step() {
     let nested = |n: usize| "[".repeat(n) + &"]".repeat(n);
     assert!(j2m(nested(255).as_bytes()).is_ok());

@@ -108,10 +108,7 @@ unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwa
 }
 
 unsafe fn clear_fields(d: &mut Decoder) {
-    for field in [&mut d.ty, &mut d.dec_hook] {
-        let old = core::mem::replace(field, null_mut());
-        Py_XDECREF(old);
-    }
+    crate::classes::clear([&mut d.ty, &mut d.dec_hook]);
     let compiled = core::mem::replace(&mut d.compiled, core::ptr::null());
     if !compiled.is_null() {
         drop(Rc::from_raw(compiled));
@@ -125,15 +122,7 @@ unsafe extern "C" fn decoder_clear(obj: *mut PyObject) -> c_int {
 
 unsafe extern "C" fn decoder_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
     let d = &*(obj as *mut Decoder);
-    for field in [d.ty, d.dec_hook] {
-        if !field.is_null() {
-            let r = visit(field, arg);
-            if r != 0 {
-                return r;
-            }
-        }
-    }
-    0
+    crate::classes::traverse(obj, [d.ty, d.dec_hook], visit, arg)
 }
 
 unsafe extern "C" fn decoder_dealloc(obj: *mut PyObject) {
@@ -142,11 +131,7 @@ unsafe extern "C" fn decoder_dealloc(obj: *mut PyObject) {
     clear_fields(d);
     Py_XDECREF(d.strict_obj);
     Py_XDECREF(d.forbid_obj);
-    let ty = Py_TYPE(obj);
-    if let Some(free) = (*ty).tp_free {
-        free(obj as *mut c_void);
-    }
-    Py_DECREF(ty as *mut PyObject);
+    crate::classes::free_instance(obj);
 }
 
 unsafe extern "C" fn decoder_repr(obj: *mut PyObject) -> *mut PyObject {

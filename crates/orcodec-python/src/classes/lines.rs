@@ -124,23 +124,12 @@ unsafe extern "C" fn line_iterator_iter(obj: *mut PyObject) -> *mut PyObject {
 
 unsafe extern "C" fn line_iterator_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
     let it = &*(obj as *mut LineIterator);
-    for field in [it.read, it.dec_hook, Py_TYPE(obj) as *mut PyObject] {
-        if !field.is_null() {
-            let r = visit(field, arg);
-            if r != 0 {
-                return r;
-            }
-        }
-    }
-    0
+    crate::classes::traverse(obj, [it.read, it.dec_hook], visit, arg)
 }
 
 unsafe extern "C" fn line_iterator_clear(obj: *mut PyObject) -> c_int {
-    let it = obj as *mut LineIterator;
-    for field in [&mut (*it).read, &mut (*it).dec_hook] {
-        let old = core::mem::replace(field, null_mut());
-        Py_XDECREF(old);
-    }
+    let it = &mut *(obj as *mut LineIterator);
+    crate::classes::clear([&mut it.read, &mut it.dec_hook]);
     0
 }
 
@@ -148,11 +137,7 @@ unsafe extern "C" fn line_iterator_dealloc(obj: *mut PyObject) {
     PyObject_GC_UnTrack(obj as *mut c_void);
     line_iterator_clear(obj);
     core::ptr::drop_in_place(&mut (*(obj as *mut LineIterator)).inner);
-    let ty = Py_TYPE(obj);
-    if let Some(free) = (*ty).tp_free {
-        free(obj as *mut c_void);
-    }
-    Py_DECREF(ty as *mut PyObject);
+    crate::classes::free_instance(obj);
 }
 
 /// Creates the iterator type (called once, at module init).

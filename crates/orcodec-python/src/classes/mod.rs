@@ -31,15 +31,49 @@ pub unsafe fn positional<const N: usize>(
 
 /// Frees an instance of a heap type whose object fields are `fields`.
 pub unsafe fn dealloc<const N: usize>(obj: *mut PyObject, fields: [*mut PyObject; N]) {
-    let ty = Py_TYPE(obj);
     for field in fields {
         Py_XDECREF(field);
     }
+    free_instance(obj);
+}
+
+/// The end of every `tp_dealloc`, once the instance's own fields are
+/// released: frees its memory and releases its type (instances of heap
+/// types hold a reference to their type).
+pub unsafe fn free_instance(obj: *mut PyObject) {
+    let ty = Py_TYPE(obj);
     if let Some(free) = (*ty).tp_free {
         free(obj as *mut c_void);
     }
-    // Instances of heap types hold a reference to their type.
     Py_DECREF(ty as *mut PyObject);
+}
+
+/// `tp_traverse` of a collected heap type's instance: visits the object
+/// fields that are set, then the type.
+pub unsafe fn traverse<const N: usize>(
+    obj: *mut PyObject,
+    fields: [*mut PyObject; N],
+    visit: visitproc,
+    arg: *mut c_void,
+) -> c_int {
+    for field in fields.into_iter().chain([Py_TYPE(obj) as *mut PyObject]) {
+        if !field.is_null() {
+            let r = visit(field, arg);
+            if r != 0 {
+                return r;
+            }
+        }
+    }
+    0
+}
+
+/// `tp_clear`'s work: releases each object field, set to NULL first (code
+/// that the release runs may reach the instance again).
+pub unsafe fn clear<const N: usize>(fields: [&mut *mut PyObject; N]) {
+    for field in fields {
+        let old = core::mem::replace(field, null_mut());
+        Py_XDECREF(old);
+    }
 }
 
 /// A read-only member `name`, of kind `kind`, stored at `offset` in each instance.

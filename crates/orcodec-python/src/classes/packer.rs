@@ -54,31 +54,18 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
 }
 
 unsafe extern "C" fn packer_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
-    for field in [(*(obj as *mut Packer)).default, Py_TYPE(obj) as *mut PyObject] {
-        if !field.is_null() {
-            let r = visit(field, arg);
-            if r != 0 {
-                return r;
-            }
-        }
-    }
-    0
+    crate::classes::traverse(obj, [(*(obj as *mut Packer)).default], visit, arg)
 }
 
 unsafe extern "C" fn packer_clear(obj: *mut PyObject) -> c_int {
-    let old = core::mem::replace(&mut (*(obj as *mut Packer)).default, null_mut());
-    Py_XDECREF(old);
+    crate::classes::clear([&mut (*(obj as *mut Packer)).default]);
     0
 }
 
 unsafe extern "C" fn packer_dealloc(obj: *mut PyObject) {
     PyObject_GC_UnTrack(obj as *mut c_void);
     packer_clear(obj);
-    let ty = Py_TYPE(obj);
-    if let Some(free) = (*ty).tp_free {
-        free(obj as *mut c_void);
-    }
-    Py_DECREF(ty as *mut PyObject);
+    crate::classes::free_instance(obj);
 }
 
 unsafe extern "C" fn packer_pack(obj: *mut PyObject, value: *mut PyObject) -> *mut PyObject {

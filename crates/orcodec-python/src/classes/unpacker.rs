@@ -423,23 +423,12 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
 
 unsafe extern "C" fn unpacker_traverse(obj: *mut PyObject, visit: visitproc, arg: *mut c_void) -> c_int {
     let u = &*(obj as *mut Unpacker);
-    for field in [u.file_like, u.read, u.ext_hook, u.dec_hook, Py_TYPE(obj) as *mut PyObject] {
-        if !field.is_null() {
-            let r = visit(field, arg);
-            if r != 0 {
-                return r;
-            }
-        }
-    }
-    0
+    crate::classes::traverse(obj, [u.file_like, u.read, u.ext_hook, u.dec_hook], visit, arg)
 }
 
 unsafe extern "C" fn unpacker_clear(obj: *mut PyObject) -> c_int {
-    let u = obj as *mut Unpacker;
-    for field in [&mut (*u).file_like, &mut (*u).read, &mut (*u).ext_hook, &mut (*u).dec_hook] {
-        let old = core::mem::replace(field, null_mut());
-        Py_XDECREF(old);
-    }
+    let u = &mut *(obj as *mut Unpacker);
+    crate::classes::clear([&mut u.file_like, &mut u.read, &mut u.ext_hook, &mut u.dec_hook]);
     0
 }
 
@@ -447,11 +436,7 @@ unsafe extern "C" fn unpacker_dealloc(obj: *mut PyObject) {
     PyObject_GC_UnTrack(obj as *mut c_void);
     unpacker_clear(obj);
     core::ptr::drop_in_place(&mut (*(obj as *mut Unpacker)).inner);
-    let ty = Py_TYPE(obj);
-    if let Some(free) = (*ty).tp_free {
-        free(obj as *mut c_void);
-    }
-    Py_DECREF(ty as *mut PyObject);
+    crate::classes::free_instance(obj);
 }
 
 unsafe extern "C" fn unpacker_iter(obj: *mut PyObject) -> *mut PyObject {

@@ -21,7 +21,10 @@
 //!   functions pyo3-ffi does not declare ([`ffi`]).
 //!
 //! [`instance`] makes instances for typed decoding and writes their
-//! `__slots__` members in place (every version: member descriptors).
+//! `__slots__` members in place (every version: member descriptors);
+//! [`inline_attrs`] writes their other attributes into the inline values
+//! that CPython 3.11 to 3.13 keep before a `__dict__` is made (the
+//! `dict_table_layout` cfg; `PyObject_GenericSetAttr` elsewhere).
 //!
 //! [`object::Owned`] is the owned reference the decoders build with.
 
@@ -31,6 +34,7 @@ pub mod dict;
 #[cfg(dict_table_layout)]
 pub mod dict_table;
 pub mod ffi;
+pub mod inline_attrs;
 pub mod instance;
 pub mod int;
 pub mod object;

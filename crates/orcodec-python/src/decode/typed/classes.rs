@@ -4,8 +4,9 @@
 //! Instances are built the way msgspec builds them, not by calling
 //! `__init__`: the instance is made first (`object.__new__`), each field is
 //! stored as soon as its value is read (into its `__slots__` member in
-//! place, or through the generic `setattr`, which also bypasses a frozen
-//! class's `__setattr__`), then missing fields get their default or
+//! place, into the instance's inline values where CPython keeps them, or
+//! through the generic `setattr`, which also bypasses a frozen class's
+//! `__setattr__`), then missing fields get their default or
 //! `default_factory()` (a missing required field is an error), and
 //! `__post_init__` runs with the InitVar values (`__attrs_post_init__` for
 //! attrs). A `ValueError` or `TypeError` from `__post_init__` becomes a
@@ -17,7 +18,7 @@ use pyo3_ffi::*;
 use crate::cpython::instance::{new_instance, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Input, Value};
+use crate::decode::typed::input::{Cursor, Format, Input, KeyRead, Value};
 use crate::decode::typed::node::*;
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::py_input::PyInput;
@@ -79,6 +80,9 @@ unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
             Owned::new(new(cl.cls.as_ptr() as *mut PyTypeObject, args.as_ptr(), core::ptr::null_mut()))?
         }
     };
+    if matches!(cl.kind, ClassKind::Dataclass | ClassKind::Attrs) {
+        cl.inline.prepare(cl.cls.as_ptr() as *mut PyTypeObject);
+    }
     let init_values = if cl.init_vars > 0 { (0..cl.init_vars).map(|_| None).collect() } else { Vec::new() };
     Ok(Target { obj, init_values })
 }
@@ -101,6 +105,12 @@ unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Resul
     match field.slot {
         Some(offset) => set_slot(t.obj.as_ptr(), offset, value.into_raw()),
         None => {
+            // Into the inline values when that is what the generic setattr
+            // would do (see `cpython::inline_attrs`).
+            if cl.inline.store(t.obj.as_ptr(), cl.cls.as_ptr() as *mut PyTypeObject, i, value.as_ptr()) {
+                value.into_raw();
+                return Ok(());
+            }
             if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
                 return Err(Fail::Raised);
             }
@@ -197,11 +207,20 @@ fn next_field<I: Input>(
     path: &Path,
 ) -> Result<Option<usize>, Fail> {
     loop {
-        let Some(kh) = input.next_key(cursor)? else { return Ok(None) };
-        let key = key_bytes(&kh.v);
-        let Some(i) = key.and_then(|k| cl.find(k, *hint)).filter(|&i| cl.fields[i].from_input) else {
+        // Keys usually come in definition order: the JSON input matches the
+        // next field's name in place.
+        let expected = cl.fields.get(*hint).and_then(|f| f.json_key.as_ref());
+        let Some(read) = input.next_key_expecting(cursor, expected)? else { return Ok(None) };
+        let (found, key, at) = match read {
+            KeyRead::Expected(at) => (Some(*hint), Some(cl.fields[*hint].name.as_bytes()), at),
+            KeyRead::Other(kh) => {
+                let key = key_bytes(&kh.v);
+                (key.and_then(|k| cl.find(k, *hint)), key, kh.at)
+            }
+        };
+        let Some(i) = found.filter(|&i| cl.fields[i].from_input) else {
             if ctx.forbid_unknown {
-                return Err(unknown_field(key, path, kh.at));
+                return Err(unknown_field(key, path, at));
             }
             input.skip(ctx.depth)?;
             continue;

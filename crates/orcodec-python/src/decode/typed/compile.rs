@@ -249,17 +249,35 @@ unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, R
         kind::CUSTOM => Node::Custom(owned(item(t, 2)?)),
         kind::NDARRAY => {
             let code = int_of(item(t, 2)?)?;
-            if code == -1 {
-                Node::NdArray(None)
+            let dtype = if code == -1 {
+                None
             } else {
                 match crate::decode::typed::ndarray::Dtype::from_code(code) {
-                    Some(dtype) => Node::NdArray(Some(dtype)),
+                    Some(dtype) => Some(dtype),
                     None => return Err(bad_spec("unknown ndarray dtype")),
                 }
-            }
+            };
+            let shape = ndarray_shape(item(t, 3)?)?;
+            Node::NdArray(NdArrayNode { dtype, shape })
         }
         _ => return Err(bad_spec("unknown node kind")),
     })
+}
+
+/// An ndarray's stated shape: None, or a tuple of lengths (-1 for any).
+#[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
+unsafe fn ndarray_shape(obj: *mut PyObject) -> Result<Option<Box<[Option<usize>]>>, Raised> {
+    if obj == Py_None() {
+        return Ok(None);
+    }
+    if PyTuple_Check(obj) == 0 {
+        return Err(bad_spec("expected a tuple"));
+    }
+    let mut dims = Vec::new();
+    for i in 0..PyTuple_GET_SIZE(obj) as usize {
+        dims.push(usize::try_from(int_of(item(obj, i)?)?).ok());
+    }
+    Ok(Some(dims.into_boxed_slice()))
 }
 
 /// Iterates the entries of dict `d` (borrowed keys and values).
@@ -396,6 +414,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         let stored = stores_attrs && i < n - init_vars;
         fields.push(Field {
             name: name.into(),
+            json_key: orcodec_core::json::pull::JsonKey::new(name),
             node: node_id(item(f, 1)?, count)?,
             default,
             default_obj: matches!(default, Default::Value | Default::Factory).then(|| owned(default_obj)),
@@ -405,6 +424,19 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             leaf: false,
         });
     }
+    let inline = crate::cpython::inline_attrs::InlineAttrs::new(
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if stores_attrs && i < n - init_vars && f.slot.is_none() {
+                    f.name_obj.as_ptr()
+                } else {
+                    core::ptr::null_mut()
+                }
+            })
+            .collect(),
+    );
     let by_name = (n > SCANNED_FIELDS)
         .then(|| fields.iter().enumerate().map(|(i, f)| (Box::<[u8]>::from(f.name.as_bytes()), i)).collect());
     Ok(ClassNode {
@@ -418,5 +450,6 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             _ => false,
         },
         by_name,
+        inline,
     })
 }

@@ -43,6 +43,7 @@ pub fn container<I: Input>(
     path: &Path,
 ) -> Result<Owned, Fail> {
     let c = ctx.c;
+    let asked = id;
     let mut id = id;
     loop {
         return match c.node(id) {
@@ -50,7 +51,16 @@ pub fn container<I: Input>(
                 seq(ctx, *kind, *item, (*min_len, *max_len), input, n, at, path)
             }
             Node::Tuple(items) if !map => tuple(ctx, items, input, n, at, path),
-            Node::NdArray(dtype) if !map => crate::decode::typed::ndarray::from_array(ctx, *dtype, input, n, at, path),
+            Node::NdArray(nd) if !map => crate::decode::typed::ndarray::from_array(ctx, nd, input, n, at, path),
+            // msgpack-numpy's form of an array (`OPT_MSGPACK_NUMPY`).
+            // Errors name the type asked for (a union, if it led here).
+            Node::NdArray(nd) => match input.numpy_map(ctx, n, at)? {
+                Some(obj) => match crate::decode::typed::ndarray::from_object(&obj, nd, path, at)? {
+                    Some(array) => Ok(array),
+                    None => Err(container_type_error::<I>(ctx, asked, map, at, path)),
+                },
+                None => Err(container_type_error::<I>(ctx, asked, map, at, path)),
+            },
             Node::Dict { key, value, min_len, max_len } if map => {
                 dict(ctx, *key, *value, (*min_len, *max_len), input, n, at, path)
             }
@@ -63,7 +73,16 @@ pub fn container<I: Input>(
             }
             Node::Tagged(t) if map => classes::tagged(ctx, t, id, input, n, at, path),
             Node::Union(u) => {
-                let member = u.by_kind[if map { K_OBJECT } else { K_ARRAY }];
+                let mut member = u.by_kind[if map { K_OBJECT } else { K_ARRAY }];
+                let array_member = u.by_kind[K_ARRAY];
+                if member == NO_NODE
+                    && map
+                    && array_member != NO_NODE
+                    && matches!(c.node(array_member), Node::NdArray(_))
+                {
+                    // A map may be an array in msgpack-numpy's form.
+                    member = array_member;
+                }
                 if member == NO_NODE {
                     return Err(container_type_error::<I>(ctx, id, map, at, path));
                 }

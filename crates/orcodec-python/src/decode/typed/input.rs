@@ -6,6 +6,8 @@
 
 use pyo3_ffi::*;
 
+use orcodec_core::json::pull::JsonKey;
+
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
 use crate::decode::typed::Ctx;
@@ -111,6 +113,14 @@ pub enum Run {
     Stopped,
 }
 
+/// What [`Input::next_key_expecting`] read.
+pub enum KeyRead<'a> {
+    /// The expected key, which started at this byte offset.
+    Expected(usize),
+    /// A key (possibly the expected one all the same).
+    Other(Head<'a>),
+}
+
 pub trait Input {
     const FORMAT: Format;
 
@@ -122,6 +132,18 @@ pub trait Input {
     fn next_item(&mut self, cursor: &mut Cursor) -> Result<bool, Fail>;
     /// The next key of an open map (positioned at its value), or None at its end.
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail>;
+    /// [`next_key`](Self::next_key) when the key is likely `expected` (a
+    /// class's next field in definition order): inputs that can tell that
+    /// key without reading it out say [`KeyRead::Expected`] (JSON).
+    #[inline(always)]
+    fn next_key_expecting(
+        &mut self,
+        cursor: &mut Cursor,
+        expected: Option<&JsonKey>,
+    ) -> Result<Option<KeyRead<'_>>, Fail> {
+        let _ = expected;
+        Ok(self.next_key(cursor)?.map(KeyRead::Other))
+    }
     /// Reads the items of an open array for as long as they are numbers,
     /// each handed to `f` with its byte offset and text (as in [`Head`]);
     /// `f` returns whether to go on. For arrays read into a buffer (numpy
@@ -140,6 +162,12 @@ pub trait Input {
     fn skip(&mut self, depth: usize) -> Result<(), Fail>;
     /// The next value as untyped decoding gives it (`Any`, and `dec_hook`'s input).
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail>;
+    /// The map `next` just opened (`len` items), read as untyped decoding
+    /// reads it if this input turns maps into numpy arrays (MessagePack
+    /// with `OPT_MSGPACK_NUMPY`); None, with nothing read, otherwise.
+    fn numpy_map(&mut self, _ctx: &mut Ctx, _len: Option<usize>, _at: usize) -> Result<Option<Owned>, Fail> {
+        Ok(None)
+    }
     /// The Python object `next` reads or last read (the Python input; NULL
     /// for streams).
     fn current(&self) -> *mut PyObject {

@@ -3,11 +3,11 @@
 //! same key and value caches.
 
 use orcodec_core::builder::Builder;
-use orcodec_core::json::pull::{JsonKind, JsonNumber, JsonNumberValue, JsonPull, NumberRun};
+use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, JsonPull, Key, NumberRun};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::input::{Cursor, Format, Head, Input, Run, Value};
+use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Run, Value};
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
@@ -77,6 +77,23 @@ impl<'a> Input for JsonInput<'a> {
         let first = core::mem::replace(&mut cursor.first, false);
         let at = self.pull.pos();
         Ok(self.pull.next_key(first)?.map(|k| Head::new(Value::Str(k), at)))
+    }
+
+    #[inline(always)]
+    fn next_key_expecting(
+        &mut self,
+        cursor: &mut Cursor,
+        expected: Option<&JsonKey>,
+    ) -> Result<Option<KeyRead<'_>>, Fail> {
+        let Some(expected) = expected else {
+            return Ok(self.next_key(cursor)?.map(KeyRead::Other));
+        };
+        let first = core::mem::replace(&mut cursor.first, false);
+        let at = self.pull.pos();
+        Ok(self.pull.next_key_expecting(first, expected)?.map(|k| match k {
+            Key::Expected => KeyRead::Expected(at),
+            Key::Other(k) => KeyRead::Other(Head::new(Value::Str(k), at)),
+        }))
     }
 
     #[inline(always)]

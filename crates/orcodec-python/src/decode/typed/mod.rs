@@ -173,7 +173,7 @@ pub fn scalar<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Resu
             Value::Py(obj) if unsafe { is_instance(obj, cls.as_ptr()) } => unsafe { keep(obj) },
             _ => Err(type_error::<I>(ctx, id, &h, path)),
         },
-        Node::NdArray(dtype) => ndarray::from_scalar::<I>(ctx, *dtype, id, h, path),
+        Node::NdArray(nd) => ndarray::from_scalar::<I>(ctx, nd, id, h, path),
         Node::Seq { .. } | Node::Tuple(_) | Node::Dict { .. } => Err(type_error::<I>(ctx, id, &h, path)),
     }
 }

@@ -95,6 +95,14 @@ impl<'a> Input for MsgpackInput<'a> {
         let item = self.pull.next()?;
         self.any_item(ctx, item, at, false)
     }
+
+    fn numpy_map(&mut self, ctx: &mut Ctx, len: Option<usize>, at: usize) -> Result<Option<Owned>, Fail> {
+        // `bin_keys` is on exactly when msgpack-numpy's maps are read.
+        if !self.opts.bin_keys {
+            return Ok(None);
+        }
+        Ok(Some(self.any_item(ctx, MsgpackItem::Map(len.unwrap_or(0)), at, false)?))
+    }
 }
 
 impl<'a> MsgpackInput<'a> {

@@ -36,7 +36,7 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, no_memory, str_of, Fail};
 use crate::decode::typed::input::{got_name, Cursor, Head, Input, Run, Value};
-use crate::decode::typed::node::NodeId;
+use crate::decode::typed::node::{NdArrayNode, NodeId};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
 
@@ -633,6 +633,18 @@ fn element_error<I: Input, S: Sink>(sink: &S, bad: Bad, h: &Head, n: Num) -> Res
 /// as an array of `dtype` (None: inferred).
 pub fn from_array<I: Input>(
     ctx: &mut Ctx,
+    nd: &NdArrayNode,
+    input: &mut I,
+    n: Option<usize>,
+    at: usize,
+    path: &Path,
+) -> Result<Owned, Fail> {
+    let array = read_array(ctx, nd.dtype, input, n, at, path)?;
+    check_shape(array, nd, path, at)
+}
+
+fn read_array<I: Input>(
+    ctx: &mut Ctx,
     dtype: Option<Dtype>,
     input: &mut I,
     n: Option<usize>,
@@ -857,13 +869,14 @@ fn itemsize(dtype: Dtype) -> usize {
 /// 0-d array (as `numpy.array(5)` does); an ndarray (`convert`, or a numpy
 /// extension value with `OPT_NUMPY_EXT`) is kept if its dtype is the one
 /// wanted.
-pub fn from_scalar<I: Input>(
-    ctx: &mut Ctx,
-    dtype: Option<Dtype>,
-    id: NodeId,
-    h: Head,
-    path: &Path,
-) -> Result<Owned, Fail> {
+pub fn from_scalar<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let at = h.at;
+    let array = scalar_array::<I>(ctx, nd, id, h, path)?;
+    check_shape(array, nd, path, at)
+}
+
+fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let dtype = nd.dtype;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object; numpy was imported to make the type.
         unsafe {
@@ -877,12 +890,8 @@ pub fn from_scalar<I: Input>(
         // An array in binary form (`OPT_NUMPY_EXT`), read as untyped
         // `unpackb` reads it; other extension values are no arrays.
         if let Some(obj) = ctx.builder.ext(tag, data)? {
-            // SAFETY: a live object; numpy is imported.
-            unsafe {
-                let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
-                if is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
-                    return existing(obj.as_ptr(), dtype, path, h.at);
-                }
+            if let Some(array) = of_dtype(&obj, dtype, path, h.at)? {
+                return Ok(array);
             }
         }
         return Err(type_error::<I>(ctx, id, &h, path));
@@ -917,6 +926,81 @@ pub fn from_scalar<I: Input>(
         Some(Dtype::F32) => zero_d!(Typed::<f32> { buf: Vec::new() }),
         Some(Dtype::F64) => zero_d!(Typed::<f64> { buf: Vec::new() }),
     }
+}
+
+/// `obj` (read as untyped decoding reads it) as an array target: kept if it
+/// is an ndarray of the element type, an error naming both dtypes if it is
+/// one of another, None if it is no ndarray.
+pub fn from_object(obj: &Owned, nd: &NdArrayNode, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
+    match of_dtype(obj, nd.dtype, path, at)? {
+        Some(array) => check_shape(array, nd, path, at).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `obj` if it is an ndarray of `dtype`, an error if it is one of another,
+/// None if it is no ndarray.
+fn of_dtype(obj: &Owned, dtype: Option<Dtype>, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
+    // SAFETY: a live object; numpy was imported to make the type.
+    unsafe {
+        let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
+        if !is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
+            return Ok(None);
+        }
+        existing(obj.as_ptr(), dtype, path, at).map(Some)
+    }
+}
+
+/// `array` if its shape is the one `nd` states (if it states one).
+fn check_shape(array: Owned, nd: &NdArrayNode, path: &Path, at: usize) -> Result<Owned, Fail> {
+    let Some(want) = &nd.shape else {
+        return Ok(array);
+    };
+    let mut got = [0usize; MAX_NDIM];
+    // SAFETY: a live ndarray; its `shape` (which a subclass could replace)
+    // is checked to be a tuple before its items are read.
+    let ndim = unsafe {
+        let shape = Owned::new(PyObject_GetAttrString(array.as_ptr(), c"shape".as_ptr()))?;
+        if PyTuple_Check(shape.as_ptr()) == 0 {
+            return Err(invalid("Expected `ndarray` with a tuple as its shape", path, at));
+        }
+        let ndim = PyTuple_GET_SIZE(shape.as_ptr()).clamp(0, MAX_NDIM as Py_ssize_t) as usize;
+        for (i, slot) in got.iter_mut().enumerate().take(ndim) {
+            let dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape.as_ptr(), i as Py_ssize_t));
+            if dim < 0 {
+                PyErr_Clear();
+                return Err(invalid("Expected `ndarray` with non-negative ints as its shape", path, at));
+            }
+            *slot = dim as usize;
+        }
+        ndim
+    };
+    let dims = &got[..ndim];
+    if ndim == want.len() && want.iter().zip(dims).all(|(w, d)| w.is_none_or(|w| w == *d)) {
+        return Ok(array);
+    }
+    Err(shape_error(want, dims, ndim, path, at))
+}
+
+#[cold]
+fn shape_error(want: &[Option<usize>], dims: &[usize], ndim: usize, path: &Path, at: usize) -> Fail {
+    let message = if want.iter().all(Option::is_none) {
+        let plural = |n: usize| if n == 1 { "dimension" } else { "dimensions" };
+        format!("Expected `array` of {} {}, got {ndim} {}", want.len(), plural(want.len()), plural(ndim))
+    } else {
+        let shown = |dims: &mut dyn Iterator<Item = String>| {
+            let parts: Vec<String> = dims.collect();
+            if parts.len() == 1 {
+                format!("({},)", parts[0])
+            } else {
+                format!("({})", parts.join(", "))
+            }
+        };
+        let want = shown(&mut want.iter().map(|w| w.map_or("*".to_owned(), |w| w.to_string())));
+        let got = shown(&mut dims.iter().map(|d| d.to_string()));
+        format!("Expected `array` of shape {want}, got shape {got}")
+    };
+    invalid(&message, path, at)
 }
 
 /// An ndarray given to `convert` or read from a numpy extension value:

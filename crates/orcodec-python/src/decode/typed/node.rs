@@ -199,6 +199,9 @@ pub struct Field {
     /// Where the value is stored in the instance, for `__slots__` fields:
     /// written in place (see `cpython::instance`).
     pub slot: Option<isize>,
+    /// The name as JSON writes it (quoted), when it needs no escape: the
+    /// JSON input matches the key expected next against it in place.
+    pub json_key: Option<orcodec_core::json::pull::JsonKey>,
     /// The value never opens a container (no nesting below it): read in the
     /// class validator's key loop rather than on the recursion path.
     pub leaf: bool,
@@ -216,6 +219,8 @@ pub struct ClassNode {
     /// Field index by name, for classes with many fields (a scan is faster
     /// for a few).
     pub by_name: Option<FastMap<Box<[u8]>, usize>>,
+    /// Where the fields kept in the instance dict go in its inline values.
+    pub inline: crate::cpython::inline_attrs::InlineAttrs,
 }
 
 impl ClassNode {
@@ -303,8 +308,16 @@ pub enum Node {
     Uuid,
     Decimal,
     Custom(Owned),
-    /// A numpy array of that element type (None: inferred from the values).
-    NdArray(Option<crate::decode::typed::ndarray::Dtype>),
+    /// A numpy array (`numpy.ndarray[shape, dtype[T]]`).
+    NdArray(NdArrayNode),
+}
+
+pub struct NdArrayNode {
+    /// The element type (None: inferred from the values).
+    pub dtype: Option<crate::decode::typed::ndarray::Dtype>,
+    /// The shape the type states, if it states one: per dimension, its
+    /// length, or None for any length.
+    pub shape: Option<Box<[Option<usize>]>>,
 }
 
 /// A compiled type: its nodes and the name each shows in messages.
