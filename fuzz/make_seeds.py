@@ -210,6 +210,20 @@ def ndarray_documents() -> list[bytes]:
     return out
 
 
+# Integer rows for number_format: a base value, how many digits it keeps
+# (less one), then each value's signed offset from it (one byte each):
+# rows of one width over several chunks, rows crossing a power of ten, a
+# sign, and the ends of the 64-bit range.
+ROW_SEEDS = [
+    struct.pack("<QB", 10_000, 4) + bytes(range(128)) * 3,
+    struct.pack("<QB", 99_990, 4) + bytes(range(20)) * 20,
+    struct.pack("<QB", 1_000_000_000, 9) + bytes(range(256)) * 2,
+    struct.pack("<QB", 0, 0) + bytes(range(256)),
+    struct.pack("<QB", 2**63 - 50, 19) + bytes(range(0, 256, 3)),
+    struct.pack("<QB", 2**64 - 50, 19) + bytes(range(0, 256, 3)),
+]
+
+
 def write(subdir: str, items: list[bytes]) -> None:
     directory = ROOT / subdir
     directory.mkdir(parents=True, exist_ok=True)
@@ -229,7 +243,8 @@ def main() -> None:
         "number",
         [struct.pack("<d", x) for x in NUMBERS]
         + [struct.pack("<Q", n) for n in INTEGERS]
-        + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)],
+        + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)]
+        + ROW_SEEDS,
     )
     write(
         "string",

@@ -3,10 +3,13 @@
 //! shortest round-trip digits for floats (as many significant digits as std's
 //! `{:e}`, which is shortest by contract, and exactly ryu's text in orjson's
 //! form), and read back to the same value and type; MessagePack must read back
-//! bit for bit in the smallest family.
+//! bit for bit in the smallest family. Rows of integers (numpy arrays) must be
+//! written as the same values one at a time.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use orcodec_core::emit::Emitter;
+use orcodec_core::json::writer::CompactJsonWriter;
 use orcodec_core::number::float;
 use orcodec_core::{json, msgpack};
 use orcodec_fuzz::{Tree, Value};
@@ -20,7 +23,48 @@ fuzz_target!(|data: &[u8]| {
     check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack::writer::write_u64(out, bits));
     let signed = bits as i64;
     check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
+    check_rows(data);
 });
+
+/// Integer rows (numpy arrays) through the JSON writer's row loops against
+/// the same values one at a time, for every integer type. Bytes 0-7 are a
+/// base value, byte 8 how many digits it keeps (so rows of one width, which
+/// take the fixed-stride loop, are common); each later byte is a value's
+/// signed offset from the base.
+fn check_rows(data: &[u8]) {
+    let Some((head, offsets)) = data.split_first_chunk::<9>() else {
+        return;
+    };
+    let digits = 1 + (head[8] % 20) as u32;
+    let base = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+    let base = if digits == 20 { base } else { base % 10u64.pow(digits) };
+    let values: Vec<u64> = offsets.iter().map(|&b| base.wrapping_add(b as i8 as u64)).collect();
+    check_row(&values.iter().map(|&v| v as i64).collect::<Vec<_>>(), |w, v| w.i64_items(v), |w, x| w.i64(x));
+    check_row(&values, |w, v| w.u64_items(v), |w, x| w.u64(x));
+    check_row(&values.iter().map(|&v| v as i32).collect::<Vec<_>>(), |w, v| w.i64_items(v), |w, x| w.i64(x.into()));
+    check_row(&values.iter().map(|&v| v as u32).collect::<Vec<_>>(), |w, v| w.u64_items(v), |w, x| w.u64(x.into()));
+    check_row(&values.iter().map(|&v| v as i16).collect::<Vec<_>>(), |w, v| w.i64_items(v), |w, x| w.i64(x.into()));
+    check_row(&values.iter().map(|&v| v as u16).collect::<Vec<_>>(), |w, v| w.u64_items(v), |w, x| w.u64(x.into()));
+}
+
+fn check_row<T: Copy>(
+    values: &[T],
+    rows: impl Fn(&mut CompactJsonWriter<Vec<u8>>, &[T]),
+    one: impl Fn(&mut CompactJsonWriter<Vec<u8>>, T),
+) {
+    let mut by_rows = CompactJsonWriter::new(Vec::new());
+    by_rows.begin_array(values.len());
+    rows(&mut by_rows, values);
+    by_rows.end_array(values.len());
+    let mut by_one = CompactJsonWriter::new(Vec::new());
+    by_one.begin_array(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        by_one.array_item(i);
+        one(&mut by_one, v);
+    }
+    by_one.end_array(values.len());
+    assert_eq!(by_rows.out, by_one.out);
+}
 
 /// How many significant digits a decimal float text has (mantissa without
 /// sign, point, leading or trailing zeros). The digits themselves may differ

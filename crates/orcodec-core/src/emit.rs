@@ -115,12 +115,12 @@ pub trait Emitter {
     /// `array_item(i)` and `i64` for each, which is what the default does.
     /// A backend may write them in one loop of its own.
     #[inline]
-    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+    fn i64_items<T: Copy + Ord + Into<i64>>(&mut self, values: &[T]) {
         items_one_by_one(self, values, |e, v| e.i64(v.into()));
     }
     /// As `i64_items`, for unsigned integers (`u64` for each).
     #[inline]
-    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+    fn u64_items<T: Copy + Ord + Into<u64>>(&mut self, values: &[T]) {
         items_one_by_one(self, values, |e, v| e.u64(v.into()));
     }
     /// As `i64_items`, for doubles (`f64` for each).

@@ -14,7 +14,7 @@ use super::unescape::{self, ESCAPES};
 use super::unicode;
 use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::fallible;
-use crate::number::float_parse::{decimal_to_f64, parse_text};
+use crate::number::float_parse::{decimal_to_f64, parse_text, EXACT_POW10};
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
 
@@ -82,6 +82,10 @@ pub(super) trait Lex<'a> {
     /// The buffer escaped strings are unescaped into.
     fn scratch(&self) -> &[u8];
     fn scratch_mut(&mut self) -> &mut Vec<u8>;
+    /// Whether the last number ended within 8 bytes of its digits, so
+    /// that the next is read as a short number first ([`short_number`]):
+    /// documents of long numbers (coordinates) skip that attempt.
+    fn short_numbers(&mut self) -> &mut bool;
 
     #[inline(always)]
     fn peek(&self) -> Option<u8> {
@@ -311,12 +315,39 @@ pub(super) trait Lex<'a> {
         let digits_start = i;
         // Wraps past 19 digits; only used when the digit count says it did not.
         let mut mantissa: u64 = 0;
-        match input.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                (mantissa, i) = digits::<false>(input, i, 0);
+        // A short number read from one word (see `short_number`), where the
+        // last number was short too.
+        let short = if *self.short_numbers() { short_number(input, i) } else { Short::No };
+        match short {
+            Short::Int(value, end) => {
+                *self.pos_mut() = end;
+                if !S::VALUE {
+                    return sink.unvalued(false).map_err(Failure::Build);
+                }
+                let signed = if negative { (value as i64).wrapping_neg() } else { value as i64 };
+                return if negative { sink.i64(signed) } else { sink.u64(value) }.map_err(Failure::Build);
             }
-            _ => return err(Kind::InvalidNumber, start),
+            Short::Fraction(mantissa, fraction_digits, end) => {
+                *self.pos_mut() = end;
+                if !S::VALUE {
+                    return sink.unvalued(true).map_err(Failure::Build);
+                }
+                // Clinger's path: the mantissa is below 10**6 and the power
+                // of ten at most 6.
+                let v = mantissa as i64 as f64 / EXACT_POW10[fraction_digits];
+                return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
+            }
+            Short::IntPart(value, end) => {
+                mantissa = value;
+                i = end;
+            }
+            Short::No => match input.get(i) {
+                Some(b'0') => i += 1,
+                Some(b'1'..=b'9') => {
+                    (mantissa, i) = digits::<false>(input, i, 0);
+                }
+                _ => return err(Kind::InvalidNumber, start),
+            },
         }
         let digits_end = i;
         let mut fraction_digits = 0usize;
@@ -355,6 +386,7 @@ pub(super) trait Lex<'a> {
             is_float = true;
         }
         *self.pos_mut() = i;
+        *self.short_numbers() = i - digits_start < 8;
         if !S::VALUE {
             return sink.unvalued(is_float).map_err(Failure::Build);
         }
@@ -545,6 +577,76 @@ fn sixteen_value(v: core::arch::x86_64::__m128i) -> u64 {
         let low = _mm_cvtsi128_si32(_mm_srli_si128(eights, 4)) as u32 as u64;
         high * 100_000_000 + low
     }
+}
+
+/// What [`short_number`] made of the bytes at a number's digits.
+enum Short {
+    /// An integer of at most 7 digits, and the index after it.
+    Int(u64, usize),
+    /// A fraction of at most 6 digits in all: the digits as an integer,
+    /// how many are after the point, and the index after the number.
+    Fraction(u64, usize, usize),
+    /// The integer part (at most 7 digits, no leading zero) and the index
+    /// after it, where a point or an exponent follows that the word does
+    /// not hold whole.
+    IntPart(u64, usize),
+    /// Anything else (a longer integer part, a leading zero, no digit): the
+    /// general path.
+    No,
+}
+
+/// The number whose digits start at `i` (after any `-`), when the number
+/// ends inside the eight bytes from `i`: an integer (counts, ids), or
+/// digits, a point and digits (prices: `12.5`, `3.99`) without an exponent.
+/// One word read, the point and the end found from its digit mask, and the
+/// digits' value in one [`parse_eight_digits`], instead of the loops over
+/// the integer and fraction parts. Leading zeros (`01`), a point without
+/// digits on either side, and an exponent are left to the general path
+/// (from after the integer part where that is known), which reports or
+/// reads them.
+#[inline(always)]
+fn short_number(input: &[u8], i: usize) -> Short {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    let Some(bytes) = input.get(i..i + 8) else {
+        return Short::No;
+    };
+    let mut word = [0u8; 8];
+    word.copy_from_slice(bytes);
+    let w = u64::from_le_bytes(word);
+    // Non-zero in each byte that is no digit, exactly up to the first such
+    // byte after a run of digits and a point (see `leading_digits`).
+    let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
+    let int_digits = (other.trailing_zeros() / 8) as usize;
+    if int_digits == 0 || int_digits == 8 || (int_digits > 1 && w as u8 == b'0') {
+        return Short::No;
+    }
+    // The digits, moved to the top of a word with '0's below: one value.
+    let value_of = |digits: u64, n: usize| {
+        let shift = 8 * (8 - n) as u32;
+        parse_eight_digits(digits << shift | THREES >> (64 - shift))
+    };
+    let next = (w >> (8 * int_digits)) as u8;
+    if next != b'.' {
+        if next | 0x20 == b'e' {
+            return Short::IntPart(value_of(w, int_digits), i + int_digits);
+        }
+        return Short::Int(value_of(w, int_digits), i + int_digits);
+    }
+    // After the point: the end of the fraction's digits, if in the word.
+    let after = other & u64::MAX.checked_shl(8 * (int_digits as u32 + 1)).unwrap_or(0);
+    let end = (after.trailing_zeros() / 8) as usize;
+    let fraction_digits = end.saturating_sub(int_digits + 1);
+    if end >= 8 || fraction_digits == 0 || (w >> (8 * end)) as u8 | 0x20 == b'e' {
+        return Short::IntPart(value_of(w, int_digits), i + int_digits);
+    }
+    let int_part = w & (u64::MAX >> (64 - 8 * int_digits));
+    let fraction = (w >> (8 * (int_digits + 1))) & (u64::MAX >> (64 - 8 * fraction_digits));
+    Short::Fraction(
+        value_of(int_part | fraction << (8 * int_digits), int_digits + fraction_digits),
+        fraction_digits,
+        i + end,
+    )
 }
 
 /// How many of the bytes of little-endian `w`, from the first, are ASCII

@@ -125,6 +125,8 @@ struct Lexer<'a> {
     input: &'a [u8],
     pos: usize,
     scratch: Vec<u8>,
+    /// See [`Lex::short_numbers`].
+    short_numbers: bool,
 }
 
 impl<'a> Lex<'a> for Lexer<'a> {
@@ -147,6 +149,10 @@ impl<'a> Lex<'a> for Lexer<'a> {
     #[inline(always)]
     fn scratch_mut(&mut self) -> &mut Vec<u8> {
         &mut self.scratch
+    }
+    #[inline(always)]
+    fn short_numbers(&mut self) -> &mut bool {
+        &mut self.short_numbers
     }
 }
 
@@ -211,7 +217,7 @@ impl<'a> JsonPull<'a> {
     /// first (`InvalidUtf8` at the first byte that is not), as `parse` does.
     pub fn new(input: &'a [u8]) -> Result<Self, DecodeError> {
         check_utf8(input)?;
-        Ok(JsonPull { lex: Lexer { input, pos: 0, scratch: Vec::new() } })
+        Ok(JsonPull { lex: Lexer { input, pos: 0, scratch: Vec::new(), short_numbers: true } })
     }
 
     /// Swaps in `scratch` as the buffer escaped strings are unescaped into

@@ -115,7 +115,7 @@ fn write_chunk<S: Sink, T: Copy>(
     chunk: &[T],
     comma: bool,
     width: usize,
-    put: fn(&mut Reserved, T),
+    put: impl Fn(&mut Reserved, T),
 ) -> bool {
     // The last item's store may run past its text (see `put_digits`).
     let need = chunk.len() * (width + 1) + 16;
@@ -141,33 +141,130 @@ fn write_chunk<S: Sink, T: Copy>(
 }
 
 /// Integers as the items of an array, as [`write_items`], a chunk at a
-/// time in one of two loops, by the chunk's largest magnitude. Rows of
-/// small values (counts, `arange`: below 2**17, at most 6 digits) go digit
-/// pair by digit pair, with branches on the length that such rows predict;
-/// other rows, whose lengths vary at random in real data (ids,
-/// timestamps), without a branch on the length ([`put_digits`]). Two loops
-/// rather than a branch per value: the branch-free writer's constants and
-/// registers would slow the small values' loop even where never taken.
+/// time in one of three loops, by the chunk's smallest and largest values.
+/// A chunk whose values all have the same number of digits and no sign
+/// (`arange`, ids of one width) is written at a fixed stride, every value
+/// formatted the same way ([`write_fixed_chunk`]). Other chunks of small
+/// values (counts: below 2**17, at most 6 digits) go digit pair by digit
+/// pair, with branches on the length that such rows predict; the rest,
+/// whose lengths vary at random in real data (ids, timestamps), without a
+/// branch on the length ([`put_digits`]). Each loop is a function of its
+/// own: one loop's constants and registers would slow another's even where
+/// never taken.
 #[inline(always)]
-pub(super) fn write_int_items<S: Sink, T: Copy>(
+pub(super) fn write_int_items<S: Sink, T: Copy + Ord>(
     out: &mut S,
     values: &[T],
     width: usize,
-    magnitude: fn(T) -> u64,
-    pairs: fn(&mut Reserved, T),
-    digits: fn(&mut Reserved, T),
+    magnitude: impl Fn(T) -> u64 + Copy,
+    plain: impl Fn(T) -> u64 + Copy,
+    pairs: impl Fn(&mut Reserved, T) + Copy,
+    digits: impl Fn(&mut Reserved, T) + Copy,
 ) {
     for (c, chunk) in values.chunks(ROW_CHUNK).enumerate() {
-        let largest = chunk.iter().fold(0, |m, &v| m | magnitude(v));
-        let written = if largest < 1 << 17 {
-            write_chunk(out, chunk, c != 0, width, pairs)
+        let comma = c != 0;
+        let written = if let Some(n) = one_width(chunk, plain) {
+            match n {
+                1 => write_fixed_chunk::<S, T, 1>(out, chunk, comma, plain),
+                2 => write_fixed_chunk::<S, T, 2>(out, chunk, comma, plain),
+                3 => write_fixed_chunk::<S, T, 3>(out, chunk, comma, plain),
+                4 => write_fixed_chunk::<S, T, 4>(out, chunk, comma, plain),
+                5 => write_fixed_chunk::<S, T, 5>(out, chunk, comma, plain),
+                6 => write_fixed_chunk::<S, T, 6>(out, chunk, comma, plain),
+                7 => write_fixed_chunk::<S, T, 7>(out, chunk, comma, plain),
+                8 => write_fixed_chunk::<S, T, 8>(out, chunk, comma, plain),
+                9 => write_fixed_chunk::<S, T, 9>(out, chunk, comma, plain),
+                10 => write_fixed_chunk::<S, T, 10>(out, chunk, comma, plain),
+                _ => write_chunk_apart(out, chunk, comma, width, digits),
+            }
+        } else if chunk.iter().fold(0, |m, &v| m | magnitude(v)) < 1 << 17 {
+            write_chunk_apart(out, chunk, comma, width, pairs)
         } else {
-            write_chunk(out, chunk, c != 0, width, digits)
+            write_chunk_apart(out, chunk, comma, width, digits)
         };
         if !written {
             return;
         }
     }
+}
+
+/// How many digits each of `chunk`'s values has (at most 10), if they all
+/// have as many and none is negative (`plain` gives a negative value 19 or
+/// 20 digits). A block at a time, each one's least and greatest by value
+/// (vectorized): a chunk of values of random lengths is given up after its
+/// first block.
+#[inline(always)]
+fn one_width<T: Copy + Ord>(chunk: &[T], plain: impl Fn(T) -> u64) -> Option<usize> {
+    let first = *chunk.first()?;
+    let n = int::digit_count(plain(first));
+    if n > 10 {
+        return None;
+    }
+    for block in chunk.chunks(32) {
+        let (lo, hi) = block.iter().fold((first, first), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        if int::digit_count(plain(lo)) != n || int::digit_count(plain(hi)) != n {
+            return None;
+        }
+    }
+    Some(n)
+}
+
+/// [`write_chunk`] out of line: each item writer gets a loop of its own.
+#[inline(never)]
+fn write_chunk_apart<S: Sink, T: Copy>(
+    out: &mut S,
+    chunk: &[T],
+    comma: bool,
+    width: usize,
+    put: impl Fn(&mut Reserved, T),
+) -> bool {
+    write_chunk(out, chunk, comma, width, put)
+}
+
+/// One chunk of [`write_int_items`] whose values all have `N` digits and
+/// no sign: each value and a comma at a fixed stride of `N + 1` bytes, one
+/// store per value and no branch at all; the last comma is not kept.
+/// False when the output could not grow (the sink then holds the error).
+#[inline(never)]
+fn write_fixed_chunk<S: Sink, T: Copy, const N: usize>(
+    out: &mut S,
+    chunk: &[T],
+    comma: bool,
+    plain: impl Fn(T) -> u64,
+) -> bool {
+    // Each value's store is 8 bytes (up to 7 digits and the comma), else 16.
+    let need = 1 + chunk.len() * (N + 1) + 16;
+    if !out.reserve(need) {
+        return false;
+    }
+    // SAFETY: `need` bytes reserved just above. Item k's store starts at
+    // `comma + k * (N + 1)` and is at most 16 bytes: the last one ends by
+    // `1 + (len - 1) * (N + 1) + 16 < need`.
+    unsafe {
+        let start = out.tail();
+        *start = b',';
+        let mut at = start.add(comma as usize);
+        let put = |at: *mut u8, word: u128| {
+            if N < 8 {
+                (at as *mut u64).write_unaligned((word as u64).to_le());
+            } else {
+                (at as *mut u128).write_unaligned(word.to_le());
+            }
+        };
+        let mut pairs = chunk.chunks_exact(2);
+        for pair in &mut pairs {
+            let (a, b) = int::exact_digits_pair::<N>(plain(pair[0]), plain(pair[1]), b',');
+            put(at, a);
+            put(at.add(N + 1), b);
+            at = at.add(2 * (N + 1));
+        }
+        if let [last] = *pairs.remainder() {
+            put(at, int::exact_digits::<N>(plain(last), b','));
+            at = at.add(N + 1);
+        }
+        out.advance(at.offset_from(start) as usize - 1);
+    }
+    true
 }
 
 /// `v` in decimal, straight into the reserved space (at most 20 bytes),
@@ -402,6 +499,69 @@ mod tests {
             let u32s: Vec<u32> = v.iter().map(|&x| x as u32).collect();
             assert_eq!(by_rows(&u32s, |w, v| w.u64_items(v)), by_events(&u32s, |w, x| w.u64(x as u64)));
         }
+    }
+
+    #[test]
+    fn integer_rows_of_one_width_equal_events() {
+        // Chunks whose values all have the same number of digits (the
+        // fixed-stride loop) for every width, as one run or broken by a
+        // value one digit shorter or longer, or by a sign, at the start, the
+        // end or inside a chunk; rows of every length around the chunk size.
+        let mut rng = crate::testing::Rng::new(5);
+        for n in 1..=20usize {
+            let low = int::POWERS_OF_TEN[n - 1] * (n > 1) as u64;
+            let high = int::POWERS_OF_TEN.get(n).map_or(u64::MAX, |p| p - 1);
+            for len in [1, 2, 3, 7, ROW_CHUNK - 1, ROW_CHUNK, ROW_CHUNK + 1, 2 * ROW_CHUNK + 3] {
+                for breaker in 0..6 {
+                    let mut u: Vec<u64> = (0..len)
+                        .map(|k| match k % 5 {
+                            0 => low,
+                            1 => high,
+                            _ => low + rng.next_u64() % (high - low).max(1),
+                        })
+                        .collect();
+                    let at = [0, len - 1, len / 2, ROW_CHUNK.min(len - 1), 0, 0][breaker];
+                    match breaker {
+                        0..=3 if n > 1 => u[at] = low - 1,
+                        4 => u[at] = high.saturating_add(1),
+                        _ => {}
+                    }
+                    assert_eq!(by_rows(&u, |w, v| w.u64_items(v)), by_events(&u, |w, x| w.u64(x)), "{n} {len}");
+                    let mut v: Vec<i64> = u.iter().map(|&x| x.min(i64::MAX as u64) as i64).collect();
+                    assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x)), "{n} {len}");
+                    if breaker == 5 {
+                        // `!x` is `-x - 1`, which never overflows.
+                        v[len / 2] = !v[len / 2];
+                        assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x)));
+                        for x in &mut v {
+                            *x = !*x;
+                        }
+                        assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x)));
+                    }
+                    if n <= 10 {
+                        let u32s: Vec<u32> = u.iter().map(|&x| x.min(u32::MAX as u64) as u32).collect();
+                        assert_eq!(by_rows(&u32s, |w, v| w.u64_items(v)), by_events(&u32s, |w, x| w.u64(x as u64)));
+                        let i32s: Vec<i32> = u.iter().map(|&x| x.min(i32::MAX as u64) as i32).collect();
+                        assert_eq!(by_rows(&i32s, |w, v| w.i64_items(v)), by_events(&i32s, |w, x| w.i64(x as i64)));
+                    }
+                    if n <= 5 {
+                        let u16s: Vec<u16> = u.iter().map(|&x| x.min(u16::MAX as u64) as u16).collect();
+                        assert_eq!(by_rows(&u16s, |w, v| w.u64_items(v)), by_events(&u16s, |w, x| w.u64(x as u64)));
+                        let i16s: Vec<i16> = u.iter().map(|&x| x.min(i16::MAX as u64) as i16).collect();
+                        assert_eq!(by_rows(&i16s, |w, v| w.i64_items(v)), by_events(&i16s, |w, x| w.i64(x as i64)));
+                    }
+                }
+            }
+        }
+        // `arange`: every chunk of one width but those crossing a power of ten.
+        let v: Vec<i32> = (0..120_000).collect();
+        assert_eq!(by_rows(&v, |w, v| w.i64_items(v)), by_events(&v, |w, x| w.i64(x as i64)));
+        let v: Vec<u64> = (0..3 * ROW_CHUNK as u64).map(|k| 9_999_999_000 + k).collect();
+        assert_eq!(by_rows(&v, |w, v| w.u64_items(v)), by_events(&v, |w, x| w.u64(x)));
+        let row = vec![i64::MAX; ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.i64_items(v)), by_events(&row, |w, x| w.i64(x)));
+        let row = vec![u64::MAX; ROW_CHUNK + 1];
+        assert_eq!(by_rows(&row, |w, v| w.u64_items(v)), by_events(&row, |w, x| w.u64(x)));
     }
 
     #[test]

@@ -20,6 +20,8 @@ struct Scanner<'a, V> {
     stack: Vec<V>,
     frames: Vec<Frame>,
     scratch: Vec<u8>,
+    /// See [`Lex::short_numbers`].
+    short_numbers: bool,
 }
 
 impl<'a, V> Lex<'a> for Scanner<'a, V> {
@@ -42,6 +44,10 @@ impl<'a, V> Lex<'a> for Scanner<'a, V> {
     #[inline(always)]
     fn scratch_mut(&mut self) -> &mut Vec<u8> {
         &mut self.scratch
+    }
+    #[inline(always)]
+    fn short_numbers(&mut self) -> &mut bool {
+        &mut self.short_numbers
     }
 }
 
@@ -99,6 +105,7 @@ pub fn parse_with<B: Builder>(
         stack: core::mem::take(&mut stacks.stack),
         frames: core::mem::take(&mut stacks.frames),
         scratch: core::mem::take(&mut stacks.scratch),
+        short_numbers: true,
     };
     s.skip_whitespace();
     let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run(builder) };
@@ -553,6 +560,92 @@ mod tests {
             assert_eq!(ok(t), format!("f{want:?}"), "{t}");
             assert_eq!(ok(&format!("-{t}")), format!("f{:?}", -want), "-{t}");
         }
+    }
+
+    /// What a JSON number text of at most 19 digits decodes to, by the
+    /// grammar and std's parsers; None if it is no number.
+    fn number_reference(text: &str) -> Option<String> {
+        let body = text.strip_prefix('-').unwrap_or(text);
+        let (mantissa, exponent) = match body.find(['e', 'E']) {
+            Some(at) => (&body[..at], Some(&body[at + 1..])),
+            None => (body, None),
+        };
+        let (int, fraction) = match mantissa.split_once('.') {
+            Some((int, fraction)) => (int, Some(fraction)),
+            None => (mantissa, None),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+        if !digits(int) || (int.len() > 1 && int.starts_with('0')) || !fraction.is_none_or(digits) || !exponent_ok {
+            return None;
+        }
+        if fraction.is_none() && exponent.is_none() {
+            let v: i128 = text.parse().ok()?;
+            return Some(if v < 0 || text.starts_with('-') { format!("i{v}") } else { format!("u{v}") });
+        }
+        Some(format!("f{:?}", text.parse::<f64>().ok()?))
+    }
+
+    #[test]
+    fn short_numbers_of_every_shape() {
+        // Numbers that end within the word read at their digits (integers
+        // up to 7 digits, fractions up to 6 digits in all) and just past it,
+        // each followed by every kind of byte, at every distance from the
+        // input's end (the word needs 8 bytes): the value std reads, or the
+        // error the general path reports.
+        let mut rng = Rng::new(0x05ee_d0ff_10a7);
+        let mut texts: Vec<String> = Vec::new();
+        for int_digits in 1..=9 {
+            for fraction_digits in 0..=8 {
+                for _ in 0..4 {
+                    let mut t: String = (0..int_digits).map(|_| (b'0' + rng.below(10) as u8) as char).collect();
+                    if int_digits > 1 && t.starts_with('0') {
+                        t.replace_range(..1, "7");
+                    }
+                    if fraction_digits > 0 {
+                        t.push('.');
+                        t.extend((0..fraction_digits).map(|_| (b'0' + rng.below(10) as u8) as char));
+                    }
+                    texts.push(t);
+                }
+            }
+        }
+        texts.extend(["0", "0.0", "0.5", "9999999", "1.00000", "99999.9", "9.99999", "0.000001"].map(String::from));
+        for t in &texts {
+            let want = if t.contains('.') { format!("f{:?}", t.parse::<f64>().unwrap()) } else { format!("u{t}") };
+            let negative = if t.contains('.') {
+                format!("f{:?}", -t.parse::<f64>().unwrap())
+            } else if t.bytes().all(|b| b == b'0') {
+                "i0".to_string()
+            } else {
+                format!("i-{t}")
+            };
+            for pad in 0..10 {
+                let spaces = " ".repeat(pad);
+                assert_eq!(ok(&format!("{t}{spaces}")), want, "{t:?} + {pad}");
+                assert_eq!(ok(&format!("-{t}{spaces}")), negative, "-{t:?} + {pad}");
+                assert_eq!(ok(&format!("[{t},{t}]{spaces}")), format!("[{want},{want}]"), "{t:?} + {pad}");
+                assert_eq!(ok(&format!("{{\"k\":{t}}}{spaces}")), format!("{{k\"k\":{want}}}"), "{t:?}");
+                for follow in ["e2", "E-1", "e", ".", ".e1", "x", "0", "-", "5.5", "\u{e9}"] {
+                    let text = format!("{t}{follow}{spaces}");
+                    assert_eq!(json_all_ways(text.as_bytes()).ok(), number_reference(text.trim_end()), "{text:?}");
+                }
+            }
+        }
+        // Short and long numbers mixed: the attempt is skipped after a long
+        // one and taken again after a short one read the general way.
+        let mixed = ["1.5", "123456789.25", "2.5", "-3", "12345678", "7", "0.125", "1e5", "4.75", "99999999999", "5"];
+        let want: Vec<String> = mixed.iter().map(|t| number_reference(t).unwrap()).collect();
+        assert_eq!(ok(&format!("[{}]", mixed.join(","))), format!("[{}]", want.join(",")));
+        assert_eq!(ok(&format!("[{}]", mixed.join(", "))), format!("[{}]", want.join(",")));
+        // Leading zeros and lone points are errors, as before.
+        for bad in ["01", "00.5", "-01", "1.", "-.5", ".5", "1.e5", "012345", "0123.4"] {
+            for pad in [0, 8] {
+                let text = format!("{bad}{}", " ".repeat(pad));
+                assert!(json_all_ways(text.as_bytes()).is_err(), "{text:?}");
+            }
+        }
+        assert_eq!(fail(b"[12.5,01]"), (Kind::UnexpectedByte { found: b'1', expected: "',' or ']'" }, 7));
     }
 
     #[test]

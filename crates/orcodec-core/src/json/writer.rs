@@ -378,7 +378,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
         self.out.extend(b"{}");
     }
     #[inline]
-    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+    fn i64_items<T: Copy + Ord + Into<i64>>(&mut self, values: &[T]) {
         if PRETTY {
             return items_one_by_one(self, values, |w, v| w.i64(v.into()));
         }
@@ -387,11 +387,26 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &I8_TEXT, v.into() as u8));
         } else {
             let magnitude = |v: T| v.into().unsigned_abs();
-            write_int_items(&mut self.out, values, width, magnitude, put_i64_pairs::<T>, put_i64_digits::<T>);
+            // A negative value as a number of 19 or 20 digits.
+            let plain = |v: T| v.into() as u64;
+            // The item writers as closures marked `inline(always)`: each chunk's
+            // loop is a function of its own, into which they must be inlined
+            // (a function item's call there stays a call when it is large).
+            write_int_items(
+                &mut self.out,
+                values,
+                width,
+                magnitude,
+                plain,
+                #[inline(always)]
+                |r, v| put_i64_pairs(r, v),
+                #[inline(always)]
+                |r, v| put_i64_digits(r, v),
+            );
         }
     }
     #[inline]
-    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+    fn u64_items<T: Copy + Ord + Into<u64>>(&mut self, values: &[T]) {
         if PRETTY {
             return items_one_by_one(self, values, |w, v| w.u64(v.into()));
         }
@@ -401,7 +416,17 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
             write_items(&mut self.out, values, width, |r, v| put_byte(r, &U8_TEXT, v.into() as u8));
         } else {
             let magnitude = |v: T| v.into();
-            write_int_items(&mut self.out, values, width, magnitude, put_u64_pairs::<T>, put_u64_digits::<T>);
+            write_int_items(
+                &mut self.out,
+                values,
+                width,
+                magnitude,
+                magnitude,
+                #[inline(always)]
+                |r, v| put_u64_pairs(r, v),
+                #[inline(always)]
+                |r, v| put_u64_digits(r, v),
+            );
         }
     }
     #[inline]

@@ -460,11 +460,11 @@ impl<S: Sink> Emitter for MsgpackWriter<S> {
     /// worst case (nine bytes), so the loop keeps its position in a register
     /// instead of checking the buffer at every item.
     #[inline]
-    fn i64_items<T: Copy + Into<i64>>(&mut self, values: &[T]) {
+    fn i64_items<T: Copy + Ord + Into<i64>>(&mut self, values: &[T]) {
         write_rows(&mut self.out, values, 9, |r, v| write_i64(r, v.into()));
     }
     #[inline]
-    fn u64_items<T: Copy + Into<u64>>(&mut self, values: &[T]) {
+    fn u64_items<T: Copy + Ord + Into<u64>>(&mut self, values: &[T]) {
         write_rows(&mut self.out, values, 9, |r, v| write_u64(r, v.into()));
     }
     #[inline]

@@ -72,14 +72,83 @@ pub unsafe fn write_digits(out: *mut u8, mut v: u64, len: usize) {
 #[inline(always)]
 pub fn eight_digits(v: u32) -> u64 {
     debug_assert!(v < 100_000_000);
-    // 32-bit lanes: the first four digits, the last four.
-    let x = (v / 10_000) as u64 | ((v % 10_000) as u64) << 32;
+    // 32-bit lanes: the first four digits, the last four. Each step puts
+    // quotient q in the low lane and x - d * q above it, computed as
+    // (x << k) - q * ((d << k) - 1): one multiply, no separate remainder.
+    let v = v as u64;
+    let x = (v << 32) - (v / 10_000) * ((10_000 << 32) - 1);
+    four_digit_lanes(x)
+}
+
+/// [`eight_digits`] after its first split: `x` holds numbers below 10**4 in
+/// its two 32-bit lanes (the first in the low one); each becomes its four
+/// ASCII digits.
+#[inline(always)]
+fn four_digit_lanes(x: u64) -> u64 {
     // 16-bit lanes: pairs (lane / 100, then lane % 100 above it).
     let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
-    let x = hundreds | (x - hundreds * 100) << 16;
+    let x = (x << 16) - hundreds * ((100 << 16) - 1);
     // Bytes: digits (lane / 10, then lane % 10 above it).
     let tens = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
-    (tens | (x - tens * 10) << 8) | 0x3030_3030_3030_3030
+    ((x << 8) - tens * ((10 << 8) - 1)) | 0x3030_3030_3030_3030
+}
+
+/// The four digits of `v` (below 10**4), zero-padded, as ASCII in the low
+/// four bytes of a little-endian word: [`eight_digits`]'s last two steps.
+#[inline(always)]
+pub fn four_digits(v: u32) -> u64 {
+    debug_assert!(v < 10_000);
+    four_digit_lanes(v as u64) & 0xffff_ffff
+}
+
+/// `v`, which has exactly `N` digits (1 to 10), followed by `tail`: the
+/// text in the low `N + 1` bytes of the little-endian result, the rest zero.
+/// No branch on `v`: rows whose values all have the same length (`arange`,
+/// ids of one width) are written at a fixed stride.
+#[inline(always)]
+pub fn exact_digits<const N: usize>(v: u64, tail: u8) -> u128 {
+    debug_assert_eq!(digit_count(v), N);
+    let tail = tail as u128;
+    if N <= 4 {
+        ((four_digits(v as u32) >> (8 * (4 - N))) as u128) | tail << (8 * N)
+    } else if N <= 8 {
+        ((eight_digits(v as u32) >> (8 * (8 - N))) as u128) | tail << (8 * N)
+    } else {
+        let high = (v / 100_000_000) as usize;
+        let pair = u16::from_le_bytes([DIGIT_PAIRS[2 * high], DIGIT_PAIRS[2 * high + 1]]) as u128;
+        let padded = pair | (eight_digits((v % 100_000_000) as u32) as u128) << 16;
+        (padded >> (8 * (10 - N))) | tail << (8 * N)
+    }
+}
+
+/// [`exact_digits`] of two values at once, each as that function returns
+/// it. Up to six digits, both values' last four share one
+/// [`four_digit_lanes`] (half the multiplies per value).
+#[inline(always)]
+pub fn exact_digits_pair<const N: usize>(a: u64, b: u64, tail: u8) -> (u128, u128) {
+    if N > 6 {
+        return (exact_digits::<N>(a, tail), exact_digits::<N>(b, tail));
+    }
+    debug_assert!(digit_count(a) == N && digit_count(b) == N);
+    let tail = (tail as u64) << (8 * N);
+    if N <= 4 {
+        let lanes = four_digit_lanes(a | b << 32) >> (8 * (4 - N));
+        let low = (lanes & (u32::MAX >> (8 * (4 - N))) as u64) | tail;
+        return (low as u128, ((lanes >> 32) | tail) as u128);
+    }
+    let (qa, qb) = (a / 10_000, b / 10_000);
+    let lanes = four_digit_lanes((a - qa * 10_000) | (b - qb * 10_000) << 32);
+    let head = |q: u64| {
+        if N == 5 {
+            b'0' as u64 + q
+        } else {
+            u16::from_le_bytes([DIGIT_PAIRS[2 * q as usize], DIGIT_PAIRS[2 * q as usize + 1]]) as u64
+        }
+    };
+    let shift = 8 * (N - 4);
+    let word_a = head(qa) | (lanes & 0xffff_ffff) << shift | tail;
+    let word_b = head(qb) | (lanes >> 32) << shift | tail;
+    (word_a as u128, word_b as u128)
 }
 
 /// Writes `v` (below 10**10: every 32-bit integer) at `out` and returns how
@@ -211,6 +280,81 @@ mod tests {
             let want = format!("{v:08}");
             assert_eq!(eight_digits(v).to_le_bytes(), want.as_bytes(), "{v}");
         }
+    }
+
+    fn text_exact<const N: usize>(v: u64) -> String {
+        let bytes = exact_digits::<N>(v, b',').to_le_bytes();
+        assert!(bytes[N + 1..].iter().all(|&b| b == 0), "{v}: {bytes:?}");
+        assert_eq!(bytes[N], b',', "{v}");
+        String::from_utf8(bytes[..N].to_vec()).unwrap()
+    }
+
+    fn exact_digits_of_width<const N: usize>(rng: &mut Rng) {
+        let (low, high) = (POWERS_OF_TEN[N - 1] * (N > 1) as u64, POWERS_OF_TEN[N] - 1);
+        for v in [low, low + 1, high - 1, high, (low + high) / 2] {
+            assert_eq!(text_exact::<N>(v), v.to_string());
+        }
+        for _ in 0..20_000 {
+            let v = low + rng.next_u64() % (high - low + 1);
+            assert_eq!(text_exact::<N>(v), v.to_string());
+        }
+    }
+
+    fn exact_pairs_of_width<const N: usize>(rng: &mut Rng) {
+        let (low, high) = (POWERS_OF_TEN[N - 1] * (N > 1) as u64, POWERS_OF_TEN[N] - 1);
+        let mut values = vec![low, low + 1, high - 1, high, (low + high) / 2];
+        values.extend((0..20_000).map(|_| low + rng.next_u64() % (high - low + 1)));
+        for pair in values.windows(2) {
+            let (a, b) = exact_digits_pair::<N>(pair[0], pair[1], b',');
+            assert_eq!(a, exact_digits::<N>(pair[0], b','), "{pair:?}");
+            assert_eq!(b, exact_digits::<N>(pair[1], b','), "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn exact_digit_pairs_of_every_width() {
+        let mut rng = Rng::new(12);
+        exact_pairs_of_width::<1>(&mut rng);
+        exact_pairs_of_width::<2>(&mut rng);
+        exact_pairs_of_width::<3>(&mut rng);
+        exact_pairs_of_width::<4>(&mut rng);
+        exact_pairs_of_width::<5>(&mut rng);
+        exact_pairs_of_width::<6>(&mut rng);
+        exact_pairs_of_width::<7>(&mut rng);
+        exact_pairs_of_width::<8>(&mut rng);
+        exact_pairs_of_width::<9>(&mut rng);
+        exact_pairs_of_width::<10>(&mut rng);
+        for v in 10_000..100_000 {
+            assert_eq!(
+                exact_digits_pair::<5>(v, 99_999 - v + 10_000, b','),
+                (exact_digits::<5>(v, b','), exact_digits::<5>(99_999 - v + 10_000, b','))
+            );
+        }
+    }
+
+    #[test]
+    fn exact_digits_of_every_width() {
+        let mut rng = Rng::new(11);
+        exact_digits_of_width::<1>(&mut rng);
+        exact_digits_of_width::<2>(&mut rng);
+        exact_digits_of_width::<3>(&mut rng);
+        exact_digits_of_width::<4>(&mut rng);
+        exact_digits_of_width::<5>(&mut rng);
+        exact_digits_of_width::<6>(&mut rng);
+        exact_digits_of_width::<7>(&mut rng);
+        exact_digits_of_width::<8>(&mut rng);
+        exact_digits_of_width::<9>(&mut rng);
+        exact_digits_of_width::<10>(&mut rng);
+        // Every value of the four-digit step, and every five-digit value.
+        for v in 0..10_000u32 {
+            assert_eq!(four_digits(v).to_le_bytes()[..4], *format!("{v:04}").as_bytes(), "{v}");
+            assert_eq!(four_digits(v) >> 32, 0, "{v}");
+        }
+        for v in 10_000..100_000 {
+            assert_eq!(text_exact::<5>(v), v.to_string());
+        }
+        assert_eq!(text_exact::<10>(u32::MAX as u64), u32::MAX.to_string());
+        assert_eq!(text_exact::<10>(9_999_999_999), "9999999999");
     }
 
     #[test]
