@@ -626,6 +626,8 @@ INVALID_JSON = [
     *(b'"\\ud800\\uzz00"', b'"\\ud800\\uzz00', b'"\\ud800\\u12', b'"\\ud800\\u12"', b'"\\ud800\\u'),
     *(b'"\\ud800\\udc0', b'"\\ud800\\x"', b'"\\udc00\\x"', b'"\\udc00', b'"\\udc00\\', b'"\\udc00\\u12'),
     *(b'"\\udE00\\udc0', b'[1,"\\udc00', b'"ud800\\udc00', b'"\\\\ud800\\ud00"', b'"\\\\ud800\\uc00'),
+    # A \u cut short whose missing digits hold another \u (found by fuzzing).
+    *(b'["0\\u\\u"', b'"\\u\\u"', b'"\\u\\u', b'"\\u\\', b'"a\\u1\\u', b'"\\\\\\u\\u"'),
     *(b"1e400", b"-1e400", b"[1e999]", b"9" * 400, b'{"a":[1,-1e309]}'),
 ]
 

@@ -177,10 +177,13 @@ fn json_surrogate_message(input: &[u8], offset: usize) -> (&'static str, usize) 
     }
 }
 
-/// orjson's words and position when the input ends inside a `\u` escape.
+/// orjson's words and position when the input ends inside a `\u` escape:
+/// the first one in the last five bytes (an escape starting there is cut
+/// short, so the decoder stopped at the first such one; a later `\u` is
+/// among its missing digits).
 fn json_end_in_escape(input: &[u8]) -> Option<(&'static str, usize)> {
     let tail_start = input.len().saturating_sub(5);
-    let at = (tail_start..input.len().saturating_sub(1)).rfind(|&i| {
+    let at = (tail_start..input.len().saturating_sub(1)).find(|&i| {
         input[i] == b'\\'
             && input[i + 1] == b'u'
             && input[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
