@@ -433,18 +433,27 @@ impl<'a> JsonPull<'a> {
     /// borrowed as [`str`](Self::str)'s text is. Errors as `parse`'s.
     #[inline(always)]
     pub fn next_key(&mut self, first: bool) -> Result<Option<&str>, DecodeError> {
-        if first {
-            self.lex.skip_whitespace();
-            if self.lex.peek() == Some(b'}') {
-                self.lex.pos += 1;
-                return Ok(None);
-            }
-        } else if !self.separator(true)? {
+        if !self.entry_follows(first)? {
             return Ok(None);
         }
         let span = self.lex.key_string().map_err(syntax)?;
         self.lex.colon().map_err(syntax)?;
         Ok(Some(self.lex.text(span)))
+    }
+
+    /// Whether another entry of the open object follows (positioned at its
+    /// key), or its `}` was consumed. `first`: as in `next_key`.
+    #[inline(always)]
+    fn entry_follows(&mut self, first: bool) -> Result<bool, DecodeError> {
+        if first {
+            self.lex.skip_whitespace();
+            if self.lex.peek() == Some(b'}') {
+                self.lex.pos += 1;
+                return Ok(false);
+            }
+            return Ok(true);
+        }
+        self.separator(true)
     }
 
     /// [`next_key`](Self::next_key) when the key is likely `expected` (a
@@ -455,13 +464,7 @@ impl<'a> JsonPull<'a> {
     /// escapes). Errors as `next_key`'s.
     #[inline(always)]
     pub fn next_key_expecting(&mut self, first: bool, expected: &JsonKey) -> Result<Option<Key<'_>>, DecodeError> {
-        if first {
-            self.lex.skip_whitespace();
-            if self.lex.peek() == Some(b'}') {
-                self.lex.pos += 1;
-                return Ok(None);
-            }
-        } else if !self.separator(true)? {
+        if !self.entry_follows(first)? {
             return Ok(None);
         }
         let quoted = &*expected.quoted;
