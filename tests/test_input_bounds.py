@@ -110,6 +110,17 @@ def _inputs() -> list[tuple[str, str, str]]:
     numbers = json.dumps([[1.2345678901234567e-7 * 3**k, -(7**k), 0.5**k] for k in range(40)]).encode()
     for cut in range(len(numbers), len(numbers) - 200, -1):
         inputs.append((f"numbers-{cut}", "json", numbers[:cut].hex()))
+    # Numbers of the shapes read by pointer where 64 bytes follow their
+    # start (short integers, prices, doubles as repr writes them), cut at
+    # every length, so that the last ones end at every distance from the
+    # page edge; and single numbers cut at every length.
+    shapes = [[k * 37 % 10**7, -(k * 7919 % 1000), round(k * 1.37, 2), 0.5488135039273248 * 0.9**k] for k in range(60)]
+    shapes += [[10**k + 0.5, -(2**k), 1 / 3 * 10**k] for k in range(0, 22)]
+    numbers = json.dumps(shapes).encode()
+    for cut in range(len(numbers), len(numbers) - 300, -1):
+        inputs.append((f"short-numbers-{cut}", "json", numbers[:cut].hex()))
+    for text in (b"-1234567.1234567890123456789", b"0.5488135039273248", b"12345678901234567890123", b"-3.99"):
+        inputs += [(f"number-{text[:cut].decode()}", "json", text[:cut].hex()) for cut in range(1, len(text) + 1)]
     for i, value in enumerate([["x" * n, b"y" * n, n * 1.5] for n in range(0, 300, 13)]):
         packed = orcodec.packb(value)
         inputs += [(f"packed-{i}-{cut}", "msgpack", packed[:cut].hex()) for cut in range(len(packed), 0, -9)]

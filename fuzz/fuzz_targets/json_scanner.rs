@@ -6,13 +6,15 @@
 //! (mantissa and exponent from its first bytes) that is parsed both ways.
 //! Each way of unescaping strings the CPU has (SIMD block widths), and the
 //! one-escape-at-a-time reading of `\u` escapes (their loop turned off),
-//! must give the same value, or the same error at the same offset.
+//! must give the same value, or the same error at the same offset; so must
+//! numbers read by pointer (away from the input's end: the input is also
+//! read padded) and by the checked path alone.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use orcodec_core::error::Failure;
 use orcodec_core::json::scanner::parse;
-use orcodec_core::testing::with_each_unescape_variant;
+use orcodec_core::testing::{with_checked_numbers, with_each_unescape_variant};
 use orcodec_fuzz::{heap_budget, json_view, peak_heap, to_json, Counting, Tree, Value};
 
 #[global_allocator]
@@ -32,6 +34,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let want = outcome(&result);
     with_each_unescape_variant(|| assert_eq!(outcome(&parse(data, &mut Tree)), want));
+    // Numbers with 64 bytes after their start are read by pointer: the
+    // input padded so that every number has them, read with that path and
+    // with the checked path alone, gives the same value or error.
+    let mut padded = data.to_vec();
+    padded.extend([b' '; 64]);
+    let fast = outcome(&parse(&padded, &mut Tree));
+    assert_eq!(with_checked_numbers(|| outcome(&parse(&padded, &mut Tree))), fast);
     match result {
         Ok(value) => {
             assert!(std::str::from_utf8(data).is_ok(), "accepted invalid UTF-8");

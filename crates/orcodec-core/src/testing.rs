@@ -220,6 +220,16 @@ pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Su
     results
 }
 
+/// `f()` with every JSON number read by the lexer's checked path (its
+/// pointer-reading fast path for numbers away from the input's end turned
+/// off on this thread), for holding the two to the same results.
+pub fn with_checked_numbers<T>(f: impl FnOnce() -> T) -> T {
+    crate::json::lex::CHECKED_NUMBERS.with(|c| c.set(true));
+    let out = f();
+    crate::json::lex::CHECKED_NUMBERS.with(|c| c.set(false));
+    out
+}
+
 /// Calls `f` once with each way of unescaping strings this CPU has forced in
 /// turn, then once more with the `\u` escape loop off (every `\u` escape
 /// decoded one at a time).
@@ -641,6 +651,16 @@ pub fn json_all_ways(input: &[u8]) -> Outcome {
     let want = outcome(crate::json::scanner::parse(input, &mut Echo));
     let pulled = outcome(json_pull_build(input, &mut Echo));
     assert_eq!(pulled, want, "pull and push disagree on {:?}", String::from_utf8_lossy(input));
+    let checked = with_checked_numbers(|| {
+        let pulled = outcome(json_pull_build(input, &mut Echo));
+        (outcome(crate::json::scanner::parse(input, &mut Echo)), pulled)
+    });
+    assert_eq!(
+        checked,
+        (want.clone(), want.clone()),
+        "numbers read by the checked path only differ on {:?}",
+        String::from_utf8_lossy(input)
+    );
     let skipped = JsonPull::new(input).and_then(|mut p| p.skip().and_then(|()| p.finish()));
     assert!(
         skip_agrees(skipped.clone(), &want),

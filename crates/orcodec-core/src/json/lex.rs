@@ -307,6 +307,41 @@ pub(super) trait Lex<'a> {
     fn lex_number<S: NumberSink>(&mut self, sink: &mut S) -> Result<S::Value, Failure<S::Error>> {
         let input = self.input();
         let start = self.pos();
+        #[cfg(target_arch = "x86_64")]
+        if start + FAST_TAIL <= input.len() && fast_numbers() {
+            match fast_number(input, start) {
+                Fast::Int(negative, value, end) => {
+                    *self.pos_mut() = end;
+                    if !S::VALUE {
+                        return sink.unvalued(false).map_err(Failure::Build);
+                    }
+                    return if negative { sink.i64((value as i64).wrapping_neg()) } else { sink.u64(value) }
+                        .map_err(Failure::Build);
+                }
+                Fast::Short(negative, mantissa, fraction_digits, end) => {
+                    *self.pos_mut() = end;
+                    if !S::VALUE {
+                        return sink.unvalued(true).map_err(Failure::Build);
+                    }
+                    // As for `Short::Fraction` below.
+                    let v = mantissa as i64 as f64 / EXACT_POW10[fraction_digits];
+                    return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
+                }
+                Fast::Fraction(negative, mantissa, fraction_digits, end) => {
+                    if !S::VALUE {
+                        *self.pos_mut() = end;
+                        return sink.unvalued(true).map_err(Failure::Build);
+                    }
+                    // As below for 19 digits at most; a float the fast
+                    // paths leave undecided is read again there.
+                    if let Some(v) = decimal_to_f64(mantissa, -(fraction_digits as i64)) {
+                        *self.pos_mut() = end;
+                        return sink.f64(if negative { -v } else { v }, true).map_err(Failure::Build);
+                    }
+                }
+                Fast::No => {}
+            }
+        }
         let mut i = start;
         let negative = input[i] == b'-';
         if negative {
@@ -577,6 +612,184 @@ fn sixteen_value(v: core::arch::x86_64::__m128i) -> u64 {
         let low = _mm_cvtsi128_si32(_mm_srli_si128(eights, 4)) as u32 as u64;
         high * 100_000_000 + low
     }
+}
+
+/// Bytes that must remain in the input from a number's first byte for
+/// [`fast_number`] to read it: its reads end at most 33 bytes after that
+/// byte (see there), so no check is needed on the way.
+#[cfg(target_arch = "x86_64")]
+const FAST_TAIL: usize = 64;
+
+#[cfg(any(test, fuzzing))]
+thread_local! {
+    /// Set by the tests (and fuzz targets) to read every number by the
+    /// checked path on their thread, so that [`fast_number`]'s results can
+    /// be held to it.
+    pub(crate) static CHECKED_NUMBERS: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Whether [`fast_number`] may be tried (always, outside tests).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fast_numbers() -> bool {
+    #[cfg(any(test, fuzzing))]
+    if CHECKED_NUMBERS.with(|c| c.get()) {
+        return false;
+    }
+    true
+}
+
+/// What [`fast_number`] read: the number's sign, its end, and its value.
+#[cfg(target_arch = "x86_64")]
+enum Fast {
+    /// An integer of at most 19 digits (a negative one at most 2^63).
+    Int(bool, u64, usize),
+    /// A fraction of at most 6 digits in all, as [`Short::Fraction`].
+    Short(bool, u64, usize, usize),
+    /// Digits, a point and digits, at most 19 digits in all: the digits as
+    /// an integer and how many are after the point.
+    Fraction(bool, u64, usize, usize),
+    /// Anything else: for the checked path, from the number's start.
+    No,
+}
+
+/// The number at `start` (a `-` or a digit), read by pointer without a
+/// bounds check per byte, when `FAST_TAIL` bytes remain from `start`: the
+/// shapes nearly all numbers have, an integer or digits, a point and
+/// digits, 19 digits in all at most, without an exponent. Anything else,
+/// including every malformed number, is [`Fast::No`], and the caller reads
+/// the number again with the checked path from its start: values and
+/// errors are that path's.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fast_number(input: &[u8], start: usize) -> Fast {
+    debug_assert!(start + FAST_TAIL <= input.len());
+    // Reads, relative to `start`: the word at the sign (0..8); the words of
+    // an integer part of at most 19 digits at `i <= 1`, `i + 8`, `i + 16`
+    // (to 25); the byte after it (at most 20); after a point at `q <= 21`,
+    // sixteen bytes at `q` (to 37), then a byte among them, or, when they
+    // are all digits (then `q <= 5`), the four bytes after them (to 25); and
+    // `sixteen_digits`' reread of the sixteen bytes that end where a
+    // shorter run ends, from `q + n - 16 >= 0`. All below `FAST_TAIL`.
+    let at = |k: usize| -> u64 {
+        debug_assert!(k + 8 <= input.len());
+        // SAFETY: `k + 8 <= start + FAST_TAIL <= input.len()` at every call
+        // (see above); an unaligned read of bytes inside `input`.
+        u64::from_le(unsafe { core::ptr::read_unaligned(input.as_ptr().add(k) as *const u64) })
+    };
+    let byte = |k: usize| -> u8 {
+        debug_assert!(k < input.len());
+        // SAFETY: `k < start + FAST_TAIL <= input.len()` at every call (see above).
+        unsafe { *input.get_unchecked(k) }
+    };
+    let first = at(start);
+    let negative = first as u8 == b'-';
+    let i = start + negative as usize;
+    let w = if negative { at(i) } else { first };
+    // As in `short_word`: non-zero in each byte that is no digit, exactly
+    // up to the first one after the integer part and a point.
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
+    let int_digits = (other.trailing_zeros() / 8) as usize;
+    let (value, end) = if int_digits < 8 {
+        if int_digits == 0 || (int_digits > 1 && w as u8 == b'0') {
+            return Fast::No;
+        }
+        let next = (w >> (8 * int_digits)) as u8;
+        if next != b'.' {
+            if next | 0x20 == b'e' {
+                return Fast::No;
+            }
+            return Fast::Int(negative, digits_value(w, int_digits), i + int_digits);
+        }
+        // Digits after the point inside the word (8 when they fill it).
+        let fraction = ((other >> (8 * int_digits) >> 8).trailing_zeros() / 8) as usize;
+        if int_digits + 1 + fraction < 8 {
+            // The number ends inside the word (prices: `12.5`).
+            let after = (w >> (8 * (int_digits + 1 + fraction))) as u8;
+            if fraction == 0 || after | 0x20 == b'e' {
+                return Fast::No;
+            }
+            let int_part = w & (u64::MAX >> (64 - 8 * int_digits));
+            let fraction_part = (w >> (8 * (int_digits + 1))) & (u64::MAX >> (64 - 8 * fraction));
+            let mantissa = digits_value(int_part | fraction_part << (8 * int_digits), int_digits + fraction);
+            return Fast::Short(negative, mantissa, fraction, i + int_digits + 1 + fraction);
+        }
+        // One digit before the point is the common case (doubles in [0, 10)).
+        let value = if int_digits == 1 { (w as u8 - b'0') as u64 } else { digits_value(w, int_digits) };
+        (value, i + int_digits)
+    } else {
+        // Eight digits or more (ids, counts).
+        if w as u8 == b'0' {
+            return Fast::No;
+        }
+        let second = at(i + 8);
+        let n = leading_digits(second);
+        let (value, end) = if n < 8 {
+            (parse_eight_digits(w) * POW10_U64[n] + digits_value(second, n), i + 8 + n)
+        } else {
+            let third = at(i + 16);
+            let n = leading_digits(third);
+            if n > 3 {
+                return Fast::No;
+            }
+            let sixteen = parse_eight_digits(w) * 100_000_000 + parse_eight_digits(second);
+            (sixteen * POW10_U64[n] + digits_value(third, n), i + 16 + n)
+        };
+        let next = byte(end);
+        if next != b'.' {
+            if next | 0x20 == b'e' || (negative && value > 1 << 63) {
+                return Fast::No;
+            }
+            return Fast::Int(negative, value, end);
+        }
+        (value, end)
+    };
+    // `end` is at a point.
+    let int_digits = end - i;
+    let q = end + 1;
+    let (mantissa, fraction_digits, after) = match sixteen_digits(input, q) {
+        Sixteen::Run(n, digits) if n > 0 && int_digits + n <= 19 => (value * POW10_U64_16[n] + digits, n, byte(q + n)),
+        Sixteen::All(digits) => {
+            // Up to three more digits (17 significant digits are common),
+            // byte by byte.
+            if int_digits > 3 {
+                return Fast::No;
+            }
+            let mut mantissa = value * 10_000_000_000_000_000 + digits;
+            let mut k = q + 16;
+            loop {
+                let d = byte(k).wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                if int_digits + (k - q) >= 19 {
+                    return Fast::No;
+                }
+                mantissa = mantissa * 10 + d as u64;
+                k += 1;
+            }
+            (mantissa, k - q, byte(k))
+        }
+        _ => return Fast::No,
+    };
+    if after | 0x20 == b'e' {
+        return Fast::No;
+    }
+    Fast::Fraction(negative, mantissa, fraction_digits, q + fraction_digits)
+}
+
+/// The value of the first `n < 8` bytes of little-endian `w`, digits:
+/// moved to the top of a word with '0's below, one [`parse_eight_digits`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn digits_value(w: u64, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let shift = 8 * (8 - n) as u32;
+    parse_eight_digits(w << shift | 0x3030_3030_3030_3030u64 >> (64 - shift))
 }
 
 /// What [`short_number`] made of the bytes at a number's digits.

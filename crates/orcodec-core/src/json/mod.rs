@@ -11,7 +11,7 @@
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
 //!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
 
-mod lex;
+pub(crate) mod lex;
 pub mod lines;
 pub mod pull;
 pub(crate) mod rows;

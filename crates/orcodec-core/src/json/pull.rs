@@ -395,23 +395,34 @@ impl<'a> JsonPull<'a> {
         if !self.next_item(first)? {
             return Ok(NumberRun::End);
         }
+        // `pos` is at an item: `next_item` and `separator` skip the
+        // whitespace before it.
+        if !matches!(self.lex.peek(), Some(b'-' | b'0'..=b'9')) {
+            return Ok(NumberRun::Other);
+        }
+        let input: &'a [u8] = self.lex.input;
         loop {
-            // `pos` is at an item: `next_item` and `separator` skip the
-            // whitespace before it.
+            // `pos` is at a number.
             let start = self.lex.pos;
-            if !matches!(self.lex.peek(), Some(b'-' | b'0'..=b'9')) {
-                return Ok(NumberRun::Other);
-            }
             let (value, is_integer) = self.lex.lex_number(&mut Values)?;
-            let input: &'a [u8] = self.lex.input;
+            let end = self.lex.pos;
             // SAFETY: `Lex::lex_number` matched these bytes against the ASCII
             // number grammar.
-            let text = unsafe { core::str::from_utf8_unchecked(&input[start..self.lex.pos]) };
+            let text = unsafe { core::str::from_utf8_unchecked(&input[start..end]) };
             if !f(JsonNumber { value, text, is_integer }, start) {
                 return Ok(NumberRun::Stopped);
             }
+            // A comma and a number right after it (arrays as writers write
+            // them): one test for what `separator` and the test above find.
+            if let Some(&[b',', b'-' | b'0'..=b'9']) = input.get(end..end + 2) {
+                self.lex.pos = end + 1;
+                continue;
+            }
             if !self.separator(false)? {
                 return Ok(NumberRun::End);
+            }
+            if !matches!(self.lex.peek(), Some(b'-' | b'0'..=b'9')) {
+                return Ok(NumberRun::Other);
             }
         }
     }

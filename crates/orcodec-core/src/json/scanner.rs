@@ -649,6 +649,74 @@ mod tests {
     }
 
     #[test]
+    fn numbers_at_every_distance_from_the_end() {
+        // Numbers away from the input's end are read by pointer, checked
+        // once for 64 bytes from their start; `json_all_ways` holds every
+        // input to the checked path (same values, same errors at the same
+        // offsets). Every shape that path takes or refuses, followed by
+        // every kind of byte, with 0 to 80 bytes after it (across that
+        // boundary) and at offsets from the input's start where the fraction
+        // reread (16 bytes ending at the run's end) cannot reach back.
+        let mut rng = Rng::new(0xfa57_0000_0001);
+        let mut digits = |n: usize| -> String { (0..n).map(|_| (b'0' + rng.below(10) as u8) as char).collect() };
+        let mut texts: Vec<String> = Vec::new();
+        for int_digits in 1..=21 {
+            let mut int = digits(int_digits);
+            if int_digits > 1 && int.starts_with('0') {
+                int.replace_range(..1, "4");
+            }
+            texts.push(int.clone());
+            for fraction_digits in [1, 2, 5, 6, 7, 8, 9, 12, 15, 16, 17, 18, 19, 20, 24] {
+                if int_digits > 9 && fraction_digits % 3 != 0 {
+                    continue;
+                }
+                texts.push(format!("{int}.{}", digits(fraction_digits)));
+            }
+        }
+        texts.extend(
+            concat!(
+                "0 0.0 0.5 0.5488135039273248 0.12345678901234567 0.123456789012345678 9.999999999999999 ",
+                "9007199254740993.0 1.7976931348623157 1e5 1.5e3 1.5E-3 12.25e+2 0.000001 ",
+                "1.00000000000000000000 99999999.5 1234567.1234567 12345678.5 1. 1.e5 01 00.5 012.5 ",
+                "0123456789.5 1e 1e+ 1.5e .5 - --1 -.5 -01 1.x 1.5.5 9223372036854775807 ",
+                "9223372036854775808 9223372036854775809 9999999999999999999 10000000000000000000 ",
+                "000000000 100000000 12345678e5 1234567890123456.5 123456789012345.25 ",
+            )
+            .split_whitespace()
+            .map(String::from),
+        );
+        for t in texts.clone() {
+            texts.push(format!("-{t}"));
+        }
+        for t in &texts {
+            // The reference covers 19 digits; longer ones are the checked
+            // path's alone (held to it by `json_all_ways`), and so are
+            // negative integers below i64 (the reference has no floats for them).
+            let whole = number_reference(t);
+            let referenced = t.bytes().filter(u8::is_ascii_digit).count() <= 19
+                && whole.as_deref().is_none_or(|r| !r.starts_with('i') || r[1..].parse::<i64>().is_ok());
+            for follow in ["", ",", " ", "]", "e5", "E-2", ".", "x", "0", "\u{e9}"] {
+                for before in [0usize, 1, 14, 17] {
+                    for after in (0..=80).filter(|a| before == 0 || a % 7 == 0) {
+                        let (lead, pad) = (" ".repeat(before), " ".repeat(after));
+                        let top = format!("{lead}{t}{follow}{pad}");
+                        let got = json_all_ways(top.as_bytes());
+                        if referenced && matches!(follow, "" | " ") {
+                            assert_eq!(got.as_ref().ok(), whole.as_ref(), "{top:?}");
+                        }
+                        let array = format!("[{lead}{t}{follow},{t}]{pad}");
+                        let got = json_all_ways(array.as_bytes());
+                        if referenced && matches!(follow, "" | " ") {
+                            let want = whole.as_ref().map(|w| format!("[{w},{w}]"));
+                            assert_eq!(got.as_ref().ok(), want.as_ref(), "{array:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn whitespace_runs_of_every_length() {
         for n in 0..70 {
             for ws in [" ", "\n", "\r", "\t", "\n  "] {
