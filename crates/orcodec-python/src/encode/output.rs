@@ -40,6 +40,9 @@ const SMALL_HEADROOM: usize = 24;
 /// A bytes object's size beyond its data: the header and the trailing NUL.
 const OBJECT_OVERHEAD: usize = core::mem::offset_of!(PyBytesObject, ob_sval) + 1;
 
+/// The most data a bytes object in pymalloc's largest block (512 bytes) holds.
+const PYMALLOC_LARGEST: usize = 512 - OBJECT_OVERHEAD;
+
 /// pymalloc's size classes are multiples of this.
 const PYMALLOC_ALIGNMENT: usize = 16;
 
@@ -200,6 +203,22 @@ impl BytesSink {
         let len = self.len();
         let capacity = self.capacity();
         if let Some(needed) = len.checked_add(additional) {
+            if capacity < PYMALLOC_LARGEST && needed <= PYMALLOC_LARGEST {
+                // A small output stays in pymalloc's blocks while it fits
+                // them: the system allocator's blocks cost more to get and
+                // to free than a small copy.
+                // SAFETY: as below.
+                unsafe {
+                    let fresh = realloc_bytes(self.bytes, PYMALLOC_LARGEST);
+                    if !fresh.is_null() {
+                        self.bytes = fresh;
+                        self.data = data_of(fresh);
+                        self.at = self.data.add(len);
+                        self.end = self.data.add(PYMALLOC_LARGEST);
+                        return true;
+                    }
+                }
+            }
             let first = if capacity < LARGE { 0 } else { 1 };
             for &eighths in &STEPS_EIGHTHS[first..] {
                 let target = (capacity / 8).saturating_mul(eighths).max(needed);
