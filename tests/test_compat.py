@@ -664,6 +664,15 @@ def test_loads_error_messages_same_as_orjson(data):
     assert (typed.value.msg, typed.value.pos, typed.value.lineno, typed.value.colno) == ours
 
 
+def test_loads_cut_nesting_where_orjson_reports_no_memory():
+    # orjson sizes its parser's memory from the input's length; deep nesting cut short after
+    # many empty containers runs it out before the real fault is reached, and it reports a
+    # memory failure that never happened (a listed deviation). orcodec names the fault.
+    data = b"[" * 128 + b",".join([b"[{},{},{},{}]"] * 10)
+    assert _decode_error(orjson.loads, data)[0] == "failed to allocate memory"
+    assert _decode_error(orcodec.loads, data) == ("unexpected end of data", 267, 1, 268)
+
+
 # --------------------------------------------------------------------------------------
 # Encode error messages against the peer's
 # --------------------------------------------------------------------------------------

@@ -407,6 +407,20 @@ def test_output_size_hint_across_calls(fmt):
                 assert fmt.encode(doc, option=fmt.opts(names)) == expected
 
 
+def test_small_outputs_of_every_size_across_calls(fmt):
+    # A small output starts in the pymalloc block the previous one ended in (plus a little
+    # headroom): outputs a little larger (grown), a little smaller (trimmed in place or
+    # moved) and of the same size, around every block edge, must be exact, end in a NUL and
+    # behave as any bytes.
+    data_offset = bytes.__basicsize__ - 1
+    sizes = list(range(0, 560, 3))
+    for n in sizes + sizes[::-1] + [5, 500, 5, 300, 40, 41, 40, 520, 0]:
+        for doc in ("x" * n, [n, "y" * n, 1.5], {"k" * (n % 50): "é" * (n // 2)}):
+            out, expected = fmt.encode(doc), fmt.reference(doc)
+            assert out == expected and hash(out) == hash(bytes(bytearray(expected)))
+            assert ctypes.string_at(id(out) + data_offset + len(out), 1) == b"\0"
+
+
 @pytest.mark.parametrize(
     "doc", [["a" * 20_000] * 200, {"text": "b" * 11_000}, ["c" * 600]], ids=["4MB", "11KB", "600B"]
 )

@@ -168,9 +168,36 @@ def test_float16_and_float32_nan_and_infinity():
     values = [math.inf, -math.inf, math.nan]
     for dtype in (np.float16, np.float32):
         same(orcodec.convert(values, NDArray[dtype]), np.array(values, dtype=dtype))
-    # Infinity read from JSON text (as untyped loads reads 1e400) stays infinity.
-    array = orcodec.loads(b"[1e400, -1e400]", type=NDArray[np.float32])
+    # An infinity from MessagePack is a value.
+    array = orcodec.unpackb(orcodec.packb(values[:2]), type=NDArray[np.float32])
     assert array.tolist() == [math.inf, -math.inf]
+
+
+@pytest.mark.parametrize(
+    ("data", "tp", "message"),
+    [
+        (b"[1e400, 2]", NDArray[np.float32], "Expected `float` in the range of `float32`, got `1e400` - at `$[0]`"),
+        (b"[1.5, -1e400]", NDArray[np.float64], "Expected `float` in the range of `float64`, got `-1e400` - at `$[1]`"),
+        (b"[[1], [1e999]]", np.ndarray, "Expected `float` in the range of `float64`, got `1e999` - at `$[1][0]`"),
+        (b"1e400", NDArray[np.float16], "Expected `float` in the range of `float16`, got `1e400`"),
+        (b"[1, 1e400]", NDArray[np.int64], "Expected `int`, got `float` - at `$[1]`"),
+        (
+            b'{"a": [1e400]}',
+            dict[str, NDArray[np.float64]],
+            "Expected `float` in the range of `float64`, got `1e400` - at `$[...][0]`",
+        ),
+    ],
+    ids=["float32", "float64", "inferred", "0-d", "int64", "nested"],
+)
+def test_json_numbers_beyond_float64_are_out_of_range(data, tp, message):
+    # A JSON number no float64 holds is refused, as untyped loads refuses it (orjson's
+    # "number is infinity when parsed as double") and as a float field refuses it: never
+    # read as an infinity the text does not say.
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.loads(data, type=tp)
+    assert str(info.value) == message
+    with pytest.raises(orcodec.JSONDecodeError, match="number is infinity when parsed as double"):
+        orcodec.loads(data)
 
 
 @by_format

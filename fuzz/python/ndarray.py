@@ -87,6 +87,14 @@ def test_one_input(data: bytes) -> None:
         valid = not isinstance(error, orcodec.ValidationError)
         note(index + len(DECODERS) * msgpack, 1 if valid else 2)
         if not valid:
+            if not msgpack and "in the range of `float" in str(error):
+                # A JSON number beyond float64 (`1e400`) is out of range for every float
+                # type, as untyped loads refuses it; the stdlib would read an infinity.
+                try:
+                    orcodec.loads(body)
+                except orcodec.JSONDecodeError as untyped:
+                    if untyped.msg == "number is infinity when parsed as double":
+                        return
             try:
                 plain = orcodec.unpackb(body) if msgpack else json.loads(body)
             except (ValueError, RecursionError):

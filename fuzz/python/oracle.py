@@ -78,6 +78,12 @@ def check_loads(data: bytes) -> None:
         theirs = (e.msg, e.pos)
     feature("loads", ours[0] if value is REJECTED else type(value).__name__)
     if value is REJECTED and expected is REJECTED:
+        if theirs[0] == "failed to allocate memory":
+            # orjson sizes its parser's memory from the input's length, and
+            # some malformed input (deep nesting cut short after many empty
+            # containers) runs out before the real error is reached: both
+            # refuse, and only orcodec names the actual fault.
+            return
         assert ours == theirs, f"orcodec {ours} orjson {theirs} for {data!r:.200}"
     if value is REJECTED or expected is REJECTED:
         assert value is expected, f"orcodec {value!r:.200} orjson {expected!r:.200} for {data!r:.200}"

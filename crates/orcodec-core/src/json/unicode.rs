@@ -22,22 +22,35 @@
 use super::unescape::block_masks;
 use crate::text::put_code_point;
 
-/// The value of each hex digit, 0xff for every other byte.
-static HEX: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut k = 0;
-    while k < 10 {
-        t[b'0' as usize + k] = k as u8;
-        k += 1;
-    }
-    let mut k = 0;
-    while k < 6 {
-        t[b'a' as usize + k] = 10 + k as u8;
-        t[b'A' as usize + k] = 10 + k as u8;
-        k += 1;
+/// For each of an escape's four digit places, every byte's value as that
+/// place's hex digit, already shifted to the place (the first digit is the
+/// top nibble); every other byte is `NOT_HEX`, which sets a bit no digit
+/// sets. Four loads and three ors give the code unit and its validity, with
+/// no shift or check per digit.
+static HEX_PLACES: [[u32; 256]; 4] = {
+    let mut t = [[NOT_HEX; 256]; 4];
+    let mut place = 0;
+    while place < 4 {
+        let shift = 4 * (3 - place);
+        let mut k = 0;
+        while k < 16 {
+            let v = (k as u32) << shift;
+            if k < 10 {
+                t[place][b'0' as usize + k] = v;
+            } else {
+                t[place][b'a' as usize + k - 10] = v;
+                t[place][b'A' as usize + k - 10] = v;
+            }
+            k += 1;
+        }
+        place += 1;
     }
     t
 };
+
+/// What [`HEX_PLACES`] holds for a byte that is not a hex digit: above every
+/// four-digit value.
+const NOT_HEX: u32 = 0x1_0000;
 
 /// `\u` read as a little-endian 16-bit word.
 const BACKSLASH_U: u64 = u16::from_le_bytes(*b"\\u") as u64;
@@ -65,12 +78,12 @@ thread_local! {
 /// in the lowest byte), or `None` when one is not a hex digit.
 #[inline(always)]
 fn hex4(w: u64) -> Option<u32> {
-    let d = |k: u32| HEX[(w >> (8 * k)) as u8 as usize] as u32;
-    let (a, b, c, e) = (d(0), d(1), d(2), d(3));
-    if (a | b | c | e) & 0xf0 != 0 {
+    let d = |place: usize| HEX_PLACES[place][(w >> (8 * place)) as u8 as usize];
+    let v = d(0) | d(1) | d(2) | d(3);
+    if v >= NOT_HEX {
         return None;
     }
-    Some(a << 12 | b << 8 | c << 4 | e)
+    Some(v)
 }
 
 /// The 8 input bytes at `i`, little-endian.
@@ -467,9 +480,13 @@ mod tests {
         for bad in [*b"000g", *b"g000", *b"00 0", *b"0x00", *b"/000", *b":000", *b"@000", *b"G000", *b"`000"] {
             assert_eq!(hex4(u32::from_le_bytes(bad) as u64), None, "{:?}", std::str::from_utf8(&bad));
         }
-        for b in 0..=255u8 {
-            let valid = b.is_ascii_hexdigit();
-            assert_eq!(hex4(u32::from_le_bytes([b'0', b'0', b'0', b]) as u64).is_some(), valid, "{b}");
+        for place in 0..4 {
+            for b in 0..=255u8 {
+                let mut digits = *b"0000";
+                digits[place] = b;
+                let want = (b as char).to_digit(16).map(|d| d << (4 * (3 - place)));
+                assert_eq!(hex4(u32::from_le_bytes(digits) as u64), want, "{b} at {place}");
+            }
         }
     }
 }

@@ -107,9 +107,14 @@ unsafe fn encode<E: Emitter>(
     make: impl FnOnce(BytesSink) -> E,
     finish: impl FnOnce(E) -> BytesSink,
 ) -> *mut PyObject {
-    // Small outputs keep the sink's own (pymalloc-sized) start.
+    // A small output starts in the pymalloc block the previous one ended in.
     let guess = hint.get();
-    let Some(sink) = BytesSink::with_capacity(if guess > 512 { guess } else { 0 }) else {
+    let sink = match guess {
+        0 => BytesSink::with_capacity(0),
+        1..=512 => BytesSink::for_small_output(guess),
+        _ => BytesSink::with_capacity(guess),
+    };
+    let Some(sink) = sink else {
         return core::ptr::null_mut();
     };
     let mut walker = Walker::new(make(sink), args.default, args.opts);

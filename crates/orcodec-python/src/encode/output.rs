@@ -31,6 +31,21 @@ const LARGE: usize = 64 << 20;
 /// whole output at every write (quadratic: a hang).
 const STEPS_EIGHTHS: [usize; 5] = [64, 16, 12, 10, 9];
 
+/// What a small output's first block holds beyond the expected output:
+/// about what the last write reserves past what it writes (a string's
+/// 16-byte block store, a number's widest form). More would often leave the
+/// block over a quarter empty, and `finish` would move the output.
+const SMALL_HEADROOM: usize = 24;
+
+/// A bytes object's size beyond its data: the header and the trailing NUL.
+const OBJECT_OVERHEAD: usize = core::mem::offset_of!(PyBytesObject, ob_sval) + 1;
+
+/// The most data a bytes object in pymalloc's largest block (512 bytes) holds.
+const PYMALLOC_LARGEST: usize = 512 - OBJECT_OVERHEAD;
+
+/// pymalloc's size classes are multiples of this.
+const PYMALLOC_ALIGNMENT: usize = 16;
+
 /// Outputs larger than this keep up to a sixteenth spare (see `finish`);
 /// smaller ones live in pymalloc's size classes and are trimmed exactly.
 const TRIM_UP_TO: usize = 512;
@@ -91,6 +106,27 @@ impl BytesSink {
             capacity = INITIAL_CAPACITY;
             bytes = new_bytes(capacity);
         }
+        if bytes.is_null() {
+            return None;
+        }
+        // SAFETY: `bytes` is a live bytes object.
+        let data = unsafe { data_of(bytes) };
+        // SAFETY: the object has `capacity` data bytes.
+        let end = unsafe { data.add(capacity) };
+        Some(BytesSink { bytes, data, at: data, end })
+    }
+
+    /// A new buffer for an output expected to be about `expected` bytes
+    /// (the previous call's, at most `TRIM_UP_TO`): the pymalloc block that
+    /// holds that and the reserve of one more write (`SMALL_HEADROOM`), so
+    /// that an output of about that size ends in the block it started in.
+    /// pymalloc keeps a block that shrinks by less than a quarter in place;
+    /// from a 256-byte start, `finish` would move a typical small output to
+    /// a smaller block, copying it.
+    pub fn for_small_output(expected: usize) -> Option<BytesSink> {
+        let block = (expected + SMALL_HEADROOM + OBJECT_OVERHEAD).next_multiple_of(PYMALLOC_ALIGNMENT);
+        let capacity = block - OBJECT_OVERHEAD;
+        let bytes = new_bytes(capacity);
         if bytes.is_null() {
             return None;
         }
@@ -167,6 +203,22 @@ impl BytesSink {
         let len = self.len();
         let capacity = self.capacity();
         if let Some(needed) = len.checked_add(additional) {
+            if capacity < PYMALLOC_LARGEST && needed <= PYMALLOC_LARGEST {
+                // A small output stays in pymalloc's blocks while it fits
+                // them: the system allocator's blocks cost more to get and
+                // to free than a small copy.
+                // SAFETY: as below.
+                unsafe {
+                    let fresh = realloc_bytes(self.bytes, PYMALLOC_LARGEST);
+                    if !fresh.is_null() {
+                        self.bytes = fresh;
+                        self.data = data_of(fresh);
+                        self.at = self.data.add(len);
+                        self.end = self.data.add(PYMALLOC_LARGEST);
+                        return true;
+                    }
+                }
+            }
             let first = if capacity < LARGE { 0 } else { 1 };
             for &eighths in &STEPS_EIGHTHS[first..] {
                 let target = (capacity / 8).saturating_mul(eighths).max(needed);

@@ -35,7 +35,7 @@ use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, no_memory, str_of, Fail};
-use crate::decode::typed::input::{got_name, Cursor, Head, Input, Run, Value};
+use crate::decode::typed::input::{got_name, Cursor, Format, Head, Input, Run, Value};
 use crate::decode::typed::node::{NdArrayNode, NodeId};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
@@ -137,6 +137,10 @@ enum Num {
     /// beyond float64's range).
     Big(f64),
     F64(f64),
+    /// A JSON number beyond float64's range (`1e400`): the text means a
+    /// finite number no float holds, refused as untyped `loads` refuses it,
+    /// where an infinity from MessagePack or Python is a value.
+    Beyond(f64),
     /// Anything else.
     Not,
 }
@@ -262,8 +266,9 @@ unsafe fn py_num(obj: *mut PyObject) -> Num {
 }
 
 #[inline(always)]
-fn num_of(v: &Value) -> Num {
+fn num_of<I: Input>(v: &Value) -> Num {
     match *v {
+        Value::F64(f) if I::FORMAT == Format::Json && f.is_infinite() => Num::Beyond(f),
         Value::F64(f) => Num::F64(f),
         Value::I64(v) => Num::I64(v),
         Value::U64(v) => Num::U64(v),
@@ -311,7 +316,7 @@ fn float_of(n: Num) -> Result<f64, Bad> {
         Num::I64(v) => Ok(v as f64),
         Num::U64(v) => Ok(v as f64),
         Num::Big(f) if f.is_finite() => Ok(f),
-        Num::Big(_) => Err(Bad::Range),
+        Num::Big(_) | Num::Beyond(_) => Err(Bad::Range),
         _ => Err(Bad::Type),
     }
 }
@@ -594,7 +599,7 @@ fn shown(h: &Head, n: Num) -> String {
         Num::U64(v) => v.to_string(),
         // As Python shows it.
         // SAFETY: a new float, released after use.
-        Num::F64(f) | Num::Big(f) => unsafe {
+        Num::F64(f) | Num::Big(f) | Num::Beyond(f) => unsafe {
             let obj = PyFloat_FromDouble(f);
             if obj.is_null() {
                 PyErr_Clear();
@@ -726,7 +731,7 @@ fn read<I: Input, S: Sink>(
                     stop = Some(Stop::TooLong);
                     return false;
                 }
-                let num = num_of(&v);
+                let num = num_of::<I>(&v);
                 match sink.push(num, lax) {
                     Ok(()) => {
                         count += 1;
@@ -817,7 +822,7 @@ fn read<I: Input, S: Sink>(
                     let message = format!("Expected `{expected}`, got `{}`", got_name::<I>(&v));
                     return Err(fail_at(path, &index[..=top], &message, h.at));
                 }
-                let num = num_of(&v);
+                let num = num_of::<I>(&v);
                 if let Err(bad) = sink.push(num, lax) {
                     let message = element_error::<I, S>(&sink, bad, &h, num)?;
                     return Err(fail_at(path, &index[..=top], &message, h.at));
@@ -896,7 +901,7 @@ fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, 
         }
         return Err(type_error::<I>(ctx, id, &h, path));
     }
-    let num = num_of(&h.v);
+    let num = num_of::<I>(&h.v);
     if matches!(num, Num::Not) {
         return Err(type_error::<I>(ctx, id, &h, path));
     }
