@@ -32,6 +32,7 @@ class Color(enum.Enum):
 class Address:
     street: str
     zip: int = 0
+    email: typing.Optional[str] = None  # noqa: UP045
 
 
 @dataclasses.dataclass(slots=True)
@@ -92,7 +93,7 @@ ERRORS = (orcodec.JSONDecodeError, orcodec.MsgpackDecodeError)
 
 # Keys and text the types above read, so generated documents reach their fields.
 KEYS = ["name", "age", "addresses", "street", "zip", "tags", "kind", "id", "qty", "x", "y", "title", "year", "value"]
-KEYS += ["children", "1", "2", "a", ""]
+KEYS += ["children", "email", "1", "2", "a", ""]
 TEXTS = ["red", "blue", "cancel", "place", "a", "", "6f1c2b3a-9d4e-4f60-8a7b-0c1d2e3f4a5b", "2024-03-01T00:00:00Z"]
 TEXTS += ["2024-03-01", "10:20:30.5", "1.10", "YWJj", "nan", "true", "1"]
 

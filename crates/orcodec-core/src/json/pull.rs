@@ -479,7 +479,8 @@ impl<'a> JsonPull<'a> {
             return Ok(None);
         }
         let quoted = &*expected.quoted;
-        if self.lex.input.get(self.lex.pos..self.lex.pos + quoted.len()) == Some(quoted) {
+        let here = self.lex.input.get(self.lex.pos..self.lex.pos + quoted.len());
+        if here.is_some_and(|here| crate::text::short_eq(here, quoted)) {
             // The quoted form holds no quote, backslash or control byte
             // (`JsonKey::new`), so matching bytes are that very key, whole.
             self.lex.pos += quoted.len();

@@ -23,6 +23,30 @@ pub mod decode;
 pub(crate) mod encode;
 pub(crate) mod swar;
 
+/// `a == b` inline, for short byte strings (keys, field names): a call to
+/// `memcmp` per comparison costs more than comparing them a word at a time.
+#[inline(always)]
+pub fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if a[i..i + 8] != b[i..i + 8] {
+                return false;
+            }
+            i += 8;
+        }
+        return a[n - 8..] == b[n - 8..];
+    }
+    if n >= 4 {
+        return a[..4] == b[..4] && a[n - 4..] == b[n - 4..];
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// A borrowed view of a string's storage.
 #[derive(Clone, Copy, Debug)]
 pub enum Text<'a> {
@@ -235,6 +259,28 @@ mod tests {
             assert_eq!(w[0].1, w[1].1, "{} and {} disagree on {t:?}", w[0].0, w[1].0);
         }
         results.into_iter().last().unwrap().1
+    }
+
+    /// `short_eq` against `==`: every length to 40, equal, differing at
+    /// each position (by one bit, high or low), and lengths differing by one.
+    #[test]
+    fn short_eq_agrees_with_eq() {
+        for n in 0..=40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(short_eq(&a, &a.clone()), "{n}");
+            for i in 0..n {
+                for bit in [0x01u8, 0x80] {
+                    let mut b = a.clone();
+                    b[i] ^= bit;
+                    assert!(!short_eq(&a, &b), "{n} {i} {bit}");
+                    assert!(!short_eq(&b, &a), "{n} {i} {bit}");
+                }
+            }
+            let mut longer = a.clone();
+            longer.push(b'z');
+            assert!(!short_eq(&a, &longer) && !short_eq(&longer, &a), "{n}");
+            assert!(!short_eq(&a, &longer[1..]) || a[..] == longer[1..], "{n}");
+        }
     }
 
     /// Code points at each UTF-8 length boundary.

@@ -54,21 +54,25 @@ pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) 
 /// `ty` is a live type whose `tp_new` is `object.__new__`'s.
 #[inline(always)]
 pub unsafe fn new_instance(ty: *mut PyTypeObject) -> *mut PyObject {
-    let args = empty_tuple();
+    let args = PyTuple_New(0);
     if args.is_null() {
         return args;
     }
-    #[expect(clippy::expect_used, reason = "object defines tp_new")]
-    let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
-    let obj = new(ty, args, core::ptr::null_mut());
+    let obj = new_instance_with(ty, args);
     Py_DECREF(args);
     obj
 }
 
-/// A new reference to the empty tuple.
+/// [`new_instance`] given the empty tuple `object.__new__` takes for its
+/// arguments, held by the caller (no tuple made per instance).
+///
+/// # Safety
+/// As for [`new_instance`]; `empty` is a live empty tuple.
 #[inline(always)]
-unsafe fn empty_tuple() -> *mut PyObject {
-    PyTuple_New(0)
+pub unsafe fn new_instance_with(ty: *mut PyTypeObject, empty: *mut PyObject) -> *mut PyObject {
+    #[expect(clippy::expect_used, reason = "object defines tp_new")]
+    let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
+    new(ty, empty, core::ptr::null_mut())
 }
 
 /// A new instance of a tuple subclass `ty` (a NamedTuple) holding `items`

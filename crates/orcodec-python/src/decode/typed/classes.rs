@@ -15,7 +15,7 @@
 
 use pyo3_ffi::*;
 
-use crate::cpython::instance::{new_instance, new_tuple_instance, set_slot};
+use crate::cpython::instance::{new_instance_with, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
 use crate::decode::typed::input::{Cursor, Format, Input, KeyRead, Value};
@@ -23,7 +23,7 @@ use crate::decode::typed::node::*;
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::py_input::PyInput;
 use crate::decode::typed::scalars::{py_text, repr_of};
-use crate::decode::typed::{scalar, validate, Ctx};
+use crate::decode::typed::{scalar, validate, validate_fast_leaf, validate_fast_leaf_outlined, Ctx};
 
 /// Which fields were read: a bit per field.
 struct Seen {
@@ -72,7 +72,7 @@ struct Target {
 unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
     let obj = match cl.kind {
         ClassKind::TypedDict => Owned::new(PyDict_New())?,
-        _ if cl.plain_new => Owned::new(new_instance(cl.cls.as_ptr() as *mut PyTypeObject))?,
+        _ if cl.plain_new => Owned::new(new_instance_with(cl.cls.as_ptr() as *mut PyTypeObject, cl.no_args.as_ptr()))?,
         _ => {
             let args = Owned::new(PyTuple_New(0))?;
             #[expect(clippy::expect_used, reason = "every type inherits a tp_new from object")]
@@ -230,8 +230,12 @@ fn next_field<I: Input>(
         if !field.leaf {
             return Ok(Some(i));
         }
-        let field_path = path.push(Seg::Field(&field.name));
-        let value = validate(ctx, field.node, input, &field_path)?;
+        let value = match field.fast {
+            FastLeaf::No => validate(ctx, field.node, input, &path.push(Seg::Field(&field.name)))?,
+            // The JSON reader's few steps are cheapest inline; the others' are not.
+            fast if I::FORMAT == Format::Json => validate_fast_leaf(ctx, fast, field.node, input, path, &field.name)?,
+            fast => validate_fast_leaf_outlined(ctx, fast, field.node, input, path, &field.name)?,
+        };
         // SAFETY: `i` is a field of `cl`.
         unsafe { store(cl, t, i, value)? };
         seen.set(i);

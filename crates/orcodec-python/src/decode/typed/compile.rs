@@ -153,11 +153,12 @@ pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
         out.nodes.push(compile_node(k, t, count)?);
     }
     // Which fields are leaves, now that every node exists.
-    let leaves: Vec<bool> = out.nodes.iter().map(Node::is_leaf).collect();
+    let leaves: Vec<(bool, FastLeaf)> =
+        (0..out.nodes.len()).map(|id| (out.nodes[id].is_leaf(), out.fast_leaf(id as NodeId))).collect();
     for node in &mut out.nodes {
         if let Node::Class(cl) = node {
             for field in &mut cl.fields {
-                field.leaf = leaves[field.node as usize];
+                (field.leaf, field.fast) = leaves[field.node as usize];
             }
         }
     }
@@ -422,6 +423,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             slot: if stored { crate::cpython::instance::member_offset(ty, name_obj.as_ptr()) } else { None },
             name_obj,
             leaf: false,
+            fast: FastLeaf::No,
         });
     }
     let inline = crate::cpython::inline_attrs::InlineAttrs::new(
@@ -451,5 +453,6 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         },
         by_name,
         inline,
+        no_args: Owned::new(PyTuple_New(0)).map_err(|()| Raised)?,
     })
 }

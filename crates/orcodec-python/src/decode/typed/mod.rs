@@ -36,6 +36,7 @@ pub mod run;
 mod scalars;
 mod stdtypes;
 
+use orcodec_core::builder::Builder;
 use orcodec_core::error::{DecodeError, DecodeErrorKind};
 use pyo3_ffi::*;
 
@@ -124,6 +125,51 @@ pub fn validate<I: Input>(ctx: &mut Ctx, id: NodeId, input: &mut I, path: &Path)
         Value::Map(n) => containers::container(ctx, id, input, true, n, at, path),
         _ => scalar::<I>(ctx, id, h, path),
     }
+}
+
+/// The next value of `input`, validated as node `id`, the type of the
+/// field `name` of the class at `path`, a leaf field that the class
+/// validator reads itself (`fast`, not [`FastLeaf::No`]): its usual values
+/// are built here as [`scalar`] builds them; any other value goes the way
+/// [`validate`] sends it (the field's path made only then).
+#[inline(always)]
+pub fn validate_fast_leaf<I: Input>(
+    ctx: &mut Ctx,
+    fast: FastLeaf,
+    id: NodeId,
+    input: &mut I,
+    path: &Path,
+    name: &str,
+) -> Result<Owned, Fail> {
+    let h = input.next()?;
+    let at = h.at;
+    match (fast, h.v) {
+        (FastLeaf::Str | FastLeaf::OptStr, Value::Str(s)) => Ok(ctx.builder.str(s)?),
+        (FastLeaf::Int, Value::I64(v)) => {
+            // SAFETY: a new reference or NULL.
+            unsafe { Ok(Owned::new(PyLong_FromLongLong(v))?) }
+        }
+        // SAFETY: None is alive; a new reference.
+        (FastLeaf::OptStr, Value::Null) => unsafe { keep(Py_None()) },
+        (_, Value::Array(n)) => containers::container(ctx, id, input, false, n, at, &path.push(path::Seg::Field(name))),
+        (_, Value::Map(n)) => containers::container(ctx, id, input, true, n, at, &path.push(path::Seg::Field(name))),
+        _ => scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name))),
+    }
+}
+
+/// [`validate_fast_leaf`] out of line: for the inputs whose reading,
+/// inlined into the class validator's key loop, would cost that loop more
+/// registers than the call costs (MessagePack, Python objects).
+#[inline(never)]
+pub fn validate_fast_leaf_outlined<I: Input>(
+    ctx: &mut Ctx,
+    fast: FastLeaf,
+    id: NodeId,
+    input: &mut I,
+    path: &Path,
+    name: &str,
+) -> Result<Owned, Fail> {
+    validate_fast_leaf(ctx, fast, id, input, path, name)
 }
 
 /// A value that is no container (its head already read), validated as node `id`.

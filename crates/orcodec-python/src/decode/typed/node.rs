@@ -205,6 +205,24 @@ pub struct Field {
     /// The value never opens a container (no nesting below it): read in the
     /// class validator's key loop rather than on the recursion path.
     pub leaf: bool,
+    /// The common leaf types the key loop reads without the generic dispatch.
+    pub fast: FastLeaf,
+}
+
+/// Leaf types whose usual values the class validator's key loop builds
+/// itself (as `scalar` would build them, from the same values); any other
+/// value goes through `scalar`, which gives it its message or conversion.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum FastLeaf {
+    /// None of these: `validate`.
+    No,
+    /// `str` without constraints: a str value.
+    Str,
+    /// `int` without constraints: an integer value within 64 bits.
+    Int,
+    /// A union whose member for strs is `str` without constraints and
+    /// whose member for null is `None` (`Optional[str]`, `str | None`).
+    OptStr,
 }
 
 pub struct ClassNode {
@@ -216,6 +234,8 @@ pub struct ClassNode {
     pub post_init: bool,
     /// `__new__` is `object.__new__`, so allocation needs no call.
     pub plain_new: bool,
+    /// An empty tuple: `object.__new__`'s arguments.
+    pub no_args: Owned,
     /// Field index by name, for classes with many fields (a scan is faster
     /// for a few).
     pub by_name: Option<FastMap<Box<[u8]>, usize>>,
@@ -240,28 +260,10 @@ impl ClassNode {
     }
 }
 
-/// `a == b`, inline: field names are short, and a call to `memcmp` per
-/// key costs more than comparing them a word at a time.
+/// `a == b`, inline (field names are short).
 #[inline(always)]
 fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    if n >= 8 {
-        let mut i = 0;
-        while i + 8 < n {
-            if a[i..i + 8] != b[i..i + 8] {
-                return false;
-            }
-            i += 8;
-        }
-        return a[n - 8..] == b[n - 8..];
-    }
-    if n >= 4 {
-        return a[..4] == b[..4] && a[n - 4..] == b[n - 4..];
-    }
-    a.iter().zip(b).all(|(x, y)| x == y)
+    orcodec_core::text::short_eq(a, b)
 }
 
 pub struct Tagged {
@@ -351,6 +353,25 @@ impl Node {
 }
 
 impl Compiled {
+    /// How the key loop reads a field of node `id` (see [`FastLeaf`]).
+    pub fn fast_leaf(&self, id: NodeId) -> FastLeaf {
+        let plain_str = |id: NodeId| {
+            matches!(self.nodes.get(id as usize),
+                Some(Node::Str(n)) if n.min_len.is_none() && n.max_len.is_none() && n.pattern.is_none())
+        };
+        match self.node(id) {
+            Node::Str(_) if plain_str(id) => FastLeaf::Str,
+            Node::Int(n) if n.unconstrained() => FastLeaf::Int,
+            Node::Union(u)
+                if plain_str(u.by_kind[K_STR])
+                    && matches!(self.nodes.get(u.by_kind[K_NULL] as usize), Some(Node::None)) =>
+            {
+                FastLeaf::OptStr
+            }
+            _ => FastLeaf::No,
+        }
+    }
+
     #[inline(always)]
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
