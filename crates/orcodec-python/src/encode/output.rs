@@ -164,12 +164,16 @@ impl BytesSink {
         }
         if self.len() <= TRIM_UP_TO {
             // SAFETY: `obj` is our own, unshared bytes object; resizing writes
-            // the size and the trailing NUL. On failure CPython frees it and
-            // sets NULL.
+            // the size (on failure CPython frees it and sets NULL). It writes
+            // the trailing NUL too, except when the size does not change (an
+            // output exactly as long as a grown area, whose NUL was never
+            // written): the NUL is written here, inside the `len + 1` bytes
+            // the object has.
             unsafe {
                 if _PyBytes_Resize(&mut obj, self.len() as Py_ssize_t) != 0 {
                     return core::ptr::null_mut();
                 }
+                *data_of(obj).add(self.len()) = 0;
             }
             return obj;
         }
@@ -191,6 +195,32 @@ impl BytesSink {
         obj
     }
 
+    /// Gives the bytes object room for `target >= len()` data bytes; false,
+    /// the object untouched, when that cannot be had.
+    fn move_to(&mut self, target: usize) -> bool {
+        let len = self.len();
+        // SAFETY: the bytes object is ours alone (refcount 1, never handed
+        // out, not tracked by the GC, no cached hash yet), so it may move:
+        // PyObject_Realloc is the allocator it came from (bytes objects are
+        // allocated with PyObject_Malloc) and keeps the first `len` data
+        // bytes. Large blocks are grown in place or remapped by the system
+        // allocator instead of copied. On failure it returns NULL and the old
+        // block is untouched, so a smaller size can still be tried. `ob_size`
+        // is updated to the new capacity; `finish` sets the real length and
+        // the NUL.
+        unsafe {
+            let fresh = realloc_bytes(self.bytes, target);
+            if fresh.is_null() {
+                return false;
+            }
+            self.bytes = fresh;
+            self.data = data_of(fresh);
+            self.at = self.data.add(len);
+            self.end = self.data.add(target);
+        }
+        true
+    }
+
     /// Makes room for `additional` more bytes: returns false, having freed
     /// the output, when the memory cannot be had. Sets no exception (Python
     /// code may still run before the encoder stops; `finish` raises).
@@ -207,39 +237,15 @@ impl BytesSink {
                 // A small output stays in pymalloc's blocks while it fits
                 // them: the system allocator's blocks cost more to get and
                 // to free than a small copy.
-                // SAFETY: as below.
-                unsafe {
-                    let fresh = realloc_bytes(self.bytes, PYMALLOC_LARGEST);
-                    if !fresh.is_null() {
-                        self.bytes = fresh;
-                        self.data = data_of(fresh);
-                        self.at = self.data.add(len);
-                        self.end = self.data.add(PYMALLOC_LARGEST);
-                        return true;
-                    }
+                if self.move_to(PYMALLOC_LARGEST) {
+                    return true;
                 }
             }
             let first = if capacity < LARGE { 0 } else { 1 };
             for &eighths in &STEPS_EIGHTHS[first..] {
                 let target = (capacity / 8).saturating_mul(eighths).max(needed);
-                // SAFETY: the bytes object is ours alone (refcount 1, never
-                // handed out, not tracked by the GC, no cached hash yet), so
-                // it may move: PyObject_Realloc is the allocator it came from
-                // (bytes objects are allocated with PyObject_Malloc) and keeps
-                // the first `len` data bytes. Large blocks are grown in place
-                // or remapped by the system allocator instead of copied. On
-                // failure it returns NULL and the old block is untouched, so a
-                // smaller size can still be tried. `ob_size` is updated to the
-                // new capacity; `finish` sets the real length and the NUL.
-                unsafe {
-                    let fresh = realloc_bytes(self.bytes, target);
-                    if !fresh.is_null() {
-                        self.bytes = fresh;
-                        self.data = data_of(fresh);
-                        self.at = self.data.add(len);
-                        self.end = self.data.add(target);
-                        return true;
-                    }
+                if self.move_to(target) {
+                    return true;
                 }
                 if target == needed {
                     break;
