@@ -106,14 +106,7 @@ impl BytesSink {
             capacity = INITIAL_CAPACITY;
             bytes = new_bytes(capacity);
         }
-        if bytes.is_null() {
-            return None;
-        }
-        // SAFETY: `bytes` is a live bytes object.
-        let data = unsafe { data_of(bytes) };
-        // SAFETY: the object has `capacity` data bytes.
-        let end = unsafe { data.add(capacity) };
-        Some(BytesSink { bytes, data, at: data, end })
+        Self::over(bytes, capacity)
     }
 
     /// A new buffer for an output expected to be about `expected` bytes
@@ -126,7 +119,12 @@ impl BytesSink {
     pub fn for_small_output(expected: usize) -> Option<BytesSink> {
         let block = (expected + SMALL_HEADROOM + OBJECT_OVERHEAD).next_multiple_of(PYMALLOC_ALIGNMENT);
         let capacity = block - OBJECT_OVERHEAD;
-        let bytes = new_bytes(capacity);
+        Self::over(new_bytes(capacity), capacity)
+    }
+
+    /// A buffer over `bytes`, a new bytes object of `capacity` data bytes,
+    /// or None if it is NULL (MemoryError raised).
+    fn over(bytes: *mut PyObject, capacity: usize) -> Option<BytesSink> {
         if bytes.is_null() {
             return None;
         }
