@@ -224,6 +224,28 @@ ROW_SEEDS = [
 ]
 
 
+# The text forms typed decoding reads: every shape the fast paths take and
+# the ones they leave to the general readers.
+TEXT_FORMS = [
+    b"2024-01-10T09:01:51.075954+02:00",
+    b"2024-01-10t09:01:51z",
+    b"2024-01-10 09:01:51.1-00:00",
+    b"2019-12-31T23:59:59.9999995Z",
+    b"2020-02-28T23:59:59.999999999999+0545",
+    b"2024-02-29",
+    b"9999-12-31",
+    b"10:20:30",
+    b"23:59:59.999999",
+    b"10:20:30.123456789+01:30",
+    b"10:20:30+0130",
+    b"6513270e-269e-4d37-b2a7-4de452e6b438",
+    b"6513270E-269E-4D37-B2A7-4DE452E6B438",
+    b"0123456789abcdefABCDEF0123456789",
+    b"2e6b438",
+    b"51.075954+02:00",
+]
+
+
 def write(subdir: str, items: list[bytes]) -> None:
     directory = ROOT / subdir
     directory.mkdir(parents=True, exist_ok=True)
@@ -256,6 +278,7 @@ def main() -> None:
     write("numpy-ext", NUMPY_PAYLOADS)
     write("numpy", numpy_documents())
     write("ndarray", ndarray_documents())
+    write("text-forms", TEXT_FORMS)
 
 
 if __name__ == "__main__":

@@ -113,96 +113,370 @@ fn time_all(text: &[u8]) -> Option<(Time, bool)> {
     Some((Time { hour: hour as u8, minute: minute as u8, second: second as u8, microsecond, offset }, carry))
 }
 
-/// An RFC 3339 full date, `YYYY-MM-DD`.
-pub fn parse_date(text: &[u8]) -> Option<Date> {
-    match date_prefix(text)? {
-        (date, []) => Some(date),
-        _ => None,
+/// The general readers: every form RFC 3339 allows (and `±HHMM`), one byte
+/// at a time. The public parsers try a fixed-layout reading of the common
+/// shapes first and fall back to these for the rest; these also stand as the
+/// reference the fast paths are tested and fuzzed against.
+pub mod general {
+    use super::*;
+
+    /// An RFC 3339 full date, `YYYY-MM-DD`.
+    pub fn parse_date(text: &[u8]) -> Option<Date> {
+        match date_prefix(text)? {
+            (date, []) => Some(date),
+            _ => None,
+        }
     }
+
+    /// An RFC 3339 time, `HH:MM:SS[.fraction][Z|±HH:MM]` (no leap seconds); a
+    /// fraction rounding up to a whole second is refused (a time cannot carry).
+    pub fn parse_time(text: &[u8]) -> Option<Time> {
+        match time_all(text)? {
+            (time, false) => Some(time),
+            (_, true) => None,
+        }
+    }
+
+    /// An RFC 3339 datetime, `YYYY-MM-DD(T|t| )HH:MM:SS[.fraction][Z|±HH:MM]`;
+    /// the offset may be left out (a naive datetime). A fraction rounding up to
+    /// the next second carries into the date.
+    pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
+        let (date, rest) = date_prefix(text)?;
+        let (sep, rest) = rest.split_first()?;
+        if !matches!(sep, b'T' | b't' | b' ') {
+            return None;
+        }
+        let (mut time, carry) = time_all(rest)?;
+        if !carry {
+            return Some((date, time));
+        }
+        let mut seconds = time.hour as i64 * 3600 + time.minute as i64 * 60 + time.second as i64 + 1;
+        let mut days = days_from_civil(date.year, date.month as u32, date.day as u32);
+        if seconds == 86_400 {
+            seconds = 0;
+            days += 1;
+        }
+        let (year, month, day) = civil_from_days(days);
+        if year > 9999 {
+            return None;
+        }
+        time.hour = (seconds / 3600) as u8;
+        time.minute = (seconds / 60 % 60) as u8;
+        time.second = (seconds % 60) as u8;
+        Some((Date { year: year as i32, month: month as u8, day: day as u8 }, time))
+    }
+
+    /// Hex digit values, 0xFF for every other byte.
+    const HEX: [u8; 256] = {
+        let mut t = [0xFFu8; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
+
+    /// A UUID's 128-bit value from its canonical text (8-4-4-4-12 hex digits and
+    /// hyphens) or 32 hex digits; either case. The digits are gathered first and
+    /// converted without a branch per digit.
+    pub fn parse_uuid(text: &[u8]) -> Option<u128> {
+        let mut digits = [0u8; 32];
+        match text.len() {
+            36 => {
+                if text[8] != b'-' || text[13] != b'-' || text[18] != b'-' || text[23] != b'-' {
+                    return None;
+                }
+                digits[..8].copy_from_slice(&text[..8]);
+                digits[8..12].copy_from_slice(&text[9..13]);
+                digits[12..16].copy_from_slice(&text[14..18]);
+                digits[16..20].copy_from_slice(&text[19..23]);
+                digits[20..].copy_from_slice(&text[24..]);
+            }
+            32 => digits.copy_from_slice(text),
+            _ => return None,
+        }
+        let (mut hi, mut lo, mut bad) = (0u64, 0u64, 0u8);
+        for i in 0..16 {
+            let (h, l) = (HEX[digits[i] as usize], HEX[digits[i + 16] as usize]);
+            bad |= h | l;
+            hi = hi << 4 | h as u64;
+            lo = lo << 4 | l as u64;
+        }
+        (bad & 0xF0 == 0).then_some((hi as u128) << 64 | lo as u128)
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The high bit of each byte.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes from `at`, the first in the low byte.
+#[inline(always)]
+fn le8(text: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&text[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// The layout of 8 bytes of a date or time: `0` where a digit goes, the
+/// byte itself elsewhere. Subtracting it from the text's word leaves each
+/// digit's value and 0 for each separator that matched.
+struct Layout {
+    bytes: u64,
+    /// Added to that difference, sets a byte's high bit when the byte is
+    /// above 9 (a digit position) or above 0 (a separator).
+    slack: u64,
+}
+
+impl Layout {
+    const fn new(layout: &[u8; 8]) -> Layout {
+        let mut slack = [0u8; 8];
+        let mut i = 0;
+        while i < 8 {
+            slack[i] = if layout[i] == b'0' { 0x80 - 10 } else { 0x80 - 1 };
+            i += 1;
+        }
+        Layout { bytes: u64::from_le_bytes(*layout), slack: u64::from_le_bytes(slack) }
+    }
+
+    /// The digits' values (separators 0) of `word` (little-endian), or None
+    /// when a byte does not fit. A byte below its layout's byte borrows and
+    /// leaves its own high bit set; only a byte of at least 0x8A can carry
+    /// when the slack is added, and its high bit is set too.
+    #[inline(always)]
+    fn read(&self, word: u64) -> Option<u64> {
+        let v = word.wrapping_sub(self.bytes);
+        ((v | v.wrapping_add(self.slack)) & HIGH == 0).then_some(v)
+    }
+}
+
+const YEAR_MONTH: Layout = Layout::new(b"0000-00-");
+const MONTH_DAY: Layout = Layout::new(b"00-00-00");
+const DAY_HOUR_MINUTE: Layout = Layout::new(b"00T00:00");
+const TIME: Layout = Layout::new(b"00:00:00");
+const FRACTION: Layout = Layout::new(b"0.000000");
+const OFFSET: Layout = Layout::new(b"00000:00");
+
+/// Byte `i` of the result is the two-digit number of digit values `i` and
+/// `i + 1` of `v` (each at most 9, so no byte overflows).
+#[inline(always)]
+fn pairs(v: u64) -> u64 {
+    v * 10 + (v >> 8)
+}
+
+#[inline(always)]
+fn byte(v: u64, i: u32) -> u32 {
+    (v >> (8 * i)) as u32 & 0xFF
+}
+
+/// The checks of the general reader, for fields already read as numbers.
+#[inline(always)]
+fn valid_date(year: u32, month: u32, day: u32) -> Option<Date> {
+    let year = year as i32;
+    // Days up to 28 exist in every month: no calendar needed.
+    if year == 0 || !(1..=12).contains(&month) || day == 0 || day > 28 && day > days_in_month(year, month) {
+        return None;
+    }
+    Some(Date { year, month: month as u8, day: day as u8 })
+}
+
+/// `YYYY-MM-DD`, the whole of `text` (10 bytes here), from two overlapping
+/// words: `YYYY-MM-` and `YY-MM-DD`.
+#[inline(always)]
+fn fast_date(text: &[u8]) -> Option<Date> {
+    let a = pairs(YEAR_MONTH.read(le8(text, 0))?);
+    let b = pairs(MONTH_DAY.read(le8(text, 2))?);
+    valid_date(byte(a, 0) * 100 + byte(a, 2), byte(a, 5), byte(b, 6))
+}
+
+/// What follows a time's seconds at `text[at..]`, in its common shapes: a
+/// fraction of 1 to 9 digits (6 read in one word), then nothing, `Z`/`z` or
+/// `±HH:MM`. None for anything else, and for a fraction that rounds up to
+/// the next second: the general reader decides those. `at` is at least 8,
+/// and `text` at least 8 bytes long.
+#[inline(always)]
+fn fast_rest(text: &[u8], at: usize) -> Option<(u32, Option<i32>)> {
+    /// 10 to the power of the digits a fraction lacks to microseconds.
+    const SCALE: [u32; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    let mut end = at;
+    let mut microsecond = 0;
+    if text.get(at) == Some(&b'.') {
+        // Six digits and no seventh, the shape the writers produce: the
+        // last digit of the seconds, the point and the digits in one word,
+        // its first two bytes cleared, then combined in pairs, fours and
+        // eight.
+        let six = if text.len() >= at + 7 && text.get(at + 7).is_none_or(|b| !b.is_ascii_digit()) {
+            FRACTION.read(le8(text, at - 1))
+        } else {
+            None
+        };
+        if let Some(v) = six {
+            let v = pairs(v & !0xFFFF) & 0x00FF_00FF_00FF_00FF;
+            let v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+            microsecond = ((v * 10_000 + (v >> 32)) & 0xFFFF_FFFF) as u32;
+            end = at + 7;
+        } else {
+            let tail = &text[at + 1..];
+            let digits = tail.iter().take(10).take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || digits > 9 {
+                return None;
+            }
+            for &d in &tail[..digits.min(6)] {
+                microsecond = microsecond * 10 + (d - b'0') as u32;
+            }
+            microsecond *= SCALE[digits.min(6)];
+            if digits > 6 && tail[6] >= b'5' {
+                microsecond += 1;
+                if microsecond == 1_000_000 {
+                    return None;
+                }
+            }
+            end = at + 1 + digits;
+        }
+    }
+    let offset = match text.len() - end {
+        0 => None,
+        1 if text[end] | 0x20 == b'z' => Some(0),
+        6 if matches!(text[end], b'+' | b'-') => {
+            // The last 8 bytes, the two before the sign and the sign made
+            // digits: `??±HH:MM`.
+            let v = pairs(OFFSET.read(le8(text, text.len() - 8) & !0xFF_FFFF | 0x30_3030)?);
+            let (h, m) = (byte(v, 3), byte(v, 6));
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let seconds = (h * 3600 + m * 60) as i32;
+            Some(if text[end] == b'-' { -seconds } else { seconds })
+        }
+        _ => return None,
+    };
+    Some((microsecond, offset))
+}
+
+/// A time from `HH:MM:SS` at `text[at..at + 8]` (`pairs` of its digits) and
+/// what follows it.
+#[inline(always)]
+fn fast_time_from(text: &[u8], at: usize, v: u64) -> Option<Time> {
+    let (hour, minute, second) = (byte(v, 0), byte(v, 3), byte(v, 6));
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let (microsecond, offset) = fast_rest(text, at + 8)?;
+    Some(Time { hour: hour as u8, minute: minute as u8, second: second as u8, microsecond, offset })
+}
+
+/// An RFC 3339 full date, `YYYY-MM-DD`.
+#[inline]
+pub fn parse_date(text: &[u8]) -> Option<Date> {
+    if text.len() == 10 {
+        if let Some(date) = fast_date(text) {
+            return Some(date);
+        }
+    }
+    general::parse_date(text)
 }
 
 /// An RFC 3339 time, `HH:MM:SS[.fraction][Z|±HH:MM]` (no leap seconds); a
 /// fraction rounding up to a whole second is refused (a time cannot carry).
+/// Also `±HHMM` offsets.
+#[inline]
 pub fn parse_time(text: &[u8]) -> Option<Time> {
-    match time_all(text)? {
-        (time, false) => Some(time),
-        (_, true) => None,
+    if text.len() >= 8 {
+        if let Some(time) = TIME.read(le8(text, 0)).and_then(|v| fast_time_from(text, 0, pairs(v))) {
+            return Some(time);
+        }
     }
+    general::parse_time(text)
 }
 
 /// An RFC 3339 datetime, `YYYY-MM-DD(T|t| )HH:MM:SS[.fraction][Z|±HH:MM]`;
-/// the offset may be left out (a naive datetime). A fraction rounding up to
-/// the next second carries into the date.
+/// the offset may be left out (a naive datetime), `±HHMM` is read too. A
+/// fraction rounding up to the next second carries into the date.
+#[inline]
 pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
-    let (date, rest) = date_prefix(text)?;
-    let (sep, rest) = rest.split_first()?;
-    if !matches!(sep, b'T' | b't' | b' ') {
-        return None;
+    if text.len() >= 19 && matches!(text[10], b'T' | b't' | b' ') {
+        if let Some(found) = fast_datetime(text) {
+            return Some(found);
+        }
     }
-    let (mut time, carry) = time_all(rest)?;
-    if !carry {
-        return Some((date, time));
-    }
-    let mut seconds = time.hour as i64 * 3600 + time.minute as i64 * 60 + time.second as i64 + 1;
-    let mut days = days_from_civil(date.year, date.month as u32, date.day as u32);
-    if seconds == 86_400 {
-        seconds = 0;
-        days += 1;
-    }
-    let (year, month, day) = civil_from_days(days);
-    if year > 9999 {
-        return None;
-    }
-    time.hour = (seconds / 3600) as u8;
-    time.minute = (seconds / 60 % 60) as u8;
-    time.second = (seconds % 60) as u8;
-    Some((Date { year: year as i32, month: month as u8, day: day as u8 }, time))
+    general::parse_datetime(text)
 }
 
-/// Hex digit values, 0xFF for every other byte.
-const HEX: [u8; 256] = {
-    let mut t = [0xFFu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
+/// `YYYY-MM-DD?HH:MM:SS` and the common shapes of what follows, from three
+/// words: `YYYY-MM-`, `DD?HH:MM` (the separator, checked by the caller, made
+/// `T`) and `HH:MM:SS`.
+#[inline(always)]
+fn fast_datetime(text: &[u8]) -> Option<(Date, Time)> {
+    let a = pairs(YEAR_MONTH.read(le8(text, 0))?);
+    let b = pairs(DAY_HOUR_MINUTE.read(le8(text, 8) & !0xFF_0000 | (b'T' as u64) << 16)?);
+    let c = pairs(TIME.read(le8(text, 11))?);
+    let date = valid_date(byte(a, 0) * 100 + byte(a, 2), byte(a, 5), byte(b, 0))?;
+    Some((date, fast_time_from(text, 11, c)?))
+}
+
+/// The value of 8 hex digits (either case) in `x`, the first digit in the
+/// high byte; the second value is nonzero when a byte is no hex digit.
+#[inline(always)]
+fn hex8(x: u64) -> (u64, u64) {
+    // Per byte below 0x80, whether it exceeds `c`: adding 0x7F - c sets the
+    // byte's high bit exactly then, and never carries into the next byte.
+    let above = |v: u64, c: u64| v.wrapping_add((0x7F - c) * ONES) & HIGH;
+    let digit = above(x, b'/' as u64) & !above(x, b'9' as u64);
+    let lower = x | 0x2020_2020_2020_2020;
+    let letter = above(lower, b'`' as u64) & !above(lower, b'f' as u64);
+    let bad = x & HIGH | (digit | letter) ^ HIGH;
+    // A digit's value is its low nibble, plus 9 for a letter (bit 0x40).
+    let mut v = (x & 0x0F0F_0F0F_0F0F_0F0F) + (x >> 6 & ONES) * 9;
+    v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
+    v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
+    v = (v | v >> 16) & 0xFFFF_FFFF;
+    (v, bad)
+}
+
+/// Eight bytes from `at`, the first in the high byte.
+#[inline(always)]
+fn be8(text: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&text[at..at + 8]);
+    u64::from_be_bytes(word)
+}
+
+/// Four bytes from `at`, the first in the high byte.
+#[inline(always)]
+fn be4(text: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&text[at..at + 4]);
+    u32::from_be_bytes(word) as u64
+}
 
 /// A UUID's 128-bit value from its canonical text (8-4-4-4-12 hex digits and
-/// hyphens) or 32 hex digits; either case. The digits are gathered first and
-/// converted without a branch per digit.
+/// hyphens) or 32 hex digits; either case. The digits are read eight at a
+/// time, checked and converted in 64-bit words.
 pub fn parse_uuid(text: &[u8]) -> Option<u128> {
-    let mut digits = [0u8; 32];
-    match text.len() {
+    let words = match text.len() {
         36 => {
             if text[8] != b'-' || text[13] != b'-' || text[18] != b'-' || text[23] != b'-' {
                 return None;
             }
-            digits[..8].copy_from_slice(&text[..8]);
-            digits[8..12].copy_from_slice(&text[9..13]);
-            digits[12..16].copy_from_slice(&text[14..18]);
-            digits[16..20].copy_from_slice(&text[19..23]);
-            digits[20..].copy_from_slice(&text[24..]);
+            [be8(text, 0), be4(text, 9) << 32 | be4(text, 14), be4(text, 19) << 32 | be4(text, 24), be8(text, 28)]
         }
-        32 => digits.copy_from_slice(text),
+        32 => [be8(text, 0), be8(text, 8), be8(text, 16), be8(text, 24)],
         _ => return None,
+    };
+    let (mut value, mut bad) = (0u128, 0u64);
+    for word in words {
+        let (v, b) = hex8(word);
+        value = value << 32 | v as u128;
+        bad |= b;
     }
-    let (mut hi, mut lo, mut bad) = (0u64, 0u64, 0u8);
-    for i in 0..16 {
-        let (h, l) = (HEX[digits[i] as usize], HEX[digits[i + 16] as usize]);
-        bad |= h | l;
-        hi = hi << 4 | h as u64;
-        lo = lo << 4 | l as u64;
-    }
-    (bad & 0xF0 == 0).then_some((hi as u128) << 64 | lo as u128)
+    (bad == 0).then_some(value)
 }
 
 /// How many bytes the standard base64 `text` decodes to, or None when it
@@ -380,6 +654,170 @@ mod tests {
         for bad in [&b"2020-01-01"[..], b"2020-01-01T00:00", b"2020-01-01X00:00:00", b"2020-01-01T00:00:00ZZ"] {
             assert_eq!(parse_datetime(bad), None);
         }
+    }
+
+    /// Texts of every shape the fast paths read, and some they leave to the
+    /// general readers.
+    const VALID: &[&[u8]] = &[
+        b"2024-02-29",
+        b"0001-01-01",
+        b"9999-12-31",
+        b"1900-02-28",
+        b"10:20:30",
+        b"23:59:59.999999",
+        b"00:00:00.5Z",
+        b"10:20:30.123456789+01:30",
+        b"10:20:30.1234565-23:59",
+        b"10:20:30+0130",
+        b"2024-01-10T09:01:51.075954+02:00",
+        b"2024-01-10t09:01:51z",
+        b"2024-01-10 09:01:51.1-00:00",
+        b"2019-12-31T23:59:59.9999995Z",
+        b"2019-12-31T23:59:59.999999999999Z",
+        b"2020-02-28T23:59:59.99999951+05:45",
+        b"2020-01-01T00:00:00.000000001",
+        b"6513270e-269e-4d37-b2a7-4de452e6b438",
+        b"6513270E-269E-4D37-B2A7-4DE452E6B438",
+        b"0123456789abcdefABCDEF0123456789",
+        b"ffffffff-ffff-ffff-ffff-ffffffffffff",
+        b"00000000000000000000000000000000",
+    ];
+
+    #[test]
+    fn common_shapes_take_the_fast_paths() {
+        // Exact values from the fast readers themselves, so a shape that
+        // silently fell back to the general reader would fail here.
+        let d = Date { year: 2024, month: 1, day: 10 };
+        for (text, us, offset) in [
+            (&b"2024-01-10T09:01:51"[..], 0, None),
+            (b"2024-01-10t09:01:51.075954+02:00", 75_954, Some(7200)),
+            (b"2024-01-10 09:01:51.000001Z", 1, Some(0)),
+            (b"2024-01-10T09:01:51.5z", 500_000, Some(0)),
+            (b"2024-01-10T09:01:51.123456789-23:59", 123_457, Some(-86_340)),
+            (b"2024-01-10T09:01:51.999999-00:00", 999_999, Some(0)),
+        ] {
+            assert_eq!(fast_datetime(text), Some((d, t(9, 1, 51, us, offset))), "{:?}", core::str::from_utf8(text));
+            let time = &text[11..];
+            assert_eq!(
+                TIME.read(le8(time, 0)).and_then(|v| fast_time_from(time, 0, pairs(v))),
+                Some(t(9, 1, 51, us, offset))
+            );
+        }
+        assert_eq!(fast_date(b"2024-02-29"), Some(Date { year: 2024, month: 2, day: 29 }));
+        assert_eq!(fast_date(b"0001-12-31"), Some(Date { year: 1, month: 12, day: 31 }));
+        // Left to the general reader: a carry, `±HHMM`, ten fraction digits.
+        assert_eq!(fast_datetime(b"2024-01-10T09:01:59.9999999Z"), None);
+        assert_eq!(fast_datetime(b"2024-01-10T09:01:59+0200"), None);
+        assert_eq!(fast_datetime(b"2024-01-10T09:01:59.1234567890"), None);
+        assert_eq!(parse_datetime(b"2024-01-10T09:01:59+0200"), Some((d, t(9, 1, 59, 0, Some(7200)))));
+    }
+
+    #[test]
+    fn fast_paths_match_general_for_every_single_byte_change() {
+        for &text in VALID {
+            crate::testing::text_forms_agree(text);
+            let mut t = text.to_vec();
+            for i in 0..t.len() {
+                for b in 0..=255u8 {
+                    t[i] = b;
+                    crate::testing::text_forms_agree(&t);
+                }
+                t[i] = text[i];
+            }
+            // Cut short and run on at every length.
+            for n in 0..=text.len() + 2 {
+                let mut t = text[..n.min(text.len())].to_vec();
+                t.resize(n, b'0');
+                crate::testing::text_forms_agree(&t);
+            }
+        }
+    }
+
+    #[test]
+    fn fast_paths_match_general_on_random_texts() {
+        let mut rng = crate::testing::Rng::new(0x5eed_7e57);
+        const ALPHABET: &[u8] = b"0123456789012345678901234567895969-:.+-TtZz abcdefABCDEFgG\xff";
+        for len in 0..=40usize {
+            for _ in 0..20_000 {
+                let t: Vec<u8> = (0..len).map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize]).collect();
+                crate::testing::text_forms_agree(&t);
+            }
+        }
+        // Well-formed shapes with random fields, which reach the range checks.
+        for _ in 0..200_000 {
+            let mut t = format!(
+                "{:04}-{:02}-{:02}{}{:02}:{:02}:{:02}",
+                rng.below(10_000),
+                rng.below(14),
+                rng.below(33),
+                ["T", "t", " ", "x"][rng.below(4) as usize],
+                rng.below(26),
+                rng.below(62),
+                rng.below(62)
+            );
+            let digits = rng.below(13);
+            if digits > 0 || rng.below(8) == 0 {
+                t.push('.');
+                for _ in 0..digits {
+                    t.push(if rng.below(3) == 0 { '9' } else { (b'0' + rng.below(10) as u8) as char });
+                }
+            }
+            t.push_str(
+                &[
+                    String::new(),
+                    "Z".into(),
+                    "z".into(),
+                    format!("+{:02}:{:02}", rng.below(25), rng.below(61)),
+                    format!("-{:02}:{:02}", rng.below(25), rng.below(61)),
+                    format!("+{:02}{:02}", rng.below(25), rng.below(61)),
+                ][rng.below(6) as usize],
+            );
+            crate::testing::text_forms_agree(t.as_bytes());
+            crate::testing::text_forms_agree(&t.as_bytes()[11..]);
+            crate::testing::text_forms_agree(&t.as_bytes()[..10]);
+        }
+        // UUIDs: random values in both forms and both cases, then one byte
+        // anywhere swapped for a random one.
+        for _ in 0..100_000 {
+            let v = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            let hex = format!("{v:032x}");
+            let canonical = format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
+            for text in [hex.clone(), hex.to_uppercase(), canonical.clone(), canonical.to_uppercase()] {
+                assert_eq!(parse_uuid(text.as_bytes()), Some(v), "{text}");
+                let mut t = text.into_bytes();
+                let i = rng.below(t.len() as u64) as usize;
+                t[i] = rng.below(256) as u8;
+                crate::testing::text_forms_agree(&t);
+            }
+        }
+    }
+
+    #[test]
+    fn fractions_of_every_length_round_as_before() {
+        // 1 to 12 digits, with the carry into the second, the day, the year.
+        for base in ["2019-12-31T23:59:59", "2024-02-28T23:59:59", "2024-03-10T10:20:30", "23:59:59"] {
+            for digits in 1..=12 {
+                for fill in [b'0', b'4', b'5', b'9'] {
+                    for last in [b'0', b'4', b'5', b'9'] {
+                        for zone in ["", "Z", "+01:00", "-0130"] {
+                            let mut t = format!("{base}.").into_bytes();
+                            t.extend(std::iter::repeat_n(fill, digits - 1));
+                            t.push(last);
+                            t.extend_from_slice(zone.as_bytes());
+                            crate::testing::text_forms_agree(&t);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            parse_datetime(b"2024-01-10T09:01:51.075954+02:00"),
+            Some((Date { year: 2024, month: 1, day: 10 }, t(9, 1, 51, 75_954, Some(7200))))
+        );
+        assert_eq!(parse_time(b"09:01:51.0759545"), Some(t(9, 1, 51, 75_955, None)));
+        assert_eq!(parse_time(b"09:01:51.075954499"), Some(t(9, 1, 51, 75_954, None)));
+        assert_eq!(parse_time(b"09:01:51.1234567890"), Some(t(9, 1, 51, 123_457, None)));
+        assert_eq!(parse_time(b"23:59:59.999999500"), None);
     }
 
     #[test]
