@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import random
 import uuid
 import zoneinfo
 
@@ -171,6 +172,37 @@ def test_uuid_boundaries():
     for value in [0, 1, 2**127, 2**128 - 1]:
         u = uuid.UUID(int=value)
         exact(orcodec.loads(orcodec.dumps(u), type=uuid.UUID), u)
+
+
+def _uuid_ints():
+    ints = {0, 1, 255, 256, 2**64 - 1, 2**64, 2**65 - 1, 2**127, 2**128 - 1}
+    # Every bit length, the edges of each 30-bit digit of an int included.
+    ints |= {2**k - 1 for k in range(1, 129)} | {2**k for k in range(128)} | {2**k + 1 for k in range(128)}
+    rng = random.Random(14)
+    ints |= {rng.getrandbits(rng.randrange(1, 129)) for _ in range(2000)}
+    return sorted(ints)
+
+
+def test_uuid_ints_built_exactly_at_every_bit_length():
+    # The decoded UUID's `int` is a plain, normalized int: equal, hashing and
+    # comparing as the one `uuid.UUID(int=...)` holds, for both text forms,
+    # both cases and the 16 bytes of MessagePack bin.
+    values = _uuid_ints()
+    expected = [uuid.UUID(int=v) for v in values]
+    texts = [str(u) for u in expected]
+    for data in [texts, [t.upper() for t in texts], [u.hex for u in expected], [u.hex.upper() for u in expected]]:
+        for out in [
+            orcodec.loads(orcodec.dumps(data), type=list[uuid.UUID]),
+            orcodec.unpackb(orcodec.packb(data), type=list[uuid.UUID]),
+        ]:
+            assert out == expected
+            for u, v in zip(out, values, strict=True):
+                assert type(u.int) is int and u.int == v and hash(u.int) == hash(v)
+                assert u.int.bit_length() == v.bit_length() and u.int.to_bytes(16, "big") == v.to_bytes(16, "big")
+                assert u.int - v == 0 and u.int >> 64 == v >> 64 and -u.int == -v and str(u) == str(uuid.UUID(int=v))
+    out = orcodec.unpackb(orcodec.packb([u.bytes for u in expected]), type=list[uuid.UUID])
+    assert [u.int for u in out] == values
+    assert orcodec.loads('"00000000-0000-0000-0000-000000000005"', type=uuid.UUID).int == 5
 
 
 @by_format

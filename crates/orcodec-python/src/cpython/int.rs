@@ -1,10 +1,11 @@
-//! Reading small ints without a call.
+//! Reading small ints without a call, and writing a UUID's `int`.
 //!
 //! On CPython 3.11 to 3.13 (the layouts this was written against and is
 //! tested on) an int whose magnitude fits one 30-bit digit is read straight
 //! from the object, as are the up to five digits of a UUID's `int`;
 //! everything else, and every other version, returns None and the caller
-//! uses the C API.
+//! uses the C API. On the same versions a 65- to 128-bit int is made by
+//! writing its digits into a new int.
 
 use pyo3_ffi::*;
 
@@ -124,16 +125,54 @@ pub unsafe fn u128_value(obj: *mut PyObject) -> Option<u128> {
     }
 }
 
+#[cfg(int_layout)]
+extern "C" {
+    /// A new int of `size` digits, positive, the digits left to the caller
+    /// (exported by CPython 3.11 to 3.13, declared in `longintrepr.h`).
+    fn _PyLong_New(size: Py_ssize_t) -> *mut PyObject;
+}
+
 /// A new int of the 128-bit unsigned `value`, or NULL with an exception set.
+///
+/// On the versions whose layout is known here, a value of more than 64 bits
+/// (a UUID's `int`, almost always) is written straight into a new int's
+/// 30-bit digits, instead of going through the C API's general byte-array
+/// conversion; smaller values take `PyLong_FromUnsignedLongLong`, which also
+/// returns the cached small ints.
 pub unsafe fn int_from_u128(value: u128) -> *mut PyObject {
-    let bytes = value.to_le_bytes();
-    #[cfg(Py_3_13)]
+    #[cfg(int_layout)]
     {
-        // Little-endian (1), an unsigned buffer (4).
-        PyLong_FromUnsignedNativeBytes(bytes.as_ptr() as *const core::ffi::c_void, 16, 1 | 4)
+        if value >> 64 == 0 {
+            return PyLong_FromUnsignedLongLong(value as u64);
+        }
+        // 65 to 128 significant bits: 3 to 5 digits, the top one nonzero
+        // (an int's digits are normalized: no leading zero digit).
+        let count = (128 - value.leading_zeros() as usize).div_ceil(30);
+        let obj = _PyLong_New(count as Py_ssize_t);
+        if obj.is_null() {
+            return obj;
+        }
+        // SAFETY: `_PyLong_New(count)` allocated `count` digits inline from
+        // `ob_digit` and recorded `count` digits, positive (3.11: `ob_size`;
+        // 3.12 and 3.13: `lv_tag`); every one is written here, each below
+        // 2**30, the most significant nonzero.
+        let digits = digits(obj) as *mut u32;
+        for i in 0..count {
+            *digits.add(i) = (value >> (30 * i)) as u32 & 0x3FFF_FFFF;
+        }
+        return obj;
     }
-    #[cfg(not(Py_3_13))]
+    #[allow(unreachable_code)]
     {
-        _PyLong_FromByteArray(bytes.as_ptr(), 16, 1, 0)
+        let bytes = value.to_le_bytes();
+        #[cfg(Py_3_13)]
+        {
+            // Little-endian (1), an unsigned buffer (4).
+            PyLong_FromUnsignedNativeBytes(bytes.as_ptr() as *const core::ffi::c_void, 16, 1 | 4)
+        }
+        #[cfg(not(Py_3_13))]
+        {
+            _PyLong_FromByteArray(bytes.as_ptr(), 16, 1, 0)
+        }
     }
 }
