@@ -43,7 +43,8 @@
 
 use core::convert::Infallible;
 
-use super::lex::{check_utf8, is_whitespace, Lex, NumberSink};
+pub use super::lex::Quick;
+use super::lex::{check_utf8, is_whitespace, quick_number, Lex, NumberSink};
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
 /// What the next value is, from its first byte.
@@ -87,6 +88,27 @@ pub enum NumberRun {
     Other,
     /// The callback returned false (`pos` after the number it was given).
     Stopped,
+}
+
+/// The bytes a number starts with: `-` and the digits.
+static NUMBER_START: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'-' as usize] = true;
+    let mut d = b'0';
+    while d <= b'9' {
+        table[d as usize] = true;
+        d += 1;
+    }
+    table
+};
+
+/// A number of a run, as [`JsonPull::quick_number_run`] hands it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunNumber<'a> {
+    /// The value alone, of a number in a common shape.
+    Quick(Quick),
+    /// The number, and the offset it starts at.
+    Full(JsonNumber<'a>, usize),
 }
 
 /// A key as JSON text writes it without escapes: between double quotes,
@@ -392,6 +414,34 @@ impl<'a> JsonPull<'a> {
         first: bool,
         mut f: impl FnMut(JsonNumber<'a>, usize) -> bool,
     ) -> Result<NumberRun, DecodeError> {
+        self.run::<false>(first, |n| match n {
+            RunNumber::Full(n, at) => f(n, at),
+            RunNumber::Quick(_) => false,
+        })
+    }
+
+    /// [`number_run`](Self::number_run) for callers that want only values:
+    /// a number in the shapes nearly all have (see [`Quick`]) is handed to
+    /// `f` as [`RunNumber::Quick`], its value alone; every other one as
+    /// [`RunNumber::Full`], as `number_run` hands it. `f` returning false
+    /// for a quick number declines it: the number is handed again, as a
+    /// full one (so failures need only the full form); for a full number it
+    /// stops the run. Values and errors are `number_run`'s.
+    #[inline(always)]
+    pub fn quick_number_run(
+        &mut self,
+        first: bool,
+        f: impl FnMut(RunNumber<'a>) -> bool,
+    ) -> Result<NumberRun, DecodeError> {
+        self.run::<true>(first, f)
+    }
+
+    #[inline(always)]
+    fn run<const QUICK: bool>(
+        &mut self,
+        first: bool,
+        mut f: impl FnMut(RunNumber<'a>) -> bool,
+    ) -> Result<NumberRun, DecodeError> {
         if !self.next_item(first)? {
             return Ok(NumberRun::End);
         }
@@ -404,20 +454,38 @@ impl<'a> JsonPull<'a> {
         loop {
             // `pos` is at a number.
             let start = self.lex.pos;
-            let (value, is_integer) = self.lex.lex_number(&mut Values)?;
-            let end = self.lex.pos;
-            // SAFETY: `Lex::lex_number` matched these bytes against the ASCII
-            // number grammar.
-            let text = unsafe { core::str::from_utf8_unchecked(&input[start..end]) };
-            if !f(JsonNumber { value, text, is_integer }, start) {
-                return Ok(NumberRun::Stopped);
-            }
+            let quick = if QUICK { quick_number(input, start) } else { None };
+            let end = match quick {
+                Some((value, end)) if f(RunNumber::Quick(value)) => {
+                    debug_assert!(end + 2 <= input.len());
+                    // SAFETY: `quick_number` ends a number at most 21 bytes
+                    // after its start, and only where 64 bytes remain from it.
+                    let (comma, next) = unsafe { (*input.get_unchecked(end), *input.get_unchecked(end + 1)) };
+                    if comma == b',' && NUMBER_START[next as usize] {
+                        self.lex.pos = end + 1;
+                        continue;
+                    }
+                    end
+                }
+                _ => {
+                    let (value, is_integer) = self.lex.lex_number(&mut Values)?;
+                    let end = self.lex.pos;
+                    // SAFETY: `Lex::lex_number` matched these bytes against the
+                    // ASCII number grammar.
+                    let text = unsafe { core::str::from_utf8_unchecked(&input[start..end]) };
+                    if !f(RunNumber::Full(JsonNumber { value, text, is_integer }, start)) {
+                        return Ok(NumberRun::Stopped);
+                    }
+                    end
+                }
+            };
             // A comma and a number right after it (arrays as writers write
             // them): one test for what `separator` and the test above find.
             if let Some(&[b',', b'-' | b'0'..=b'9']) = input.get(end..end + 2) {
                 self.lex.pos = end + 1;
                 continue;
             }
+            self.lex.pos = end;
             if !self.separator(false)? {
                 return Ok(NumberRun::End);
             }
