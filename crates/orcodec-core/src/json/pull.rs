@@ -683,6 +683,124 @@ mod tests {
     };
     use std::path::PathBuf;
 
+    /// Numbers of the shapes the quick path reads and of those it leaves to
+    /// the full one, in runs (depth 2, where `json_pull_build` reads through
+    /// `quick_number_run`) whose numbers fall before, across and inside the
+    /// last 64 bytes of the input, and with the comma checks' other cases
+    /// (spaces, a string after a number, the end of the array).
+    #[test]
+    fn quick_number_runs_agree_with_parse() {
+        let numbers = [
+            "0.5488135039273248",
+            "-1.0316569150323788",
+            "0.12345678901234567",
+            "-0.000123456789012345",
+            "9.999999999999999",
+            "1.5",
+            "-0.0",
+            "0.0",
+            "7.0000000000000000001",
+            "1.00000000000000000000000001",
+            "3.141592653589793238462643383",
+            "2.2250738585072014",
+            "1.7976931348623157",
+            "4.9406564584124654",
+            "1.5e3",
+            "2.0E-7",
+            "12.5",
+            "123456.789",
+            "0",
+            "-7",
+            "42",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1234567890123.4567",
+            "1.",
+            "01.5",
+            "-.5",
+            "1.e5",
+            "1.5x",
+        ];
+        for (k, number) in numbers.iter().enumerate() {
+            for tail in 0..72 {
+                let others = numbers[(k + 1) % numbers.len()];
+                let runs = [
+                    format!("[[[{number},{number},{others},{number}]]]"),
+                    format!("[[[{number}, {number} ,{others},\"s\",{number}]]]"),
+                    format!("[[[{number},{number}],[{others},{number}],[]]]"),
+                ];
+                for run in runs {
+                    let text = format!("{run}{}", " ".repeat(tail));
+                    json_all_ways(text.as_bytes());
+                }
+            }
+        }
+        // Long runs: the quick path ends 64 bytes before the input does.
+        let mut rng = Rng::new(18);
+        for _ in 0..50 {
+            let mut text = String::from("[[[");
+            for i in 0..200 {
+                if i > 0 {
+                    text.push(',');
+                }
+                let v = f64::from_bits(rng.next_u64());
+                let v = if v.is_finite() { v } else { rng.next_u64() as f64 };
+                match rng.next_u64() % 4 {
+                    0 => text.push_str(&format!("{v:e}")),
+                    1 => text.push_str(&format!("{}", (rng.next_u64() % 10_000_000_000_000_000) as f64 / 1e16)),
+                    2 => text.push_str(&format!("{}", -((rng.next_u64() >> 11) as f64) / 9007199254740992.0)),
+                    _ => text.push_str(&format!("{}", rng.next_u64() as i64 >> (rng.next_u64() % 64))),
+                }
+            }
+            text.push_str("]]]");
+            json_all_ways(text.as_bytes());
+        }
+    }
+
+    /// `quick_number_run` hands a declined number over again in full, with
+    /// its offset, and stops where `f` says so, after that number.
+    #[test]
+    fn quick_number_run_declines_and_stops() {
+        let text = format!("[0.5488135039273248,-2,18446744073709551616,1.5e3,4.25]{}", " ".repeat(64));
+        let mut p = JsonPull::new(text.as_bytes()).unwrap();
+        p.begin_array().unwrap();
+        let mut seen = Vec::new();
+        let run = p
+            .quick_number_run(true, |n| {
+                match n {
+                    RunNumber::Quick(Quick::F64(v)) if v >= 1.0 => seen.push(format!("quick {v}")),
+                    RunNumber::Quick(Quick::F64(v)) => {
+                        // Declined: comes back in full.
+                        seen.push(format!("declined {v}"));
+                        return false;
+                    }
+                    RunNumber::Quick(q) => seen.push(format!("quick {q:?}")),
+                    RunNumber::Full(n, at) => {
+                        seen.push(format!("full {} at {at}", n.text));
+                        return n.text != "1.5e3";
+                    }
+                }
+                true
+            })
+            .unwrap();
+        assert_eq!(run, NumberRun::Stopped);
+        assert_eq!(
+            seen,
+            [
+                "declined 0.5488135039273248",
+                "full 0.5488135039273248 at 1",
+                "quick I64(-2)",
+                "full 18446744073709551616 at 23",
+                "full 1.5e3 at 44",
+            ]
+        );
+        assert_eq!(p.pos(), 49);
+        assert_eq!(p.quick_number_run(false, |_| true).unwrap(), NumberRun::End);
+    }
+
     /// Every file of the conformance corpus, by path.
     fn conformance_files() -> Vec<PathBuf> {
         let mut files = Vec::new();
