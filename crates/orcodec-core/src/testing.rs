@@ -501,7 +501,7 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
                         let v = match n {
                             RunNumber::Quick(q) => {
                                 seen += 1;
-                                if seen % 3 == 0 {
+                                if seen.is_multiple_of(3) {
                                     return false;
                                 }
                                 match q {
