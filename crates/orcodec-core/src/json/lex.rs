@@ -14,7 +14,7 @@ use super::unescape::{self, ESCAPES};
 use super::unicode;
 use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::fallible;
-use crate::number::float_parse::{decimal_to_f64, eisel_lemire, parse_text, EXACT_POW10};
+use crate::number::float_parse::{decimal_to_f64, parse_text, EXACT_POW10};
 use crate::text::put_code_point;
 use crate::text::swar::special_bytes;
 
@@ -826,7 +826,7 @@ pub(super) fn quick_number(input: &[u8], start: usize) -> Option<(Quick, usize)>
                 // decide, and doubles printed in full (17 digits) fall on
                 // either side of that path's 2^53 at random, a branch no
                 // predictor learns.
-                let v = eisel_lemire(mantissa, -(fraction_digits as i64))?;
+                let v = crate::number::float_parse::eisel_lemire(mantissa, -(fraction_digits as i64))?;
                 Some((Quick::F64(if negative { -v } else { v }), end))
             }
             Fast::No => None,
