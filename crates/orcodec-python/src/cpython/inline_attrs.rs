@@ -50,9 +50,6 @@ pub struct InlineAttrs {
     /// What the class has under each field's name (borrowed from the class,
     /// valid while the version tag is), or NULL.
     class_attr: Box<[Cell<*mut PyObject>]>,
-    /// Whether one of those is of a class that may gain `__set__` (not an
-    /// immutable type): checked before each store then.
-    watch: Cell<bool>,
 }
 
 impl InlineAttrs {
@@ -68,7 +65,6 @@ impl InlineAttrs {
             never: Cell::new(names.iter().all(|n| n.is_null())),
             index: (0..n).map(|_| Cell::new(NO_INDEX)).collect(),
             class_attr: (0..n).map(|_| Cell::new(core::ptr::null_mut())).collect(),
-            watch: Cell::new(false),
             names,
         }
     }
@@ -115,102 +111,8 @@ impl InlineAttrs {
     }
 }
 
-/// Where one instance's inline values are, checked once for all its
-/// fields rather than field by field: valid until Python code may have run
-/// (a nested value's validation, a hook, a release), which could change the
-/// class, its keys or the instance; it is then worked out again before the
-/// next store.
-pub struct Direct {
-    /// The instance's values array; NULL: no field is stored directly.
-    #[cfg_attr(not(dict_table_layout), allow(dead_code))]
-    values: *mut *mut PyObject,
-    /// Whether `values` was worked out since Python code last may have run.
-    fresh: bool,
-    /// Whether the shared keys were seen to hold each field's name at its
-    /// index (once per instance: the keys are the same object after).
-    #[cfg_attr(not(dict_table_layout), allow(dead_code))]
-    names_checked: bool,
-}
-
-impl Direct {
-    /// Nothing known yet: worked out at the next store.
-    pub const fn unknown() -> Direct {
-        Direct { values: core::ptr::null_mut(), fresh: false, names_checked: false }
-    }
-
-    /// Python code may have run since it was worked out.
-    #[inline(always)]
-    pub fn stale(&mut self) {
-        self.fresh = false;
-    }
-}
-
-impl InlineAttrs {
-    /// Stores `value` (a reference the call takes over when it returns
-    /// true) as field `i` of `obj`, an instance of `ty`, as [`Self::store`]
-    /// does, with the checks that hold for the whole instance made once in
-    /// `d` (again when it went stale).
-    ///
-    /// # Safety
-    /// As for [`Self::store`]; `d` is used with this instance and class only.
-    #[inline(always)]
-    pub unsafe fn store_in(
-        &self,
-        d: &mut Direct,
-        obj: *mut PyObject,
-        ty: *mut PyTypeObject,
-        i: usize,
-        value: *mut PyObject,
-    ) -> bool {
-        #[cfg(dict_table_layout)]
-        {
-            // First: a class whose fields are all slots, or that keeps no
-            // inline values, or a field never stored directly (an InitVar),
-            // costs no instance check.
-            if self.never.get() {
-                return false;
-            }
-            let ix = self.index[i].get();
-            if ix == NO_INDEX {
-                return false;
-            }
-            if !d.fresh {
-                self.refresh(d, obj, ty);
-            }
-            if d.values.is_null() || !layout::fits(d.values, ix as usize) {
-                return false;
-            }
-            // SAFETY: `instance_values` checked, since Python code last may
-            // have run, that the class is unchanged (its version tag), its
-            // shared keys are the same object (which holds each field's name
-            // at its index: checked once per instance, and entries are only
-            // ever appended), no name has a data descriptor and the instance
-            // still keeps its values array, which `fits` holds `ix`.
-            if layout::write(d.values, ix as usize, value) {
-                // An old value was released: that may have run code.
-                d.stale();
-            }
-            true
-        }
-        #[cfg(not(dict_table_layout))]
-        {
-            let _ = (d, obj, ty, i, value);
-            false
-        }
-    }
-}
-
 #[cfg(dict_table_layout)]
 impl InlineAttrs {
-    /// Works `d` out for `obj` (out of line: once or twice per instance,
-    /// while the stores it serves are inlined into the key loop).
-    #[inline(never)]
-    unsafe fn refresh(&self, d: &mut Direct, obj: *mut PyObject, ty: *mut PyTypeObject) {
-        d.values = layout::instance_values(self, obj, ty, !d.names_checked);
-        d.fresh = true;
-        d.names_checked |= !d.values.is_null();
-    }
-
     /// Whether the shared keys of `ty` changed since the indices were worked out.
     #[inline(always)]
     unsafe fn grown(&self, ty: *mut PyTypeObject) -> bool {
@@ -239,7 +141,6 @@ impl InlineAttrs {
         let entries = DictKeys::entries(keys) as *const [*mut PyObject; 2];
         let n = (*keys).dk_nentries.clamp(0, NO_INDEX as isize) as usize;
         let mut complete = true;
-        let mut watch = false;
         for (k, &name) in self.names.iter().enumerate() {
             self.index[k].set(NO_INDEX);
             self.class_attr[k].set(core::ptr::null_mut());
@@ -253,7 +154,6 @@ impl InlineAttrs {
                 continue;
             }
             self.class_attr[k].set(attr);
-            watch |= !attr.is_null() && (*Py_TYPE(attr)).tp_flags & Py_TPFLAGS_IMMUTABLETYPE == 0;
             // The names are interned, and so is every attribute name that
             // went through `setattr` or the interpreter: the shared keys
             // hold the very same object.
@@ -273,7 +173,6 @@ impl InlineAttrs {
         self.keys.set(keys as *mut c_void);
         self.entries.set((*keys).dk_nentries);
         self.complete.set(complete);
-        self.watch.set(watch);
         self.tag.set(tag);
     }
 }
@@ -339,78 +238,31 @@ mod layout {
         if !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some() {
             return false;
         }
-        let values = values_of(obj, ty);
-        if values.is_null() || !fits(values, ix) {
-            return false;
-        }
-        write(values, ix, value);
-        true
-    }
-
-    /// The values array of `obj`, an instance of `ty`, when every field
-    /// with an index can be stored there directly (the checks `store` makes
-    /// per field, made for all of them, the names only when `names` says:
-    /// not again while the shared keys are the same object, which only ever
-    /// gains entries); NULL otherwise.
-    #[inline(always)]
-    pub unsafe fn instance_values(
-        a: &InlineAttrs,
-        obj: *mut PyObject,
-        ty: *mut PyTypeObject,
-        names: bool,
-    ) -> *mut *mut PyObject {
-        let none = core::ptr::null_mut();
-        let tag = a.tag.get();
-        if tag == 0 || Py_TYPE(obj) != ty || (*ty).tp_version_tag != tag {
-            return none;
-        }
-        let keys = (*(ty as *mut PyHeapTypeObject)).ht_cached_keys as *const DictKeys;
-        // Entries are only ever appended: at least as many as when the
-        // indices (all below that count) were found.
-        if keys as *mut c_void != a.keys.get() || (*keys).dk_nentries < a.entries.get() {
-            return none;
-        }
-        let values = values_of(obj, ty);
-        if values.is_null() {
-            return none;
-        }
-        if !names && !a.watch.get() {
-            return values;
-        }
-        // SAFETY: a split keys table of at least `a.entries` entries of
-        // [key, value] (checked when the indices were found).
-        let entries = DictKeys::entries(keys) as *const [*mut PyObject; 2];
-        for k in 0..a.index.len() {
-            let ix = a.index[k].get();
-            if ix == NO_INDEX {
-                continue;
-            }
-            if names && (*entries.add(ix as usize))[0] != a.names[k] {
-                return none;
-            }
-            // An immutable type cannot gain `__set__`: only the others are watched.
-            let attr = a.class_attr[k].get();
-            if !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some() {
-                return none;
-            }
-        }
-        values
+        put(obj, ty, ix, value)
     }
 
     /// 3.11: the values array's address is the fourth word before the
     /// object, the `__dict__` (NULL while there are values) the third; the
     /// array is preceded by its prefix size ([-1]), the count in use ([-2])
-    /// and the insertion order (from [-3] down). NULL when the instance has
-    /// no values array (a `__dict__` was made).
+    /// and the insertion order (from [-3] down).
     #[cfg(not(Py_3_12))]
     #[inline(always)]
-    unsafe fn values_of(obj: *mut PyObject, _ty: *mut PyTypeObject) -> *mut *mut PyObject {
+    unsafe fn put(obj: *mut PyObject, _ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
         let values = *(obj as *const *mut *mut PyObject).sub(4);
         let dict = *(obj as *const *mut PyObject).sub(3);
-        if !dict.is_null() {
-            return core::ptr::null_mut();
+        if values.is_null() || !dict.is_null() {
+            return false;
         }
-        values
+        // SAFETY: the array was sized by the shared keys' usable size when
+        // the instance was made, which no later entry index reaches past
+        // (CPython writes `values[ix]` for the same indices).
+        write(values, ix, value, |values, ix| {
+            let size = (values as *mut u8).sub(2);
+            let n = *size + 1;
+            *size.sub(n as usize) = ix as u8;
+            *size = n;
+        });
+        true
     }
 
     /// 3.12: the third word before the object holds the values array's
@@ -418,31 +270,20 @@ mod layout {
     /// prefix as in 3.11.
     #[cfg(all(Py_3_12, not(Py_3_13)))]
     #[inline(always)]
-    unsafe fn values_of(obj: *mut PyObject, _ty: *mut PyTypeObject) -> *mut *mut PyObject {
+    unsafe fn put(obj: *mut PyObject, _ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
         let tagged = *(obj as *const *mut u8).sub(3);
         if (tagged as usize) & 1 == 0 {
-            return core::ptr::null_mut();
+            return false;
         }
-        tagged.add(1) as *mut *mut PyObject
-    }
-
-    /// 3.11 and 3.12: the array was sized by the shared keys' usable size
-    /// when the instance was made, which no later entry index reaches past
-    /// (CPython writes `values[ix]` for the same indices).
-    #[cfg(not(Py_3_13))]
-    #[inline(always)]
-    pub unsafe fn fits(_values: *mut *mut PyObject, _ix: usize) -> bool {
+        let values = tagged.add(1) as *mut *mut PyObject;
+        // SAFETY: as in 3.11.
+        write(values, ix, value, |values, ix| {
+            let size = (values as *mut u8).sub(2);
+            let n = *size + 1;
+            *size.sub(n as usize) = ix as u8;
+            *size = n;
+        });
         true
-    }
-
-    /// 3.11 and 3.12: the insertion order is the bytes before the count in use.
-    #[cfg(not(Py_3_13))]
-    #[inline(always)]
-    unsafe fn add_to_order(values: *mut *mut PyObject, ix: usize) {
-        let size = (values as *mut u8).sub(2);
-        let n = *size + 1;
-        *size.sub(n as usize) = ix as u8;
-        *size = n;
     }
 
     /// 3.13: the values right after the object header (types with the
@@ -451,57 +292,43 @@ mod layout {
     /// (a dict sharing the values would need its count kept).
     #[cfg(Py_3_13)]
     #[inline(always)]
-    unsafe fn values_of(obj: *mut PyObject, ty: *mut PyTypeObject) -> *mut *mut PyObject {
+    unsafe fn put(obj: *mut PyObject, ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
         if (*ty).tp_flags & Py_TPFLAGS_INLINE_VALUES == 0 {
-            return core::ptr::null_mut();
+            return false;
         }
         let dict = *(obj as *const *mut PyObject).sub(3);
         let v = (obj as *mut u8).add(core::mem::size_of::<PyObject>()) as *mut Values;
-        if !dict.is_null() || (*v).valid == 0 {
-            return core::ptr::null_mut();
+        if !dict.is_null() || (*v).valid == 0 || ix >= (*v).capacity as usize {
+            return false;
         }
-        core::ptr::addr_of_mut!((*v).values) as *mut *mut PyObject
-    }
-
-    /// 3.13: the header before the values array.
-    #[cfg(Py_3_13)]
-    #[inline(always)]
-    unsafe fn header(values: *mut *mut PyObject) -> *mut Values {
-        (values as *mut u8).sub(core::mem::offset_of!(Values, values)) as *mut Values
-    }
-
-    /// 3.13: `ix` is below the array's own capacity.
-    #[cfg(Py_3_13)]
-    #[inline(always)]
-    pub unsafe fn fits(values: *mut *mut PyObject, ix: usize) -> bool {
-        ix < (*header(values)).capacity as usize
-    }
-
-    /// 3.13: the insertion order follows the `capacity` values.
-    #[cfg(Py_3_13)]
-    #[inline(always)]
-    unsafe fn add_to_order(values: *mut *mut PyObject, ix: usize) {
-        let v = header(values);
-        let order = values.add((*v).capacity as usize) as *mut u8;
-        *order.add((*v).size as usize) = ix as u8;
-        (*v).size += 1;
+        let values = core::ptr::addr_of_mut!((*v).values) as *mut *mut PyObject;
+        // SAFETY: `ix` is below the array's own capacity.
+        write(values, ix, value, |values, ix| {
+            let v = (values as *mut u8).sub(core::mem::offset_of!(Values, values)) as *mut Values;
+            let order = values.add((*v).capacity as usize) as *mut u8;
+            *order.add((*v).size as usize) = ix as u8;
+            (*v).size += 1;
+        });
+        true
     }
 
     /// `values[ix] = value`, recording `ix` in the insertion order if the
     /// slot was empty, else releasing the old value (after the store, as
-    /// CPython does: its release may run code). Returns whether an old
-    /// value was released.
+    /// CPython does: its release may run code).
     #[inline(always)]
-    pub unsafe fn write(values: *mut *mut PyObject, ix: usize, value: *mut PyObject) -> bool {
+    unsafe fn write(
+        values: *mut *mut PyObject,
+        ix: usize,
+        value: *mut PyObject,
+        add_to_order: impl FnOnce(*mut *mut PyObject, usize),
+    ) {
         let slot = values.add(ix);
         let old = *slot;
         *slot = value;
         if old.is_null() {
             add_to_order(values, ix);
-            false
         } else {
             Py_DECREF(old);
-            true
         }
     }
 }

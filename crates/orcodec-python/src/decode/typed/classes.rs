@@ -15,7 +15,6 @@
 
 use pyo3_ffi::*;
 
-use crate::cpython::inline_attrs::Direct;
 use crate::cpython::instance::{new_instance_with, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
@@ -63,12 +62,10 @@ impl Seen {
     }
 }
 
-/// The object being filled, the InitVar values read so far and where its
-/// inline values are.
+/// The object being filled and the InitVar values read so far.
 struct Target {
     obj: Owned,
     init_values: Vec<Option<Owned>>,
-    direct: Direct,
 }
 
 #[inline(never)]
@@ -87,7 +84,7 @@ unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
         cl.inline.prepare(cl.cls.as_ptr() as *mut PyTypeObject);
     }
     let init_values = if cl.init_vars > 0 { (0..cl.init_vars).map(|_| None).collect() } else { Vec::new() };
-    Ok(Target { obj, init_values, direct: Direct::unknown() })
+    Ok(Target { obj, init_values })
 }
 
 /// Stores the value of field `i`.
@@ -120,20 +117,6 @@ unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Resul
         }
     }
     Ok(())
-}
-
-/// [`store`] for a field read from the input: a field kept in the
-/// instance's inline values goes there with the per-instance checks of
-/// `t.direct`, each of the others as `store` stores it.
-#[inline(always)]
-unsafe fn store_read(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Result<(), Fail> {
-    if cl.inline.store_in(&mut t.direct, t.obj.as_ptr(), cl.cls.as_ptr() as *mut PyTypeObject, i, value.as_ptr()) {
-        value.into_raw();
-        return Ok(());
-    }
-    // The other stores may run code (a descriptor, a released old value).
-    t.direct.stale();
-    store(cl, t, i, value)
 }
 
 /// The key of a map entry as text, when it is text.
@@ -194,10 +177,8 @@ fn fill<I: Input>(
         let field = &cl.fields[i];
         let field_path = path.push(Seg::Field(&field.name));
         let value = validate(ctx, field.node, input, &field_path)?;
-        // Building a nested value may run code.
-        t.direct.stale();
         // SAFETY: `i` is a field of `cl`.
-        unsafe { store_read(cl, &mut t, i, value)? };
+        unsafe { store(cl, &mut t, i, value)? };
         seen.set(i);
     }
     drop(cursor);
@@ -250,19 +231,13 @@ fn next_field<I: Input>(
             return Ok(Some(i));
         }
         let value = match field.fast {
-            FastLeaf::No => {
-                let value = validate(ctx, field.node, input, &path.push(Seg::Field(&field.name)))?;
-                // A hook, an enum's `_missing_`... may run code.
-                t.direct.stale();
-                value
-            }
-            // These make a str, an int or None, and run no Python code.
+            FastLeaf::No => validate(ctx, field.node, input, &path.push(Seg::Field(&field.name)))?,
             // The JSON reader's few steps are cheapest inline; the others' are not.
             fast if I::FORMAT == Format::Json => validate_fast_leaf(ctx, fast, field.node, input, path, &field.name)?,
             fast => validate_fast_leaf_outlined(ctx, fast, field.node, input, path, &field.name)?,
         };
         // SAFETY: `i` is a field of `cl`.
-        unsafe { store_read(cl, t, i, value)? };
+        unsafe { store(cl, t, i, value)? };
         seen.set(i);
     }
 }
