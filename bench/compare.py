@@ -5,12 +5,14 @@
 Every row (document x operation) is measured in one process, round-robin: each
 round times one sample of every library on that row in each collector setting,
 so machine drift (other load, frequency scaling) hits all libraries alike.  A
-sample calls the function in a tight loop of N iterations, N calibrated per
-library so that a sample lasts roughly 5-20 ms; the reported figure is the
-median per-call time across rounds.  Two collector settings are timed: the
-cyclic garbage collector disabled during the sample (the codec's own cost),
-and enabled with every result kept alive until the sample ends (what a
-program that holds its data pays, collections included).  See
+sample calls the function in a tight loop of N iterations; the reported
+figure is the median per-call time across rounds.  Two collector settings are
+timed: the cyclic garbage collector disabled during the sample (the codec's
+own cost), with N calibrated per library so that a sample lasts roughly
+5-20 ms; and enabled with every result kept alive until the sample ends (what
+a program that holds its data pays, collections included), with one N for
+every library of the row, the smallest of their calibrated ones, so that all
+keep the same number of results per sample (see `sample_counts`).  See
 bench/README.md for the columns and how fixtures are found.
 """
 
@@ -110,7 +112,8 @@ class Cell:
     arg: Any = None
     status: str | None = None  # None (fine), MISSING, NA, RAISED or DIFFERS
     reason: str | None = None
-    iterations: int = 0
+    # Calls per sample in each collector setting (see `measure`).
+    iterations: dict[str, int] = field(default_factory=lambda: {mode: 0 for mode in MODES})
     per_call_s: dict[str, list[float]] = field(default_factory=lambda: {mode: [] for mode in MODES})
 
     @property
@@ -381,6 +384,14 @@ def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
     lands in a sample. GC_KEPT: the GC enabled and every result kept until the
     sample ends (freed inside the timing, as GC_OFF frees each one), so the
     collections that the results trigger and traverse are paid where they happen.
+    Every GC_KEPT sample starts from a full collection (not timed), so that the
+    collector's counters carry nothing over from an earlier sample (another
+    library's results would otherwise decide when this one's full collection
+    falls due), and ends, inside the timing and with the results still alive,
+    with a collection of the youngest generation: the one that the next
+    allocation would owe when a call left it due (a decoder that pauses the
+    collector while it builds a large document defers that traversal past the
+    call; in a program that keeps the document it is still paid).
     """
     loop = itertools.repeat(None, n)
     gc_was_enabled = gc.isenabled()
@@ -391,12 +402,14 @@ def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
             for _ in loop:
                 fn(arg)
             return time.perf_counter() - start
+        gc.collect()
         gc.enable()
         kept: list[Any] = []
         keep = kept.append
         start = time.perf_counter()
         for _ in loop:
             keep(fn(arg))
+        gc.collect(0)
         del kept[:]
         return time.perf_counter() - start
     finally:
@@ -416,14 +429,33 @@ def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
         n *= 10
 
 
+def sample_counts(calibrated: dict[str, int]) -> dict[str, dict[str, int]]:
+    """Calls per sample of each library of a row in each collector setting.
+
+    GC_OFF: each library its own calibrated count, so every sample lasts about
+    the target time. GC_KEPT: one count for every library of the row, the
+    smallest calibrated one (the slowest library's). With the results kept
+    alive, what a call costs depends on how many results are kept: the
+    collector's full collections are triggered by the number of objects that
+    survive younger collections, so the chance that one lands in a sample
+    grows with the calls in it, and a median over samples either includes
+    that collection or not. Calibrated separately, a faster library would
+    keep more results per sample and pay collections that a slower one's
+    samples escape; with one count, every library's results put the same
+    pressure on the collector.
+    """
+    kept = min(calibrated.values())
+    return {lib: {GC_OFF: n, GC_KEPT: kept} for lib, n in calibrated.items()}
+
+
 def measure(row: Row, settings: Settings) -> None:
     """Fill the per-call times of every timed cell of the row, in both collector settings, round-robin."""
     libs = [lib for lib, cell in row.cells.items() if cell.timed]
     if not libs:
         return
-    for lib in libs:
-        cell = row.cells[lib]
-        cell.iterations = calibrate(cell.fn, cell.arg, settings.target_sample_s)
+    calibrated = {lib: calibrate(row.cells[lib].fn, row.cells[lib].arg, settings.target_sample_s) for lib in libs}
+    for lib, n in sample_counts(calibrated).items():
+        row.cells[lib].iterations = n
     # A fresh order each round, so no library always runs first or right after
     # the same neighbour (whose heap and cache leftovers it would inherit).
     order = random.Random(row.name)
@@ -435,7 +467,8 @@ def measure(row: Row, settings: Settings) -> None:
         order.shuffle(samples)
         for lib, mode in samples:
             cell = row.cells[lib]
-            cell.per_call_s[mode].append(sample(cell.fn, cell.arg, cell.iterations, mode) / cell.iterations)
+            n = cell.iterations[mode]
+            cell.per_call_s[mode].append(sample(cell.fn, cell.arg, n, mode) / n)
 
 
 # --- row selection ---------------------------------------------------------------------
@@ -530,7 +563,9 @@ def print_header(info: dict[str, Any]) -> None:
     print(
         f"method    {info['mode']}: round-robin per row (shuffled each round),"
         f" samples of ~{info['target_sample_ms']:.0f} ms "
-        "in two collector settings (gc off; gc on with the results kept), median per call across rounds"
+        "in two collector settings (gc off: calls per sample calibrated per library; gc on with the results kept:"
+        " the same calls per sample for every library of a row, the slowest one's, each from a collected heap),"
+        " median per call across rounds"
     )
 
 
@@ -611,7 +646,7 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
             "min_ns": ns(times[0] if times else None),
             "spread": cell.spread(mode),
             "rounds": len(times),
-            "iterations_per_sample": cell.iterations,
+            "iterations_per_sample": cell.iterations[mode],
             "status": cell.status,
             "error": cell.reason,
         }
@@ -699,6 +734,11 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [d for d in DOCUMENTS if any(d == doc for doc, _ in args.selected)]
     loaded, unavailable = load_documents(names, peers["msgpack"])
+    # The documents and the libraries are the harness's own long-lived objects:
+    # frozen, the collections in a sample traverse only what the sample keeps,
+    # so a row costs the same whichever other rows the run loaded.
+    gc.collect()
+    gc.freeze()
     docs = {doc.name: doc for doc in loaded}
 
     rows = []

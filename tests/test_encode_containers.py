@@ -435,3 +435,39 @@ def test_large_output_is_an_ordinary_bytes_object(fmt, doc):
         assert out == expected and hash(out) == hash(bytes(bytearray(expected)))
         assert ctypes.string_at(id(out) + data_offset + len(out), 1) == b"\0"
         assert out + b"x" == expected + b"x"
+
+
+@pytest.mark.parametrize("length", [513, 600, 4096, 11_000, 70_000])
+def test_outputs_of_one_length_again_and_again(fmt, length):
+    # Once outputs repeat one length, the next call's buffer is that length plus only
+    # what the writes reserved past it (learned by growing once): documents of that
+    # length whose last writes reserve more (a long or escaped string, a float, an int
+    # in its widest form at the end) must still come out exact, also when they take
+    # turns with one another, and end in a NUL.
+    data_offset = bytes.__basicsize__ - 1
+
+    def fit(make):
+        # The document make(n) whose reference encoding is `length` bytes long (a
+        # MessagePack str header grows with n).
+        n = length - len(fmt.reference(make(0)))
+        while len(fmt.reference(make(n))) > length:
+            n -= 1
+        assert len(fmt.reference(make(n))) == length
+        return make(n)
+
+    docs = [
+        fit(lambda n: ["x" * n]),
+        fit(lambda n: [1, "x" * n]),
+        fit(lambda n: ["x" * n, 1]),
+        fit(lambda n: ["x" * n, 1.2345678901234567]),
+        fit(lambda n: ["x" * n, -(2**63)]),
+        fit(lambda n: ["x" * n, "\n" * 10]),
+        fit(lambda n: ["x" * n, "é" * 10]),
+        fit(lambda n: ["x" * n, "\U0001f600" * 4]),
+    ]
+    for order in (docs, docs[::-1], [d for doc in docs for d in (doc, doc, doc)]):
+        for doc in order:
+            for _ in range(3):
+                out, expected = fmt.encode(doc), fmt.reference(doc)
+                assert out == expected and hash(out) == hash(bytes(bytearray(expected)))
+                assert ctypes.string_at(id(out) + data_offset + len(out), 1) == b"\0"

@@ -766,3 +766,109 @@ def test_unsupported_shapes():
         assert str(info.value) == f"Type `{target!r}` is not supported: {why}"
     with pytest.raises(TypeError, match="an ndarray has at most 64 dimensions"):
         orcodec.loads(b"[1]", type=np.ndarray[tuple[(int,) * 65], F64])
+
+
+# Numbers of the shapes JSON text's quick path reads (no exponent, at most 19 digits;
+# used where 64 bytes of input remain) and of the shapes it leaves to the full path.
+QUICK_SHAPES = [
+    "0.5488135039273248",
+    "-1.0316569150323788",
+    "0.12345678901234567",
+    "-0.000123456789012345",
+    "9.999999999999999",
+    "1.5",
+    "-0.0",
+    "0.0",
+    "7.0000000000000000001",
+    "3.141592653589793238462643383",
+    "2.2250738585072014",
+    "1.7976931348623157",
+    "12.5",
+    "123456.789",
+    "1234567890123.4567",
+    "0",
+    "-7",
+    "42",
+    "1.5e3",
+    "-2.0E-7",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+]
+
+
+def json_rows(tokens: list[str], width: int, tail: int) -> str:
+    rows = [tokens[i : i + width] for i in range(0, len(tokens), width)]
+    return "[" + ",".join("[" + ",".join(row) + "]" for row in rows) + "]" + " " * tail
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_json_quick_numbers_bit_exact(dtype):
+    # Every number as numpy reads Python's float() of its text, bit for bit, wherever it
+    # falls: far from the end of the input (the quick path), across and inside the last
+    # 64 bytes (the full path), one digit before the point or more.
+    shapes = [t for t in QUICK_SHAPES if abs(float(t)) < float(np.finfo(dtype).max)]
+    tokens = shapes * 3
+    want = np.array([float(t) for t in tokens], dtype=dtype).reshape(-1, len(shapes))
+    for tail in range(0, 70):
+        text = json_rows(tokens, len(shapes), tail)
+        same(orcodec.loads(text, type=NDArray[dtype]), want)
+    rng = np.random.default_rng(18)
+    values = np.concatenate([rng.standard_normal(3000), rng.standard_normal(1000) * 1e-3, rng.random(1000) * 10])
+    tokens = [repr(float(v)) for v in values] + [repr(-float(v)) for v in values[:500]]
+    text = json_rows(tokens, 100, 0)
+    want = np.array([float(t) for t in tokens], dtype=dtype).reshape(-1, 100)
+    same(orcodec.loads(text, type=NDArray[dtype]), want)
+    same(orcodec.loads(text.replace(",", ", "), type=NDArray[dtype]), want)
+
+
+def test_json_quick_numbers_ints_and_inferred():
+    ints = [t for t in QUICK_SHAPES if "." not in t and "e" not in t.lower()]
+    fits = [t for t in ints if -(2**63) <= int(t) < 2**63]
+    for tail in (0, 40, 64, 100):
+        text = json_rows(fits * 4, len(fits), tail)
+        same(orcodec.loads(text, type=NDArray[np.int64]), np.array([int(t) for t in fits * 4]).reshape(4, -1))
+        same(orcodec.loads(text, type=np.ndarray), np.array([int(t) for t in fits * 4]).reshape(4, -1))
+        text = json_rows(QUICK_SHAPES * 2, len(QUICK_SHAPES), tail)
+        want = np.array([float(t) for t in QUICK_SHAPES * 2]).reshape(2, -1)
+        same(orcodec.loads(text, type=np.ndarray), want)
+        same(orcodec.loads(text, type=NDArray[np.float64]), want)
+
+
+@pytest.mark.parametrize(
+    ("doc", "tp"),
+    [
+        ("[[1.5, 2.5], [1.5, 2.5, 3.5], [1.5, 2.5]]", NDArray[np.float64]),
+        ("[[1.5,2.5],[1.5,2.5,3.5],[1.5,2.5]]", NDArray[np.float64]),
+        ("[[1.5,2.5],[1.5],[1.5,2.5]]", NDArray[np.float64]),
+        ("[[1,2],[3,300],[1,2]]", NDArray[np.int8]),
+        ("[[1,2],[3,-1],[1,2]]", NDArray[np.uint64]),
+        ("[[1,2],[3,2.5],[1,2]]", NDArray[np.int32]),
+        ("[[1,2],[3,2.0],[1,2]]", NDArray[np.int32]),
+        ("[[0,1],[1,2],[0,1]]", NDArray[np.bool_]),
+        ("[[1.5,2.5],[1.5,true],[1.5,2.5]]", NDArray[np.float64]),
+        ("[[1.5,2.5],[1.5,[2.5]],[1.5,2.5]]", NDArray[np.float64]),
+        ("[[1.5,2.5],[1.5,1e400],[1.5,2.5]]", NDArray[np.float64]),
+        ("[[70000.5,2.5],[1.5,2.5]]", NDArray[np.float16]),
+        ("[[3.5e38,2.5],[1.5,2.5]]", NDArray[np.float32]),
+        ("[[1,2],[3,4.5],[1,true]]", np.ndarray),
+    ],
+)
+@pytest.mark.parametrize("strict", [True, False])
+def test_json_quick_numbers_errors_unchanged(doc, tp, strict):
+    # Where the quick path reads the failing number (64 bytes follow it), the outcome is
+    # the full path's (which reads it where fewer follow): the error's message, path and
+    # position (or, for what strict=False takes, the array).
+    def outcome(text):
+        try:
+            array = orcodec.loads(text, type=tp, strict=strict)
+        except orcodec.ValidationError as e:
+            return str(e), e.path, e.pos
+        return array.dtype, array.shape, array.tobytes()
+
+    want = outcome(doc)
+    if strict:
+        assert want[1].startswith("$["), want
+    for tail in (1, 30, 63, 64, 65, 200):
+        assert outcome(doc + " " * tail) == want, tail

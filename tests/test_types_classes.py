@@ -412,6 +412,135 @@ def test_dataclass_cache_entry_freed_while_encoding_more_dataclasses(fmt):
     assert fmt.decode(fmt.encode(p)) == {"x": 1, "y": 2}
 
 
+# JSON writes the instance __dict__ as orjson does: read in place (split keys), the
+# private names skipped by their first character, what the class is remembered against
+# its version tag.
+
+
+class _Key(str):
+    pass
+
+
+def test_dataclass_instance_dict_names_as_orjson():
+    p = SplitPoint(1, "a")
+    d = vars(p)
+    d["é"] = 1  # non-ASCII first character, written
+    d["_é"] = 2  # private, non-ASCII
+    d["é_"] = 3
+    d["_"] = 4
+    d["a" * 40] = 6
+    d["_" + "b" * 40] = 7
+    d["\U0001f600"] = 8
+    d["_\U0001f600"] = 9
+    expected = ('{"x":1,"y":"a","z":1.5,"é":1,"é_":3,"' + "a" * 40 + '":6,"\U0001f600":8}').encode()
+    assert orcodec.dumps(p) == orjson.dumps(p) == expected
+    assert orcodec.dumps([p, p]) == b"[" + expected + b"," + expected + b"]"
+    # An empty name is not private (orjson itself aborts the process on it).
+    d[""] = 5
+    assert orcodec.dumps(p) == expected[:-1] + b',"":5}'
+    del d[""]
+    d[_Key("sub")] = 10  # a str subclass is no str key to either
+    with pytest.raises(orcodec.JSONEncodeError, match="Dict key must be str"):
+        orcodec.dumps(p)
+    with pytest.raises(orjson.JSONEncodeError, match="Dict key must be str"):
+        orjson.dumps(p)
+
+
+def test_dataclass_instance_dict_non_str_key_is_an_error():
+    p = SplitPoint(1, "a")
+    vars(p)[1] = 2
+    with pytest.raises(orcodec.JSONEncodeError):
+        orcodec.dumps(p)
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(p)
+
+
+def test_dataclass_instance_dict_split_and_combined_many_attributes():
+    # Up to the split table's limit and beyond it (the dict becomes combined).
+    for n in (1, 7, 8, 29, 30, 31, 40):
+        p = SplitPoint(1, "a")
+        for i in range(n):
+            setattr(p, f"a{i}", i)
+        expected = b'{"x":1,"y":"a","z":1.5' + b"".join(b',"a%d":%d' % (i, i) for i in range(n)) + b"}"
+        assert orcodec.dumps(p) == orjson.dumps(p) == expected, n
+        assert orcodec.dumps([p] * 3) == b"[" + b",".join([expected] * 3) + b"]"
+
+
+def test_dataclass_instance_dict_changed_by_default_while_walked():
+    p = SplitPoint(1, "a", 0, 1.5)
+    p.extra = Unsupported()
+
+    def default(obj):
+        del p.z
+        return "d"
+
+    with pytest.raises(orcodec.JSONEncodeError):
+        orcodec.dumps(p, default=default)
+
+
+def test_class_becomes_a_dataclass_and_gains_slots_later():
+    class Plain:
+        def __init__(self):
+            self.a = 1
+            self._b = 2
+
+    obj = Plain()
+    for _ in range(2):  # the second time from what was remembered of the class
+        with pytest.raises(orcodec.JSONEncodeError):
+            orcodec.dumps(obj)
+    Plain.__dataclass_fields__ = {}  # what makes a dataclass to both peers
+    for _ in range(2):
+        assert orcodec.dumps(obj) == orjson.dumps(obj) == b'{"a":1}'
+    Plain.__slots__ = ()  # declared now: the fields (none) are written, as orjson
+    for _ in range(2):
+        assert orcodec.dumps(obj) == orjson.dumps(obj) == b"{}"
+    del Plain.__slots__
+    assert orcodec.dumps(obj) == orjson.dumps(obj) == b'{"a":1}'
+    del Plain.__dataclass_fields__
+    for _ in range(2):
+        with pytest.raises(orcodec.JSONEncodeError):
+            orcodec.dumps(obj)
+
+
+def test_many_classes_share_the_remembered_facts():
+    # More classes than the slots that remember them, interleaved: each is still
+    # told apart (dataclass or not, with or without __slots__).
+    made = []
+    for i in range(100):
+        if i % 3 == 0:
+            cls = dataclasses.make_dataclass(f"S{i}", [("v", int)], slots=True)
+        elif i % 3 == 1:
+            cls = dataclasses.make_dataclass(f"D{i}", [("v", int)])
+        else:
+            cls = type(f"P{i}", (), {"__init__": lambda self, v: setattr(self, "v", v)})
+        made.append(cls(i))
+    for _ in range(3):
+        out = orcodec.dumps(made, default=lambda o: f"plain {o.v}")
+        assert out == orjson.dumps(made, default=lambda o: f"plain {o.v}")
+        assert orjson.loads(out) == [{"v": i} if i % 3 != 2 else f"plain {i}" for i in range(100)]
+
+
+def test_uuid_is_told_by_type_not_by_name():
+    # While no uuid.UUID has been encoded, types are first told apart by their name:
+    # other types named like it (or a prefix of it) are not UUIDs. A fresh interpreter,
+    # so nothing has been encoded yet.
+    code = """
+import orcodec, uuid
+for name in ("UUID", "UUI", "UUIDX", "U", "", "uuid"):
+    obj = type(name, (), {})()
+    assert orcodec.dumps(obj, default=lambda o: type(o).__name__) == ('"' + name + '"').encode(), name
+    assert orcodec.packb(obj, default=lambda o: type(o).__name__) == orcodec.packb(name), name
+u = uuid.UUID(int=1)
+assert orcodec.dumps(u) == b'"00000000-0000-0000-0000-000000000001"'
+obj = type("UUID", (), {})()
+assert orcodec.dumps(obj, default=lambda o: "other") == b'"other"'
+"""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
 # --------------------------------------------------------------------------------------
 # TypedDict, OrderedDict and other dict subclasses
 # --------------------------------------------------------------------------------------

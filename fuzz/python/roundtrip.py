@@ -68,9 +68,15 @@ def test_one_input(data: bytes) -> None:
     packed = orcodec.packb(obj)
     assert packed == msgpack.packb(obj, use_bin_type=True), f"{obj!r:.300}"
     assert oracle.same(orcodec.unpackb(packed), plain(obj, json=False)), f"{obj!r:.300}"
+    # The same output length again: from the third call on the buffer is sized to
+    # it and to what the writes reserve past it (learned from a grow).
+    for _ in range(2):
+        assert orcodec.packb(obj) == packed, f"{obj!r:.300}"
     if not with_bytes:
         text = orcodec.dumps(obj, option=ours)
         assert text == orjson.dumps(obj, option=theirs), f"{obj!r:.300}"
+        for _ in range(2):
+            assert orcodec.dumps(obj, option=ours) == text, f"{obj!r:.300}"
         expected = plain(obj, json=True, sort_keys=bool(ours & orcodec.OPT_SORT_KEYS))
         assert oracle.same(orcodec.loads(text), expected), f"{obj!r:.300}"
 

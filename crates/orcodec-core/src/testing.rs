@@ -20,7 +20,7 @@
 
 use crate::builder::Builder;
 use crate::error::{DecodeError, DecodeErrorKind, Failure};
-use crate::json::pull::{JsonKey, JsonKind, JsonNumberValue, JsonPull, Key, NumberRun};
+use crate::json::pull::{JsonKey, JsonKind, JsonNumberValue, JsonPull, Key, NumberRun, Quick, RunNumber};
 use crate::json::{unescape, unicode};
 use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
 use crate::msgpack::reader::ReadOptions;
@@ -480,9 +480,10 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
             let mut first = true;
             if kind == JsonKind::Array {
                 p.begin_array()?;
-                // At even depths, runs of numbers through `number_run`, as
-                // array targets read them (any other item one value at a
-                // time); at odd depths every item through `next_item`.
+                // At even depths, runs of numbers through `number_run` or
+                // `quick_number_run`, as array targets read them (any other
+                // item one value at a time); at odd depths every item
+                // through `next_item`.
                 let mut failed = None;
                 if depth % 2 == 1 {
                     while p.next_item(first)? {
@@ -491,13 +492,32 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
                     }
                     return b.array(&mut items, 0).map_err(Failure::Build);
                 }
+                // At depths 2, 6, ... through `quick_number_run`, declining
+                // every third quick number (read again in full).
+                let quick = depth % 4 == 2;
+                let mut seen = 0usize;
                 loop {
-                    let run = p.number_run(first, |n, _| {
-                        assert_eq!(n.is_integer, !n.text.contains(['.', 'e', 'E']), "{}", n.text);
-                        let v = match n.value {
-                            JsonNumberValue::U64(v) => b.u64(v),
-                            JsonNumberValue::I64(v) => b.i64(v),
-                            JsonNumberValue::F64(v) => b.f64(v),
+                    let mut take = |n: RunNumber<'_>| {
+                        let v = match n {
+                            RunNumber::Quick(q) => {
+                                seen += 1;
+                                if seen.is_multiple_of(3) {
+                                    return false;
+                                }
+                                match q {
+                                    Quick::U64(v) => b.u64(v),
+                                    Quick::I64(v) => b.i64(v),
+                                    Quick::F64(v) => b.f64(v),
+                                }
+                            }
+                            RunNumber::Full(n, _) => {
+                                assert_eq!(n.is_integer, !n.text.contains(['.', 'e', 'E']), "{}", n.text);
+                                match n.value {
+                                    JsonNumberValue::U64(v) => b.u64(v),
+                                    JsonNumberValue::I64(v) => b.i64(v),
+                                    JsonNumberValue::F64(v) => b.f64(v),
+                                }
+                            }
                         };
                         match v {
                             Ok(v) => {
@@ -509,7 +529,12 @@ fn json_pull_value<B: Builder>(p: &mut JsonPull<'_>, b: &mut B, depth: usize) ->
                                 false
                             }
                         }
-                    })?;
+                    };
+                    let run = if quick {
+                        p.quick_number_run(first, take)?
+                    } else {
+                        p.number_run(first, |n, at| take(RunNumber::Full(n, at)))?
+                    };
                     first = false;
                     match run {
                         NumberRun::End => break,

@@ -690,61 +690,67 @@ fn fast_number(input: &[u8], start: usize) -> Fast {
     // up to the first one after the integer part and a point.
     const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
     const THREES: u64 = 0x3030_3030_3030_3030;
-    let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
-    let int_digits = (other.trailing_zeros() / 8) as usize;
-    let (value, end) = if int_digits < 8 {
-        if int_digits == 0 || (int_digits > 1 && w as u8 == b'0') {
-            return Fast::No;
-        }
-        let next = (w >> (8 * int_digits)) as u8;
-        if next != b'.' {
-            if next | 0x20 == b'e' {
-                return Fast::No;
-            }
-            return Fast::Int(negative, digits_value(w, int_digits), i + int_digits);
-        }
-        // Digits after the point inside the word (8 when they fill it).
-        let fraction = ((other >> (8 * int_digits) >> 8).trailing_zeros() / 8) as usize;
-        if int_digits + 1 + fraction < 8 {
-            // The number ends inside the word (prices: `12.5`).
-            let after = (w >> (8 * (int_digits + 1 + fraction))) as u8;
-            if fraction == 0 || after | 0x20 == b'e' {
-                return Fast::No;
-            }
-            let int_part = w & (u64::MAX >> (64 - 8 * int_digits));
-            let fraction_part = (w >> (8 * (int_digits + 1))) & (u64::MAX >> (64 - 8 * fraction));
-            let mantissa = digits_value(int_part | fraction_part << (8 * int_digits), int_digits + fraction);
-            return Fast::Short(negative, mantissa, fraction, i + int_digits + 1 + fraction);
-        }
-        // One digit before the point is the common case (doubles in [0, 10)).
-        let value = if int_digits == 1 { (w as u8 - b'0') as u64 } else { digits_value(w, int_digits) };
-        (value, i + int_digits)
+    let (value, end) = if (w >> 8) as u8 == b'.' && (w as u8).wrapping_sub(b'0') < 10 {
+        // One digit and a point (doubles in [-10, 10) as writers print
+        // them, with their 15 to 17 digits): straight to the digits after
+        // the point, read sixteen at a time below.
+        ((w as u8 - b'0') as u64, i + 1)
     } else {
-        // Eight digits or more (ids, counts).
-        if w as u8 == b'0' {
-            return Fast::No;
-        }
-        let second = at(i + 8);
-        let n = leading_digits(second);
-        let (value, end) = if n < 8 {
-            (parse_eight_digits(w) * POW10_U64[n] + digits_value(second, n), i + 8 + n)
+        let other = ((w & HIGH) ^ THREES) | ((w.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREES);
+        let int_digits = (other.trailing_zeros() / 8) as usize;
+        if int_digits < 8 {
+            if int_digits == 0 || (int_digits > 1 && w as u8 == b'0') {
+                return Fast::No;
+            }
+            let next = (w >> (8 * int_digits)) as u8;
+            if next != b'.' {
+                if next | 0x20 == b'e' {
+                    return Fast::No;
+                }
+                return Fast::Int(negative, digits_value(w, int_digits), i + int_digits);
+            }
+            // Digits after the point inside the word (8 when they fill it).
+            let fraction = ((other >> (8 * int_digits) >> 8).trailing_zeros() / 8) as usize;
+            if int_digits + 1 + fraction < 8 {
+                // The number ends inside the word (prices: `12.5`).
+                let after = (w >> (8 * (int_digits + 1 + fraction))) as u8;
+                if fraction == 0 || after | 0x20 == b'e' {
+                    return Fast::No;
+                }
+                let int_part = w & (u64::MAX >> (64 - 8 * int_digits));
+                let fraction_part = (w >> (8 * (int_digits + 1))) & (u64::MAX >> (64 - 8 * fraction));
+                let mantissa = digits_value(int_part | fraction_part << (8 * int_digits), int_digits + fraction);
+                return Fast::Short(negative, mantissa, fraction, i + int_digits + 1 + fraction);
+            }
+            // (One digit before the point took the lane above.)
+            (digits_value(w, int_digits), i + int_digits)
         } else {
-            let third = at(i + 16);
-            let n = leading_digits(third);
-            if n > 3 {
+            // Eight digits or more (ids, counts).
+            if w as u8 == b'0' {
                 return Fast::No;
             }
-            let sixteen = parse_eight_digits(w) * 100_000_000 + parse_eight_digits(second);
-            (sixteen * POW10_U64[n] + digits_value(third, n), i + 16 + n)
-        };
-        let next = byte(end);
-        if next != b'.' {
-            if next | 0x20 == b'e' || (negative && value > 1 << 63) {
-                return Fast::No;
+            let second = at(i + 8);
+            let n = leading_digits(second);
+            let (value, end) = if n < 8 {
+                (parse_eight_digits(w) * POW10_U64[n] + digits_value(second, n), i + 8 + n)
+            } else {
+                let third = at(i + 16);
+                let n = leading_digits(third);
+                if n > 3 {
+                    return Fast::No;
+                }
+                let sixteen = parse_eight_digits(w) * 100_000_000 + parse_eight_digits(second);
+                (sixteen * POW10_U64[n] + digits_value(third, n), i + 16 + n)
+            };
+            let next = byte(end);
+            if next != b'.' {
+                if next | 0x20 == b'e' || (negative && value > 1 << 63) {
+                    return Fast::No;
+                }
+                return Fast::Int(negative, value, end);
             }
-            return Fast::Int(negative, value, end);
+            (value, end)
         }
-        (value, end)
     };
     // `end` is at a point.
     let int_digits = end - i;
@@ -778,6 +784,56 @@ fn fast_number(input: &[u8], start: usize) -> Fast {
         return Fast::No;
     }
     Fast::Fraction(negative, mantissa, fraction_digits, q + fraction_digits)
+}
+
+/// A number [`quick_number`] read whole, with its value as
+/// [`Lex::lex_number`] gives it (an integer fits 64 bits; a float is the
+/// correctly rounded double of text without an exponent, so finite).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Quick {
+    /// A negative integer.
+    I64(i64),
+    /// A non-negative integer.
+    U64(u64),
+    /// Digits, a point and digits.
+    F64(f64),
+}
+
+/// The number at `start` (a `-` or a digit) and the index after it, when
+/// [`fast_number`] reads it (`FAST_TAIL` bytes remain, the common shapes)
+/// and its value is decided without the checked path; else None, and
+/// nothing is consumed: [`Lex::lex_number`] reads it then, with that
+/// path's values and errors. Where None is rare, the caller saves
+/// `lex_number`'s sink and the text of the number. The index after the
+/// number is at most `start + 21` (a sign, 19 digits and a point), so the
+/// two bytes after it are inside `input`.
+#[inline(always)]
+pub(super) fn quick_number(input: &[u8], start: usize) -> Option<(Quick, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    if start + FAST_TAIL <= input.len() && fast_numbers() {
+        return match fast_number(input, start) {
+            Fast::Int(negative, value, end) => {
+                Some((if negative { Quick::I64((value as i64).wrapping_neg()) } else { Quick::U64(value) }, end))
+            }
+            Fast::Short(negative, mantissa, fraction_digits, end) => {
+                // As `lex_number` computes it (Clinger's exact path).
+                let v = mantissa as i64 as f64 / EXACT_POW10[fraction_digits];
+                Some((Quick::F64(if negative { -v } else { v }), end))
+            }
+            Fast::Fraction(negative, mantissa, fraction_digits, end) => {
+                // Eisel-Lemire alone, without `decimal_to_f64`'s exact path
+                // first: both give the correctly rounded double when they
+                // decide, and doubles printed in full (17 digits) fall on
+                // either side of that path's 2^53 at random, a branch no
+                // predictor learns.
+                let v = crate::number::float_parse::eisel_lemire(mantissa, -(fraction_digits as i64))?;
+                Some((Quick::F64(if negative { -v } else { v }), end))
+            }
+            Fast::No => None,
+        };
+    }
+    let _ = (input, start);
+    None
 }
 
 /// The value of the first `n < 8` bytes of little-endian `w`, digits:

@@ -43,7 +43,8 @@
 
 use core::convert::Infallible;
 
-use super::lex::{check_utf8, is_whitespace, Lex, NumberSink};
+pub use super::lex::Quick;
+use super::lex::{check_utf8, is_whitespace, quick_number, Lex, NumberSink};
 use crate::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 
 /// What the next value is, from its first byte.
@@ -87,6 +88,27 @@ pub enum NumberRun {
     Other,
     /// The callback returned false (`pos` after the number it was given).
     Stopped,
+}
+
+/// The bytes a number starts with: `-` and the digits.
+static NUMBER_START: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'-' as usize] = true;
+    let mut d = b'0';
+    while d <= b'9' {
+        table[d as usize] = true;
+        d += 1;
+    }
+    table
+};
+
+/// A number of a run, as [`JsonPull::quick_number_run`] hands it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunNumber<'a> {
+    /// The value alone, of a number in a common shape.
+    Quick(Quick),
+    /// The number, and the offset it starts at.
+    Full(JsonNumber<'a>, usize),
 }
 
 /// A key as JSON text writes it without escapes: between double quotes,
@@ -392,6 +414,34 @@ impl<'a> JsonPull<'a> {
         first: bool,
         mut f: impl FnMut(JsonNumber<'a>, usize) -> bool,
     ) -> Result<NumberRun, DecodeError> {
+        self.run::<false>(first, |n| match n {
+            RunNumber::Full(n, at) => f(n, at),
+            RunNumber::Quick(_) => false,
+        })
+    }
+
+    /// [`number_run`](Self::number_run) for callers that want only values:
+    /// a number in the shapes nearly all have (see [`Quick`]) is handed to
+    /// `f` as [`RunNumber::Quick`], its value alone; every other one as
+    /// [`RunNumber::Full`], as `number_run` hands it. `f` returning false
+    /// for a quick number declines it: the number is handed again, as a
+    /// full one (so failures need only the full form); for a full number it
+    /// stops the run. Values and errors are `number_run`'s.
+    #[inline(always)]
+    pub fn quick_number_run(
+        &mut self,
+        first: bool,
+        f: impl FnMut(RunNumber<'a>) -> bool,
+    ) -> Result<NumberRun, DecodeError> {
+        self.run::<true>(first, f)
+    }
+
+    #[inline(always)]
+    fn run<const QUICK: bool>(
+        &mut self,
+        first: bool,
+        mut f: impl FnMut(RunNumber<'a>) -> bool,
+    ) -> Result<NumberRun, DecodeError> {
         if !self.next_item(first)? {
             return Ok(NumberRun::End);
         }
@@ -404,20 +454,38 @@ impl<'a> JsonPull<'a> {
         loop {
             // `pos` is at a number.
             let start = self.lex.pos;
-            let (value, is_integer) = self.lex.lex_number(&mut Values)?;
-            let end = self.lex.pos;
-            // SAFETY: `Lex::lex_number` matched these bytes against the ASCII
-            // number grammar.
-            let text = unsafe { core::str::from_utf8_unchecked(&input[start..end]) };
-            if !f(JsonNumber { value, text, is_integer }, start) {
-                return Ok(NumberRun::Stopped);
-            }
+            let quick = if QUICK { quick_number(input, start) } else { None };
+            let end = match quick {
+                Some((value, end)) if f(RunNumber::Quick(value)) => {
+                    debug_assert!(end + 2 <= input.len());
+                    // SAFETY: `quick_number` ends a number at most 21 bytes
+                    // after its start, and only where 64 bytes remain from it.
+                    let (comma, next) = unsafe { (*input.get_unchecked(end), *input.get_unchecked(end + 1)) };
+                    if comma == b',' && NUMBER_START[next as usize] {
+                        self.lex.pos = end + 1;
+                        continue;
+                    }
+                    end
+                }
+                _ => {
+                    let (value, is_integer) = self.lex.lex_number(&mut Values)?;
+                    let end = self.lex.pos;
+                    // SAFETY: `Lex::lex_number` matched these bytes against the
+                    // ASCII number grammar.
+                    let text = unsafe { core::str::from_utf8_unchecked(&input[start..end]) };
+                    if !f(RunNumber::Full(JsonNumber { value, text, is_integer }, start)) {
+                        return Ok(NumberRun::Stopped);
+                    }
+                    end
+                }
+            };
             // A comma and a number right after it (arrays as writers write
             // them): one test for what `separator` and the test above find.
             if let Some(&[b',', b'-' | b'0'..=b'9']) = input.get(end..end + 2) {
                 self.lex.pos = end + 1;
                 continue;
             }
+            self.lex.pos = end;
             if !self.separator(false)? {
                 return Ok(NumberRun::End);
             }
@@ -614,6 +682,126 @@ mod tests {
         fixtures_dir, json_all_ways, msgpack_all_ways, with_each_unescape_variant, MsgpackBytes, Rng,
     };
     use std::path::PathBuf;
+
+    /// Numbers of the shapes the quick path reads and of those it leaves to
+    /// the full one, in runs (depth 2, where `json_pull_build` reads through
+    /// `quick_number_run`) whose numbers fall before, across and inside the
+    /// last 64 bytes of the input, and with the comma checks' other cases
+    /// (spaces, a string after a number, the end of the array).
+    #[test]
+    fn quick_number_runs_agree_with_parse() {
+        let numbers = [
+            "0.5488135039273248",
+            "-1.0316569150323788",
+            "0.12345678901234567",
+            "-0.000123456789012345",
+            "9.999999999999999",
+            "1.5",
+            "-0.0",
+            "0.0",
+            "7.0000000000000000001",
+            "1.00000000000000000000000001",
+            "3.141592653589793238462643383",
+            "2.2250738585072014",
+            "1.7976931348623157",
+            "4.9406564584124654",
+            "1.5e3",
+            "2.0E-7",
+            "12.5",
+            "123456.789",
+            "0",
+            "-7",
+            "42",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1234567890123.4567",
+            "1.",
+            "01.5",
+            "-.5",
+            "1.e5",
+            "1.5x",
+        ];
+        for (k, number) in numbers.iter().enumerate() {
+            for tail in 0..72 {
+                let others = numbers[(k + 1) % numbers.len()];
+                let runs = [
+                    format!("[[[{number},{number},{others},{number}]]]"),
+                    format!("[[[{number}, {number} ,{others},\"s\",{number}]]]"),
+                    format!("[[[{number},{number}],[{others},{number}],[]]]"),
+                ];
+                for run in runs {
+                    let text = format!("{run}{}", " ".repeat(tail));
+                    // A value or an error (the malformed shapes), the same
+                    // every way: asserted inside.
+                    let _ = json_all_ways(text.as_bytes());
+                }
+            }
+        }
+        // Long runs: the quick path ends 64 bytes before the input does.
+        let mut rng = Rng::new(18);
+        for _ in 0..50 {
+            let mut text = String::from("[[[");
+            for i in 0..200 {
+                if i > 0 {
+                    text.push(',');
+                }
+                let v = f64::from_bits(rng.next_u64());
+                let v = if v.is_finite() { v } else { rng.next_u64() as f64 };
+                match rng.next_u64() % 4 {
+                    0 => text.push_str(&format!("{v:e}")),
+                    1 => text.push_str(&format!("{}", (rng.next_u64() % 10_000_000_000_000_000) as f64 / 1e16)),
+                    2 => text.push_str(&format!("{}", -((rng.next_u64() >> 11) as f64) / 9007199254740992.0)),
+                    _ => text.push_str(&format!("{}", rng.next_u64() as i64 >> (rng.next_u64() % 64))),
+                }
+            }
+            text.push_str("]]]");
+            assert!(json_all_ways(text.as_bytes()).is_ok(), "{text}");
+        }
+    }
+
+    /// `quick_number_run` hands a declined number over again in full, with
+    /// its offset, and stops where `f` says so, after that number.
+    #[test]
+    fn quick_number_run_declines_and_stops() {
+        let text = format!("[0.5488135039273248,-2,18446744073709551616,1.5e3,4.25]{}", " ".repeat(64));
+        let mut p = JsonPull::new(text.as_bytes()).unwrap();
+        p.begin_array().unwrap();
+        let mut seen = Vec::new();
+        let run = p
+            .quick_number_run(true, |n| {
+                match n {
+                    RunNumber::Quick(Quick::F64(v)) if v >= 1.0 => seen.push(format!("quick {v}")),
+                    RunNumber::Quick(Quick::F64(v)) => {
+                        // Declined: comes back in full.
+                        seen.push(format!("declined {v}"));
+                        return false;
+                    }
+                    RunNumber::Quick(q) => seen.push(format!("quick {q:?}")),
+                    RunNumber::Full(n, at) => {
+                        seen.push(format!("full {} at {at}", n.text));
+                        return n.text != "1.5e3";
+                    }
+                }
+                true
+            })
+            .unwrap();
+        assert_eq!(run, NumberRun::Stopped);
+        assert_eq!(
+            seen,
+            [
+                "declined 0.5488135039273248",
+                "full 0.5488135039273248 at 1",
+                "quick I64(-2)",
+                "full 18446744073709551616 at 23",
+                "full 1.5e3 at 44",
+            ]
+        );
+        assert_eq!(p.pos(), 49);
+        assert_eq!(p.quick_number_run(false, |_| true).unwrap(), NumberRun::End);
+    }
 
     /// Every file of the conformance corpus, by path.
     fn conformance_files() -> Vec<PathBuf> {

@@ -100,6 +100,43 @@ pub unsafe fn next(
     PyDict_Next(dict, pos, key, value) != 0
 }
 
+/// As [`next`], also reading a split table (an instance `__dict__` sharing
+/// its class's keys) in place on CPython 3.11, where [`next`] calls
+/// `PyDict_Next`. Positions mean what they mean to `PyDict_Next` (for a
+/// split table, the place in insertion order), and the table is read afresh
+/// on every call, so the two may be mixed on one dict and a dict changed by
+/// Python code between calls is read as `PyDict_Next` would read it.
+///
+/// # Safety
+/// `dict` must be a live dict (or subclass).
+#[inline(always)]
+pub unsafe fn next_any(
+    dict: *mut PyObject,
+    pos: &mut Py_ssize_t,
+    key: &mut *mut PyObject,
+    value: &mut *mut PyObject,
+) -> bool {
+    #[cfg(all(dict_table_layout, not(Py_3_12)))]
+    {
+        // SAFETY: `dict` is live, and the split view is used only within
+        // this call, during which no Python code runs.
+        if let Some(split) = SplitDict::of(dict) {
+            let i = *pos;
+            // `PyDict_Next` ends at `ma_used`, which `of` checked `len()` against.
+            if i < 0 || i as usize >= split.len() {
+                return false;
+            }
+            if let Some((k, v)) = split.entry(i as usize) {
+                *pos = i + 1;
+                *key = k;
+                *value = v;
+                return true;
+            }
+        }
+    }
+    next(dict, pos, key, value)
+}
+
 /// `DICT_KEYS_SPLIT`: keys shared by the instances of a class, values in the dict's own array.
 #[cfg(all(dict_table_layout, not(Py_3_12)))]
 const DICT_KEYS_SPLIT: u8 = 2;

@@ -72,13 +72,24 @@ unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
 /// each step, a large part of the time of a document made of long strings.
 ///
 /// Relaxed atomics: it is only a hint, any value is safe.
-struct SizeHint(AtomicUsize);
+struct SizeHint {
+    /// The capacity to start the next buffer with; 0 for "the default".
+    capacity: AtomicUsize,
+    /// The length of the previous output.
+    last_len: AtomicUsize,
+    /// While outputs repeat that length: what they need beyond it (see `record`).
+    extra: AtomicUsize,
+}
 
 impl SizeHint {
+    const fn new() -> SizeHint {
+        SizeHint { capacity: AtomicUsize::new(0), last_len: AtomicUsize::new(0), extra: AtomicUsize::new(0) }
+    }
+
     /// The capacity to start the next buffer with; 0 for "the default".
     #[inline(always)]
     fn get(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
+        self.capacity.load(Ordering::Relaxed)
     }
 
     /// Most a call reserves up front: one huge document does not make the
@@ -86,17 +97,37 @@ impl SizeHint {
     /// 32 MiB, every block is a fresh mapping anyway).
     const MAX: usize = 64 << 20;
 
-    /// Records an output of `len` bytes, with the slack `finish` keeps, so
-    /// an output that varies a bit from call to call still fits.
+    /// Records an output of `len` bytes, whose writes reserved up to
+    /// `past_end` bytes beyond it when they grew the area.
+    ///
+    /// The next capacity is the output's size with the slack `finish` keeps,
+    /// so an output that varies a bit from call to call still fits; but
+    /// while outputs repeat one length (the same document again), that
+    /// length and only what its writes reserve beyond it: learned when a
+    /// call so sized has to grow (once), at least `EXTRA`, at most the
+    /// slack. The slack is never written, but it spaces the blocks of
+    /// outputs that are kept alive: the pages between two of them are
+    /// touched by both, so a program that keeps its outputs would fault in
+    /// a sixteenth more pages than it writes. Small outputs keep the
+    /// pymalloc blocks their hint picks (`BytesSink::for_small_output`).
     #[inline(always)]
-    fn record(&self, len: usize) {
-        self.0.store(output::output_with_slack(len).min(Self::MAX), Ordering::Relaxed)
+    fn record(&self, len: usize, past_end: usize) {
+        /// The least a repeated output is given beyond its length: the
+        /// reservation of one more short write.
+        const EXTRA: usize = 32;
+        let slack = output::output_with_slack(len) - len;
+        let repeated = len > output::TRIM_UP_TO && self.last_len.load(Ordering::Relaxed) == len;
+        self.last_len.store(len, Ordering::Relaxed);
+        let extra = if repeated { self.extra.load(Ordering::Relaxed).max(past_end).max(EXTRA).min(slack) } else { 0 };
+        self.extra.store(extra, Ordering::Relaxed);
+        let capacity = if repeated { len + extra } else { len + slack };
+        self.capacity.store(capacity.min(Self::MAX), Ordering::Relaxed)
     }
 }
 
 /// One per format: a program's JSON and MessagePack outputs need not be alike.
-static DUMPS_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
-static PACKB_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+static DUMPS_SIZE: SizeHint = SizeHint::new();
+static PACKB_SIZE: SizeHint = SizeHint::new();
 
 /// Walks `obj` into a fresh bytes object with the backend `make` builds.
 #[inline(always)]
@@ -122,7 +153,7 @@ unsafe fn encode<E: Emitter>(
     let result = walker.walk(args.obj);
     let Walker { emitter, ctx, .. } = walker;
     let sink = finish(emitter);
-    hint.record(sink.len());
+    hint.record(sink.len(), sink.reserved_past_end());
     if sink.failed() {
         out_of_memory();
         return core::ptr::null_mut();

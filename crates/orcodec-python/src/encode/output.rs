@@ -48,11 +48,12 @@ const PYMALLOC_ALIGNMENT: usize = 16;
 
 /// Outputs larger than this keep up to a sixteenth spare (see `finish`);
 /// smaller ones live in pymalloc's size classes and are trimmed exactly.
-const TRIM_UP_TO: usize = 512;
+pub const TRIM_UP_TO: usize = 512;
 
 /// What an output of `len` bytes keeps allocated, and what the next call's
 /// size hint asks for (`encode/mod.rs`): the same number, so the request fits
-/// the block this one frees.
+/// the block this one frees. (Once outputs repeat one length the hint asks
+/// for less, which such an output fills without a trim.)
 pub fn output_with_slack(len: usize) -> usize {
     len + len / 16
 }
@@ -90,6 +91,9 @@ pub struct BytesSink {
     /// check is one subtraction and the tail a plain load.
     at: *mut u8,
     end: *mut u8,
+    /// The most any reservation that had to grow the area asked for (the
+    /// length written then plus the reservation), 0 if none did.
+    peak_needed: usize,
 }
 
 impl BytesSink {
@@ -132,7 +136,16 @@ impl BytesSink {
         let data = unsafe { data_of(bytes) };
         // SAFETY: the object has `capacity` data bytes.
         let end = unsafe { data.add(capacity) };
-        Some(BytesSink { bytes, data, at: data, end })
+        Some(BytesSink { bytes, data, at: data, end, peak_needed: 0 })
+    }
+
+    /// How far past the output's end a reservation that grew the area
+    /// reached: the writers reserve room for their widest form (a string's
+    /// block stores, a number's longest spelling) before they write, so an
+    /// area exactly as long as the output is too short for its last writes.
+    /// 0 when no reservation grew the area past the output's length.
+    pub fn reserved_past_end(&self) -> usize {
+        self.peak_needed.saturating_sub(self.len())
     }
 
     /// Bytes the area holds.
@@ -231,6 +244,7 @@ impl BytesSink {
         let len = self.len();
         let capacity = self.capacity();
         if let Some(needed) = len.checked_add(additional) {
+            self.peak_needed = self.peak_needed.max(needed);
             if capacity < PYMALLOC_LARGEST && needed <= PYMALLOC_LARGEST {
                 // A small output stays in pymalloc's blocks while it fits
                 // them: the system allocator's blocks cost more to get and

@@ -6,7 +6,7 @@
 
 use pyo3_ffi::*;
 
-use orcodec_core::json::pull::JsonKey;
+use orcodec_core::json::pull::{JsonKey, Quick};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
@@ -113,6 +113,16 @@ pub enum Run {
     Stopped,
 }
 
+/// A number of a run, as [`Input::number_run`] hands it.
+pub enum RunItem<'v> {
+    /// A number's value alone (an input's common shapes); refusing it asks
+    /// for the same number again as [`RunItem::Full`].
+    Quick(Quick),
+    /// A number as [`Input::next`] reads it: the value, its byte offset and
+    /// its text (as in [`Head`]).
+    Full(Value<'v>, usize, &'v str),
+}
+
 /// What [`Input::next_key_expecting`] read.
 pub enum KeyRead<'a> {
     /// The expected key, which started at this byte offset.
@@ -145,16 +155,12 @@ pub trait Input {
         Ok(self.next_key(cursor)?.map(KeyRead::Other))
     }
     /// Reads the items of an open array for as long as they are numbers,
-    /// each handed to `f` with its byte offset and text (as in [`Head`]);
-    /// `f` returns whether to go on. For arrays read into a buffer (numpy
-    /// targets); inputs without a faster way than `next_item` and `next`
-    /// read nothing and say [`Run::Unsupported`].
+    /// each handed to `f` (see [`RunItem`]); `f` returns whether to go on
+    /// (for a quick number: whether it took it). For arrays read into a
+    /// buffer (numpy targets); inputs without a faster way than `next_item`
+    /// and `next` read nothing and say [`Run::Unsupported`].
     #[inline(always)]
-    fn number_run(
-        &mut self,
-        _cursor: &mut Cursor,
-        _f: impl FnMut(Value<'_>, usize, &str) -> bool,
-    ) -> Result<Run, Fail> {
+    fn number_run(&mut self, _cursor: &mut Cursor, _f: impl FnMut(RunItem<'_>) -> bool) -> Result<Run, Fail> {
         Ok(Run::Unsupported)
     }
     /// Skips the next value whole (unknown fields), building nothing;

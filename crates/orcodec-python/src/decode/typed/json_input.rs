@@ -3,11 +3,11 @@
 //! same key and value caches.
 
 use orcodec_core::builder::Builder;
-use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, JsonPull, Key, NumberRun};
+use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, JsonPull, Key, NumberRun, RunNumber};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Run, Value};
+use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Run, RunItem, Value};
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
@@ -97,17 +97,22 @@ impl<'a> Input for JsonInput<'a> {
     }
 
     #[inline(always)]
-    fn number_run(
-        &mut self,
-        cursor: &mut Cursor,
-        mut f: impl FnMut(Value<'_>, usize, &str) -> bool,
-    ) -> Result<Run, Fail> {
+    fn number_run(&mut self, cursor: &mut Cursor, mut f: impl FnMut(RunItem<'_>) -> bool) -> Result<Run, Fail> {
         let first = core::mem::replace(&mut cursor.first, false);
-        Ok(match self.pull.number_run(first, |n, at| f(number_value(&n), at, n.text))? {
-            NumberRun::End => Run::End,
-            NumberRun::Other => Run::Item,
-            NumberRun::Stopped => Run::Stopped,
-        })
+        Ok(
+            match self.pull.quick_number_run(
+                first,
+                #[inline(always)]
+                |n| match n {
+                    RunNumber::Quick(q) => f(RunItem::Quick(q)),
+                    RunNumber::Full(n, at) => f(RunItem::Full(number_value(&n), at, n.text)),
+                },
+            )? {
+                NumberRun::End => Run::End,
+                NumberRun::Other => Run::Item,
+                NumberRun::Stopped => Run::Stopped,
+            },
+        )
     }
 
     #[inline(always)]

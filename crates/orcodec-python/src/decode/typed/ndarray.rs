@@ -31,11 +31,12 @@ use core::cell::UnsafeCell;
 
 use orcodec_core::builder::Builder;
 use orcodec_core::fallible;
+use orcodec_core::json::pull::Quick;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, no_memory, str_of, Fail};
-use crate::decode::typed::input::{got_name, Cursor, Format, Head, Input, Run, Value};
+use crate::decode::typed::input::{got_name, Cursor, Format, Head, Input, Run, RunItem, Value};
 use crate::decode::typed::node::{NdArrayNode, NodeId};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
@@ -447,6 +448,18 @@ pub fn f64_to_f16(x: f64) -> u16 {
 /// Where the elements go.
 trait Sink {
     fn push(&mut self, n: Num, lax: bool) -> Result<(), Bad>;
+    /// [`push`](Self::push) of a number read by an input's quick path,
+    /// which holds no failure for the caller: false, pushing nothing, and
+    /// the caller pushes the number in full.
+    #[inline(always)]
+    fn push_quick(&mut self, q: Quick, lax: bool) -> bool {
+        let n = match q {
+            Quick::I64(v) => Num::I64(v),
+            Quick::U64(v) => Num::U64(v),
+            Quick::F64(f) => Num::F64(f),
+        };
+        self.push(n, lax).is_ok()
+    }
     /// What an element is called in messages, now.
     fn element(&self) -> &'static str;
     /// The dtype for messages about ranges.
@@ -726,24 +739,42 @@ fn read<I: Input, S: Sink>(
             let want = dims[top];
             let mut count = index[top];
             let mut stop = None;
-            let run = input.number_run(cursor, |v, at, text| {
-                if want == Some(count) {
-                    stop = Some(Stop::TooLong);
-                    return false;
-                }
-                let num = num_of::<I>(&v);
-                match sink.push(num, lax) {
-                    Ok(()) => {
-                        count += 1;
-                        true
+            // Inlined at both of the run's calls: the quick one is most of
+            // the work of an array of numbers.
+            let run = input.number_run(
+                cursor,
+                #[inline(always)]
+                |item| {
+                    let (v, at, text) = match item {
+                        RunItem::Quick(q) => {
+                            // Refused (too many, or not taken): read again in
+                            // full below, which says why.
+                            if want == Some(count) || !sink.push_quick(q, lax) {
+                                return false;
+                            }
+                            count += 1;
+                            return true;
+                        }
+                        RunItem::Full(v, at, text) => (v, at, text),
+                    };
+                    if want == Some(count) {
+                        stop = Some(Stop::TooLong);
+                        return false;
                     }
-                    Err(bad) => {
-                        let h = Head { v, at, text };
-                        stop = Some(Stop::Element(element_error::<I, S>(&sink, bad, &h, num), at));
-                        false
+                    let num = num_of::<I>(&v);
+                    match sink.push(num, lax) {
+                        Ok(()) => {
+                            count += 1;
+                            true
+                        }
+                        Err(bad) => {
+                            let h = Head { v, at, text };
+                            stop = Some(Stop::Element(element_error::<I, S>(&sink, bad, &h, num), at));
+                            false
+                        }
                     }
-                }
-            })?;
+                },
+            )?;
             index[top] = count;
             match run {
                 Run::Unsupported => input.next_item(cursor)?,

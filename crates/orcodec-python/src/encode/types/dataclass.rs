@@ -132,12 +132,68 @@ pub fn dataclass_field_marker() -> *mut PyObject {
 /// dataclass is no dataclass to them, and goes to `default`.
 #[inline]
 pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
-    let class_dict = (*Py_TYPE(obj)).tp_dict;
+    let fields = class_facts(Py_TYPE(obj)).fields;
+    (!fields.is_null()).then_some(fields)
+}
+
+/// What the walk needs to know of a class's own dict: read once per class
+/// and version tag instead of by two dict lookups per instance.
+#[derive(Clone, Copy)]
+struct ClassFacts {
+    /// The class's address; 0 in an unused slot.
+    ty: usize,
+    /// Its version tag when read (never 0 in the cache). Any change to the
+    /// class's attributes (or a base class's) gives it a new tag, and a
+    /// class made at the address of a freed one gets a tag of its own.
+    version: u32,
+    /// Its own `__dataclass_fields__` when that is a dict (borrowed: the
+    /// class dict holds it as long as the tag is unchanged), else NULL.
+    fields: *mut PyObject,
+    /// Whether its own dict declares `__slots__`.
+    own_slots: bool,
+}
+
+const NO_FACTS: ClassFacts = ClassFacts { ty: 0, version: 0, fields: core::ptr::null_mut(), own_slots: false };
+
+/// Slots of the class facts cache, indexed by the class's address.
+const FACT_SLOTS: usize = 16;
+
+struct FactCache(UnsafeCell<[ClassFacts; FACT_SLOTS]>);
+
+// SAFETY: the GIL contract (crate root); no reference into the array is held
+// while Python code runs.
+unsafe impl Sync for FactCache {}
+
+static FACTS: FactCache = FactCache(UnsafeCell::new([NO_FACTS; FACT_SLOTS]));
+
+/// The facts of class `ty`, from the cache when its version tag still matches.
+#[inline(always)]
+unsafe fn class_facts(ty: *mut PyTypeObject) -> ClassFacts {
+    let version = version_tag(ty);
+    let at = ((ty as usize >> 4) ^ (ty as usize >> 10)) % FACT_SLOTS;
+    // SAFETY: the GIL contract; a copy is read, no reference kept.
+    let cached = (*FACTS.0.get())[at];
+    if version != 0 && cached.ty == ty as usize && cached.version == version {
+        return cached;
+    }
+    let facts = read_class_facts(ty, version);
+    if version != 0 && version_tag(ty) == version {
+        // SAFETY: as above; the lookups are over, nothing else holds the array.
+        (*FACTS.0.get())[at] = facts;
+    }
+    facts
+}
+
+#[inline(never)]
+unsafe fn read_class_facts(ty: *mut PyTypeObject, version: u32) -> ClassFacts {
+    let class_dict = (*ty).tp_dict;
     if class_dict.is_null() {
-        return None;
+        return ClassFacts { ty: ty as usize, version, ..NO_FACTS };
     }
     let fields = PyDict_GetItem(class_dict, state().str_dataclass_fields);
-    (!fields.is_null() && PyDict_Check(fields) != 0).then_some(fields)
+    let fields = if !fields.is_null() && PyDict_Check(fields) != 0 { fields } else { core::ptr::null_mut() };
+    let own_slots = !fields.is_null() && !PyDict_GetItem(class_dict, state().str_slots).is_null();
+    ClassFacts { ty: ty as usize, version, fields, own_slots }
 }
 
 /// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
@@ -403,7 +459,7 @@ impl<E: Emitter> Walker<E> {
         let (mut pos, mut key, mut value): (Py_ssize_t, *mut PyObject, *mut PyObject) =
             (0, core::ptr::null_mut(), core::ptr::null_mut());
         let (mut seen, mut written) = (0, 0);
-        while PyDict_Next(dict, &mut pos, &mut key, &mut value) != 0 {
+        while crate::cpython::dict::next_any(dict, &mut pos, &mut key, &mut value) {
             if seen == len {
                 return Err(EncodeError::DictChangedSize);
             }
@@ -411,7 +467,7 @@ impl<E: Emitter> Walker<E> {
             if PyUnicode_Check(key) == 0 {
                 return Err(self.key_not_str(key));
             }
-            if PyUnicode_GET_LENGTH(key) > 0 && PyUnicode_ReadChar(key, 0) == '_' as Py_UCS4 {
+            if starts_with_underscore(key) {
                 continue;
             }
             self.dict_entry(dict, written, key, value)?;
@@ -430,9 +486,7 @@ impl<E: Emitter> Walker<E> {
 /// when the instance has one and its class does not itself declare
 /// `__slots__`; NULL (nothing raised) otherwise.
 unsafe fn orjson_instance_dict(obj: *mut PyObject) -> *mut PyObject {
-    let ty = Py_TYPE(obj);
-    let class_dict = (*ty).tp_dict;
-    if !class_dict.is_null() && !PyDict_GetItem(class_dict, state().str_slots).is_null() {
+    if class_facts(Py_TYPE(obj)).own_slots {
         return core::ptr::null_mut();
     }
     let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());
@@ -445,4 +499,14 @@ unsafe fn orjson_instance_dict(obj: *mut PyObject) -> *mut PyObject {
         return core::ptr::null_mut();
     }
     dict
+}
+
+/// Whether str `key` starts with `_`; its first byte read in place when it
+/// is compact ASCII (every identifier an attribute name usually is).
+#[inline(always)]
+unsafe fn starts_with_underscore(key: *mut PyObject) -> bool {
+    match crate::cpython::str::compact_ascii(key) {
+        Some(ascii) => ascii.first() == Some(&b'_'),
+        None => PyUnicode_GET_LENGTH(key) > 0 && PyUnicode_ReadChar(key, 0) == '_' as Py_UCS4,
+    }
 }

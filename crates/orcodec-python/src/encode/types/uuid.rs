@@ -19,11 +19,22 @@ pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
         return ty == uuid as *mut PyTypeObject;
     }
     // The name first: it keeps `sys.modules` out of the way of every other
-    // type while `uuid` is not imported.
-    if core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes() != b"UUID" {
+    // type while `uuid` is not imported. Compared byte by byte up to its
+    // NUL, so no type name is measured (every dataclass instance, enum
+    // member... passes here while no UUID has been seen).
+    if !is_named_uuid((*ty).tp_name) {
         return false;
     }
     ty == UUID_TYPE.get(state().str_uuid, c"UUID") as *mut PyTypeObject
+}
+
+/// Whether the NUL-terminated `name` is `UUID`, reading no byte past its NUL.
+#[inline(always)]
+unsafe fn is_named_uuid(name: *const core::ffi::c_char) -> bool {
+    let name = name as *const u8;
+    // `&&` stops at the first byte that differs, so a shorter name's NUL is
+    // the last byte read.
+    *name == b'U' && *name.add(1) == b'U' && *name.add(2) == b'I' && *name.add(3) == b'D' && *name.add(4) == 0
 }
 
 /// The canonical text of a UUID object (from its `int` attribute).
