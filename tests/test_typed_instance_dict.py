@@ -472,3 +472,95 @@ def test_json_keys_in_and_out_of_definition_order():
         orcodec.loads(b'{"name" "a"}', type=Keys)
     with pytest.raises(orcodec.JSONDecodeError):
         orcodec.loads(b'{"name": "a", "n"', type=Keys)
+
+
+# Module-level: the annotations (strings here) name each other.
+MIDFILL_SEEN: list[Any] = []
+
+
+@dataclasses.dataclass
+class MidInner:
+    x: int
+
+    def __post_init__(self):
+        if self.x == 1:
+            MidOuter.b = property(lambda s: "prop", lambda s, v: MIDFILL_SEEN.append(v))  # type: ignore[assignment]
+        elif self.x == 3:
+            for obj in gc.get_objects():
+                if type(obj) is MidOuter:
+                    vars(obj)  # makes the half-built instance's dict
+
+
+@dataclasses.dataclass
+class MidOuter:
+    a: str
+    inner: MidInner
+    b: str
+    c: int = 0
+
+
+@by_format
+def test_nested_post_init_adds_a_data_descriptor_to_the_outer_class(fmt):
+    """The outer instance's inline values are checked once, then again after any value
+    whose building may run code: a nested instance's ``__post_init__`` that puts a
+    property on the outer class sends the fields after it through the property."""
+    MIDFILL_SEEN.clear()
+    try:
+        first = fmt.decode({"a": "a", "inner": {"x": 0}, "b": "b", "c": 3}, MidOuter)
+        assert vars(first) == {"a": "a", "inner": MidInner(0), "b": "b", "c": 3}
+        out = fmt.decode({"a": "a", "inner": {"x": 1}, "b": "b", "c": 3}, MidOuter)
+        assert MIDFILL_SEEN == ["b"]
+        assert vars(out) == {"a": "a", "inner": MidInner(1), "c": 3}
+        assert out.b == "prop"
+    finally:
+        if isinstance(MidOuter.__dict__.get("b"), property):
+            del MidOuter.b
+    out = fmt.decode({"a": "a", "inner": {"x": 2}, "b": "b", "c": 3}, MidOuter)
+    assert vars(out) == {"a": "a", "inner": MidInner(2), "b": "b", "c": 3}
+
+
+@by_format
+def test_nested_post_init_makes_the_outer_dict(fmt):
+    """A nested instance's ``__post_init__`` asks for the half-built outer instance's
+    __dict__ (through the collector): the fields after it go into that dict."""
+    for _ in range(3):
+        value = {"a": "a", "inner": {"x": 3}, "b": "b", "c": 4}
+        want = reference(MidOuter, value, {"inner": MidInner(3)})
+        same_instance(fmt.decode(value, MidOuter), want)
+
+
+class Dying:
+    """Its release (value 1) puts a property on ``Holder``."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __del__(self):
+        if self.v == 1:
+            Holder.b = property(lambda s: "prop", lambda s, v: MIDFILL_SEEN.append(v))  # type: ignore[assignment]
+
+
+@dataclasses.dataclass
+class Holder:
+    t: Dying
+    b: str = ""
+
+
+def test_released_repeated_value_runs_code():
+    """A repeated key releases the value stored first; when that runs code (a
+    finalizer putting a property on the class), the fields after it see the change."""
+
+    def dec_hook(tp, value):
+        return tp(value)
+
+    MIDFILL_SEEN.clear()
+    try:
+        for _ in range(2):
+            out = orcodec.loads(b'{"t": 2, "b": "x"}', type=Holder, dec_hook=dec_hook)
+            assert list(vars(out)) == ["t", "b"] and out.t.v == 2 and out.b == "x"
+        out = orcodec.loads(b'{"t": 1, "t": 2, "b": "x"}', type=Holder, dec_hook=dec_hook)
+        assert MIDFILL_SEEN == ["x"]
+        assert list(vars(out)) == ["t"] and out.t.v == 2 and out.b == "prop"
+    finally:
+        if isinstance(Holder.__dict__.get("b"), property):
+            del Holder.b
