@@ -43,15 +43,28 @@ def fixtures_dir() -> Path:
     return Path(env) if env else HERE.parent.parent / "shared" / "fixtures"
 
 
-def best_of(fn, repeat: int, number: int = 1) -> float:
-    """Fastest of `repeat` runs of `number` calls, in seconds per call."""
-    best = float("inf")
+def best_of(fns: dict, repeat: int, number: int = 1) -> dict:
+    """Fastest of `repeat` runs of `number` calls of each function, in seconds per call.
+
+    The runs are interleaved (one run of each function per round): the shared machine
+    has slow windows of a few hundred milliseconds, and back-to-back runs of one
+    function all land in the same window (one contender measured 1.75x slower for a
+    whole row), while interleaved runs spread it over every contender's samples.
+    A function that raises is left out of the result (a peer that cannot do the row).
+    """
+    best = {name: float("inf") for name in fns}
     gc.collect()
     for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
+        for name, fn in fns.items():
+            if name not in best:
+                continue
+            try:
+                start = time.perf_counter()
+                for _ in range(number):
+                    fn()
+                best[name] = min(best[name], (time.perf_counter() - start) / number)
+            except Exception:
+                del best[name]
     return best
 
 
@@ -96,7 +109,8 @@ def unpacker_rows(repeat: int) -> list[dict]:
         for m in messages:
             unpackb(m)
 
-    t_ours, t_theirs, t_split = best_of(ours, repeat), best_of(theirs, repeat), best_of(presplit, repeat)
+    t = best_of({"ours": ours, "theirs": theirs, "presplit": presplit}, repeat)
+    t_ours, t_theirs, t_split = t["ours"], t["theirs"], t["presplit"]
     return [
         {
             "row": "unpacker 100k msgs / 4 KiB chunks",
@@ -222,14 +236,9 @@ def transcode_rows(repeat: int) -> list[dict]:
                 },
             ),
         ]:
-            t_ours = best_of(ours, repeat, number)
-            t_two = best_of(two_step, repeat, number)
-            peers = {}
-            for label, fn in pairs.items():
-                try:
-                    peers[label] = best_of(fn, repeat, number)
-                except Exception:  # a peer that cannot do the row (msgpack's int keys...)
-                    continue
+            # A peer pair that cannot do the row (msgpack's int keys...) is left out.
+            peers = best_of({"(ours)": ours, "(two_step)": two_step, **pairs}, repeat, number)
+            t_ours, t_two = peers.pop("(ours)"), peers.pop("(two_step)")
             best_label = min(peers, key=peers.get)
             rows.append(
                 {
