@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import gc
+import pickle
 import random
+import sys
 import uuid
 import zoneinfo
 
@@ -219,6 +222,78 @@ def test_decimal_from_a_json_number_as_written():
     for text in ["1.10", "-0", "1E+5", "0.30000000000000004441", "123456789012345678901234567890.5", "1e-7"]:
         exact(orcodec.loads(text, type=decimal.Decimal), decimal.Decimal(text))
     exact(orcodec.convert(decimal.Decimal("1.5"), decimal.Decimal), decimal.Decimal("1.5"))
+
+
+def decimal_texts() -> list[str]:
+    """Texts in plain notation (the ones made in place) around every limit, and
+    forms only ``Decimal()`` itself reads."""
+    rng = random.Random(11)
+    texts = ["0", "-0", "00", "-0.000", "0.000", "0E+5", "1E+3", "1e-7", "25e0", "-012.50", "7e-000000001",
+             "1e999999999", "-1e-999999999", "9999999999999999999", "-0000000000000000000000999999999999999.99999",
+             "0.1000000000000000000", "1000000000000000000.0", "12345678901234567890", "1e1000000000",
+             "1.", ".5", "+1", " 1.5 ", "1_000.5", "NaN", "-sNaN", "Infinity", "-inf", "\u0661\u0662.5"]  # fmt: skip
+    for _ in range(400):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 22)))
+        cut = rng.randint(0, len(digits))
+        text = rng.choice(["", "-"]) + (digits[:cut] or "0") + ("." + digits[cut:] if digits[cut:] else "")
+        if rng.random() < 0.3:
+            text += rng.choice("eE") + rng.choice(["", "+", "-"]) + str(rng.randint(0, 10 ** rng.randint(1, 10)))
+        texts.append(text)
+    return texts
+
+
+def same_decimal(ours: decimal.Decimal, theirs: decimal.Decimal) -> None:
+    """Indistinguishable: the same number, digits and exponent, and the same behaviour."""
+    assert type(ours) is decimal.Decimal
+    assert ours.as_tuple() == theirs.as_tuple() and str(ours) == str(theirs) and repr(ours) == repr(theirs)
+    assert ours.is_nan() or hash(ours) == hash(theirs)
+    assert gc.is_tracked(ours) == gc.is_tracked(theirs) and sys.getsizeof(ours) == sys.getsizeof(theirs)
+    assert pickle.loads(pickle.dumps(ours)).as_tuple() == theirs.as_tuple()
+
+    def results(d: decimal.Decimal) -> list[str]:
+        out = []
+        ops = [lambda: d + 1, lambda: d * d, lambda: -d, lambda: d.quantize(decimal.Decimal("0.01"))]
+        ops += [lambda: d.adjusted(), lambda: d.normalize(), lambda: d.to_integral_value(), lambda: float(d)]
+        for op in ops:
+            try:
+                out.append(repr(op()))
+            except (ArithmeticError, ValueError) as e:
+                out.append(type(e).__name__)
+        return out
+
+    assert results(ours) == results(theirs)
+
+
+@pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)
+def test_decimal_from_text_is_the_decimal_the_type_makes(fmt):
+    texts = decimal_texts()
+    for text, ours in zip(texts, fmt.decode(texts, list[decimal.Decimal])):
+        same_decimal(ours, decimal.Decimal(text))
+
+
+def test_decimal_from_a_json_number_is_the_decimal_the_type_makes():
+    for text in decimal_texts():
+        if orcodec.dumps(text)[1:-1].decode() != text:
+            continue
+        try:
+            json_number = orcodec.loads(text) is not None
+        except orcodec.JSONDecodeError:
+            json_number = False
+        if json_number:
+            same_decimal(orcodec.loads(text, type=decimal.Decimal), decimal.Decimal(text))
+
+
+def test_decimals_made_in_place_leave_no_reference_behind():
+    data = orcodec.dumps(["12.50", "-0.001", "3e5"] * 1000)
+    decoder = orcodec.Decoder(list[decimal.Decimal])
+    decoder.loads(data)
+    gc.collect()
+    before = sys.getrefcount(decimal.Decimal)
+    for _ in range(20):
+        decoder.loads(data)
+    gc.collect()
+    after = sys.getrefcount(decimal.Decimal)  # outside the assert: its rewriting holds references
+    assert after == before
 
 
 @pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)

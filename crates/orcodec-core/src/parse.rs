@@ -578,12 +578,133 @@ pub fn json_number_form(text: &[u8]) -> Option<bool> {
     (i == text.len()).then_some(integer)
 }
 
+/// A decimal number in plain notation: its sign, its coefficient without
+/// leading zeros and its exponent (`-012.50` is `-1250` times 10**-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainDecimal {
+    pub negative: bool,
+    pub coefficient: u64,
+    pub exponent: i64,
+}
+
+/// Most significant digits a [`PlainDecimal`] holds: a coefficient below
+/// 10**19, one word of `Decimal`'s own base-10**19 storage.
+pub const PLAIN_DECIMAL_DIGITS: usize = 19;
+
+/// Most digits of a [`PlainDecimal`]'s written exponent.
+const PLAIN_DECIMAL_EXPONENT_DIGITS: usize = 9;
+
+/// `text` as a [`PlainDecimal`] when it is `-?digits(.digits)?([eE][+-]?digits)?`
+/// (leading zeros allowed, as `Decimal()` allows them) with at most
+/// [`PLAIN_DECIMAL_DIGITS`] significant digits and an exponent of at most
+/// nine digits. None for anything else, including every other text
+/// `Decimal()` accepts (a `+`, `.5`, `5.`, spaces, underscores, `NaN`,
+/// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
+pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
+    let negative = text.first() == Some(&b'-');
+    let digits_from = |start: usize| start + text[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let int_start = negative as usize;
+    let int_end = digits_from(int_start);
+    if int_end == int_start {
+        return None;
+    }
+    let (mut frac_start, mut i) = (int_end, int_end);
+    if text.get(i) == Some(&b'.') {
+        frac_start = i + 1;
+        i = digits_from(frac_start);
+        if i == frac_start {
+            return None;
+        }
+    }
+    let frac_end = i;
+    let mut exponent = 0i64;
+    if matches!(text.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = text.get(i) == Some(&b'-');
+        i += matches!(text.get(i), Some(b'+' | b'-')) as usize;
+        let start = i;
+        i = digits_from(start);
+        if i == start || i - start > PLAIN_DECIMAL_EXPONENT_DIGITS {
+            return None;
+        }
+        exponent = text[start..i].iter().fold(0, |e, &b| e * 10 + (b - b'0') as i64);
+        if minus {
+            exponent = -exponent;
+        }
+    }
+    if i != text.len() {
+        return None;
+    }
+    // The coefficient: every digit of the integer part and the fraction,
+    // leading zeros skipped.
+    let mut coefficient = 0u64;
+    let mut significant = 0usize;
+    for part in [&text[int_start..int_end], &text[frac_start..frac_end]] {
+        for &b in part {
+            if coefficient == 0 && b == b'0' {
+                continue;
+            }
+            significant += 1;
+            if significant > PLAIN_DECIMAL_DIGITS {
+                return None;
+            }
+            coefficient = coefficient * 10 + (b - b'0') as u64;
+        }
+    }
+    Some(PlainDecimal { negative, coefficient, exponent: exponent - (frac_end - frac_start) as i64 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn t(h: u8, m: u8, s: u8, us: u32, offset: Option<i32>) -> Time {
         Time { hour: h, minute: m, second: s, microsecond: us, offset }
+    }
+
+    #[test]
+    fn plain_decimals() {
+        let d = |negative, coefficient, exponent| Some(PlainDecimal { negative, coefficient, exponent });
+        assert_eq!(plain_decimal(b"0"), d(false, 0, 0));
+        assert_eq!(plain_decimal(b"-0"), d(true, 0, 0));
+        assert_eq!(plain_decimal(b"-012.50"), d(true, 1250, -2));
+        assert_eq!(plain_decimal(b"0.000"), d(false, 0, -3));
+        assert_eq!(plain_decimal(b"0.00012"), d(false, 12, -5));
+        assert_eq!(plain_decimal(b"1E+3"), d(false, 1, 3));
+        assert_eq!(plain_decimal(b"1.5e-7"), d(false, 15, -8));
+        assert_eq!(plain_decimal(b"25e0"), d(false, 25, 0));
+        assert_eq!(plain_decimal(b"7e-000000001"), d(false, 7, -1));
+        assert_eq!(plain_decimal(b"1e999999999"), d(false, 1, 999_999_999));
+        assert_eq!(plain_decimal(b"9999999999999999999"), d(false, 9_999_999_999_999_999_999, 0));
+        assert_eq!(
+            plain_decimal(b"-000000000000000000000099999999999999.99999"),
+            d(true, 9_999_999_999_999_999_999, -5)
+        );
+        assert_eq!(plain_decimal(b"1000000000000000000.0"), None, "20 significant digits");
+        assert_eq!(plain_decimal(b"0.1000000000000000000"), d(false, 1_000_000_000_000_000_000, -19));
+        for other in [
+            &b""[..],
+            b"-",
+            b"+1",
+            b".5",
+            b"5.",
+            b"1.e5",
+            b"1e",
+            b"1e+",
+            b"e5",
+            b"1e1000000000",
+            b" 1",
+            b"1 ",
+            b"1_000",
+            b"NaN",
+            b"Infinity",
+            b"--1",
+            b"1.2.3",
+            b"12345678901234567890",
+            b"\xd9\xa1",
+        ] {
+            assert_eq!(plain_decimal(other), None, "{:?}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]

@@ -382,6 +382,9 @@ unsafe fn new_decimal(arg: *mut PyObject, path: &Path, at: usize) -> Result<Owne
 }
 
 unsafe fn decimal_from_text(text: &str, path: &Path, at: usize) -> Result<Owned, Fail> {
+    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+        return Ok(Owned::new(made)?);
+    }
     let s = Owned::new(PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t))?;
     new_decimal(s.as_ptr(), path, at)
 }
@@ -406,7 +409,13 @@ pub fn decimal<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Res
                 if is_instance(obj, decimal_type()?) {
                     return keep(obj);
                 }
-                if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 || py_text(obj).is_some() {
+                if let Some(text) = py_text(obj) {
+                    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+                        return Ok(Owned::new(made)?);
+                    }
+                    return new_decimal(obj, path, h.at);
+                }
+                if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 {
                     return new_decimal(obj, path, h.at);
                 }
                 if PyFloat_Check(obj) != 0 {
