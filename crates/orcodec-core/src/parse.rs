@@ -602,32 +602,64 @@ const PLAIN_DECIMAL_EXPONENT_DIGITS: usize = 9;
 /// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
 pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
     let negative = text.first() == Some(&b'-');
-    let digits_from = |start: usize| start + text[start..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let int_start = negative as usize;
-    let int_end = digits_from(int_start);
-    if int_end == int_start {
+    let mut i = negative as usize;
+    // Leading zeros of the integer part count for nothing.
+    while text.get(i) == Some(&b'0') && text.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let mut coefficient = 0u64;
+    let int_start = i;
+    while let Some(&b) = text.get(i) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+        i += 1;
+    }
+    if i == int_start {
         return None;
     }
-    let (mut frac_start, mut i) = (int_end, int_end);
+    // Significant digits so far: the integer part's, unless it is 0.
+    let mut significant = if coefficient == 0 { 0 } else { i - int_start };
+    let mut fraction = 0usize;
     if text.get(i) == Some(&b'.') {
-        frac_start = i + 1;
-        i = digits_from(frac_start);
-        if i == frac_start {
+        i += 1;
+        let start = i;
+        while let Some(&b) = text.get(i) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            // Zeros before the first significant digit count for nothing.
+            significant += (significant != 0 || d != 0) as usize;
+            coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        fraction = i - start;
+        if fraction == 0 {
             return None;
         }
     }
-    let frac_end = i;
+    if significant > PLAIN_DECIMAL_DIGITS {
+        return None;
+    }
     let mut exponent = 0i64;
     if matches!(text.get(i), Some(b'e' | b'E')) {
         i += 1;
         let minus = text.get(i) == Some(&b'-');
         i += matches!(text.get(i), Some(b'+' | b'-')) as usize;
         let start = i;
-        i = digits_from(start);
-        if i == start || i - start > PLAIN_DECIMAL_EXPONENT_DIGITS {
+        while let Some(&b) = text.get(i) {
+            if !b.is_ascii_digit() || i - start == PLAIN_DECIMAL_EXPONENT_DIGITS {
+                break;
+            }
+            exponent = exponent * 10 + (b - b'0') as i64;
+            i += 1;
+        }
+        if i == start {
             return None;
         }
-        exponent = text[start..i].iter().fold(0, |e, &b| e * 10 + (b - b'0') as i64);
         if minus {
             exponent = -exponent;
         }
@@ -635,23 +667,7 @@ pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
     if i != text.len() {
         return None;
     }
-    // The coefficient: every digit of the integer part and the fraction,
-    // leading zeros skipped.
-    let mut coefficient = 0u64;
-    let mut significant = 0usize;
-    for part in [&text[int_start..int_end], &text[frac_start..frac_end]] {
-        for &b in part {
-            if coefficient == 0 && b == b'0' {
-                continue;
-            }
-            significant += 1;
-            if significant > PLAIN_DECIMAL_DIGITS {
-                return None;
-            }
-            coefficient = coefficient * 10 + (b - b'0') as u64;
-        }
-    }
-    Some(PlainDecimal { negative, coefficient, exponent: exponent - (frac_end - frac_start) as i64 })
+    Some(PlainDecimal { negative, coefficient, exponent: exponent - fraction as i64 })
 }
 
 #[cfg(test)]
