@@ -224,6 +224,52 @@ def test_decimal_from_a_json_number_as_written():
     exact(orcodec.convert(decimal.Decimal("1.5"), decimal.Decimal), decimal.Decimal("1.5"))
 
 
+def same_datetime(ours, theirs) -> None:
+    """Indistinguishable datetimes or dates: every field, the tzinfo object itself, the
+    hash, the size, and what the methods give."""
+    assert type(ours) is type(theirs)
+    assert ours == theirs and repr(ours) == repr(theirs) and hash(ours) == hash(theirs)
+    assert sys.getsizeof(ours) == sys.getsizeof(theirs) and gc.is_tracked(ours) == gc.is_tracked(theirs)
+    assert pickle.loads(pickle.dumps(ours)) == theirs and ours.isoformat() == theirs.isoformat()
+    assert ours.timetuple() == theirs.timetuple() and ours.toordinal() == theirs.toordinal()
+    if isinstance(theirs, dt.datetime):
+        assert ours.tzinfo == theirs.tzinfo and ours.fold == theirs.fold == 0
+        assert (ours.tzinfo is theirs.tzinfo) if theirs.tzinfo in (None, UTC) else type(ours.tzinfo) is dt.timezone
+        assert ours.utcoffset() == theirs.utcoffset() and ours.replace(fold=1).fold == 1
+        assert (ours.tzinfo is None or ours.timestamp() == theirs.timestamp()) and ours.time() == theirs.time()
+        step = dt.timedelta(microseconds=1 if theirs.year < 9999 else -1)
+        assert ours + step == theirs + step and ours - theirs == dt.timedelta(0)
+
+
+@pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)
+def test_datetimes_and_dates_from_text_are_what_their_types_make(fmt):
+    rng = random.Random(5)
+    zones = [None, UTC, dt.timezone(dt.timedelta(hours=2)), dt.timezone(dt.timedelta(hours=-9, minutes=-30))]
+    values = [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999, UTC), dt.datetime(2024, 2, 29, 12)]
+    for _ in range(300):
+        day = dt.date(1, 1, 1) + dt.timedelta(days=rng.randrange(3652059))
+        values.append(
+            dt.datetime(
+                day.year,
+                day.month,
+                day.day,
+                rng.randrange(24),
+                rng.randrange(60),
+                rng.randrange(60),
+                rng.choice([0, rng.randrange(1000000)]),
+                rng.choice(zones),
+            )  # fmt: skip
+        )
+    texts = [v.isoformat() for v in values]
+    for ours, theirs in zip(fmt.decode(texts, list[dt.datetime]), values):
+        same_datetime(ours, theirs)
+    dates = [v.date() for v in values]
+    for ours, theirs in zip(fmt.decode([d.isoformat() for d in dates], list[dt.date]), dates):
+        same_datetime(ours, theirs)
+    # Out of datetime's range after rounding: the constructor's refusal, as before.
+    assert str(fmt.error("9999-12-31T23:59:59.9999999Z", dt.datetime)).startswith("Invalid RFC3339 encoded datetime")
+
+
 def decimal_texts() -> list[str]:
     """Texts in plain notation (the ones made in place) around every limit, and
     forms only ``Decimal()`` itself reads."""

@@ -24,6 +24,25 @@ pub struct Time {
     pub offset: Option<i32>,
 }
 
+impl Date {
+    /// A date `datetime.date` accepts: years 1 to 9999, a real day of the month.
+    #[inline(always)]
+    pub fn in_range(&self) -> bool {
+        (1..=9999).contains(&self.year)
+            && (1..=12).contains(&self.month)
+            && self.day >= 1
+            && self.day as u32 <= days_in_month(self.year, self.month as u32)
+    }
+}
+
+impl Time {
+    /// A time of day `datetime.time` accepts (no leap second), its offset aside.
+    #[inline(always)]
+    pub fn in_range(&self) -> bool {
+        self.hour < 24 && self.minute < 60 && self.second < 60 && self.microsecond < 1_000_000
+    }
+}
+
 #[inline(always)]
 fn digit(b: u8) -> Option<u32> {
     let d = b.wrapping_sub(b'0');
@@ -676,6 +695,25 @@ mod tests {
 
     fn t(h: u8, m: u8, s: u8, us: u32, offset: Option<i32>) -> Time {
         Time { hour: h, minute: m, second: s, microsecond: us, offset }
+    }
+
+    #[test]
+    fn ranges_of_the_datetime_types() {
+        let date = |year, month, day| Date { year, month, day };
+        for ok in [date(1, 1, 1), date(9999, 12, 31), date(2024, 2, 29), date(2000, 2, 29), date(2023, 4, 30)] {
+            assert!(ok.in_range(), "{ok:?}");
+        }
+        for bad in [date(0, 1, 1), date(10000, 1, 1), date(2023, 2, 29), date(1900, 2, 29), date(2023, 4, 31)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
+        for bad in [date(2024, 0, 1), date(2024, 13, 1), date(2024, 1, 0), date(-1, 1, 1)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
+        let time = |hour, minute, second, microsecond| Time { hour, minute, second, microsecond, offset: None };
+        assert!(time(0, 0, 0, 0).in_range() && time(23, 59, 59, 999_999).in_range());
+        for bad in [time(24, 0, 0, 0), time(0, 60, 0, 0), time(0, 0, 60, 0), time(0, 0, 0, 1_000_000)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -88,8 +88,11 @@ unsafe fn other_zone(seconds: i32) -> Result<*mut PyObject, Fail> {
 }
 
 unsafe fn new_datetime(d: Date, t: Time) -> Result<Owned, Fail> {
-    let api = &*PyDateTimeAPI();
     let tz = zone(t.offset)?;
+    if let Some(made) = crate::cpython::datetime::new_datetime(d, t, tz) {
+        return Ok(Owned::new(made)?);
+    }
+    let api = &*PyDateTimeAPI();
     Ok(Owned::new((api.DateTime_FromDateAndTime)(
         d.year,
         d.month as i32,
@@ -205,6 +208,9 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     match orcodec_core::parse::parse_date(text.as_bytes()) {
         // SAFETY: makes a date.
         Some(d) => unsafe {
+            if let Some(made) = crate::cpython::datetime::new_date(d) {
+                return Ok(Owned::new(made)?);
+            }
             let api = &*PyDateTimeAPI();
             Ok(Owned::new((api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType))?)
         },
