@@ -639,8 +639,7 @@ pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
     if i == int_start {
         return None;
     }
-    // Significant digits so far: the integer part's, unless it is 0.
-    let mut significant = if coefficient == 0 { 0 } else { i - int_start };
+    let int_end = i;
     let mut fraction = 0usize;
     if text.get(i) == Some(&b'.') {
         i += 1;
@@ -650,8 +649,6 @@ pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
             if d > 9 {
                 break;
             }
-            // Zeros before the first significant digit count for nothing.
-            significant += (significant != 0 || d != 0) as usize;
             coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
             i += 1;
         }
@@ -660,8 +657,15 @@ pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
             return None;
         }
     }
-    if significant > PLAIN_DECIMAL_DIGITS {
-        return None;
+    // At most 19 digits in all fit whatever they are; more fit only when
+    // the zeros after `0.` leave at most 19 significant ones.
+    if int_end - int_start + fraction > PLAIN_DECIMAL_DIGITS {
+        let fraction_digits = if fraction == 0 { &[][..] } else { &text[int_end + 1..int_end + 1 + fraction] };
+        let digits = text[int_start..int_end].iter().chain(fraction_digits);
+        let significant = digits.skip_while(|&&b| b == b'0').count();
+        if significant > PLAIN_DECIMAL_DIGITS {
+            return None;
+        }
     }
     let mut exponent = 0i64;
     if matches!(text.get(i), Some(b'e' | b'E')) {
