@@ -130,8 +130,17 @@ NUMBERS = [
     float("nan"),
     float("inf"),
     123456789.125,
-    -2195313474847423.25,
-]  # an exact decimal tie: ryu rounds it half to even, std half up
+    -2195313474847423.25,  # an exact decimal tie: ryu rounds it half to even, std half up
+    # Short decimals (at most six decimals in [2**-11, 2**32): a path of
+    # their own) at the ends of that range and of the decimals.
+    12.5,
+    -3.99,
+    2.0**-11,
+    0.000489,
+    4294967295.999999,
+    52.520008,
+    0.1234567,
+]
 INTEGERS = [0, 127, 128, 255, 256, 65535, 65536, 2**32, 2**63 - 1, 2**64 - 1]
 
 STRINGS = [

@@ -272,3 +272,54 @@ def test_random_short_decimal_doubles(fmt, seed):
     values = [round(rng.uniform(-1e6, 1e6), rng.randint(0, 8)) for _ in range(2000)]
     values += [rng.randint(-(10**9), 10**9) / 10 ** rng.randint(0, 20) for _ in range(2000)]
     assert fmt.encode(values) == fmt.reference(values)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_runs_of_short_and_long_floats_against_orjson(seed):
+    # Floats of at most six decimals in [2**-11, 2**32) take a path of their
+    # own; after a float that is not one, the next fifteen skip it. Runs that
+    # switch between the two, in lists and dict values, nested, and the
+    # edges of the range and of the decimals: orjson's bytes throughout.
+    import orcodec
+    import orjson
+
+    rng = random.Random(seed)
+    edges = [
+        2.0**-11,
+        0.000489,
+        0.000488,
+        4294967295.999999,
+        4294967295.0,
+        2.0**32,
+        4294967296.5,
+        0.1234567,
+        0.123456,
+        12.5,
+        3.99,
+        3.0,
+        1000.98,
+        -0.5,
+        0.0,
+        -0.0,
+        5e-324,
+        1e16,
+    ]
+    values: list[float] = []
+    for _ in range(300):
+        kind = rng.random()
+        run = rng.randint(1, 40)
+        if kind < 0.4:
+            values += [round(rng.uniform(-2000, 2000), rng.randint(0, 6)) for _ in range(run)]
+        elif kind < 0.7:
+            values += [rng.uniform(-1e3, 1e3) for _ in range(run)]
+        elif kind < 0.8:
+            values += [rng.choice(edges) * rng.choice([1, -1]) for _ in range(run)]
+        elif kind < 0.9:
+            values += [rng.randint(0, 2**32 * 10**6) / 10**6 for _ in range(run)]
+        else:
+            values += [float("nan"), float("inf")][: rng.randint(1, 2)]
+    assert orcodec.dumps(values) == orjson.dumps(values)
+    document = {"rows": [{"price": v, "pair": [v, -v]} for v in values], "last": values[-1]}
+    assert orcodec.dumps(document) == orjson.dumps(document)
+    pretty = orcodec.dumps(document, option=orcodec.OPT_INDENT_2)
+    assert pretty == orjson.dumps(document, option=orjson.OPT_INDENT_2)

@@ -5,7 +5,7 @@ use super::rows::{
     write_int_items, write_items, F64_ITEM_RESERVE, I8_TEXT, U8_TEXT,
 };
 use crate::emit::{items_one_by_one, Emitter};
-use crate::number::float::{write_f32, write_f64};
+use crate::number::float::{write_f32, write_f64_in_run};
 use crate::number::int;
 use crate::sink::{Sink, CHUNK};
 use crate::text::encode::{copy_clean_prefix, escape_text, escape_utf8_from, MAX_ESCAPED_PER_UNIT, SLACK};
@@ -190,6 +190,9 @@ pub struct JsonWriter<S: Sink, const PRETTY: bool> {
     pub out: S,
     /// Open containers; only maintained when `PRETTY`.
     depth: usize,
+    /// Floats left to write without trying the short path
+    /// ([`write_f64_in_run`]).
+    short_pause: u8,
 }
 
 pub type CompactJsonWriter<S> = JsonWriter<S, false>;
@@ -198,7 +201,7 @@ pub type PrettyJsonWriter<S> = JsonWriter<S, true>;
 
 impl<S: Sink, const PRETTY: bool> JsonWriter<S, PRETTY> {
     pub fn new(out: S) -> Self {
-        JsonWriter { out, depth: 0 }
+        JsonWriter { out, depth: 0, short_pause: 0 }
     }
 
     /// A newline and the indentation of the current depth.
@@ -275,7 +278,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     }
     #[inline(always)]
     fn f64(&mut self, value: f64) {
-        write_f64(&mut self.out, value)
+        write_f64_in_run(&mut self.out, value, &mut self.short_pause)
     }
     #[inline(always)]
     fn str(&mut self, value: Text<'_>) -> Result<(), SurrogateError> {
