@@ -526,10 +526,16 @@ fn a_failed_output_stops_the_transcode() {
             self.out.truncate(len)
         }
     }
-    // SAFETY: as the Vec's.
+    // SAFETY: as the Vec's; no room past the limit, none once failed.
     unsafe impl Output for Failing {
         fn written(&mut self) -> &mut [u8] {
             &mut self.out
+        }
+        fn room(&self) -> usize {
+            if self.failed {
+                return 0;
+            }
+            self.out.capacity().min(self.limit).saturating_sub(self.out.len())
         }
     }
     let items = vec!["[1,2,3]"; 40].join(",");
