@@ -23,7 +23,8 @@ struct Frame {
     keys: MapKeys,
     /// For the entry being read: the earlier entry (index in the map) whose
     /// key it repeats, and where it starts; and a word of its key, which
-    /// tells the hint slot of a container that is its value.
+    /// tells the hint slot of a container that is its value (its head
+    /// word and length).
     repeats: Option<usize>,
     entry_start: usize,
     value_start: usize,
@@ -461,9 +462,10 @@ fn start_entry<O: Output>(
     let start = value_start - key.len();
     frame.entry_start = entry_start;
     frame.value_start = value_start;
-    frame.key_word = key_word(key);
+    let head = super::keys::head_word(key);
+    frame.key_word = head ^ (key.len() as u64) << 56;
     frame.repeats =
-        keys.find_or_add_text(&mut frame.keys, start, key, entry_start, entry_start, value_start, out.written())?;
+        keys.find_or_add_head(&mut frame.keys, start, key, head, entry_start, entry_start, value_start, out.written())?;
     Ok(())
 }
 
@@ -501,12 +503,6 @@ fn end_entry<O: Output>(
         i += 1;
     }
     Ok(())
-}
-
-/// A word of a key, for its hint slot.
-#[inline(always)]
-fn key_word(key: &[u8]) -> u64 {
-    super::keys::head_word(key) ^ (key.len() as u64) << 56
 }
 
 /// Writes the headers that did not fit their place: the output grows (or

@@ -176,10 +176,29 @@ impl Keys {
         value_start: usize,
         source: &[u8],
     ) -> Result<Option<usize>, TranscodeError> {
+        self.find_or_add_head(map, start, text, head_word(text), entry_start, key_start, value_start, source)
+    }
+
+    /// [`find_or_add_text`](Self::find_or_add_text) given the text's
+    /// [`head_word`] (`head`), which the caller has already.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn find_or_add_head(
+        &mut self,
+        map: &mut MapKeys,
+        start: usize,
+        text: &[u8],
+        head: u64,
+        entry_start: usize,
+        key_start: usize,
+        value_start: usize,
+        source: &[u8],
+    ) -> Result<Option<usize>, TranscodeError> {
+        debug_assert_eq!(head, head_word(text));
         let out = source;
         // A text of 4 GiB or more has the length of no other text.
         let len = text.len().min(OTHER as usize - 1) as u32;
-        let probe = Probe { head: head_word(text), len, text, other: KeyId::Unique };
+        let probe = Probe { head, len, text, other: KeyId::Unique };
         let found = self.find(map, probe, out);
         if found.is_none() {
             self.add(map, probe, start, entry_start, key_start, value_start, out)?;
