@@ -243,6 +243,16 @@ TEXT_FORMS = [
     b"0123456789abcdefABCDEF0123456789",
     b"2e6b438",
     b"51.075954+02:00",
+    # Decimals: plain notation (made in place) at its limits, and forms only
+    # Decimal() itself reads.
+    b"-012.50",
+    b"-0.000",
+    b"1E+3",
+    b"9999999999999999999",
+    b"0.1000000000000000000e-999999999",
+    b"12345678901234567890",
+    b" 1_000.5 ",
+    b"-sNaN",
 ]
 
 

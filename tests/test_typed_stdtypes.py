@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import gc
+import pickle
 import random
+import sys
 import uuid
 import zoneinfo
 
@@ -219,6 +222,124 @@ def test_decimal_from_a_json_number_as_written():
     for text in ["1.10", "-0", "1E+5", "0.30000000000000004441", "123456789012345678901234567890.5", "1e-7"]:
         exact(orcodec.loads(text, type=decimal.Decimal), decimal.Decimal(text))
     exact(orcodec.convert(decimal.Decimal("1.5"), decimal.Decimal), decimal.Decimal("1.5"))
+
+
+def same_datetime(ours, theirs) -> None:
+    """Indistinguishable datetimes or dates: every field, the tzinfo object itself, the
+    hash, the size, and what the methods give."""
+    assert type(ours) is type(theirs)
+    assert ours == theirs and repr(ours) == repr(theirs) and hash(ours) == hash(theirs)
+    assert sys.getsizeof(ours) == sys.getsizeof(theirs) and gc.is_tracked(ours) == gc.is_tracked(theirs)
+    assert pickle.loads(pickle.dumps(ours)) == theirs and ours.isoformat() == theirs.isoformat()
+    assert ours.timetuple() == theirs.timetuple() and ours.toordinal() == theirs.toordinal()
+    if isinstance(theirs, dt.datetime):
+        assert ours.tzinfo == theirs.tzinfo and ours.fold == theirs.fold == 0
+        assert (ours.tzinfo is theirs.tzinfo) if theirs.tzinfo in (None, UTC) else type(ours.tzinfo) is dt.timezone
+        assert ours.utcoffset() == theirs.utcoffset() and ours.replace(fold=1).fold == 1
+        assert (ours.tzinfo is None or ours.timestamp() == theirs.timestamp()) and ours.time() == theirs.time()
+        step = dt.timedelta(microseconds=1 if theirs.year < 9999 else -1)
+        assert ours + step == theirs + step and ours - theirs == dt.timedelta(0)
+
+
+@pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)
+def test_datetimes_and_dates_from_text_are_what_their_types_make(fmt):
+    rng = random.Random(5)
+    zones = [None, UTC, dt.timezone(dt.timedelta(hours=2)), dt.timezone(dt.timedelta(hours=-9, minutes=-30))]
+    values = [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999, UTC), dt.datetime(2024, 2, 29, 12)]
+    for _ in range(300):
+        day = dt.date(1, 1, 1) + dt.timedelta(days=rng.randrange(3652059))
+        values.append(
+            dt.datetime(
+                day.year,
+                day.month,
+                day.day,
+                rng.randrange(24),
+                rng.randrange(60),
+                rng.randrange(60),
+                rng.choice([0, rng.randrange(1000000)]),
+                rng.choice(zones),
+            )  # fmt: skip
+        )
+    texts = [v.isoformat() for v in values]
+    for ours, theirs in zip(fmt.decode(texts, list[dt.datetime]), values):
+        same_datetime(ours, theirs)
+    dates = [v.date() for v in values]
+    for ours, theirs in zip(fmt.decode([d.isoformat() for d in dates], list[dt.date]), dates):
+        same_datetime(ours, theirs)
+    # Out of datetime's range after rounding: the constructor's refusal, as before.
+    assert str(fmt.error("9999-12-31T23:59:59.9999999Z", dt.datetime)).startswith("Invalid RFC3339 encoded datetime")
+
+
+def decimal_texts() -> list[str]:
+    """Texts in plain notation (the ones made in place) around every limit, and
+    forms only ``Decimal()`` itself reads."""
+    rng = random.Random(11)
+    texts = ["0", "-0", "00", "-0.000", "0.000", "0E+5", "1E+3", "1e-7", "25e0", "-012.50", "7e-000000001",
+             "1e999999999", "-1e-999999999", "9999999999999999999", "-0000000000000000000000999999999999999.99999",
+             "0.1000000000000000000", "1000000000000000000.0", "12345678901234567890", "1e1000000000",
+             "1.", ".5", "+1", " 1.5 ", "1_000.5", "NaN", "-sNaN", "Infinity", "-inf", "\u0661\u0662.5"]  # fmt: skip
+    for _ in range(400):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 22)))
+        cut = rng.randint(0, len(digits))
+        text = rng.choice(["", "-"]) + (digits[:cut] or "0") + ("." + digits[cut:] if digits[cut:] else "")
+        if rng.random() < 0.3:
+            text += rng.choice("eE") + rng.choice(["", "+", "-"]) + str(rng.randint(0, 10 ** rng.randint(1, 10)))
+        texts.append(text)
+    return texts
+
+
+def same_decimal(ours: decimal.Decimal, theirs: decimal.Decimal) -> None:
+    """Indistinguishable: the same number, digits and exponent, and the same behaviour."""
+    assert type(ours) is decimal.Decimal
+    assert ours.as_tuple() == theirs.as_tuple() and str(ours) == str(theirs) and repr(ours) == repr(theirs)
+    assert ours.is_nan() or hash(ours) == hash(theirs)
+    assert gc.is_tracked(ours) == gc.is_tracked(theirs) and sys.getsizeof(ours) == sys.getsizeof(theirs)
+    assert pickle.loads(pickle.dumps(ours)).as_tuple() == theirs.as_tuple()
+
+    def results(d: decimal.Decimal) -> list[str]:
+        out = []
+        ops = [lambda: d + 1, lambda: d * d, lambda: -d, lambda: d.quantize(decimal.Decimal("0.01"))]
+        ops += [lambda: d.adjusted(), lambda: d.normalize(), lambda: d.to_integral_value(), lambda: float(d)]
+        for op in ops:
+            try:
+                out.append(repr(op()))
+            except (ArithmeticError, ValueError) as e:
+                out.append(type(e).__name__)
+        return out
+
+    assert results(ours) == results(theirs)
+
+
+@pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)
+def test_decimal_from_text_is_the_decimal_the_type_makes(fmt):
+    texts = decimal_texts()
+    for text, ours in zip(texts, fmt.decode(texts, list[decimal.Decimal])):
+        same_decimal(ours, decimal.Decimal(text))
+
+
+def test_decimal_from_a_json_number_is_the_decimal_the_type_makes():
+    for text in decimal_texts():
+        if orcodec.dumps(text)[1:-1].decode() != text:
+            continue
+        try:
+            json_number = orcodec.loads(text) is not None
+        except orcodec.JSONDecodeError:
+            json_number = False
+        if json_number:
+            same_decimal(orcodec.loads(text, type=decimal.Decimal), decimal.Decimal(text))
+
+
+def test_decimals_made_in_place_leave_no_reference_behind():
+    data = orcodec.dumps(["12.50", "-0.001", "3e5"] * 1000)
+    decoder = orcodec.Decoder(list[decimal.Decimal])
+    decoder.loads(data)
+    gc.collect()
+    before = sys.getrefcount(decimal.Decimal)
+    for _ in range(20):
+        decoder.loads(data)
+    gc.collect()
+    after = sys.getrefcount(decimal.Decimal)  # outside the assert: its rewriting holds references
+    assert after == before
 
 
 @pytest.mark.parametrize("fmt", [JSON, MSGPACK, CONVERT], ids=repr)

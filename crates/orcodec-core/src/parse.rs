@@ -24,6 +24,25 @@ pub struct Time {
     pub offset: Option<i32>,
 }
 
+impl Date {
+    /// A date `datetime.date` accepts: years 1 to 9999, a real day of the month.
+    #[inline(always)]
+    pub fn in_range(&self) -> bool {
+        (1..=9999).contains(&self.year)
+            && (1..=12).contains(&self.month)
+            && self.day >= 1
+            && self.day as u32 <= days_in_month(self.year, self.month as u32)
+    }
+}
+
+impl Time {
+    /// A time of day `datetime.time` accepts (no leap second), its offset aside.
+    #[inline(always)]
+    pub fn in_range(&self) -> bool {
+        self.hour < 24 && self.minute < 60 && self.second < 60 && self.microsecond < 1_000_000
+    }
+}
+
 #[inline(always)]
 fn digit(b: u8) -> Option<u32> {
     let d = b.wrapping_sub(b'0');
@@ -578,12 +597,172 @@ pub fn json_number_form(text: &[u8]) -> Option<bool> {
     (i == text.len()).then_some(integer)
 }
 
+/// A decimal number in plain notation: its sign, its coefficient without
+/// leading zeros and its exponent (`-012.50` is `-1250` times 10**-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainDecimal {
+    pub negative: bool,
+    pub coefficient: u64,
+    pub exponent: i64,
+}
+
+/// Most significant digits a [`PlainDecimal`] holds: a coefficient below
+/// 10**19, one word of `Decimal`'s own base-10**19 storage.
+pub const PLAIN_DECIMAL_DIGITS: usize = 19;
+
+/// Most digits of a [`PlainDecimal`]'s written exponent.
+const PLAIN_DECIMAL_EXPONENT_DIGITS: usize = 9;
+
+/// `text` as a [`PlainDecimal`] when it is `-?digits(.digits)?([eE][+-]?digits)?`
+/// (leading zeros allowed, as `Decimal()` allows them) with at most
+/// [`PLAIN_DECIMAL_DIGITS`] significant digits and an exponent of at most
+/// nine digits. None for anything else, including every other text
+/// `Decimal()` accepts (a `+`, `.5`, `5.`, spaces, underscores, `NaN`,
+/// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
+pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
+    let negative = text.first() == Some(&b'-');
+    let mut i = negative as usize;
+    // Leading zeros of the integer part count for nothing.
+    while text.get(i) == Some(&b'0') && text.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let mut coefficient = 0u64;
+    let int_start = i;
+    while let Some(&b) = text.get(i) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+        i += 1;
+    }
+    if i == int_start {
+        return None;
+    }
+    let int_end = i;
+    let mut fraction = 0usize;
+    if text.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while let Some(&b) = text.get(i) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        fraction = i - start;
+        if fraction == 0 {
+            return None;
+        }
+    }
+    // At most 19 digits in all fit whatever they are; more fit only when
+    // the zeros after `0.` leave at most 19 significant ones.
+    if int_end - int_start + fraction > PLAIN_DECIMAL_DIGITS {
+        let fraction_digits = if fraction == 0 { &[][..] } else { &text[int_end + 1..int_end + 1 + fraction] };
+        let digits = text[int_start..int_end].iter().chain(fraction_digits);
+        let significant = digits.skip_while(|&&b| b == b'0').count();
+        if significant > PLAIN_DECIMAL_DIGITS {
+            return None;
+        }
+    }
+    let mut exponent = 0i64;
+    if matches!(text.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = text.get(i) == Some(&b'-');
+        i += matches!(text.get(i), Some(b'+' | b'-')) as usize;
+        let start = i;
+        while let Some(&b) = text.get(i) {
+            if !b.is_ascii_digit() || i - start == PLAIN_DECIMAL_EXPONENT_DIGITS {
+                break;
+            }
+            exponent = exponent * 10 + (b - b'0') as i64;
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        if minus {
+            exponent = -exponent;
+        }
+    }
+    if i != text.len() {
+        return None;
+    }
+    Some(PlainDecimal { negative, coefficient, exponent: exponent - fraction as i64 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn t(h: u8, m: u8, s: u8, us: u32, offset: Option<i32>) -> Time {
         Time { hour: h, minute: m, second: s, microsecond: us, offset }
+    }
+
+    #[test]
+    fn ranges_of_the_datetime_types() {
+        let date = |year, month, day| Date { year, month, day };
+        for ok in [date(1, 1, 1), date(9999, 12, 31), date(2024, 2, 29), date(2000, 2, 29), date(2023, 4, 30)] {
+            assert!(ok.in_range(), "{ok:?}");
+        }
+        for bad in [date(0, 1, 1), date(10000, 1, 1), date(2023, 2, 29), date(1900, 2, 29), date(2023, 4, 31)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
+        for bad in [date(2024, 0, 1), date(2024, 13, 1), date(2024, 1, 0), date(-1, 1, 1)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
+        let time = |hour, minute, second, microsecond| Time { hour, minute, second, microsecond, offset: None };
+        assert!(time(0, 0, 0, 0).in_range() && time(23, 59, 59, 999_999).in_range());
+        for bad in [time(24, 0, 0, 0), time(0, 60, 0, 0), time(0, 0, 60, 0), time(0, 0, 0, 1_000_000)] {
+            assert!(!bad.in_range(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn plain_decimals() {
+        let d = |negative, coefficient, exponent| Some(PlainDecimal { negative, coefficient, exponent });
+        assert_eq!(plain_decimal(b"0"), d(false, 0, 0));
+        assert_eq!(plain_decimal(b"-0"), d(true, 0, 0));
+        assert_eq!(plain_decimal(b"-012.50"), d(true, 1250, -2));
+        assert_eq!(plain_decimal(b"0.000"), d(false, 0, -3));
+        assert_eq!(plain_decimal(b"0.00012"), d(false, 12, -5));
+        assert_eq!(plain_decimal(b"1E+3"), d(false, 1, 3));
+        assert_eq!(plain_decimal(b"1.5e-7"), d(false, 15, -8));
+        assert_eq!(plain_decimal(b"25e0"), d(false, 25, 0));
+        assert_eq!(plain_decimal(b"7e-000000001"), d(false, 7, -1));
+        assert_eq!(plain_decimal(b"1e999999999"), d(false, 1, 999_999_999));
+        assert_eq!(plain_decimal(b"9999999999999999999"), d(false, 9_999_999_999_999_999_999, 0));
+        assert_eq!(
+            plain_decimal(b"-000000000000000000000099999999999999.99999"),
+            d(true, 9_999_999_999_999_999_999, -5)
+        );
+        assert_eq!(plain_decimal(b"1000000000000000000.0"), None, "20 significant digits");
+        assert_eq!(plain_decimal(b"0.1000000000000000000"), d(false, 1_000_000_000_000_000_000, -19));
+        for other in [
+            &b""[..],
+            b"-",
+            b"+1",
+            b".5",
+            b"5.",
+            b"1.e5",
+            b"1e",
+            b"1e+",
+            b"e5",
+            b"1e1000000000",
+            b" 1",
+            b"1 ",
+            b"1_000",
+            b"NaN",
+            b"Infinity",
+            b"--1",
+            b"1.2.3",
+            b"12345678901234567890",
+            b"\xd9\xa1",
+        ] {
+            assert_eq!(plain_decimal(other), None, "{:?}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //!   cached UTF-8 ([`str`]).
 //! - CPython 3.11 to 3.13, full API: the offset inside a `datetime.timezone`
 //!   ([`datetime`]).
+//! - CPython 3.11 to 3.13, full API, 64-bit: `decimal.Decimal` objects made
+//!   in place ([`decimal`]), after a check of their layout against the
+//!   type's own instances.
 //! - every version: `bytes` storage ([`bytes`]), a dict's length,
 //!   `__slots__` members and type slots ([`types`]), and the private
 //!   functions pyo3-ffi does not declare ([`ffi`]).
@@ -30,6 +33,7 @@
 
 pub mod bytes;
 pub mod datetime;
+pub mod decimal;
 pub mod dict;
 #[cfg(dict_table_layout)]
 pub mod dict_table;

@@ -88,8 +88,11 @@ unsafe fn other_zone(seconds: i32) -> Result<*mut PyObject, Fail> {
 }
 
 unsafe fn new_datetime(d: Date, t: Time) -> Result<Owned, Fail> {
-    let api = &*PyDateTimeAPI();
     let tz = zone(t.offset)?;
+    if let Some(made) = crate::cpython::datetime::new_datetime(d, t, tz) {
+        return Ok(Owned::new(made)?);
+    }
+    let api = &*PyDateTimeAPI();
     Ok(Owned::new((api.DateTime_FromDateAndTime)(
         d.year,
         d.month as i32,
@@ -205,6 +208,9 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     match orcodec_core::parse::parse_date(text.as_bytes()) {
         // SAFETY: makes a date.
         Some(d) => unsafe {
+            if let Some(made) = crate::cpython::datetime::new_date(d) {
+                return Ok(Owned::new(made)?);
+            }
             let api = &*PyDateTimeAPI();
             Ok(Owned::new((api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType))?)
         },
@@ -382,6 +388,9 @@ unsafe fn new_decimal(arg: *mut PyObject, path: &Path, at: usize) -> Result<Owne
 }
 
 unsafe fn decimal_from_text(text: &str, path: &Path, at: usize) -> Result<Owned, Fail> {
+    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+        return Ok(Owned::new(made)?);
+    }
     let s = Owned::new(PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t))?;
     new_decimal(s.as_ptr(), path, at)
 }
@@ -406,7 +415,13 @@ pub fn decimal<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Res
                 if is_instance(obj, decimal_type()?) {
                     return keep(obj);
                 }
-                if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 || py_text(obj).is_some() {
+                if let Some(text) = py_text(obj) {
+                    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+                        return Ok(Owned::new(made)?);
+                    }
+                    return new_decimal(obj, path, h.at);
+                }
+                if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 {
                     return new_decimal(obj, path, h.at);
                 }
                 if PyFloat_Check(obj) != 0 {
