@@ -61,6 +61,36 @@ def test_decoder_arguments():
     assert d.unpackb(memoryview(b"\x04")) == 4
 
 
+def test_decoder_method_arguments_exactly():
+    # The argument parsing of the methods, every path: positional slots, keywords
+    # (matched by pointer and by value), a keyword repeated or unknown, the
+    # object missing or given by keyword, too many positional arguments.
+    d = orcodec.Decoder(list[int])
+    data = orcodec.packb([1, 2])
+    assert d.unpackb(data) == [1, 2]
+    assert d.unpackb(data, option=None) == [1, 2]
+    assert d.unpackb(data, ext_hook=None, option=None) == [1, 2]
+    assert d.unpackb(data, **{"".join(["opt", "ion"]): None}) == [1, 2]
+    assert d.loads(b"[3]") == [3]
+    cases = [
+        (lambda: d.unpackb(), "unpackb() missing 1 required positional argument: 'obj'"),
+        (lambda: d.unpackb(option=None), "unpackb() missing 1 required positional argument: 'obj'"),
+        (lambda: d.unpackb(data, None), "unpackb() takes 1 positional arguments but 2 were given"),
+        (lambda: d.unpackb(data, nope=1), "unpackb() got an unexpected keyword argument 'nope'"),
+        (
+            lambda: d.unpackb(obj=data),
+            "unpackb() got some positional-only arguments passed as keyword arguments: 'obj'",
+        ),
+        (lambda: d.loads(), "loads() missing 1 required positional argument: 'obj'"),
+        (lambda: d.loads(b"[1]", b"[2]"), "loads() takes 1 positional arguments but 2 were given"),
+        (lambda: d.loads(b"[1]", option=None), "loads() got an unexpected keyword argument 'option'"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as e:
+            call()  # type: ignore[call-arg]
+        assert str(e.value) == message
+
+
 def test_decoder_in_a_cycle_is_collected():
     collected = threading.Event()
 

@@ -153,7 +153,8 @@ pub unsafe extern "C" fn json_to_msgpack(
     let Ok([obj]) = call_.parse("json_to_msgpack", [null_mut()], 1) else {
         return null_mut();
     };
-    let Some(input) = borrow_json_input(obj) else {
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = borrow_json_input(obj, &mut view) else {
         return null_mut();
     };
     let bytes = input.bytes();
@@ -210,7 +211,8 @@ pub unsafe extern "C" fn msgpack_to_json(
         }
     };
     // unpackb's input rules and errors.
-    let Some(input) = crate::decode::msgpack_input(obj) else {
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = crate::decode::msgpack_input(obj, &mut view) else {
         return null_mut();
     };
     let bytes = input.bytes();

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{char_count, raise_decode_error};
-use crate::decode::input::Input;
+use crate::decode::input::{Input, ViewSlot};
 use crate::decode::typed::error::Source;
 use crate::decode::typed::json_input::JsonInput;
 use crate::decode::typed::node::Compiled;
@@ -31,8 +31,8 @@ use crate::module::state::state;
 
 /// The input of a JSON decode, borrowed as `loads` borrows it, or None with
 /// `loads`'s exception raised.
-pub unsafe fn borrow_json_input(obj: *mut PyObject) -> Option<Input> {
-    crate::decode::json_input(obj)
+pub unsafe fn borrow_json_input(obj: *mut PyObject, slot: &mut ViewSlot) -> Option<Input<'_>> {
+    crate::decode::json_input(obj, slot)
 }
 
 /// Raises `JSONDecodeError` for line `number`, `line` (its text without the
@@ -181,7 +181,8 @@ pub unsafe extern "C" fn loads_lines(
     let Ok(typed) = typed_args(tp, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
-    let Some(input) = borrow_json_input(obj) else {
+    let mut view = ViewSlot::new();
+    let Some(input) = borrow_json_input(obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();

@@ -134,8 +134,8 @@ fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError
 /// The input of `loads` (bytes, bytearray, memoryview, str), or None with
 /// the decode error raised.
 #[inline(always)]
-pub(crate) unsafe fn json_input(obj: *mut PyObject) -> Option<input::Input> {
-    match borrow_input(obj, true) {
+pub(crate) unsafe fn json_input(obj: *mut PyObject, slot: &mut input::ViewSlot) -> Option<input::Input<'_>> {
+    match borrow_input(obj, true, slot) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
             wrong_input_type(obj, "loads");
@@ -182,9 +182,9 @@ pub(crate) unsafe fn msgpack_options(
 /// The input of `unpackb` (bytes, bytearray, memoryview), or None with the
 /// decode error raised.
 #[inline(always)]
-pub(crate) unsafe fn msgpack_input(obj: *mut PyObject) -> Option<input::Input> {
+pub(crate) unsafe fn msgpack_input(obj: *mut PyObject, slot: &mut input::ViewSlot) -> Option<input::Input<'_>> {
     let s = state();
-    match borrow_input(obj, false) {
+    match borrow_input(obj, false, slot) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
             wrong_input_type(obj, "unpackb");
@@ -212,7 +212,8 @@ unsafe fn typed_loads(
     let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
         return Some(core::ptr::null_mut());
     };
-    let Some(input) = json_input(obj) else {
+    let mut view = input::ViewSlot::new();
+    let Some(input) = json_input(obj, &mut view) else {
         return Some(core::ptr::null_mut());
     };
     Some(typed::run::loads_with(&compiled, &opts, input.bytes(), obj))
@@ -234,7 +235,8 @@ unsafe fn typed_unpackb(
     let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
         return Some(core::ptr::null_mut());
     };
-    let Some(input) = msgpack_input(obj) else {
+    let mut view = input::ViewSlot::new();
+    let Some(input) = msgpack_input(obj, &mut view) else {
         return Some(core::ptr::null_mut());
     };
     let mut numpy = numpy_read(flags, numpy_code, obj, input.bytes());
@@ -306,7 +308,8 @@ pub unsafe extern "C" fn loads(
         }
         obj
     };
-    let Some(input) = json_input(obj) else {
+    let mut view = input::ViewSlot::new();
+    let Some(input) = json_input(obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
@@ -342,7 +345,8 @@ pub unsafe extern "C" fn unpackb(
             return result;
         }
     }
-    let Some(input) = msgpack_input(obj) else {
+    let mut view = input::ViewSlot::new();
+    let Some(input) = msgpack_input(obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let mut numpy = numpy_read(opts, numpy_code, obj, input.bytes());

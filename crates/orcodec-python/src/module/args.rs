@@ -62,6 +62,7 @@ impl Call {
     /// position; every slot but the first may be given by keyword. Slot 0 (the
     /// object) is required and positional-only. Errors are TypeErrors in
     /// CPython's words.
+    #[inline(always)]
     pub unsafe fn parse<const N: usize>(
         &self,
         function: &str,
@@ -71,7 +72,10 @@ impl Call {
         self.parse_with(function, names, positional, &CPYTHON_ARG_ERRORS)
     }
 
-    /// `parse`, raising argument errors as `errors` says.
+    /// `parse`, raising argument errors as `errors` says. Inlined: out of
+    /// line, the slots array goes back through memory, stored a word at a
+    /// time and read back in wider loads the stores cannot forward to.
+    #[inline(always)]
     pub unsafe fn parse_with<const N: usize>(
         &self,
         function: &str,
@@ -83,30 +87,54 @@ impl Call {
         if self.nargs > positional || (errors.exactly_one && self.nargs == 0) {
             return Err(errors.positional_count(function, positional, self.nargs));
         }
-        for (i, slot) in slots.iter_mut().enumerate().take(self.nargs) {
-            *slot = *self.args.add(i);
-        }
-        if !self.kwnames.is_null() {
-            let nkw = PyTuple_GET_SIZE(self.kwnames) as usize;
-            for k in 0..nkw {
-                let name = PyTuple_GET_ITEM(self.kwnames, k as Py_ssize_t);
-                let value = *self.args.add(self.nargs + k);
-                let Some(i) = (1..N).find(|&i| same_name(name, names[i])) else {
-                    return Err(unexpected_keyword(function, name, self.nargs, errors));
-                };
-                if !slots[i].is_null() {
-                    let shown = repr(name);
-                    let colon = if errors.orjson { ":" } else { "" };
-                    return Err(errors.raise(&format!("{function}() got multiple values for argument{colon} {shown}")));
-                }
-                slots[i] = value;
+        // A test per slot rather than a copy of `nargs` items, which becomes
+        // a call to memcpy.
+        for (i, slot) in slots.iter_mut().enumerate() {
+            if i < self.nargs {
+                *slot = *self.args.add(i);
             }
         }
+        if !self.kwnames.is_null() {
+            self.keywords(function, &names, &mut slots, errors)?;
+        }
         if slots[0].is_null() {
-            return Err(errors.raise(&format!("{function}() missing 1 required positional argument: 'obj'")));
+            return Err(missing_obj(function, errors));
         }
         Ok(slots)
     }
+
+    /// The keyword arguments into `slots`.
+    #[inline(never)]
+    unsafe fn keywords<const N: usize>(
+        &self,
+        function: &str,
+        names: &[*mut PyObject; N],
+        slots: &mut [*mut PyObject; N],
+        errors: &ArgErrors,
+    ) -> Result<(), Raised> {
+        let nkw = PyTuple_GET_SIZE(self.kwnames) as usize;
+        for k in 0..nkw {
+            let name = PyTuple_GET_ITEM(self.kwnames, k as Py_ssize_t);
+            let value = *self.args.add(self.nargs + k);
+            let Some(i) = (1..N).find(|&i| same_name(name, names[i])) else {
+                return Err(unexpected_keyword(function, name, self.nargs, errors));
+            };
+            if !slots[i].is_null() {
+                let shown = repr(name);
+                let colon = if errors.orjson { ":" } else { "" };
+                return Err(errors.raise(&format!("{function}() got multiple values for argument{colon} {shown}")));
+            }
+            slots[i] = value;
+        }
+        Ok(())
+    }
+}
+
+/// The object to work on was not given.
+#[cold]
+#[inline(never)]
+unsafe fn missing_obj(function: &str, errors: &ArgErrors) -> Raised {
+    errors.raise(&format!("{function}() missing 1 required positional argument: 'obj'"))
 }
 
 /// A keyword argument `name` that `function` does not take.

@@ -68,8 +68,20 @@ struct Target {
     init_values: Vec<Option<Owned>>,
 }
 
-#[inline(never)]
+/// The object to fill and room for the InitVar values. Inlined: a
+/// `Target` returned through memory is stored a word at a time and read
+/// back in wider loads the stores cannot forward to; the object alone
+/// comes back from [`new_object`].
+#[inline(always)]
 unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
+    let obj = new_object(cl)?;
+    let init_values = if cl.init_vars > 0 { init_slots(cl.init_vars) } else { Vec::new() };
+    Ok(Target { obj, init_values })
+}
+
+/// A new instance (or dict) of `cl`, nothing set.
+#[inline(never)]
+unsafe fn new_object(cl: &ClassNode) -> Result<Owned, Fail> {
     let obj = match cl.kind {
         ClassKind::TypedDict => Owned::new(PyDict_New())?,
         _ if cl.plain_new => Owned::new(new_instance_with(cl.cls.as_ptr() as *mut PyTypeObject, cl.no_args.as_ptr()))?,
@@ -83,8 +95,13 @@ unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
     if matches!(cl.kind, ClassKind::Dataclass | ClassKind::Attrs) {
         cl.inline.prepare(cl.cls.as_ptr() as *mut PyTypeObject);
     }
-    let init_values = if cl.init_vars > 0 { (0..cl.init_vars).map(|_| None).collect() } else { Vec::new() };
-    Ok(Target { obj, init_values })
+    Ok(obj)
+}
+
+/// `n` empty InitVar slots.
+#[inline(never)]
+fn init_slots(n: usize) -> Vec<Option<Owned>> {
+    (0..n).map(|_| None).collect()
 }
 
 /// Stores the value of field `i`.

@@ -239,7 +239,8 @@ pub unsafe extern "C" fn decoder_loads(
     let Some((compiled, opts)) = Decoder::parts(obj) else {
         return core::ptr::null_mut();
     };
-    let Some(input) = crate::decode::json_input(data) else {
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = crate::decode::json_input(data, &mut view) else {
         return core::ptr::null_mut();
     };
     Py_INCREF(obj);
@@ -267,7 +268,8 @@ pub unsafe extern "C" fn decoder_unpackb(
     let Some((ext_hook, read_opts, flags)) = crate::decode::msgpack_options(ext_hook, option) else {
         return core::ptr::null_mut();
     };
-    let Some(input) = crate::decode::msgpack_input(data) else {
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = crate::decode::msgpack_input(data, &mut view) else {
         return core::ptr::null_mut();
     };
     let code = orcodec_core::msgpack::numpy::DEFAULT_CODE;
