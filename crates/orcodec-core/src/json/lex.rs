@@ -980,7 +980,7 @@ fn find_special(input: &[u8], i: usize) -> Option<usize> {
 /// loop nor move with it.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
-fn find_special_after_block(input: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn find_special_after_block(input: &[u8], i: usize) -> Option<usize> {
     if crate::cpu::avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { find_special_avx2(input, i) };

@@ -521,9 +521,12 @@ impl<'a> JsonPull<'a> {
     }
 
     /// Whether another entry of the open object follows (positioned at its
-    /// key), or its `}` was consumed. `first`: as in `next_key`.
+    /// key, whitespace skipped, the key not checked yet), or its `}` was
+    /// consumed. `first`: as in `next_key`. Then the key: with
+    /// [`key`](Self::key), or read by the caller (see
+    /// [`skip_to`](Self::skip_to)) and then [`colon`](Self::colon).
     #[inline(always)]
-    fn entry_follows(&mut self, first: bool) -> Result<bool, DecodeError> {
+    pub(crate) fn entry_follows(&mut self, first: bool) -> Result<bool, DecodeError> {
         if first {
             self.lex.skip_whitespace();
             if self.lex.peek() == Some(b'}') {
@@ -533,6 +536,33 @@ impl<'a> JsonPull<'a> {
             return Ok(true);
         }
         self.separator(true)
+    }
+
+    /// The key of an entry that [`entry_follows`](Self::entry_follows) said
+    /// is there, unescaped, and its `:`: what [`next_key`](Self::next_key)
+    /// reads after it (same text, same errors).
+    #[inline(always)]
+    pub(crate) fn key(&mut self) -> Result<&str, DecodeError> {
+        let span = self.lex.key_string().map_err(syntax)?;
+        self.lex.colon().map_err(syntax)?;
+        Ok(self.lex.text(span))
+    }
+
+    /// The `:` after a key the caller read itself (whitespace before it
+    /// allowed), with `next_key`'s errors.
+    #[inline(always)]
+    pub(crate) fn colon(&mut self) -> Result<(), DecodeError> {
+        self.lex.colon().map_err(syntax)
+    }
+
+    /// Moves past a token the caller read itself from [`input`](Self::input):
+    /// `pos` must be where the reader would be after reading it (a string
+    /// whose every byte the caller checked as the reader checks them, up to
+    /// and with its closing quote).
+    #[inline(always)]
+    pub(crate) fn skip_to(&mut self, pos: usize) {
+        debug_assert!(self.lex.pos <= pos && pos <= self.lex.input.len());
+        self.lex.pos = pos;
     }
 
     /// [`next_key`](Self::next_key) when the key is likely `expected` (a

@@ -5,7 +5,7 @@
 use super::keys::{Entry, Keys, MapKeys};
 use super::{check, grow, no_memory, push, splice_repeat, Output, TranscodeError, Unsupported, MAX_ENCODE_DEPTH};
 use crate::json::pull::{JsonKind, JsonNumberValue, JsonPull};
-use crate::msgpack::writer::{write_f64, write_i64, write_str, write_u64, MAX_LEN};
+use crate::msgpack::writer::{write_ascii, write_f64, write_i64, write_str, write_u64, MAX_LEN};
 use crate::text::Text;
 
 /// An open array or map.
@@ -23,7 +23,8 @@ struct Frame {
     keys: MapKeys,
     /// For the entry being read: the earlier entry (index in the map) whose
     /// key it repeats, and where it starts; and a word of its key, which
-    /// tells the hint slot of a container that is its value.
+    /// tells the hint slot of a container that is its value (its head
+    /// word and length).
     repeats: Option<usize>,
     entry_start: usize,
     value_start: usize,
@@ -146,11 +147,15 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
         match p.peek()? {
             JsonKind::String => {
                 let at = p.pos();
-                let text = p.str()?;
-                if text.len() > MAX_LEN {
-                    return Err(TranscodeError::Unsupported(Unsupported::TooLong, at));
+                if let Some(end) = short_str(p.input(), at + 1, out) {
+                    p.skip_to(end + 1);
+                } else {
+                    let text = p.str()?;
+                    if text.len() > MAX_LEN {
+                        return Err(TranscodeError::Unsupported(Unsupported::TooLong, at));
+                    }
+                    utf8(out, text.as_bytes());
                 }
-                utf8(out, text.as_bytes());
             }
             JsonKind::Number => {
                 let at = p.pos();
@@ -182,15 +187,14 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
                 }
                 let is_map = kind == JsonKind::Object;
                 let header = out.len();
-                let at = p.pos();
-                let first = if is_map {
+                let any = if is_map {
                     p.begin_object()?;
-                    p.next_key(true)?
+                    p.entry_follows(true)?
                 } else {
                     p.begin_array()?;
-                    p.next_item(true)?.then_some("")
+                    p.next_item(true)?
                 };
-                let Some(key) = first else {
+                if !any {
                     // Empty.
                     out.push(if is_map { 0x80 } else { 0x90 });
                     end_value(frames, p, out, patches, keys, tmp, hints)?;
@@ -199,7 +203,7 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
                         return finish(out, patches, shifts);
                     }
                     continue 'value;
-                };
+                }
                 let parent_word = frames.last().map_or(0, |f| if f.is_map { f.key_word } else { 0 });
                 let hint = hint_slot(depth, parent_word);
                 let reserved = hints[hint];
@@ -224,7 +228,7 @@ fn run<O: Output>(p: &mut JsonPull<'_>, out: &mut O, s: &mut JsonToMsgpack) -> R
                 )?;
                 if is_map {
                     if let Some(frame) = frames.last_mut() {
-                        start_entry(frame, keys, key.as_bytes(), out, at)?;
+                        start_entry(frame, keys, p, out)?;
                     }
                 }
                 continue 'value;
@@ -257,9 +261,8 @@ fn end_value<O: Output>(
         };
         if frame.is_map {
             end_entry(frame, keys, patches, tmp, out)?;
-            let at = p.pos();
-            if let Some(key) = p.next_key(false)? {
-                return start_entry(frame, keys, key.as_bytes(), out, at);
+            if p.entry_follows(false)? {
+                return start_entry(frame, keys, p, out);
             }
         } else {
             frame.count += 1;
@@ -286,6 +289,136 @@ fn end_value<O: Output>(
     }
 }
 
+/// The string lane: a string (`start` just past its opening quote) with no
+/// escape is written as str in one pass, its blocks stored whole after the
+/// header while they are checked (the bytes past its end are overwritten by
+/// what follows, or lie past the output's end): one of fewer than 32 bytes
+/// (fixstr) from two 16-byte blocks, a longer one by [`long_str`]. Returns
+/// where its closing quote is; None (and nothing written) at an escape or a
+/// control byte, when a block would run past the input, or when the output
+/// has too little room (it is not grown for this): the reader's own path
+/// then reads the string. The input is UTF-8 already (checked whole first),
+/// so a string with no escape and no control byte is its own text.
+#[inline(always)]
+fn short_str<O: Output>(input: &[u8], start: usize, out: &mut O) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        if start + 32 > input.len() || out.room() < 33 {
+            return None;
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline. The loads read
+        // `start..start + 32`, inside `input` (checked above); the stores
+        // write 32 bytes at `tail() + 1`, and the header one at `tail()`,
+        // within the 33 bytes of room (checked above); `advance` marks
+        // `1 + len <= 32` of them, all written.
+        unsafe {
+            let p = input.as_ptr().add(start);
+            let v0 = _mm_loadu_si128(p as *const __m128i);
+            let v1 = _mm_loadu_si128(p.add(16) as *const __m128i);
+            let (s0, q0) = special_and_quotes(v0);
+            let (s1, q1) = special_and_quotes(v1);
+            let special = s0 | s1 << 16;
+            let quotes = q0 | q1 << 16;
+            if special == 0 {
+                return long_str(input, start, out, v0, v1);
+            }
+            // The length from the quotes alone, so that where the next
+            // token starts waits on no more than their compare; checked
+            // apart: no other special byte before that quote.
+            let len = quotes.trailing_zeros() as usize;
+            if quotes == 0 || special & ((1 << len) - 1) != 0 {
+                return None;
+            }
+            let at = out.tail();
+            _mm_storeu_si128(at.add(1) as *mut __m128i, v0);
+            _mm_storeu_si128(at.add(17) as *mut __m128i, v1);
+            *at = 0xa0 | len as u8;
+            out.advance(1 + len);
+            Some(start + len)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (input, start, out);
+        None
+    }
+}
+
+/// The masks (bit k for byte k) of the special bytes of a block (a quote, a
+/// backslash or a control byte) and of its quotes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn special_and_quotes(v: core::arch::x86_64::__m128i) -> (u32, u32) {
+    use core::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline; register operations only.
+    unsafe {
+        let quotes = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        // A control byte is one with min(byte, 0x1f) == byte (unsigned).
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let special = _mm_or_si128(_mm_or_si128(quotes, _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))), control);
+        (_mm_movemask_epi8(special) as u32, _mm_movemask_epi8(quotes) as u32)
+    }
+}
+
+/// Strings of str8 length (under 256 bytes, their first 32 bytes `v0`,
+/// `v1` with no special byte) are scanned on 16 bytes at a time and each
+/// block stored after a 2-byte header as it is checked (the lane needs 256
+/// bytes of input from `start` and of room). Longer ones, or where there is
+/// not that much, are scanned on by the reader's scan and copied after.
+/// Returns and writes as [`short_str`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn long_str<O: Output>(
+    input: &[u8],
+    start: usize,
+    out: &mut O,
+    v0: core::arch::x86_64::__m128i,
+    v1: core::arch::x86_64::__m128i,
+) -> Option<usize> {
+    use core::arch::x86_64::*;
+    /// The bytes the lane reads and stores past the header.
+    const LANE: usize = 256;
+    if start + LANE <= input.len() && out.room() >= 2 + LANE {
+        // SAFETY: SSE2 is part of the x86-64 baseline. The loads read
+        // 16 bytes at `start + i` for `i + 16 <= LANE`, inside `input`
+        // (checked above); the stores write 16 bytes at `tail() + 2 + i`
+        // for `i + 16 <= LANE`, and the header the 2 bytes at `tail()`,
+        // within the `2 + LANE` bytes of room (checked above); `advance`
+        // marks `2 + len <= 2 + LANE` of them, all written.
+        unsafe {
+            let p = input.as_ptr().add(start);
+            let at = out.tail();
+            _mm_storeu_si128(at.add(2) as *mut __m128i, v0);
+            _mm_storeu_si128(at.add(18) as *mut __m128i, v1);
+            let mut i = 32;
+            while i < LANE {
+                let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+                _mm_storeu_si128(at.add(2 + i) as *mut __m128i, v);
+                let (special, quotes) = special_and_quotes(v);
+                if special != 0 {
+                    let k = special.trailing_zeros();
+                    if quotes & (1 << k) == 0 {
+                        return None;
+                    }
+                    let len = i + k as usize;
+                    *at = 0xd9;
+                    *at.add(1) = len as u8;
+                    out.advance(2 + len);
+                    return Some(start + len);
+                }
+                i += 16;
+            }
+        }
+    }
+    let end = crate::json::lex::find_special_after_block(input, start + 32)?;
+    if input[end] != b'"' || end - start > MAX_LEN {
+        return None;
+    }
+    write_ascii(out, &input[start..end]);
+    Some(end)
+}
+
 /// Writes UTF-8 text as str (short ones with no call to copy them).
 #[inline(always)]
 fn utf8<O: Output>(out: &mut O, text: &[u8]) {
@@ -293,28 +426,46 @@ fn utf8<O: Output>(out: &mut O, text: &[u8]) {
     let _ = write_str(out, Text::Utf8(text));
 }
 
-/// Writes the key of a map entry and looks it up among the map's keys.
+/// Reads the key of a map entry (`p` at it) and its colon, writes the key
+/// and looks it up among the map's keys.
 #[inline(always)]
 fn start_entry<O: Output>(
     frame: &mut Frame,
     keys: &mut Keys,
-    key: &[u8],
+    p: &mut JsonPull<'_>,
     out: &mut O,
-    at: usize,
 ) -> Result<(), TranscodeError> {
-    if key.len() > MAX_LEN {
-        return Err(TranscodeError::Unsupported(Unsupported::TooLong, at));
-    }
     let entry_start = out.len();
-    utf8(out, key);
+    let input = p.input();
+    let at = p.pos();
+    let short = match input.get(at) {
+        Some(b'"') => short_str(input, at + 1, out),
+        _ => None,
+    };
+    let key = match short {
+        Some(end) => {
+            p.skip_to(end + 1);
+            p.colon()?;
+            &input[at + 1..end]
+        }
+        None => {
+            let key = p.key()?.as_bytes();
+            if key.len() > MAX_LEN {
+                return Err(TranscodeError::Unsupported(Unsupported::TooLong, at));
+            }
+            utf8(out, key);
+            key
+        }
+    };
     check(out)?;
     let value_start = out.len();
     let start = value_start - key.len();
     frame.entry_start = entry_start;
     frame.value_start = value_start;
-    frame.key_word = key_word(key);
+    let head = super::keys::head_word(key);
+    frame.key_word = head ^ (key.len() as u64) << 56;
     frame.repeats =
-        keys.find_or_add_text(&mut frame.keys, start, key, entry_start, entry_start, value_start, out.written())?;
+        keys.find_or_add_head(&mut frame.keys, start, key, head, entry_start, entry_start, value_start, out.written())?;
     Ok(())
 }
 
@@ -352,12 +503,6 @@ fn end_entry<O: Output>(
         i += 1;
     }
     Ok(())
-}
-
-/// A word of a key, for its hint slot.
-#[inline(always)]
-fn key_word(key: &[u8]) -> u64 {
-    super::keys::head_word(key) ^ (key.len() as u64) << 56
 }
 
 /// Writes the headers that did not fit their place: the output grows (or

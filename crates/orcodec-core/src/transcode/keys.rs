@@ -176,10 +176,29 @@ impl Keys {
         value_start: usize,
         source: &[u8],
     ) -> Result<Option<usize>, TranscodeError> {
+        self.find_or_add_head(map, start, text, head_word(text), entry_start, key_start, value_start, source)
+    }
+
+    /// [`find_or_add_text`](Self::find_or_add_text) given the text's
+    /// [`head_word`] (`head`), which the caller has already.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn find_or_add_head(
+        &mut self,
+        map: &mut MapKeys,
+        start: usize,
+        text: &[u8],
+        head: u64,
+        entry_start: usize,
+        key_start: usize,
+        value_start: usize,
+        source: &[u8],
+    ) -> Result<Option<usize>, TranscodeError> {
+        debug_assert_eq!(head, head_word(text));
         let out = source;
         // A text of 4 GiB or more has the length of no other text.
         let len = text.len().min(OTHER as usize - 1) as u32;
-        let probe = Probe { head: head_word(text), len, text, other: KeyId::Unique };
+        let probe = Probe { head, len, text, other: KeyId::Unique };
         let found = self.find(map, probe, out);
         if found.is_none() {
             self.add(map, probe, start, entry_start, key_start, value_start, out)?;
@@ -291,11 +310,33 @@ impl Keys {
         value_start: usize,
         out: &[u8],
     ) -> Result<(), TranscodeError> {
-        let count = self.entries.len() - map.base;
-        let entry = Entry { entry_start, key_start, value_start, key, key_len: probe.text.len() };
-        super::push(&mut self.entries, entry)?;
-        crate::fallible::push(&mut self.heads, probe.head).map_err(|_| no_memory())?;
-        crate::fallible::push(&mut self.lens, probe.len).map_err(|_| no_memory())?;
+        let index = self.entries.len();
+        let count = index - map.base;
+        // The three columns have the same length, and `heads` and `lens`
+        // at least the capacity of `entries`: one check for the three.
+        if index == self.entries.capacity() {
+            self.grow_columns()?;
+        }
+        debug_assert!(self.heads.len() == index && self.lens.len() == index);
+        debug_assert!(self.heads.capacity() > index && self.lens.capacity() > index);
+        // SAFETY: `entries` has room for one more (checked just above), and
+        // `heads` and `lens`, as long and at least as large, too; each slot
+        // is written whole before the lengths count it. Field by field from
+        // scalars, as the module docs say.
+        unsafe {
+            self.entries.as_mut_ptr().add(index).write(Entry {
+                entry_start,
+                key_start,
+                value_start,
+                key,
+                key_len: probe.text.len(),
+            });
+            self.heads.as_mut_ptr().add(index).write(probe.head);
+            self.lens.as_mut_ptr().add(index).write(probe.len);
+            self.entries.set_len(index + 1);
+            self.heads.set_len(index + 1);
+            self.lens.set_len(index + 1);
+        }
         if !map.table {
             let (word, bit) = filter_bit(probe.head);
             map.seen[word] |= bit;
@@ -315,6 +356,18 @@ impl Keys {
             self.build(map, out)?;
         }
         Ok(())
+    }
+
+    /// Room for at least one more entry in `entries`, and as much in
+    /// `heads` and `lens` (which [`add`](Self::add) relies on).
+    #[cold]
+    #[inline(never)]
+    fn grow_columns(&mut self) -> Result<(), TranscodeError> {
+        crate::fallible::reserve(&mut self.entries, 1).map_err(|_| no_memory())?;
+        // The three are as long as each other.
+        let more = self.entries.capacity() - self.entries.len();
+        crate::fallible::reserve(&mut self.heads, more).map_err(|_| no_memory())?;
+        crate::fallible::reserve(&mut self.lens, more).map_err(|_| no_memory())
     }
 
     /// The entry from `base` on whose key is that of `probe`.

@@ -50,17 +50,27 @@ pub const MAX_ENCODE_DEPTH: usize = 255;
 ///
 /// # Safety
 /// Until the sink failed, `written()` must be exactly the `len()` bytes
-/// written so far.
+/// written so far, and `room()` bytes past `tail()` must be writable (as if
+/// reserved) without a call to `reserve`; once it failed, `room()` is 0.
 pub unsafe trait Output: Sink {
     /// The bytes written so far.
     fn written(&mut self) -> &mut [u8];
+    /// Bytes that can be written past `tail()` without growing: a writer
+    /// that would rather not grow the output for room it may not use (a
+    /// block stored whole before its end is known) asks this first.
+    fn room(&self) -> usize;
 }
 
-// SAFETY: a Vec's bytes are one slice of its length.
+// SAFETY: a Vec's bytes are one slice of its length; its spare capacity is
+// writable.
 unsafe impl Output for Vec<u8> {
     #[inline(always)]
     fn written(&mut self) -> &mut [u8] {
         self
+    }
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.capacity() - self.len()
     }
 }
 

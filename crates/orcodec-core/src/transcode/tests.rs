@@ -22,9 +22,46 @@ fn j2m(input: &[u8]) -> Result<Vec<u8>, TranscodeError> {
     // Again, with the header sizes learned from this input (each in its place).
     let mut third = Vec::new();
     assert_eq!(json_to_msgpack(input, &mut third, &mut state).map(|()| third), got);
+    // With room to spare from the start (the string lane stores whole
+    // blocks only where the output has room for them already).
+    let mut roomy = Vec::with_capacity(2 * input.len() + 1024);
+    assert_eq!(json_to_msgpack(input, &mut roomy, &mut JsonToMsgpack::new()).map(|()| roomy), got);
     let (want, replaced) = reference::json_to_msgpack(input);
     agree(&got, &want, replaced, || String::from_utf8_lossy(input).into_owned());
     got
+}
+
+/// The string lane of `json_to_msgpack` (blocks of 16 and 32 bytes, up to
+/// 256): strings and keys of every length to past 256 bytes, an escape, a
+/// quote-free control byte or a multi-byte character at each block
+/// boundary, and each such string near the end of the input (where the
+/// lane leaves a block that would run past it to the reader).
+#[test]
+fn the_string_lane_at_every_length_and_block_boundary() {
+    let marks: [&str; 4] = ["\\n", "\\u00e9", "\u{1}", "é"];
+    for len in 0..300usize {
+        let plain: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        let mut texts = vec![plain.clone()];
+        for k in [0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 239, 240, 255, 256, 257] {
+            if k < len {
+                for mark in marks {
+                    texts.push(format!("{}{mark}{}", &plain[..k], &plain[k + 1..]));
+                }
+            }
+        }
+        for text in &texts {
+            for tail in [0, 1, 15, 16, 31, 32, 33, 255, 256, 257] {
+                let pad = " ".repeat(tail);
+                let value = format!("[\"{text}\", 1]{pad}");
+                let key = format!("{{\"{text}\": \"{text}\"}}{pad}");
+                let got = j2m(value.as_bytes());
+                if !text.contains('\u{1}') {
+                    assert!(got.is_ok(), "{value}");
+                }
+                let _ = j2m(key.as_bytes());
+            }
+        }
+    }
 }
 
 /// The transcoder's outcome for MessagePack `input`, checked against the reference.
@@ -526,10 +563,16 @@ fn a_failed_output_stops_the_transcode() {
             self.out.truncate(len)
         }
     }
-    // SAFETY: as the Vec's.
+    // SAFETY: as the Vec's; no room past the limit, none once failed.
     unsafe impl Output for Failing {
         fn written(&mut self) -> &mut [u8] {
             &mut self.out
+        }
+        fn room(&self) -> usize {
+            if self.failed {
+                return 0;
+            }
+            self.out.capacity().min(self.limit).saturating_sub(self.out.len())
         }
     }
     let items = vec!["[1,2,3]"; 40].join(",");

@@ -333,8 +333,9 @@ unsafe impl Sink for BytesSink {
 }
 
 // SAFETY: until the sink failed, the bytes written so far are `data..at`,
-// the first `len()` data bytes of the bytes object. After a failure (the
-// transcoders do not call `written` then) the slice is empty.
+// the first `len()` data bytes of the bytes object, and `at..end` is
+// writable. After a failure (the transcoders do not call `written` then)
+// the slice is empty and there is no room (`at == end`).
 unsafe impl orcodec_core::transcode::Output for BytesSink {
     #[inline(always)]
     fn written(&mut self) -> &mut [u8] {
@@ -343,5 +344,9 @@ unsafe impl orcodec_core::transcode::Output for BytesSink {
         }
         // SAFETY: see above; the slice borrows the sink mutably.
         unsafe { core::slice::from_raw_parts_mut(self.data, self.len()) }
+    }
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.end as usize - self.at as usize
     }
 }
