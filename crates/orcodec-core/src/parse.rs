@@ -620,50 +620,44 @@ const PLAIN_DECIMAL_EXPONENT_DIGITS: usize = 9;
 /// `Decimal()` accepts (a `+`, `.5`, `5.`, spaces, underscores, `NaN`,
 /// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
 pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
-    let negative = text.first() == Some(&b'-');
-    let mut i = negative as usize;
-    // Leading zeros of the integer part count for nothing.
-    while text.get(i) == Some(&b'0') && text.get(i + 1).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-    }
-    let mut coefficient = 0u64;
-    let int_start = i;
-    while let Some(&b) = text.get(i) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
-        i += 1;
-    }
-    if i == int_start {
-        return None;
-    }
-    let int_end = i;
-    let mut fraction = 0usize;
-    if text.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while let Some(&b) = text.get(i) {
+    /// Takes the digits from `*i` on into `coefficient` (wrapping: the caller
+    /// checks their count) and returns how many there were.
+    #[inline(always)]
+    fn digits(text: &[u8], i: &mut usize, coefficient: &mut u64) -> usize {
+        let start = *i;
+        while let Some(&b) = text.get(*i) {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
-            i += 1;
+            *coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+            *i += 1;
         }
-        fraction = i - start;
+        *i - start
+    }
+    let negative = text.first() == Some(&b'-');
+    let int_start = negative as usize;
+    let mut i = int_start;
+    let mut coefficient = 0u64;
+    let integer = digits(text, &mut i, &mut coefficient);
+    if integer == 0 {
+        return None;
+    }
+    let mut fraction = 0;
+    if text.get(i) == Some(&b'.') {
+        i += 1;
+        fraction = digits(text, &mut i, &mut coefficient);
         if fraction == 0 {
             return None;
         }
     }
     // At most 19 digits in all fit whatever they are; more fit only when
-    // the zeros after `0.` leave at most 19 significant ones.
-    if int_end - int_start + fraction > PLAIN_DECIMAL_DIGITS {
-        let fraction_digits = if fraction == 0 { &[][..] } else { &text[int_end + 1..int_end + 1 + fraction] };
-        let digits = text[int_start..int_end].iter().chain(fraction_digits);
-        let significant = digits.skip_while(|&&b| b == b'0').count();
-        if significant > PLAIN_DECIMAL_DIGITS {
+    // leading zeros (`000012`, `0.000012`) leave at most 19 significant ones.
+    if integer + fraction > PLAIN_DECIMAL_DIGITS {
+        let int_end = int_start + integer;
+        let fraction_digits = &text[(int_end + 1).min(i)..i];
+        let all = text[int_start..int_end].iter().chain(fraction_digits);
+        if all.skip_while(|&&b| b == b'0').count() > PLAIN_DECIMAL_DIGITS {
             return None;
         }
     }
