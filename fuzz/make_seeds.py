@@ -233,6 +233,27 @@ ROW_SEEDS = [
 ]
 
 
+def float_item(kind: int, value: int) -> bytes:
+    """One item of number_format's float arrays: `kind` 0 not a float, 1 a
+    decimal (`value` over a power of ten), 2 any double (`value`'s bits)."""
+    if kind == 2:
+        return struct.pack("<Q", (value & ~3) | 2)
+    if kind == 1:
+        return struct.pack("<Q", ((value % 2**40) << 8) | (5 << 2) | 1)
+    return struct.pack("<Q", 0)
+
+
+# Float arrays for number_format: coordinate pairs and short lists (one
+# step), long runs across the 32-float chunks, runs broken by other items.
+FLOAT_ARRAY_SEEDS = [
+    float_item(1, 12_345_678) + float_item(2, 0x4050_6745_3A8B_1C2E),
+    b"".join(float_item(1 + k % 2, 0x3FF3_3333_3333_3333 + 977 * k) for k in range(8)),
+    b"".join(float_item(2, 0x4090_0000_0000_0001 + 7919 * k) for k in range(70)),
+    b"".join(float_item(0 if k % 5 == 4 else 1, 4_294_967_295_999 + k) for k in range(40)),
+    b"".join(float_item(2, bits) for bits in (0x7FF8_0000_0000_0000, 0x7FF0_0000_0000_0000, 0x8000_0000_0000_0000)),
+]
+
+
 # The text forms typed decoding reads: every shape the fast paths take and
 # the ones they leave to the general readers.
 TEXT_FORMS = [
@@ -285,7 +306,8 @@ def main() -> None:
         [struct.pack("<d", x) for x in NUMBERS]
         + [struct.pack("<Q", n) for n in INTEGERS]
         + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)]
-        + ROW_SEEDS,
+        + ROW_SEEDS
+        + FLOAT_ARRAY_SEEDS,
     )
     write(
         "string",

@@ -466,3 +466,28 @@ def test_the_meddling_cases_under_python_dev_mode():
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "6 passed" in result.stdout
+
+
+@pytest.mark.parametrize("floats", [1, 2, 40])
+def test_list_shrunk_by_default_before_a_run_of_floats(fmt, floats):
+    # The floats after the item whose `default` shrinks the list are written
+    # by a loop of their own in JSON: it meets the shorter list as the
+    # item loop does.
+    encode, error = fmt.encode, fmt.encode_error
+    items = [Unsupported()] + [1.5] * floats + [2]
+
+    def default(obj):
+        del items[1:]
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items, default=default)
+
+    items2 = [Unsupported()] + [1.5] * floats
+
+    def default2(obj):
+        items2.append(0.25)
+        return None
+
+    with pytest.raises(error, match="list changed size during serialization"):
+        encode(items2, default=default2)

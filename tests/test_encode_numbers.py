@@ -4,6 +4,7 @@ same bytes as the references (orjson; ormsgpack and msgpack-python)."""
 from __future__ import annotations
 
 import enum
+import math
 import random
 import struct
 
@@ -323,3 +324,100 @@ def test_runs_of_short_and_long_floats_against_orjson(seed):
     assert orcodec.dumps(document) == orjson.dumps(document)
     pretty = orcodec.dumps(document, option=orcodec.OPT_INDENT_2)
     assert pretty == orjson.dumps(document, option=orjson.OPT_INDENT_2)
+
+
+def float_kinds(rng: random.Random) -> float:
+    """One float of a kind the JSON writer treats apart: a short decimal, a
+    long one, an exponent form, a signed zero, a non-finite value."""
+    kind = rng.randrange(6)
+    if kind == 0:
+        return round(rng.uniform(-2000, 2000), rng.randint(0, 6))
+    if kind == 1:
+        return rng.uniform(-180, 180)
+    if kind == 2:
+        return rng.choice([1e16, 1e-7, 5e-324, 1.7976931348623157e308, 2.0**-11, 4294967295.999999])
+    if kind == 3:
+        return rng.choice([0.0, -0.0, 3.0, -12.5])
+    if kind == 4:
+        return rng.choice([float("nan"), float("inf"), float("-inf")])
+    return struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_lists_of_floats_of_every_length_against_orjson(seed):
+    # Lists of floats are written by loops of their own: up to eight floats
+    # in one step (coordinate pairs), longer runs a chunk of 32 at a time.
+    # Every length across those limits, alone, nested, as pairs in a list,
+    # in tuples, and in pretty output: orjson's bytes throughout.
+    import orcodec
+    import orjson
+
+    rng = random.Random(seed)
+    for length in list(range(0, 70)) + [95, 96, 97, 1000]:
+        values = [float_kinds(rng) for _ in range(length)]
+        for obj in (values, [values, values[:2]], {"k": values}, tuple(values), [tuple(values)]):
+            assert orcodec.dumps(obj) == orjson.dumps(obj), (length, obj)
+            for option in (orjson.OPT_INDENT_2, orjson.OPT_APPEND_NEWLINE):
+                assert orcodec.dumps(obj, option=option) == orjson.dumps(obj, option=option)
+    pairs = [[rng.uniform(-180, 180), rng.uniform(-90, 90)] for _ in range(5000)]
+    geometry = {"type": "Polygon", "coordinates": [pairs, pairs[:7], [[1.5, 2.5]] * 3]}
+    assert orcodec.dumps(geometry) == orjson.dumps(geometry)
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_lists_mixing_floats_and_other_items(seed):
+    # A run of floats ends at any other item (an int, a str, None, a bool,
+    # a float subclass, a nested list of floats) and the list goes on from
+    # there; the general path and orjson write the same bytes.
+    import orcodec
+    import orjson
+
+    class Sub(float):
+        pass
+
+    rng = random.Random(seed)
+    others = [1, "x", None, True, [0.5, 1.5], [], {"a": 2.5}, 10**18, 2.5, -0.0]
+    for _ in range(300):
+        length = rng.randint(1, 80)
+        values = [float_kinds(rng) if rng.random() < 0.8 else rng.choice(others) for _ in range(length)]
+        assert orcodec.dumps(values) == orjson.dumps(values), values
+        assert orcodec.dumps(values, option=orcodec.OPT_INDENT_2) == orjson.dumps(values, option=orjson.OPT_INDENT_2)
+        at = rng.randrange(length)
+        with_sub = values[:at] + [Sub(1.25)] + values[at:]
+        assert orcodec.dumps(with_sub, default=float) == orjson.dumps(with_sub, default=float)
+        with pytest.raises(orcodec.JSONEncodeError, match="Type is not JSON serializable: .*Sub"):
+            orcodec.dumps(with_sub)
+
+
+def test_huge_list_of_floats_across_every_reservation():
+    # A list whose output is tens of MB: the runs reserve a chunk at a time
+    # and the output grows many times under them.
+    import orcodec
+    import orjson
+
+    rng = random.Random(12)
+    values = [rng.uniform(-1e3, 1e3) for _ in range(50_000)] + [0.5, float("nan")] * 25_000
+    values *= 4
+    assert orcodec.dumps(values) == orjson.dumps(values)
+    assert orcodec.loads(orcodec.dumps(values[:1000])) == [v if math.isfinite(v) else None for v in values[:1000]]
+
+
+def test_short_float_lists_nested_at_the_depth_limit(fmt):
+    # A list of floats is written without the item loop, but it is a level
+    # of nesting like any list: the limit (254 in JSON, 255 in MessagePack)
+    # holds at it, with the message the item loop gives for other items.
+    limit = 254 if fmt.name == "json" else 255
+    for floats in ([1.5], [1.5, -2.25], [0.1] * 8, [0.1] * 9):
+        obj = _nest(floats, limit)
+        assert fmt.encode(obj) == fmt.reference(obj)
+        for innermost in (floats, [1] * len(floats)):
+            with pytest.raises(fmt.encode_error) as info:
+                fmt.encode([_nest(innermost, limit)])
+            assert str(info.value) == "Recursion limit reached"
+
+
+def _nest(obj, levels):
+    """`obj` as the innermost of `levels` nested lists."""
+    for _ in range(levels - 1):
+        obj = [obj]
+    return obj

@@ -135,3 +135,23 @@ def test_surrogates_rejected(fmt, s, where):
     with pytest.raises(fmt.encode_error) as excinfo:
         fmt.encode(obj)
     assert str(excinfo.value) == fmt.surrogates_message
+
+
+def test_dict_keys_of_every_length_and_escape_against_orjson():
+    # An ASCII key goes out with its comma and colon in one step: keys of
+    # every length around the 16- and 32-byte blocks, clean or with
+    # something to escape at the start, the middle or the end, first in
+    # their dict or later, in compact and pretty output.
+    import orcodec
+    import orjson
+
+    keys = ["k" * n for n in range(70)]
+    for n in (0, 1, 15, 16, 31, 32, 33, 64):
+        for piece in ('"', "\\", "\n", "\x00", "\x1f", "\x7f", "/"):
+            keys += [piece + "a" * n, "a" * n + piece, "a" * n + piece + "b" * (n // 2)]
+    keys += ["é", "a" * 20 + "中", "😀"]
+    for i, key in enumerate(keys):
+        obj = {"first": 1, key: [key, {key: None}], "z" * (i % 40): 2.5}
+        for option in (0, orjson.OPT_INDENT_2, orjson.OPT_SORT_KEYS):
+            assert orcodec.dumps(obj, option=option) == orjson.dumps(obj, option=option), key
+        assert orcodec.dumps({key: 1}) == orjson.dumps({key: 1})

@@ -24,7 +24,83 @@ fuzz_target!(|data: &[u8]| {
     let signed = bits as i64;
     check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
     check_rows(data);
+    check_float_arrays(data);
 });
+
+/// Arrays of floats through the JSON writer's loops for them (`f64_array`
+/// for a short list of floats, `f64_run` for the runs of floats in a list)
+/// against the same items one at a time. Each 8 bytes of the input are an
+/// item: by their two low bits not a float (written as `0`), a decimal of
+/// at most seven places (the short path's values and their neighbours), or
+/// any bit pattern (NaN and the infinities included).
+fn check_float_arrays(data: &[u8]) {
+    let items: Vec<Option<f64>> = data
+        .chunks(8)
+        .map(|chunk| {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let bits = u64::from_le_bytes(word);
+            match bits & 3 {
+                0 => None,
+                1 => Some((bits >> 8) as i64 as f64 / 10f64.powi(((bits >> 2) & 7) as i32)),
+                _ => Some(f64::from_bits(bits)),
+            }
+        })
+        .collect();
+    let mut one = CompactJsonWriter::new(Vec::new());
+    let mut runs = CompactJsonWriter::new(Vec::new());
+    // Twice over, so the short path's pause carries from one array to the next.
+    for _ in 0..2 {
+        one.begin_array(items.len());
+        runs.begin_array(items.len());
+        let mut i = 0;
+        while i < items.len() {
+            one.array_item(i);
+            match items[i] {
+                Some(x) => one.f64(x),
+                None => one.i64(0),
+            }
+            if items[i].is_some() && runs_from(i, &items) {
+                let end = runs.f64_run(i, items.len(), |j| items[j]);
+                assert!(end > i && items[i..end].iter().all(Option::is_some));
+                assert!(end == items.len() || items[end].is_none());
+                for (j, item) in items.iter().enumerate().take(end).skip(i + 1) {
+                    one.array_item(j);
+                    one.f64(item.unwrap_or_default());
+                }
+                i = end;
+                continue;
+            }
+            runs.array_item(i);
+            match items[i] {
+                Some(x) => runs.f64(x),
+                None => runs.i64(0),
+            }
+            i += 1;
+        }
+        one.end_array(items.len());
+        runs.end_array(items.len());
+        assert_eq!(one.out, runs.out);
+    }
+    let floats: Vec<f64> = items.iter().flatten().copied().take(8).collect();
+    let mut one = CompactJsonWriter::new(Vec::new());
+    one.begin_array(floats.len());
+    for (i, &x) in floats.iter().enumerate() {
+        one.array_item(i);
+        one.f64(x);
+    }
+    one.end_array(floats.len());
+    let mut whole = CompactJsonWriter::new(Vec::new());
+    whole.f64_array(&floats);
+    assert_eq!(one.out, whole.out);
+}
+
+/// Whether the walker-like loop of `check_float_arrays` takes a run at item
+/// `i` (every other float of the input goes one at a time, so runs start
+/// anywhere, not only at the first float after another item).
+fn runs_from(i: usize, items: &[Option<f64>]) -> bool {
+    i.is_multiple_of(2) || items.len() < 4
+}
 
 /// Integer rows (numpy arrays) through the JSON writer's row loops against
 /// the same values one at a time, for every integer type. Bytes 0-7 are a

@@ -23,7 +23,7 @@ JSON_OPTIONS = [
 
 
 def generate(fdp: atheris.FuzzedDataProvider, depth: int, with_bytes: bool):
-    kind = fdp.ConsumeIntInRange(0, 8 if depth < 8 else 5)
+    kind = fdp.ConsumeIntInRange(0, 9 if depth < 8 else 5)
     if kind == 0:
         return fdp.PickValueInList([None, True, False])
     if kind == 1:
@@ -36,6 +36,13 @@ def generate(fdp: atheris.FuzzedDataProvider, depth: int, with_bytes: bool):
         return fdp.ConsumeBytes(fdp.ConsumeIntInRange(0, 40)) if with_bytes else fdp.ConsumeIntInRange(-40, 40)
     if kind == 5:
         return fdp.ConsumeIntInRange(-40, 300)
+    if kind == 9:
+        # A list of floats (coordinates, measurements), which JSON writes by
+        # a loop of its own, sometimes with another item among them.
+        floats = [fdp.ConsumeFloat() for _ in range(fdp.ConsumeIntInRange(0, 80))]
+        if floats and fdp.ConsumeBool():
+            floats[fdp.ConsumeIntInRange(0, len(floats) - 1)] = generate(fdp, depth + 1, with_bytes)
+        return floats
     n = fdp.ConsumeIntInRange(0, 12)
     if kind == 6:
         return [generate(fdp, depth + 1, with_bytes) for _ in range(n)]

@@ -46,6 +46,15 @@ pub trait Emitter {
     fn utf8_key(&mut self, value: &[u8]) {
         self.utf8(value)
     }
+    /// A whole map key given as `utf8_key` is, with what goes around it:
+    /// the output of `map_key(index)`, `utf8_key(value)` and `map_value()`,
+    /// which is what the default does. A backend may write it in one step.
+    #[inline(always)]
+    fn utf8_entry_key(&mut self, index: usize, value: &[u8]) {
+        self.map_key(index);
+        self.utf8_key(value);
+        self.map_value();
+    }
     /// Binary data; only called when `HAS_BIN`.
     fn bin(&mut self, value: &[u8]);
     /// ASCII text with nothing to escape (formatted dates, UUIDs, numbers as
@@ -127,6 +136,38 @@ pub trait Emitter {
     #[inline]
     fn f64_items(&mut self, values: &[f64]) {
         items_one_by_one(self, values, |e, v| e.f64(v));
+    }
+    /// A whole array of doubles (a short list of floats: a coordinate pair,
+    /// a bounding box): the same output as `begin_array`, `array_item(i)`
+    /// and `f64` for each, then `end_array`, which is what the default does.
+    #[inline(always)]
+    fn f64_array(&mut self, values: &[f64]) {
+        self.begin_array(values.len());
+        for (i, &v) in values.iter().enumerate() {
+            self.array_item(i);
+            self.f64(v);
+        }
+        self.end_array(values.len());
+    }
+    /// Items `index`, `index + 1`, ... of an array (`index < end`), each a
+    /// double that `value` reads, up to `end` or to the first item it gives
+    /// None for: the same output as `array_item(i)` and `f64` for each,
+    /// which is what the default does. Returns the index of the first item
+    /// not written (`end` when all were). A backend may write the run in
+    /// one loop of its own (the lists of floats of coordinates and
+    /// measurements); `value` must not run code that changes the array.
+    #[inline(always)]
+    fn f64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<f64>) -> usize {
+        let mut i = index;
+        while i < end {
+            let Some(v) = value(i) else {
+                break;
+            };
+            self.array_item(i);
+            self.f64(v);
+            i += 1;
+        }
+        i
     }
     /// As `i64_items`, for bools stored one per byte, any non-zero byte
     /// being true (`bool` for each).

@@ -5,7 +5,7 @@ use super::rows::{
     write_int_items, write_items, F64_ITEM_RESERVE, I8_TEXT, U8_TEXT,
 };
 use crate::emit::{items_one_by_one, Emitter};
-use crate::number::float::{write_f32, write_f64_in_run};
+use crate::number::float::{f64_in_run_in_place, write_f32, write_f64_in_run, F64_IN_PLACE_MAX};
 use crate::number::int;
 use crate::sink::{Sink, CHUNK};
 use crate::text::encode::{copy_clean_prefix, escape_text, escape_utf8_from, MAX_ESCAPED_PER_UNIT, SLACK};
@@ -186,6 +186,11 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
 /// indented like orjson's `OPT_INDENT_2` (two spaces per level, `": "` after
 /// keys, empty containers kept as `[]`/`{}`). `PRETTY` is a const parameter so
 /// the compact writer carries no indentation branches at all.
+/// Most floats [`JsonWriter::f64_run`] reserves room for at once: the
+/// reservation (a comma and [`F64_IN_PLACE_MAX`] per float, about 1 KiB)
+/// stays small next to the output even when the run turns out shorter.
+const F64_RUN_CHUNK: usize = 32;
+
 pub struct JsonWriter<S: Sink, const PRETTY: bool> {
     pub out: S,
     /// Open containers; only maintained when `PRETTY`.
@@ -287,6 +292,46 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline(always)]
     fn utf8(&mut self, value: &[u8]) {
         write_utf8(&mut self.out, value)
+    }
+    /// The comma, the quoted key and the colon with one reservation and one
+    /// update of the output's length: each update is a store that the next
+    /// piece's load of the length waits for.
+    #[inline(always)]
+    fn utf8_entry_key(&mut self, index: usize, value: &[u8]) {
+        if PRETTY {
+            self.map_key(index);
+            self.utf8_key(value);
+            self.map_value();
+            return;
+        }
+        let n = value.len();
+        // A comma, the quotes and colon, the text, and the 16-byte block
+        // stores of `copy_clean_prefix` past the text.
+        if !self.out.reserve(n + 4 + 16) {
+            return;
+        }
+        // SAFETY: `n + 20` bytes reserved just above: at most a comma and a
+        // quote before the text, then the text with the block stores' 16
+        // bytes past it, which cover the closing quote and the colon.
+        let clean = unsafe {
+            let start = self.out.tail();
+            *start = b',';
+            let quote = start.add((index != 0) as usize);
+            *quote = b'"';
+            let clean = copy_clean_prefix(value, quote.add(1));
+            if clean == n {
+                *quote.add(n + 1) = b'"';
+                *quote.add(n + 2) = b':';
+                self.out.advance(quote.offset_from(start) as usize + n + 3);
+                return;
+            }
+            // The separator, the quote and the clean prefix stay; the rest
+            // needs escaping.
+            self.out.advance(quote.offset_from(start) as usize + 1 + clean);
+            clean
+        };
+        write_escaped_utf8(&mut self.out, value, clean);
+        self.out.push(b':');
     }
     #[inline(always)]
     fn f32(&mut self, value: f32) {
@@ -438,6 +483,90 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
             return items_one_by_one(self, values, |w, v| w.f64(v));
         }
         write_items(&mut self.out, values, F64_ITEM_RESERVE, put_f64);
+    }
+    /// One reservation for the brackets and every float (callers pass a
+    /// few: see [`F64_RUN_CHUNK`] for long runs).
+    #[inline(never)]
+    fn f64_array(&mut self, values: &[f64]) {
+        if PRETTY {
+            self.begin_array(values.len());
+            for (i, &v) in values.iter().enumerate() {
+                self.array_item(i);
+                self.f64(v);
+            }
+            self.end_array(values.len());
+            return;
+        }
+        let need = 2 + values.len() * (1 + F64_IN_PLACE_MAX);
+        if !self.out.reserve(need) {
+            return;
+        }
+        let mut pause = self.short_pause;
+        // SAFETY: `need` bytes reserved just above: the brackets, and for
+        // each float at most a comma and F64_IN_PLACE_MAX bytes.
+        unsafe {
+            let start = self.out.tail();
+            *start = b'[';
+            let mut at = start.add(1);
+            for (i, &v) in values.iter().enumerate() {
+                // A comma before every float but the first.
+                *at = b',';
+                at = at.add((i != 0) as usize);
+                at = at.add(f64_in_run_in_place(v, at, &mut pause));
+            }
+            *at = b']';
+            self.out.advance(at.offset_from(start) as usize + 1);
+        }
+        self.short_pause = pause;
+    }
+    /// One reservation per [`F64_RUN_CHUNK`] floats instead of one for each
+    /// float and each comma; the short path's pause stays in a register.
+    #[inline(never)]
+    fn f64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<f64>) -> usize {
+        if PRETTY {
+            let mut i = index;
+            while i < end {
+                let Some(v) = value(i) else {
+                    break;
+                };
+                self.array_item(i);
+                self.f64(v);
+                i += 1;
+            }
+            return i;
+        }
+        let mut pause = self.short_pause;
+        let mut i = index;
+        while i < end {
+            let chunk_end = end.min(i + F64_RUN_CHUNK);
+            let need = (chunk_end - i) * (1 + F64_IN_PLACE_MAX);
+            if !self.out.reserve(need) {
+                // The output has failed (the walker raises MemoryError at
+                // the end of the array): nothing more can be written.
+                return end;
+            }
+            // SAFETY: `need` bytes reserved just above: each float of the
+            // chunk takes at most a comma and F64_IN_PLACE_MAX bytes.
+            unsafe {
+                let start = self.out.tail();
+                let mut at = start;
+                while i < chunk_end {
+                    let Some(v) = value(i) else {
+                        self.out.advance(at.offset_from(start) as usize);
+                        self.short_pause = pause;
+                        return i;
+                    };
+                    // A comma before every item but the array's first.
+                    *at = b',';
+                    at = at.add((i != 0) as usize);
+                    at = at.add(f64_in_run_in_place(v, at, &mut pause));
+                    i += 1;
+                }
+                self.out.advance(at.offset_from(start) as usize);
+            }
+        }
+        self.short_pause = pause;
+        i
     }
     #[inline]
     fn bool_items(&mut self, values: &[u8]) {
@@ -681,6 +810,17 @@ mod tests {
                 40
             });
             w.end_array(4);
+            w.f64_array(&[-65.61361699999998, 1e300, f64::NAN]);
+            w.begin_array(100);
+            let end = w.f64_run(0, 100, |i| Some(i as f64 * -1.1e-7));
+            assert_eq!(end, 100);
+            w.end_array(100);
+            w.begin_map(2);
+            w.utf8_entry_key(0, b"key");
+            w.null();
+            w.utf8_entry_key(1, "k\u{e9}\n".as_bytes());
+            w.null();
+            w.end_map(2);
         };
         let mut full = CompactJsonWriter::new(crate::testing::LimitedSink::new(usize::MAX));
         run(&mut full);
@@ -840,6 +980,133 @@ mod tests {
         let mut stripped = pretty.out.clone();
         stripped.retain(|&b| b != b' ' && b != b'\n');
         assert_eq!(stripped, compact.out);
+    }
+
+    /// Floats of every kind the writers tell apart: short decimals (the
+    /// exact path), long ones (zmij), both ends of the short range, the
+    /// exponent forms, signed zeros and the non-finite ones (`null`).
+    fn float_sample(rng: &mut crate::testing::Rng) -> f64 {
+        match rng.below(8) {
+            0 | 1 => (rng.below(2_000_000_000) as f64 - 1e9) / 10f64.powi(rng.below(7) as i32),
+            2 | 3 => f64::from_bits(rng.next_u64()),
+            4 => (rng.below(1 << 40) as f64 - (1u64 << 39) as f64) / 7.0,
+            5 => {
+                [0.0, -0.0, 2f64.powi(-11), 4294967295.999999, 2f64.powi(32), 1e16, 1e-7, 5e-324][rng.below(8) as usize]
+            }
+            6 => [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.below(3) as usize],
+            _ => -65.61361699999998 + rng.below(1000) as f64,
+        }
+    }
+
+    /// What a writer makes of an array of `values` event by event, with
+    /// `None` standing for an item that is not a float (written as `0`).
+    fn one_by_one<E: Emitter>(w: &mut E, values: &[Option<f64>]) {
+        w.begin_array(values.len());
+        for (i, v) in values.iter().enumerate() {
+            w.array_item(i);
+            match v {
+                Some(x) => w.f64(*x),
+                None => w.i64(0),
+            }
+        }
+        w.end_array(values.len());
+    }
+
+    /// The same array through `f64_run` for its runs of floats.
+    fn by_runs<E: Emitter>(w: &mut E, values: &[Option<f64>]) {
+        w.begin_array(values.len());
+        let mut i = 0;
+        while i < values.len() {
+            if values[i].is_some() {
+                let end = w.f64_run(i, values.len(), |j| values[j]);
+                assert!(end > i && (end == values.len() || values[end].is_none()));
+                i = end;
+                continue;
+            }
+            w.array_item(i);
+            w.i64(0);
+            i += 1;
+        }
+        w.end_array(values.len());
+    }
+
+    #[test]
+    fn float_arrays_and_runs_equal_floats_one_by_one() {
+        // Arrays of every length up to past two chunks of a run, floats of
+        // every kind, some with items that are not floats; one writer for
+        // many arrays, so the short path's pause carries over from one to
+        // the next as it does one float at a time.
+        let mut rng = crate::testing::Rng::new(0x5EED_F10A);
+        let (mut a, mut b, mut c) = (
+            CompactJsonWriter::new(Vec::new()),
+            CompactJsonWriter::new(Vec::new()),
+            CompactJsonWriter::new(Vec::new()),
+        );
+        let (mut pa, mut pb) = (PrettyJsonWriter::new(Vec::new()), PrettyJsonWriter::new(Vec::new()));
+        for round in 0..400 {
+            let len = if round < 3 * F64_RUN_CHUNK { round } else { rng.below(3 * F64_RUN_CHUNK as u64 + 2) as usize };
+            let mixed = round % 3 == 2;
+            let values: Vec<Option<f64>> =
+                (0..len).map(|_| (!mixed || rng.below(4) != 0).then(|| float_sample(&mut rng))).collect();
+            one_by_one(&mut a, &values);
+            by_runs(&mut b, &values);
+            one_by_one(&mut pa, &values);
+            by_runs(&mut pb, &values);
+            if !mixed && (1..=8).contains(&len) {
+                let floats: Vec<f64> = values.iter().map(|v| v.unwrap()).collect();
+                c.f64_array(&floats);
+                pa.f64_array(&floats);
+                one_by_one(&mut pb, &values);
+            } else {
+                one_by_one(&mut c, &values);
+            }
+            assert_eq!(a.out, b.out, "round {round}: {values:?}");
+            assert_eq!(a.out, c.out, "round {round}: {values:?}");
+            assert_eq!(pa.out, pb.out, "round {round}: {values:?}");
+        }
+        // Every kind was met: the exact path's text, zmij's and null.
+        let text = String::from_utf8(a.out).unwrap();
+        assert!(text.contains(",4294967295.999999") && text.contains("e+") && text.contains("null"));
+    }
+
+    #[test]
+    fn entry_keys_in_one_step_equal_the_events() {
+        // Clean keys of every length around the block sizes, and keys with
+        // something to escape at every place, first and later in a map.
+        let mut keys: Vec<String> = (0..70).map(|n| "k".repeat(n)).collect();
+        for n in 0..40 {
+            for piece in ["\"", "\\", "\n", "\u{1}", "\u{e9}", "\u{1F600}"] {
+                keys.push(format!("{}{piece}{}", "a".repeat(n), "b".repeat(n % 7)));
+            }
+        }
+        for key in &keys {
+            let (mut a, mut b) = (CompactJsonWriter::new(Vec::new()), CompactJsonWriter::new(Vec::new()));
+            let (mut pa, mut pb) = (PrettyJsonWriter::new(Vec::new()), PrettyJsonWriter::new(Vec::new()));
+            a.begin_map(2);
+            b.begin_map(2);
+            pa.begin_map(2);
+            pb.begin_map(2);
+            for index in 0..2 {
+                a.map_key(index);
+                a.utf8_key(key.as_bytes());
+                a.map_value();
+                a.null();
+                b.utf8_entry_key(index, key.as_bytes());
+                b.null();
+                pa.map_key(index);
+                pa.utf8_key(key.as_bytes());
+                pa.map_value();
+                pa.null();
+                pb.utf8_entry_key(index, key.as_bytes());
+                pb.null();
+            }
+            a.end_map(2);
+            b.end_map(2);
+            pa.end_map(2);
+            pb.end_map(2);
+            assert_eq!(a.out, b.out, "{key:?}");
+            assert_eq!(pa.out, pb.out, "{key:?}");
+        }
     }
 
     #[test]

@@ -65,20 +65,46 @@ pub fn write_f64_in_run<S: Sink>(out: &mut S, value: f64, pause: &mut u8) {
     }
     // SAFETY: 32 bytes reserved just above.
     unsafe {
-        let dst = out.tail();
-        if *pause == 0 {
-            let n = short_out_of_line(value, dst);
-            if n != 0 {
-                out.advance(n);
-                return;
-            }
-            *pause = SHORT_PAUSE;
-        } else {
-            *pause -= 1;
-        }
-        let n = zmij_in_place(value, dst);
+        let n = finite_in_run(value, out.tail(), pause);
         out.advance(n);
     }
+}
+
+/// [`write_f64_in_run`]'s text for any `value` (`null` for NaN and the
+/// infinities) written at `dst`, which the caller has reserved; returns its
+/// length. For loops that reserve room for many floats at once.
+///
+/// # Safety
+/// `dst` must be writable for [`F64_IN_PLACE_MAX`] bytes.
+#[inline(always)]
+pub unsafe fn f64_in_run_in_place(value: f64, dst: *mut u8, pause: &mut u8) -> usize {
+    if !value.is_finite() {
+        core::ptr::copy_nonoverlapping(b"null".as_ptr(), dst, 4);
+        return 4;
+    }
+    finite_in_run(value, dst, pause)
+}
+
+/// Room the in-place float writers need at their destination: zmij's
+/// buffer (24 bytes) and [`write_short`]'s widest stores, rounded up.
+pub const F64_IN_PLACE_MAX: usize = 32;
+
+/// The finite case of [`f64_in_run_in_place`].
+///
+/// # Safety
+/// `dst` must be writable for [`F64_IN_PLACE_MAX`] bytes.
+#[inline(always)]
+unsafe fn finite_in_run(value: f64, dst: *mut u8, pause: &mut u8) -> usize {
+    if *pause == 0 {
+        let n = short_out_of_line(value, dst);
+        if n != 0 {
+            return n;
+        }
+        *pause = SHORT_PAUSE;
+    } else {
+        *pause -= 1;
+    }
+    zmij_in_place(value, dst)
 }
 
 /// [`write_short`] as a call of its own, so that the registers it needs are

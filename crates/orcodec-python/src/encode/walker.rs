@@ -44,6 +44,9 @@ pub const fn is_msgpack<E: Emitter>() -> bool {
 /// Largest magnitude `OPT_STRICT_INTEGER` lets through: 2**53-1, the
 /// integers a double (a JavaScript number) holds exactly.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+/// Longest list of floats written by `short_float_list` (longer ones go
+/// through the list loop, whose runs of floats the writer takes in one loop).
+const SHORT_FLOAT_LIST: usize = 8;
 /// Most nested `default` calls (both peers' limit): a `default` that keeps
 /// returning objects it must be called on again stops here. Siblings each
 /// get the whole budget: the count is of calls nested in one another.
@@ -134,8 +137,14 @@ impl<E: Emitter> Walker<E> {
             return self.held(obj, Self::dict);
         }
         if is_type(obj, addr_of_mut!(PyList_Type)) {
-            if PyList_GET_SIZE(obj) == 0 {
+            let len = PyList_GET_SIZE(obj) as usize;
+            if len == 0 {
                 return self.empty(E::empty_array);
+            }
+            if !is_msgpack::<E>() && len <= SHORT_FLOAT_LIST {
+                if let Some(result) = self.short_float_list(obj, len) {
+                    return result;
+                }
             }
             return self.held(obj, Self::list);
         }
@@ -146,6 +155,30 @@ impl<E: Emitter> Walker<E> {
             return self.bin(bytes_data(obj));
         }
         self.held(obj, Self::walk_other)
+    }
+
+    /// A list of `len` (1 to [`SHORT_FLOAT_LIST`]) items that are all exact
+    /// floats (coordinate pairs, bounding boxes), written in one step; None
+    /// (nothing written) for any other list. Writing floats runs no Python
+    /// code, so the list needs no hold, and the walker no depth but a check.
+    #[inline(always)]
+    unsafe fn short_float_list(&mut self, obj: *mut PyObject, len: usize) -> Option<Result> {
+        debug_assert!((1..=SHORT_FLOAT_LIST).contains(&len));
+        let mut values = [core::mem::MaybeUninit::<f64>::uninit(); SHORT_FLOAT_LIST];
+        for (j, value) in values[..len].iter_mut().enumerate() {
+            let item = PyList_GET_ITEM(obj, j as Py_ssize_t);
+            if !is_type(item, addr_of_mut!(PyFloat_Type)) {
+                return None;
+            }
+            value.write(PyFloat_AS_DOUBLE(item));
+        }
+        // SAFETY: the loop above initialized the first `len` values.
+        let values = core::slice::from_raw_parts(values.as_ptr() as *const f64, len);
+        if let Err(e) = self.check_depth() {
+            return Some(Err(e));
+        }
+        self.emitter.f64_array(values);
+        Some(self.check_output())
     }
 
     /// An empty list or dict: nothing to hold or loop over, but nested as
@@ -436,12 +469,24 @@ impl<E: Emitter> Walker<E> {
         }
         self.enter()?;
         self.emitter.begin_array(len);
-        for i in 0..len {
+        let mut i = 0;
+        while i < len {
             let item = get(obj, i).ok_or(EncodeError::ListChangedSize)?;
+            // A run of exact floats (coordinates, measurements) in JSON goes
+            // to the writer's loop for them. Writing a float runs no Python
+            // code, so the items read meanwhile stay the array's.
+            if !is_msgpack::<E>() && is_type(item, addr_of_mut!(PyFloat_Type)) {
+                i = self.emitter.f64_run(i, len, |j| {
+                    let item = get(obj, j)?;
+                    is_type(item, addr_of_mut!(PyFloat_Type)).then(|| PyFloat_AS_DOUBLE(item))
+                });
+                continue;
+            }
             self.emitter.array_item(i);
             if let Err(e) = self.walk(item) {
                 return Err(self.at_index(i, e));
             }
+            i += 1;
         }
         self.emitter.end_array(len);
         self.leave();
@@ -500,14 +545,19 @@ impl<E: Emitter> Walker<E> {
     /// caller knows the key (`at_position`, `at_dict_key`, `at_key`).
     #[inline(always)]
     pub(crate) unsafe fn entry(&mut self, index: usize, key: *mut PyObject, value: *mut PyObject) -> Result {
-        self.emitter.map_key(index);
         if !is_type(key, addr_of_mut!(PyUnicode_Type)) {
+            self.emitter.map_key(index);
             return self.held_entry(key, value);
         }
-        if let Err(e) = self.str_key(key) {
-            return Err(self.in_key(key, e));
+        if let Some(ascii) = compact_ascii(key) {
+            self.emitter.utf8_entry_key(index, ascii);
+        } else {
+            self.emitter.map_key(index);
+            if let Err(e) = self.stored_str::<true>(key) {
+                return Err(self.in_key(key, e));
+            }
+            self.emitter.map_value();
         }
-        self.emitter.map_value();
         self.walk(value)
     }
 
