@@ -151,6 +151,22 @@ pub fn validate_fast_leaf<I: Input>(
         }
         // SAFETY: None is alive; a new reference.
         (FastLeaf::OptStr, Value::Null) => unsafe { keep(Py_None()) },
+        (
+            FastLeaf::Uuid | FastLeaf::DateTime | FastLeaf::Date | FastLeaf::Decimal | FastLeaf::StrChoice,
+            Value::Str(s),
+        ) => {
+            // SAFETY: makes an object of the field's type from text.
+            let made = unsafe { stdtypes::from_text(ctx, fast, id, s) };
+            if !made.is_null() {
+                // SAFETY: a new reference.
+                return unsafe { Ok(Owned::new(made)?) };
+            }
+            // SAFETY: reads the error indicator.
+            if unsafe { !PyErr_Occurred().is_null() } {
+                return Err(Fail::Raised);
+            }
+            scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name)))
+        }
         (_, Value::Array(n)) => containers::container(ctx, id, input, false, n, at, &path.push(path::Seg::Field(name))),
         (_, Value::Map(n)) => containers::container(ctx, id, input, true, n, at, &path.push(path::Seg::Field(name))),
         _ => scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name))),
