@@ -16,7 +16,7 @@ import gc
 import sys
 import uuid
 import weakref
-from typing import Literal
+from typing import Literal, Union
 
 import orcodec
 import pytest
@@ -272,3 +272,91 @@ def test_records_leave_no_reference_behind():
         out = d.loads(data)
     del out
     assert [sys.getrefcount(m) for m in members] == counts
+
+
+# MessagePack keys: the key expected next (the next field in definition order) is matched
+# in place against its shortest str form; every other form of the same key, and every
+# other key, is read as before.
+
+
+@dataclasses.dataclass
+class Pair:
+    name: str
+    age: int
+
+
+@dataclasses.dataclass
+class Optional2:
+    name: str = "d"
+    age: int = 0
+
+
+LONG = "f" * 40
+LONGER = "g" * 300
+
+
+LongKeys = dataclasses.make_dataclass("LongKeys", [(LONG, int), (LONGER, int), ("z", int)])
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"\x82\xa4name\xa1x\xa3age\x01", Pair("x", 1)),
+        # The same keys in longer str forms (str 8, str 16, str 32).
+        (b"\x82\xd9\x04name\xa1x\xa3age\x01", Pair("x", 1)),
+        (b"\x82\xda\x00\x04name\xa1x\xda\x00\x03age\x01", Pair("x", 1)),
+        (b"\x82\xdb\x00\x00\x00\x04name\xa1x\xa3age\x01", Pair("x", 1)),
+        # Out of order, and repeated (the last wins).
+        (b"\x82\xa3age\x01\xa4name\xa1x", Pair("x", 1)),
+        (b"\x83\xa4name\xa1x\xa3age\x01\xa3age\x02", Pair("x", 2)),
+    ],
+)
+def test_msgpack_keys_in_any_form(data, expected):
+    assert orcodec.unpackb(data, type=Pair) == expected
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        # A bin key with the name's bytes, a longer key, a shorter one: no field `name`.
+        (b"\x82\xc4\x04name\xa1x\xa3age\x01", "Object missing required field `name`"),
+        (b"\x82\xa5names\xa1x\xa3age\x01", "Object missing required field `name`"),
+        (b"\x82\xa3nam\xa1x\xa3age\x01", "Object missing required field `name`"),
+    ],
+)
+def test_msgpack_keys_that_only_look_alike(data, message):
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.unpackb(data, type=Pair)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "data, pos",
+    [
+        (b"\x82\xa4nam", 1),  # the input ends inside the expected key
+        (b"\x82\xa4name", 6),  # after it
+        (b"\x81\xa4name", 6),
+        (b"\x82", 0),  # the map header itself: its count is more than the input holds
+    ],
+)
+def test_msgpack_keys_cut_short(data, pos):
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data, type=Pair)
+    assert not isinstance(info.value, orcodec.ValidationError)
+    assert str(info.value) == "unexpected end of file" and info.value.pos == pos
+
+
+def test_msgpack_expected_key_never_read_past_its_map():
+    """An empty map followed by a str that is the next field's name: the map ends at
+    its count, the str is the next item."""
+    data = orcodec.packb([{}, "name", {"age": 3}])
+    assert orcodec.unpackb(data, type=list[Union[Optional2, str]]) == [Optional2(), "name", Optional2(age=3)]
+
+
+def test_msgpack_long_field_names():
+    value = {LONG: 1, LONGER: 2, "z": 3}
+    data = orcodec.packb(value)
+    assert data[1:3] == b"\xd9\x28" and b"\xda\x01\x2c" in data
+    out = orcodec.unpackb(data, type=LongKeys)
+    assert (getattr(out, LONG), getattr(out, LONGER), out.z) == (1, 2, 3)
+    assert out == orcodec.convert(value, LongKeys)

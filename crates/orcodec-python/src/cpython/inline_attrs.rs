@@ -63,17 +63,17 @@ struct FieldAt {
 impl InlineAttrs {
     /// For fields named `names` (NULL for those not stored in the instance
     /// dict).
-    pub fn new(names: Box<[*mut PyObject]>) -> InlineAttrs {
+    pub fn new(names: impl Iterator<Item = *mut PyObject>) -> InlineAttrs {
+        let fields: Box<[FieldAt]> = names
+            .map(|name| FieldAt { name, class_attr: Cell::new(core::ptr::null_mut()), index: Cell::new(NO_INDEX) })
+            .collect();
         InlineAttrs {
             tag: Cell::new(0),
             keys: Cell::new(core::ptr::null_mut()),
             entries: Cell::new(0),
             complete: Cell::new(false),
-            never: Cell::new(names.iter().all(|n| n.is_null())),
-            fields: names
-                .iter()
-                .map(|&name| FieldAt { name, class_attr: Cell::new(core::ptr::null_mut()), index: Cell::new(NO_INDEX) })
-                .collect(),
+            never: Cell::new(fields.iter().all(|f| f.name.is_null())),
+            fields,
         }
     }
 
