@@ -346,6 +346,7 @@ def test_one_input(data: bytes) -> None:
         except (orcodec.JSONEncodeError, orcodec.MsgpackEncodeError):
             return
     decode = decoder.unpackb if msgpack else decoder.loads
+
     # MessagePack maps may have int keys (`dict[int, Color]`); untyped
     # `unpackb` reads them only when told to.
     def untyped(data: bytes):
