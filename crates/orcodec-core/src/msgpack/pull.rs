@@ -136,35 +136,6 @@ impl<'a> MsgpackPull<'a> {
         self.r.pos
     }
 
-    /// Consumes the next item when it is the str `text` written in its
-    /// shortest form (a fixstr, or a str 8 from 32 bytes on; what every
-    /// writer emits) and says whether it did; nothing is consumed otherwise
-    /// (any other item, or `text` in a longer form, is left for
-    /// [`next_key`](Self::next_key)). For a caller expecting a known map
-    /// key: consuming it is what `next_key` does for that str (`text` is
-    /// valid UTF-8), without reading it out.
-    #[inline(always)]
-    pub fn skip_if_str(&mut self, text: &str) -> bool {
-        let text = text.as_bytes();
-        let len = text.len();
-        let rest = &self.r.input[self.r.pos..];
-        let header = match len {
-            0..=31 => 1,
-            32..=255 => 2,
-            _ => return false,
-        };
-        if rest.len() < header + len {
-            return false;
-        }
-        let same_header =
-            if header == 1 { rest[0] == 0xa0 | len as u8 } else { rest[0] == 0xd9 && rest[1] == len as u8 };
-        if same_header && crate::text::short_eq(&rest[header..header + len], text) {
-            self.r.pos += header + len;
-            return true;
-        }
-        false
-    }
-
     /// The next header byte, if any; nothing is consumed.
     #[inline(always)]
     pub fn peek_marker(&self) -> Option<u8> {
@@ -377,43 +348,6 @@ mod tests {
     use crate::testing::{msgpack_all_ways, Rng};
 
     const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
-
-    /// `skip_if_str` consumes exactly the str in its shortest form, and
-    /// leaves everything else (other forms, other keys, short input) for
-    /// `next_key`, which then reads the same key it would have read.
-    #[test]
-    fn skip_if_str_takes_only_the_shortest_form() {
-        let long = "k".repeat(40);
-        let cases: [(&[u8], &str, bool); 12] = [
-            (b"\xa4name\x01", "name", true),
-            (b"\xa0\x01", "", true),
-            (b"\xd9\x04name\x01", "name", false),
-            (b"\xda\x00\x04name\x01", "name", false),
-            (b"\xc4\x04name\x01", "name", false),
-            (b"\xa5names\x01", "name", false),
-            (b"\xa3nam\x01", "name", false),
-            (b"\xa4nam", "name", false),
-            (b"\xa4Name\x01", "name", false),
-            (b"", "name", false),
-            (b"\xa4name", "name", true),
-            (b"\x01", "", false),
-        ];
-        for (input, text, taken) in cases {
-            let mut p = MsgpackPull::new(input);
-            assert_eq!(p.skip_if_str(text), taken, "{input:?} {text:?}");
-            assert_eq!(p.pos(), if taken { 1 + text.len() } else { 0 });
-        }
-        let mut input = vec![0xd9, 40];
-        input.extend(long.as_bytes());
-        let mut p = MsgpackPull::new(&input);
-        assert!(p.skip_if_str(&long));
-        assert_eq!(p.pos(), 42);
-        let mut p = MsgpackPull::new(&input[..41]);
-        assert!(!p.skip_if_str(&long));
-        let mut input = vec![0xda, 1, 44];
-        input.extend("m".repeat(300).as_bytes());
-        assert!(!MsgpackPull::new(&input).skip_if_str(&"m".repeat(300)));
-    }
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
 
     /// A random MessagePack value of every family (some of them broken:

@@ -230,9 +230,9 @@ fn next_field<I: Input>(
     path: &Path,
 ) -> Result<Option<usize>, Fail> {
     loop {
-        // Keys usually come in definition order: the JSON and MessagePack
-        // inputs match the next field's name in place.
-        let expected = cl.fields.get(*hint);
+        // Keys usually come in definition order: the JSON input matches the
+        // next field's name in place.
+        let expected = cl.fields.get(*hint).and_then(|f| f.json_key.as_ref());
         let Some(read) = input.next_key_expecting(cursor, expected)? else { return Ok(None) };
         let (found, key, at) = match read {
             KeyRead::Expected(at) => (Some(*hint), Some(cl.fields[*hint].name.as_bytes()), at),

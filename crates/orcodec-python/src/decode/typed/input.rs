@@ -6,11 +6,10 @@
 
 use pyo3_ffi::*;
 
-use orcodec_core::json::pull::Quick;
+use orcodec_core::json::pull::{JsonKey, Quick};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::node::Field;
 use crate::decode::typed::Ctx;
 
 /// The head of the next value. Containers are open once returned: their
@@ -143,15 +142,14 @@ pub trait Input {
     fn next_item(&mut self, cursor: &mut Cursor) -> Result<bool, Fail>;
     /// The next key of an open map (positioned at its value), or None at its end.
     fn next_key(&mut self, cursor: &mut Cursor) -> Result<Option<Head<'_>>, Fail>;
-    /// [`next_key`](Self::next_key) when the key is likely the name of
-    /// `expected` (a class's next field in definition order): inputs that
-    /// can tell that key without reading it out say [`KeyRead::Expected`]
-    /// (JSON, MessagePack).
+    /// [`next_key`](Self::next_key) when the key is likely `expected` (a
+    /// class's next field in definition order): inputs that can tell that
+    /// key without reading it out say [`KeyRead::Expected`] (JSON).
     #[inline(always)]
     fn next_key_expecting(
         &mut self,
         cursor: &mut Cursor,
-        expected: Option<&Field>,
+        expected: Option<&JsonKey>,
     ) -> Result<Option<KeyRead<'_>>, Fail> {
         let _ = expected;
         Ok(self.next_key(cursor)?.map(KeyRead::Other))

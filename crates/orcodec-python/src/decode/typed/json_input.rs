@@ -3,12 +3,11 @@
 //! same key and value caches.
 
 use orcodec_core::builder::Builder;
-use orcodec_core::json::pull::{JsonKind, JsonNumber, JsonNumberValue, JsonPull, Key, NumberRun, RunNumber};
+use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, JsonPull, Key, NumberRun, RunNumber};
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
 use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Run, RunItem, Value};
-use crate::decode::typed::node::Field;
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
@@ -84,9 +83,9 @@ impl<'a> Input for JsonInput<'a> {
     fn next_key_expecting(
         &mut self,
         cursor: &mut Cursor,
-        expected: Option<&Field>,
+        expected: Option<&JsonKey>,
     ) -> Result<Option<KeyRead<'_>>, Fail> {
-        let Some(expected) = expected.and_then(|f| f.json_key.as_ref()) else {
+        let Some(expected) = expected else {
             return Ok(self.next_key(cursor)?.map(KeyRead::Other));
         };
         let first = core::mem::replace(&mut cursor.first, false);

@@ -11,8 +11,7 @@ use orcodec_core::msgpack::reader::ReadOptions;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Value};
-use crate::decode::typed::node::Field;
+use crate::decode::typed::input::{Cursor, Format, Head, Input, Value};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::Ctx;
 
@@ -69,22 +68,6 @@ impl<'a> Input for MsgpackInput<'a> {
         }
         cursor.remaining -= 1;
         Ok(true)
-    }
-
-    #[inline(always)]
-    fn next_key_expecting(
-        &mut self,
-        cursor: &mut Cursor,
-        expected: Option<&Field>,
-    ) -> Result<Option<KeyRead<'_>>, Fail> {
-        if let Some(field) = expected {
-            let at = self.pull.pos();
-            if cursor.remaining != 0 && self.pull.skip_if_str(&field.name) {
-                cursor.remaining -= 1;
-                return Ok(Some(KeyRead::Expected(at)));
-            }
-        }
-        Ok(self.next_key(cursor)?.map(KeyRead::Other))
     }
 
     #[inline(always)]
