@@ -67,6 +67,25 @@ class Movie(typing.TypedDict):
 
 
 @dataclasses.dataclass
+class Record:
+    """Leaf fields the class validator makes from their text itself."""
+
+    id: uuid.UUID
+    at: datetime.datetime
+    day: datetime.date
+    color: Color
+    amount: decimal.Decimal
+    kind: typing.Literal["a", 1] = "a"
+
+
+@dataclasses.dataclass(slots=True)
+class SlotRecord:
+    id: uuid.UUID
+    at: typing.Optional[datetime.datetime] = None  # noqa: UP045
+    color: Color = Color.RED
+
+
+@dataclasses.dataclass
 class Node:
     value: int
     children: "list[Node]" = dataclasses.field(default_factory=list)
@@ -87,13 +106,15 @@ TYPES = [
     typing.Optional[bytes],
     frozenset[int],
     typing.Literal["a", 1, True],
+    list[Record],
+    SlotRecord,
 ]
 DECODERS = [orcodec.Decoder(t) for t in TYPES] + [orcodec.Decoder(t, strict=False) for t in TYPES]
 ERRORS = (orcodec.JSONDecodeError, orcodec.MsgpackDecodeError)
 
 # Keys and text the types above read, so generated documents reach their fields.
 KEYS = ["name", "age", "addresses", "street", "zip", "tags", "kind", "id", "qty", "x", "y", "title", "year", "value"]
-KEYS += ["children", "email", "1", "2", "a", ""]
+KEYS += ["children", "email", "1", "2", "a", "", "at", "day", "color", "amount"]
 TEXTS = ["red", "blue", "cancel", "place", "a", "", "6f1c2b3a-9d4e-4f60-8a7b-0c1d2e3f4a5b", "2024-03-01T00:00:00Z"]
 TEXTS += ["2024-03-01", "10:20:30.5", "1.10", "YWJj", "nan", "true", "1"]
 
@@ -255,6 +276,22 @@ def note(index: int, outcome: int) -> None:
         pass
     if index == 55:
         pass
+    if index == 56:
+        pass
+    if index == 57:
+        pass
+    if index == 58:
+        pass
+    if index == 59:
+        pass
+    if index == 60:
+        pass
+    if index == 61:
+        pass
+    if index == 62:
+        pass
+    if index == 63:
+        pass
     if outcome == 0:
         pass
     if outcome == 1:
@@ -309,13 +346,18 @@ def test_one_input(data: bytes) -> None:
         except (orcodec.JSONEncodeError, orcodec.MsgpackEncodeError):
             return
     decode = decoder.unpackb if msgpack else decoder.loads
-    untyped = orcodec.unpackb
+
+    # MessagePack maps may have int keys (`dict[int, Color]`); untyped
+    # `unpackb` reads them only when told to.
+    def untyped(data: bytes):
+        return orcodec.unpackb(data, option=orcodec.OPT_NON_STR_KEYS)
+
     try:
         out = decode(body)
     except ERRORS as error:
-        note(pick % len(DECODERS) + 28 * msgpack, outcome_kind(decoder, error))
+        note(pick % len(DECODERS) + len(DECODERS) * msgpack, outcome_kind(decoder, error))
         return
-    note(pick % len(DECODERS) + 28 * msgpack, 0)
+    note(pick % len(DECODERS) + len(DECODERS) * msgpack, 0)
     # Decoded: the untyped decoder reads the same bytes, and convert agrees.
     plain = untyped(body) if msgpack else json.loads(body)
     tp = decoder.type

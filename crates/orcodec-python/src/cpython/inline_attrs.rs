@@ -29,10 +29,9 @@ const NO_INDEX: u8 = u8::MAX;
 /// Where the fields of one class go in its instances' inline values.
 #[cfg_attr(not(dict_table_layout), allow(dead_code))]
 pub struct InlineAttrs {
-    /// Each field's name (borrowed from the class node, which outlives
-    /// this), or NULL for a field not kept in the instance dict (a slot, an
-    /// InitVar).
-    names: Box<[*mut PyObject]>,
+    /// Per field: its name, index and class attribute (one bounds check and
+    /// one cache line per store).
+    fields: Box<[FieldAt]>,
     /// The class's version tag when the indices were worked out; 0: none.
     tag: Cell<u32>,
     /// The shared keys the indices point into.
@@ -45,27 +44,36 @@ pub struct InlineAttrs {
     /// dict, the class keeps no inline values (its flags say so from its
     /// creation on) or it has no version tag to check against.
     never: Cell<bool>,
-    /// Each field's index in the shared keys, or `NO_INDEX`.
-    index: Box<[Cell<u8>]>,
-    /// What the class has under each field's name (borrowed from the class,
-    /// valid while the version tag is), or NULL.
-    class_attr: Box<[Cell<*mut PyObject>]>,
+}
+
+/// Where one field goes.
+#[cfg_attr(not(dict_table_layout), allow(dead_code))]
+struct FieldAt {
+    /// The field's name (borrowed from the class node, which outlives this),
+    /// or NULL for a field not kept in the instance dict (a slot, an
+    /// InitVar).
+    name: *mut PyObject,
+    /// What the class has under the name (borrowed from the class, valid
+    /// while the version tag is), or NULL.
+    class_attr: Cell<*mut PyObject>,
+    /// The field's index in the shared keys, or `NO_INDEX`.
+    index: Cell<u8>,
 }
 
 impl InlineAttrs {
     /// For fields named `names` (NULL for those not stored in the instance
     /// dict).
-    pub fn new(names: Box<[*mut PyObject]>) -> InlineAttrs {
-        let n = names.len();
+    pub fn new(names: impl Iterator<Item = *mut PyObject>) -> InlineAttrs {
+        let fields: Box<[FieldAt]> = names
+            .map(|name| FieldAt { name, class_attr: Cell::new(core::ptr::null_mut()), index: Cell::new(NO_INDEX) })
+            .collect();
         InlineAttrs {
             tag: Cell::new(0),
             keys: Cell::new(core::ptr::null_mut()),
             entries: Cell::new(0),
             complete: Cell::new(false),
-            never: Cell::new(names.iter().all(|n| n.is_null())),
-            index: (0..n).map(|_| Cell::new(NO_INDEX)).collect(),
-            class_attr: (0..n).map(|_| Cell::new(core::ptr::null_mut())).collect(),
-            names,
+            never: Cell::new(fields.iter().all(|f| f.name.is_null())),
+            fields,
         }
     }
 
@@ -141,9 +149,10 @@ impl InlineAttrs {
         let entries = DictKeys::entries(keys) as *const [*mut PyObject; 2];
         let n = (*keys).dk_nentries.clamp(0, NO_INDEX as isize) as usize;
         let mut complete = true;
-        for (k, &name) in self.names.iter().enumerate() {
-            self.index[k].set(NO_INDEX);
-            self.class_attr[k].set(core::ptr::null_mut());
+        for f in self.fields.iter() {
+            let name = f.name;
+            f.index.set(NO_INDEX);
+            f.class_attr.set(core::ptr::null_mut());
             if name.is_null() {
                 continue;
             }
@@ -153,12 +162,12 @@ impl InlineAttrs {
             if !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some() {
                 continue;
             }
-            self.class_attr[k].set(attr);
+            f.class_attr.set(attr);
             // The names are interned, and so is every attribute name that
             // went through `setattr` or the interpreter: the shared keys
             // hold the very same object.
             match (0..n).find(|&ix| (*entries.add(ix))[0] == name) {
-                Some(ix) => self.index[k].set(ix as u8),
+                Some(ix) => f.index.set(ix as u8),
                 None => complete = false,
             }
         }
@@ -213,11 +222,12 @@ mod layout {
         i: usize,
         value: *mut PyObject,
     ) -> bool {
+        let Some(f) = a.fields.get(i) else { return false };
         let tag = a.tag.get();
         if tag == 0 || Py_TYPE(obj) != ty || (*ty).tp_version_tag != tag {
             return false;
         }
-        let ix = a.index[i].get();
+        let ix = f.index.get();
         if ix == NO_INDEX {
             return false;
         }
@@ -229,12 +239,12 @@ mod layout {
         // SAFETY: a split keys table (checked when the index was found) of
         // at least `ix + 1` entries of [key, value]; entries are only ever
         // appended to it.
-        if (*(DictKeys::entries(keys) as *const [*mut PyObject; 2]).add(ix))[0] != a.names[i] {
+        if (*(DictKeys::entries(keys) as *const [*mut PyObject; 2]).add(ix))[0] != f.name {
             return false;
         }
         // The class is as it was (same tag), so what it holds under the
         // name is still alive; its own class may have gained a `__set__`.
-        let attr = a.class_attr[i].get();
+        let attr = f.class_attr.get();
         if !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some() {
             return false;
         }

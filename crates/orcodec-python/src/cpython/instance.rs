@@ -54,6 +54,9 @@ pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) 
 /// `ty` is a live type whose `tp_new` is `object.__new__`'s.
 #[inline(always)]
 pub unsafe fn new_instance(ty: *mut PyTypeObject) -> *mut PyObject {
+    if let Some(alloc) = bare_alloc(ty) {
+        return alloc(ty, 0);
+    }
     let args = PyTuple_New(0);
     if args.is_null() {
         return args;
@@ -70,9 +73,44 @@ pub unsafe fn new_instance(ty: *mut PyTypeObject) -> *mut PyObject {
 /// As for [`new_instance`]; `empty` is a live empty tuple.
 #[inline(always)]
 pub unsafe fn new_instance_with(ty: *mut PyTypeObject, empty: *mut PyObject) -> *mut PyObject {
+    if let Some(alloc) = bare_alloc(ty) {
+        return alloc(ty, 0);
+    }
     #[expect(clippy::expect_used, reason = "object defines tp_new")]
     let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
     new(ty, empty, core::ptr::null_mut())
+}
+
+/// `Py_TPFLAGS_MANAGED_DICT` where CPython has it (3.11 on); before that a
+/// `__dict__` always has a `tp_dictoffset`.
+#[cfg(Py_3_11)]
+const MANAGED_DICT: core::ffi::c_ulong = Py_TPFLAGS_MANAGED_DICT;
+#[cfg(not(Py_3_11))]
+const MANAGED_DICT: core::ffi::c_ulong = 0;
+
+/// The `tp_alloc` of `ty` when `object.__new__(ty)` would do nothing but
+/// call it: `ty` still has object's `tp_new` (a class can be given another
+/// `__new__` after it is made), is not abstract, and its instances have no
+/// `__dict__` (neither a dict slot nor the managed dict whose inline values
+/// `object.__new__` prepares on CPython 3.11 and 3.12). Such instances
+/// (`__slots__` classes: `uuid.UUID`, `slots=True` dataclasses) are then
+/// made without `object.__new__`'s argument and flag checks. None otherwise.
+///
+/// # Safety
+/// `ty` is a live type.
+#[inline(always)]
+pub unsafe fn bare_alloc(ty: *mut PyTypeObject) -> Option<allocfunc> {
+    let object_new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new;
+    let t = &*ty;
+    let no_dict = t.tp_dictoffset == 0 && t.tp_flags & MANAGED_DICT == 0;
+    let same_new = match (t.tp_new, object_new) {
+        (Some(a), Some(b)) => core::ptr::fn_addr_eq(a, b),
+        _ => false,
+    };
+    if !same_new || !no_dict || t.tp_flags & Py_TPFLAGS_IS_ABSTRACT != 0 {
+        return None;
+    }
+    t.tp_alloc
 }
 
 /// A new instance of a tuple subclass `ty` (a NamedTuple) holding `items`

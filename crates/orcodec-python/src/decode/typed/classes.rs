@@ -199,6 +199,12 @@ fn fill<I: Input>(
         seen.set(i);
     }
     drop(cursor);
+    // Every field read and nothing to run: the instance is done (the usual
+    // case, without `finish`'s call).
+    if !cl.post_init && seen.all(cl.fields.len()) {
+        ctx.leave();
+        return Ok(t.obj);
+    }
     let out = finish(cl, t, &seen, at, path);
     ctx.leave();
     out

@@ -426,19 +426,13 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             fast: FastLeaf::No,
         });
     }
-    let inline = crate::cpython::inline_attrs::InlineAttrs::new(
-        fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                if stores_attrs && i < n - init_vars && f.slot.is_none() {
-                    f.name_obj.as_ptr()
-                } else {
-                    core::ptr::null_mut()
-                }
-            })
-            .collect(),
-    );
+    let inline = crate::cpython::inline_attrs::InlineAttrs::new(fields.iter().enumerate().map(|(i, f)| {
+        if stores_attrs && i < n - init_vars && f.slot.is_none() {
+            f.name_obj.as_ptr()
+        } else {
+            core::ptr::null_mut()
+        }
+    }));
     let by_name = (n > SCANNED_FIELDS)
         .then(|| fields.iter().enumerate().map(|(i, f)| (Box::<[u8]>::from(f.name.as_bytes()), i)).collect());
     Ok(ClassNode {

@@ -141,16 +141,48 @@ pub fn validate_fast_leaf<I: Input>(
     path: &Path,
     name: &str,
 ) -> Result<Owned, Fail> {
+    fast_leaf::<I, true, true>(ctx, fast, id, input, path, name)
+}
+
+/// [`validate_fast_leaf`] with the arms of the str/int leaves (`STR_INT`)
+/// or of the text-made types (`TEXT`) only: a value of another leaf goes
+/// to [`scalar`], which gives the same result, so any choice is correct;
+/// the out-of-line versions keep each function small.
+#[inline(always)]
+fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
+    ctx: &mut Ctx,
+    fast: FastLeaf,
+    id: NodeId,
+    input: &mut I,
+    path: &Path,
+    name: &str,
+) -> Result<Owned, Fail> {
     let h = input.next()?;
     let at = h.at;
     match (fast, h.v) {
-        (FastLeaf::Str | FastLeaf::OptStr, Value::Str(s)) => Ok(ctx.builder.str(s)?),
-        (FastLeaf::Int, Value::I64(v)) => {
+        (FastLeaf::Str | FastLeaf::OptStr, Value::Str(s)) if STR_INT => Ok(ctx.builder.str(s)?),
+        (FastLeaf::Int, Value::I64(v)) if STR_INT => {
             // SAFETY: a new reference or NULL.
             unsafe { Ok(Owned::new(PyLong_FromLongLong(v))?) }
         }
         // SAFETY: None is alive; a new reference.
-        (FastLeaf::OptStr, Value::Null) => unsafe { keep(Py_None()) },
+        (FastLeaf::OptStr, Value::Null) if STR_INT => unsafe { keep(Py_None()) },
+        (
+            FastLeaf::Uuid | FastLeaf::DateTime | FastLeaf::Date | FastLeaf::Decimal | FastLeaf::StrChoice,
+            Value::Str(s),
+        ) if TEXT => {
+            // SAFETY: makes an object of the field's type from text.
+            let made = unsafe { stdtypes::from_text(ctx, fast, id, s) };
+            if !made.is_null() {
+                // SAFETY: a new reference.
+                return unsafe { Ok(Owned::new(made)?) };
+            }
+            // SAFETY: reads the error indicator.
+            if unsafe { !PyErr_Occurred().is_null() } {
+                return Err(Fail::Raised);
+            }
+            scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name)))
+        }
         (_, Value::Array(n)) => containers::container(ctx, id, input, false, n, at, &path.push(path::Seg::Field(name))),
         (_, Value::Map(n)) => containers::container(ctx, id, input, true, n, at, &path.push(path::Seg::Field(name))),
         _ => scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name))),
@@ -159,8 +191,10 @@ pub fn validate_fast_leaf<I: Input>(
 
 /// [`validate_fast_leaf`] out of line: for the inputs whose reading,
 /// inlined into the class validator's key loop, would cost that loop more
-/// registers than the call costs (MessagePack, Python objects).
-#[inline(never)]
+/// registers than the call costs (MessagePack, Python objects). One
+/// function for the str/int leaves and one for the text-made types, so that
+/// neither carries the other's code.
+#[inline(always)]
 pub fn validate_fast_leaf_outlined<I: Input>(
     ctx: &mut Ctx,
     fast: FastLeaf,
@@ -169,7 +203,34 @@ pub fn validate_fast_leaf_outlined<I: Input>(
     path: &Path,
     name: &str,
 ) -> Result<Owned, Fail> {
-    validate_fast_leaf(ctx, fast, id, input, path, name)
+    match fast {
+        FastLeaf::Str | FastLeaf::Int | FastLeaf::OptStr => str_int_leaf_outlined(ctx, fast, id, input, path, name),
+        _ => text_leaf_outlined(ctx, fast, id, input, path, name),
+    }
+}
+
+#[inline(never)]
+fn str_int_leaf_outlined<I: Input>(
+    ctx: &mut Ctx,
+    fast: FastLeaf,
+    id: NodeId,
+    input: &mut I,
+    path: &Path,
+    name: &str,
+) -> Result<Owned, Fail> {
+    fast_leaf::<I, true, false>(ctx, fast, id, input, path, name)
+}
+
+#[inline(never)]
+fn text_leaf_outlined<I: Input>(
+    ctx: &mut Ctx,
+    fast: FastLeaf,
+    id: NodeId,
+    input: &mut I,
+    path: &Path,
+    name: &str,
+) -> Result<Owned, Fail> {
+    fast_leaf::<I, false, true>(ctx, fast, id, input, path, name)
 }
 
 /// A value that is no container (its head already read), validated as node `id`.

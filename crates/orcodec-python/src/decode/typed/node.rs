@@ -223,6 +223,16 @@ pub enum FastLeaf {
     /// A union whose member for strs is `str` without constraints and
     /// whose member for null is `None` (`Optional[str]`, `str | None`).
     OptStr,
+    /// `uuid.UUID`: its text form.
+    Uuid,
+    /// `datetime.datetime`: RFC 3339 text.
+    DateTime,
+    /// `datetime.date`: `YYYY-MM-DD` text.
+    Date,
+    /// `decimal.Decimal`: text in plain notation.
+    Decimal,
+    /// Enum members or Literal values with str values: one of those strs.
+    StrChoice,
 }
 
 pub struct ClassNode {
@@ -368,6 +378,11 @@ impl Compiled {
             {
                 FastLeaf::OptStr
             }
+            Node::Uuid => FastLeaf::Uuid,
+            Node::DateTime => FastLeaf::DateTime,
+            Node::Date => FastLeaf::Date,
+            Node::Decimal => FastLeaf::Decimal,
+            Node::Choice(ch) if !ch.strs.is_empty() => FastLeaf::StrChoice,
             _ => FastLeaf::No,
         }
     }

@@ -24,7 +24,7 @@ use orcodec_core::parse::{Date, Time};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{invalid, Fail};
 use crate::decode::typed::input::{Format, Head, Input, Value};
-use crate::decode::typed::node::NodeId;
+use crate::decode::typed::node::{FastLeaf, Node, NodeId};
 use crate::decode::typed::path::Path;
 use crate::decode::typed::scalars::{lax_number, py_text, text_of, LaxNumber};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
@@ -207,15 +207,64 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     };
     match orcodec_core::parse::parse_date(text.as_bytes()) {
         // SAFETY: makes a date.
-        Some(d) => unsafe {
-            if let Some(made) = crate::cpython::datetime::new_date(d) {
-                return Ok(Owned::new(made)?);
-            }
-            let api = &*PyDateTimeAPI();
-            Ok(Owned::new((api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType))?)
-        },
+        Some(d) => unsafe { Ok(Owned::new(new_date(d))?) },
         None => Err(invalid("Invalid RFC3339 encoded date", path, h.at)),
     }
+}
+
+/// A new `datetime.date` (NULL with an exception set on failure).
+#[inline(always)]
+unsafe fn new_date(d: Date) -> *mut PyObject {
+    if let Some(made) = crate::cpython::datetime::new_date(d) {
+        return made;
+    }
+    let api = &*PyDateTimeAPI();
+    (api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType)
+}
+
+/// The value of a leaf field read by the class validator's key loop
+/// (`fast`, one of the text forms of [`FastLeaf`]) from the str `text`, in
+/// the common case that [`crate::decode::typed::scalar`] would make it
+/// exactly this way: a new reference. NULL when that is not the case (the
+/// text is not in the form read here: the caller then lets `scalar` give
+/// the value, conversion or error it gives any text), or with an exception
+/// set when making the object failed.
+///
+/// # Safety
+/// `id` is the field's node, `fast` the field's [`FastLeaf`].
+#[inline(never)]
+pub unsafe fn from_text(ctx: &Ctx, fast: FastLeaf, id: NodeId, text: &str) -> *mut PyObject {
+    let made = match fast {
+        FastLeaf::Uuid => match orcodec_core::parse::parse_uuid(text.as_bytes()) {
+            Some(value) => new_uuid(value),
+            None => return core::ptr::null_mut(),
+        },
+        FastLeaf::DateTime => match orcodec_core::parse::parse_datetime(text.as_bytes()) {
+            Some((d, t)) => new_datetime(d, t),
+            None => return core::ptr::null_mut(),
+        },
+        FastLeaf::Date => match orcodec_core::parse::parse_date(text.as_bytes()) {
+            Some(d) => return new_date(d),
+            None => return core::ptr::null_mut(),
+        },
+        FastLeaf::Decimal => match decimal_type() {
+            Ok(ty) => {
+                return crate::cpython::decimal::from_plain_text(ty, text.as_bytes()).unwrap_or(core::ptr::null_mut())
+            }
+            Err(_) => return core::ptr::null_mut(),
+        },
+        FastLeaf::StrChoice => {
+            if let Node::Choice(ch) = ctx.c.node(id) {
+                if let Some(member) = ch.strs.get(text.as_bytes()) {
+                    Py_INCREF(member.as_ptr());
+                    return member.as_ptr();
+                }
+            }
+            return core::ptr::null_mut();
+        }
+        _ => return core::ptr::null_mut(),
+    };
+    made.map_or(core::ptr::null_mut(), Owned::into_raw)
 }
 
 pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
@@ -251,9 +300,9 @@ static UUID_TYPE: LazyAttr = LazyAttr::new();
 static SAFE_UUID: LazyAttr = LazyAttr::new();
 static DECIMAL_TYPE: LazyAttr = LazyAttr::new();
 
-/// Where `uuid.UUID` keeps `int` and `is_safe` (its `__slots__`), and
-/// `SafeUUID.unknown`, found once.
-struct UuidLayout(UnsafeCell<Option<(isize, isize, *mut PyObject)>>);
+/// `uuid.UUID` (borrowed), where it keeps `int` and `is_safe` (its
+/// `__slots__`), and `SafeUUID.unknown`, found once.
+struct UuidLayout(UnsafeCell<Option<(*mut PyObject, isize, isize, *mut PyObject)>>);
 
 // SAFETY: the GIL contract (crate root).
 unsafe impl Sync for UuidLayout {}
@@ -282,10 +331,10 @@ unsafe fn uuid_type() -> Result<*mut PyObject, Fail> {
 /// A `uuid.UUID` of the 128-bit `value`, made as `UUID(int=value)` makes it
 /// (its two slots written), without the constructor's checks and parsing.
 unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
-    let ty = uuid_type()?;
     let layout = match *UUID_LAYOUT.0.get() {
         Some(layout) => layout,
         None => {
+            let ty = uuid_type()?;
             let name = PyUnicode_InternFromString(c"uuid".as_ptr());
             let safe = if name.is_null() { core::ptr::null_mut() } else { SAFE_UUID.get(name, c"SafeUUID") };
             Py_XDECREF(name);
@@ -314,15 +363,18 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
                 let args = Owned::new(PyTuple_New(0))?;
                 return Ok(Owned::new(PyObject_Call(ty, args.as_ptr(), kwargs.as_ptr()))?);
             };
-            *UUID_LAYOUT.0.get() = Some((int_at, safe_at, unknown));
-            (int_at, safe_at, unknown)
+            *UUID_LAYOUT.0.get() = Some((ty, int_at, safe_at, unknown));
+            (ty, int_at, safe_at, unknown)
         }
     };
+    let (ty, int_at, safe_at, unknown) = layout;
     let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
+    // `UUID` keeps object's `__new__` and has no `__dict__`: its `tp_alloc`
+    // alone, unless the class was changed since.
     let obj = Owned::new(crate::cpython::instance::new_instance(ty as *mut PyTypeObject))?;
-    Py_INCREF(layout.2);
-    crate::cpython::instance::set_slot(obj.as_ptr(), layout.0, int.into_raw());
-    crate::cpython::instance::set_slot(obj.as_ptr(), layout.1, layout.2);
+    Py_INCREF(unknown);
+    crate::cpython::instance::set_slot(obj.as_ptr(), int_at, int.into_raw());
+    crate::cpython::instance::set_slot(obj.as_ptr(), safe_at, unknown);
     Ok(obj)
 }
 
