@@ -15,6 +15,7 @@ import gc
 import math
 import os
 import struct
+import sys
 import types
 import typing
 import uuid
@@ -922,6 +923,24 @@ def rss() -> int:
     """The process's resident set size in bytes (Linux's /proc/self/statm)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * _PAGE
+
+
+def assert_blocks_steady(first_growth: int, run_calls, limit: int, calls: int) -> None:
+    """CPython's count of allocated blocks grew by at most ``limit`` over a
+    window of ``calls`` calls (``first_growth``, measured by the caller). One
+    window can end with blocks that do not repeat: an interpreter cache or
+    free list filled once, a resize of a process-wide table, in about one run
+    of ten a hundred or two blocks; a leak grows in every window (at one block
+    in every ``calls / limit`` calls or more). So a window over the limit is
+    followed by a second one (``run_calls()``), which must stay within it."""
+    if first_growth <= limit:
+        return
+    gc.collect()
+    blocks = sys.getallocatedblocks()
+    run_calls()
+    gc.collect()
+    second = sys.getallocatedblocks() - blocks
+    assert second <= limit, f"{first_growth} then {second} more allocated blocks over two windows of {calls} calls"
 
 
 def assert_resident_set_steady(first_growth: int, run_calls, limit: int, calls: int) -> None:
