@@ -158,16 +158,7 @@ pub trait Emitter {
     /// measurements); `value` must not run code that changes the array.
     #[inline(always)]
     fn f64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<f64>) -> usize {
-        let mut i = index;
-        while i < end {
-            let Some(v) = value(i) else {
-                break;
-            };
-            self.array_item(i);
-            self.f64(v);
-            i += 1;
-        }
-        i
+        f64_run_one_by_one(self, index, end, value)
     }
     /// As `i64_items`, for bools stored one per byte, any non-zero byte
     /// being true (`bool` for each).
@@ -185,6 +176,29 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
         emitter.array_item(i);
         write(emitter, value);
     }
+}
+
+/// What `f64_run` does by default: `array_item` and `f64` for each item
+/// from `index` until `end` or the first `value` gives None for; returns
+/// the index of the first item not written. Also the JSON writer's pretty
+/// form of it.
+#[inline(always)]
+pub fn f64_run_one_by_one<E: Emitter + ?Sized>(
+    emitter: &mut E,
+    index: usize,
+    end: usize,
+    value: impl Fn(usize) -> Option<f64>,
+) -> usize {
+    let mut i = index;
+    while i < end {
+        let Some(v) = value(i) else {
+            break;
+        };
+        emitter.array_item(i);
+        emitter.f64(v);
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]

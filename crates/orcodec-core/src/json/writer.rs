@@ -4,7 +4,7 @@ use super::rows::{
     decimal_width, put_byte, put_f64, put_i64_digits, put_i64_pairs, put_u64_digits, put_u64_pairs, write_bool_items,
     write_int_items, write_items, F64_ITEM_RESERVE, I8_TEXT, U8_TEXT,
 };
-use crate::emit::{items_one_by_one, Emitter};
+use crate::emit::{f64_run_one_by_one, items_one_by_one, Emitter};
 use crate::number::float::{f64_in_run_in_place, write_f32, write_f64_in_run, F64_IN_PLACE_MAX};
 use crate::number::int;
 use crate::sink::{Sink, CHUNK};
@@ -524,16 +524,7 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
     #[inline(never)]
     fn f64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<f64>) -> usize {
         if PRETTY {
-            let mut i = index;
-            while i < end {
-                let Some(v) = value(i) else {
-                    break;
-                };
-                self.array_item(i);
-                self.f64(v);
-                i += 1;
-            }
-            return i;
+            return f64_run_one_by_one(self, index, end, value);
         }
         let mut pause = self.short_pause;
         let mut i = index;
