@@ -28,10 +28,13 @@ impl Date {
     /// A date `datetime.date` accepts: years 1 to 9999, a real day of the month.
     #[inline(always)]
     pub fn in_range(&self) -> bool {
-        (1..=9999).contains(&self.year)
-            && (1..=12).contains(&self.month)
-            && self.day >= 1
-            && self.day as u32 <= days_in_month(self.year, self.month as u32)
+        // Each range as one unsigned compare, combined without branches;
+        // the calendar only for days past 28, which every month has.
+        let year = (self.year as u32).wrapping_sub(1) < 9999;
+        let month = self.month.wrapping_sub(1) < 12;
+        let day = self.day.wrapping_sub(1) < 28
+            || self.day >= 1 && self.day as u32 <= days_in_month(self.year, self.month as u32);
+        year & month & day
     }
 }
 
@@ -39,7 +42,7 @@ impl Time {
     /// A time of day `datetime.time` accepts (no leap second), its offset aside.
     #[inline(always)]
     pub fn in_range(&self) -> bool {
-        self.hour < 24 && self.minute < 60 && self.second < 60 && self.microsecond < 1_000_000
+        (self.hour < 24) & (self.minute < 60) & (self.second < 60) & (self.microsecond < 1_000_000)
     }
 }
 
@@ -244,6 +247,14 @@ fn le8(text: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// Four bytes from `at`, the first in the low byte.
+#[inline(always)]
+fn le4(text: &[u8], at: usize) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&text[at..at + 4]);
+    u32::from_le_bytes(word)
+}
+
 /// The layout of 8 bytes of a date or time: `0` where a digit goes, the
 /// byte itself elsewhere. Subtracting it from the text's word leaves each
 /// digit's value and 0 for each separator that matched.
@@ -418,14 +429,238 @@ pub fn parse_time(text: &[u8]) -> Option<Time> {
 /// An RFC 3339 datetime, `YYYY-MM-DD(T|t| )HH:MM:SS[.fraction][Z|±HH:MM]`;
 /// the offset may be left out (a naive datetime), `±HHMM` is read too. A
 /// fraction rounding up to the next second carries into the date.
-#[inline]
+#[inline(always)]
 pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
+    #[cfg(target_arch = "x86_64")]
+    if (19..=32).contains(&text.len()) && matches!(text[10], b'T' | b't' | b' ') {
+        if let Some(found) = datetime_sse2(text) {
+            return Some(found);
+        }
+    }
+    datetime_words(text)
+}
+
+/// [`parse_datetime`] a 64-bit word at a time for the common shapes, by
+/// the general reader for the rest (out of line: on x86-64 it reads the
+/// texts the vector reader leaves).
+#[inline(never)]
+fn datetime_words(text: &[u8]) -> Option<(Date, Time)> {
     if text.len() >= 19 && matches!(text[10], b'T' | b't' | b' ') {
         if let Some(found) = fast_datetime(text) {
             return Some(found);
         }
     }
     general::parse_datetime(text)
+}
+
+/// What may follow `HH:MM:SS` in [`datetime_sse2`]: nothing, `Z`, `±HH:MM`.
+#[cfg(target_arch = "x86_64")]
+const ZONE_SHAPES: usize = 3;
+/// The lengths of a datetime's part between its seconds and its zone that
+/// [`datetime_sse2`] reads: none, or a point and 1 to 9 digits (1, a point
+/// alone, has a layout no text fits).
+#[cfg(target_arch = "x86_64")]
+const FRACTION_SHAPES: usize = 11;
+
+/// 16 bytes of a datetime's fixed layout, as vectors: `text - layout` leaves
+/// a digit's value or 0 for a matching separator, and saturating `limit`
+/// (9 for a digit, 0 for a separator, 255 for a byte checked elsewhere) off
+/// that leaves 0 where the byte fits. `keep` clears the bytes checked
+/// elsewhere; `10 * digit + next digit` at each byte is then at most `max`
+/// and at least `min` there (the ranges of the two-digit fields, at their
+/// first digit).
+#[cfg(target_arch = "x86_64")]
+#[repr(C, align(16))]
+struct Layout16 {
+    layout: [u8; 16],
+    limit: [u8; 16],
+    keep: [u8; 16],
+    max: [u8; 16],
+    min: [u8; 16],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Layout16 {
+    /// The layout of a datetime of every shape [`datetime_sse2`] reads:
+    /// `'0'` a digit, `'?'` a byte checked elsewhere (the date-time
+    /// separator, `Z` and the offset's sign), each field's range at its
+    /// first digit. The text's first 16 bytes and, by zone shape and
+    /// fraction part length, its last 16 bytes.
+    const fn shape(zone: usize, rest: usize) -> ([u8; 35], [u8; 35], [u8; 35], usize) {
+        let mut layout = [0u8; 35];
+        let (mut max, mut min) = ([0xFFu8; 35], [0u8; 35]);
+        let head = b"0000-00-00?00:00:00";
+        let mut n = 0;
+        while n < head.len() {
+            layout[n] = head[n];
+            n += 1;
+        }
+        (max[5], min[5], max[8], min[8], max[11], max[14], max[17]) = (12, 1, 31, 1, 23, 59, 59);
+        if rest == 1 {
+            // A point and no digit, which no text fits: a pair at least
+            // 255 and at most 0.
+            (max[n], min[n]) = (0, 0xFF);
+        }
+        if rest > 0 {
+            layout[n] = b'.';
+            n += 1;
+            let mut i = 1;
+            while i < rest {
+                layout[n] = b'0';
+                n += 1;
+                i += 1;
+            }
+        }
+        let zone_layout: &[u8] = match zone {
+            0 => b"",
+            1 => b"?",
+            _ => b"?00:00",
+        };
+        if zone == 2 {
+            (max[n + 1], max[n + 4]) = (23, 59);
+        }
+        let mut i = 0;
+        while i < zone_layout.len() {
+            layout[n] = zone_layout[i];
+            n += 1;
+            i += 1;
+        }
+        (layout, max, min, n)
+    }
+
+    /// 16 bytes from `at` of [`Layout16::shape`]'s layout.
+    const fn new(zone: usize, rest: usize, last: bool) -> Layout16 {
+        let (bytes, max, min, n) = Layout16::shape(zone, rest);
+        let at = if last { n - 16 } else { 0 };
+        let mut out = Layout16 { layout: [0; 16], limit: [0; 16], keep: [0; 16], max: [0; 16], min: [0; 16] };
+        let mut i = 0;
+        while i < 16 {
+            (out.layout[i], out.limit[i], out.keep[i]) = match bytes[at + i] {
+                b'0' => (b'0', 9, 0xFF),
+                b'?' => (0, 0xFF, 0),
+                b => (b, 0, 0xFF),
+            };
+            (out.max[i], out.min[i]) = (max[at + i], min[at + i]);
+            i += 1;
+        }
+        out
+    }
+}
+
+/// The layout of a datetime's first 16 bytes, `YYYY-MM-DD?HH:MM`.
+#[cfg(target_arch = "x86_64")]
+static HEAD16: Layout16 = Layout16::new(0, 0, false);
+/// The layouts of a datetime's last 16 bytes, by zone and fraction shape.
+#[cfg(target_arch = "x86_64")]
+static TAIL16: [[Layout16; FRACTION_SHAPES]; ZONE_SHAPES] = {
+    const EMPTY: Layout16 = Layout16 { layout: [0; 16], limit: [0; 16], keep: [0; 16], max: [0; 16], min: [0; 16] };
+    let mut out = [const { [EMPTY; FRACTION_SHAPES] }; ZONE_SHAPES];
+    let mut zone = 0;
+    while zone < ZONE_SHAPES {
+        let mut rest = 0;
+        while rest < FRACTION_SHAPES {
+            out[zone][rest] = Layout16::new(zone, rest, true);
+            rest += 1;
+        }
+        zone += 1;
+    }
+    out
+};
+
+/// [`parse_datetime`] for texts of 19 to 32 bytes in the common shapes (a
+/// fraction of up to 9 digits, then nothing, `Z`/`z` or `±HH:MM`), with SSE2
+/// (x86-64 baseline): the first and the last 16 bytes checked against their
+/// layouts and the two-digit fields against their ranges in one step, the
+/// fields then read from the digit pairs. None for anything else, and for a
+/// fraction that rounds up to the next second: the general reader decides
+/// those. The date-time separator at 10 is checked by the caller.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn datetime_sse2(text: &[u8]) -> Option<(Date, Time)> {
+    use crate::json::lex::{sixteen_value, KEEP_LAST};
+    use core::arch::x86_64::*;
+    /// 10 to the power of the digits a fraction lacks to microseconds.
+    const SCALE: [u32; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    let n = text.len();
+    debug_assert!((19..=32).contains(&n));
+    let (zone, zone_len) = if text[n - 1] | 0x20 == b'z' {
+        (1, 1)
+    } else if matches!(text[n - 6], b'+' | b'-') {
+        (2, 6)
+    } else {
+        (0, 0)
+    };
+    let rest = (n - 19).checked_sub(zone_len)?;
+    if rest >= FRACTION_SHAPES {
+        return None;
+    }
+    let tail = &TAIL16[zone][rest];
+    let p = text.as_ptr();
+    // SAFETY: SSE2 is part of the x86-64 baseline. The loads from `text` read
+    // 16 bytes at 0, at `n - 16` and at `end - 16` (`end`, the fraction's
+    // end, at least 20): all inside its `n` bytes, 19 to 32. The layouts are
+    // 16-byte aligned statics; `KEEP_LAST` (32 bytes) is read from `digits`,
+    // at most 9.
+    unsafe {
+        let at = |v: &[u8; 16]| _mm_load_si128(v.as_ptr() as *const __m128i);
+        // The fields' misfits: nonzero bytes.
+        let check = |v: __m128i, l: &Layout16| {
+            let d = _mm_sub_epi8(v, at(&l.layout));
+            let digits = _mm_and_si128(d, at(&l.keep));
+            let pairs = _mm_add_epi8(_mm_mullo_epi16(digits, _mm_set1_epi16(10)), _mm_srli_si128(digits, 1));
+            let over = _mm_or_si128(_mm_subs_epu8(d, at(&l.limit)), _mm_subs_epu8(pairs, at(&l.max)));
+            (_mm_or_si128(over, _mm_subs_epu8(at(&l.min), pairs)), pairs)
+        };
+        let (over0, head) = check(_mm_loadu_si128(p as *const __m128i), &HEAD16);
+        let (over1, last) = check(_mm_loadu_si128(p.add(n - 16) as *const __m128i), tail);
+        if _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(over0, over1), _mm_setzero_si128())) != 0xFFFF {
+            return None;
+        }
+        // `YYYY-MM-` and `DD?HH:MM` as digit pairs.
+        let a = _mm_cvtsi128_si64(head) as u64;
+        let b = _mm_cvtsi128_si64(_mm_unpackhi_epi64(head, head)) as u64;
+        let (year, month, day) = (byte(a, 0) * 100 + byte(a, 2), byte(a, 5), byte(b, 0));
+        if year == 0 || day > 28 && day > days_in_month(year as i32, month) {
+            return None;
+        }
+        let second = text[17] as u32 * 10 + text[18] as u32 - b'0' as u32 * 11;
+        let mut microsecond = 0;
+        if rest > 0 {
+            let digits = rest - 1;
+            let end = n - zone_len;
+            let keep = _mm_loadu_si128(KEEP_LAST.as_ptr().add(digits) as *const __m128i);
+            let v = _mm_sub_epi8(_mm_loadu_si128(p.add(end - 16) as *const __m128i), _mm_set1_epi8(b'0' as i8));
+            let value = sixteen_value(_mm_and_si128(v, keep));
+            microsecond = if digits <= 6 {
+                value as u32 * SCALE[digits]
+            } else {
+                // Rounded half up by the seventh digit.
+                let (kept, seventh) = match digits {
+                    7 => (value / 10, value % 10),
+                    8 => (value / 100, value / 10 % 10),
+                    _ => (value / 1000, value / 100 % 10),
+                };
+                let rounded = kept as u32 + (seventh >= 5) as u32;
+                if rounded == 1_000_000 {
+                    return None;
+                }
+                rounded
+            };
+        }
+        let offset = match zone {
+            0 => None,
+            1 => Some(0),
+            _ => {
+                // `HH` and `MM` at bytes 11 and 14 of the last 16.
+                let v = _mm_cvtsi128_si64(_mm_unpackhi_epi64(last, last)) as u64;
+                let seconds = (byte(v, 3) * 3600 + byte(v, 6) * 60) as i32;
+                Some(if text[n - 6] == b'-' { -seconds } else { seconds })
+            }
+        };
+        let date = Date { year: year as i32, month: month as u8, day: day as u8 };
+        let (hour, minute) = (byte(b, 3) as u8, byte(b, 6) as u8);
+        Some((date, Time { hour, minute, second: second as u8, microsecond, offset }))
+    }
 }
 
 /// `YYYY-MM-DD?HH:MM:SS` and the common shapes of what follows, from three
@@ -476,9 +711,86 @@ fn be4(text: &[u8], at: usize) -> u64 {
 }
 
 /// A UUID's 128-bit value from its canonical text (8-4-4-4-12 hex digits and
-/// hyphens) or 32 hex digits; either case. The digits are read eight at a
-/// time, checked and converted in 64-bit words.
+/// hyphens) or 32 hex digits; either case.
+#[inline]
 pub fn parse_uuid(text: &[u8]) -> Option<u128> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        uuid_sse2(text)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        uuid_words(text)
+    }
+}
+
+/// [`parse_uuid`] with SSE2 (x86-64 baseline): the 32 digits gathered into
+/// two 16-byte vectors by unaligned loads and byte masks, checked by
+/// compares and turned into the 16 value bytes by shifts and one pack.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn uuid_sse2(text: &[u8]) -> Option<u128> {
+    use core::arch::x86_64::*;
+    /// Keeps the first 4 bytes of a vector.
+    #[repr(align(16))]
+    struct Mask([u8; 16]);
+    static FIRST4: Mask = Mask([0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let p = text.as_ptr();
+    // SAFETY: SSE2 is part of the x86-64 baseline. Each load reads 16
+    // bytes at an offset that leaves them inside `text`: with 36 bytes, the
+    // loads at 0, 8, 9, 10, 19 and 20 end at 36 at most; with 32, those at
+    // 0 and 16 end at 32. `FIRST4` is 16 bytes, aligned.
+    unsafe {
+        let load = |at: usize| _mm_loadu_si128(p.add(at) as *const __m128i);
+        let (a, b, hyphens_ok) = match text.len() {
+            36 => {
+                // Hyphens at 8, 13, 18 and 23: bytes 0, 5, 10 and 15 of the
+                // 16 from 8.
+                let hyphens = _mm_movemask_epi8(_mm_cmpeq_epi8(load(8), _mm_set1_epi8(b'-' as i8))) as u32;
+                let first4 = _mm_load_si128(FIRST4.0.as_ptr() as *const __m128i);
+                // Bytes 9..13 then 14..: the first four from the load at
+                // 9, the rest from the load at 10 (whose fourth byte is the
+                // hyphen at 13). The same for 19..23 then 24..36.
+                let join = |x: __m128i, y: __m128i| _mm_or_si128(_mm_and_si128(first4, x), _mm_andnot_si128(first4, y));
+                let a = _mm_unpacklo_epi64(load(0), join(load(9), load(10)));
+                let b = join(load(19), load(20));
+                (a, b, hyphens & 0x8421 == 0x8421)
+            }
+            32 => (load(0), load(16), true),
+            _ => return None,
+        };
+        // A digit is 0x30..=0x39, a letter 0x61..=0x66 with 0x20 set; each
+        // range moved to the bottom of the signed bytes, where one signed
+        // compare tells it.
+        let below = |v: __m128i, from: u8, n: i8| {
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(0x80u8.wrapping_sub(from) as i8)), _mm_set1_epi8(-128 + n))
+        };
+        let letter_a = below(_mm_or_si128(a, _mm_set1_epi8(0x20)), b'a', 6);
+        let letter_b = below(_mm_or_si128(b, _mm_set1_epi8(0x20)), b'a', 6);
+        let ok = _mm_and_si128(_mm_or_si128(below(a, b'0', 10), letter_a), _mm_or_si128(below(b, b'0', 10), letter_b));
+        if _mm_movemask_epi8(ok) != 0xFFFF || !hyphens_ok {
+            return None;
+        }
+        // A digit's value is its low nibble, plus 9 for a letter.
+        let low = _mm_set1_epi8(0x0F);
+        let nine = _mm_set1_epi8(9);
+        let na = _mm_add_epi8(_mm_and_si128(a, low), _mm_and_si128(letter_a, nine));
+        let nb = _mm_add_epi8(_mm_and_si128(b, low), _mm_and_si128(letter_b, nine));
+        // Each 16-bit lane holds a digit pair, the first in its low byte:
+        // first << 4 | second in the low byte, then the lanes packed to bytes.
+        let byte =
+            |n: __m128i| _mm_and_si128(_mm_or_si128(_mm_slli_epi16(n, 4), _mm_srli_epi16(n, 8)), _mm_set1_epi16(0xFF));
+        let bytes = _mm_packus_epi16(byte(na), byte(nb));
+        let high = _mm_cvtsi128_si64(bytes) as u64;
+        let low = _mm_cvtsi128_si64(_mm_unpackhi_epi64(bytes, bytes)) as u64;
+        Some((high.swap_bytes() as u128) << 64 | low.swap_bytes() as u128)
+    }
+}
+
+/// [`parse_uuid`] a 64-bit word at a time: eight digits checked and
+/// converted per word.
+#[cfg_attr(all(target_arch = "x86_64", not(any(test, fuzzing))), allow(dead_code))]
+pub(crate) fn uuid_words(text: &[u8]) -> Option<u128> {
     let words = match text.len() {
         36 => {
             if text[8] != b'-' || text[13] != b'-' || text[18] != b'-' || text[23] != b'-' {
@@ -619,72 +931,159 @@ const PLAIN_DECIMAL_EXPONENT_DIGITS: usize = 9;
 /// nine digits. None for anything else, including every other text
 /// `Decimal()` accepts (a `+`, `.5`, `5.`, spaces, underscores, `NaN`,
 /// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
+#[inline]
 pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
-    /// Takes the digits from `*i` on into `coefficient` (wrapping: the caller
-    /// checks their count) and returns how many there were.
-    #[inline(always)]
-    fn digits(text: &[u8], i: &mut usize, coefficient: &mut u64) -> usize {
-        let start = *i;
-        while let Some(&b) = text.get(*i) {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            *coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
-            *i += 1;
-        }
-        *i - start
+    #[cfg(target_arch = "x86_64")]
+    if let Some(found) = short_plain_decimal(text) {
+        return Some(found);
     }
-    let negative = text.first() == Some(&b'-');
-    let int_start = negative as usize;
-    let mut i = int_start;
-    let mut coefficient = 0u64;
-    let integer = digits(text, &mut i, &mut coefficient);
-    if integer == 0 {
+    general_decimal::plain_decimal(text)
+}
+
+/// The bytes of `text` (4 to 16 of them) as the last bytes of 16, the first
+/// ones zero, as the low and high 8: two overlapping loads of the widest
+/// size that fits.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn right_aligned16(text: &[u8]) -> (u64, u64) {
+    let n = text.len();
+    debug_assert!((4..=16).contains(&n));
+    // The loads overlap where both hold the same bytes.
+    if n >= 8 {
+        let low = le8(text, 0).checked_shl(8 * (16 - n) as u32).unwrap_or(0);
+        (low, le8(text, n - 8))
+    } else {
+        (0, (le4(text, n - 4) as u64) << 32 | (le4(text, 0) as u64) << (8 * (8 - n)))
+    }
+}
+
+/// [`plain_decimal`] for texts of 5 to 16 bytes without an exponent, with
+/// SSE2 (x86-64 baseline): the text as the last bytes of a vector, checked
+/// by compares, the point taken out by a shift of the digits before it, the
+/// coefficient read as sixteen digits. None for anything else (the general
+/// reader then decides; it is as quick for up to 4 bytes).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn short_plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
+    use crate::json::lex::{sixteen_value, KEEP_LAST};
+    use core::arch::x86_64::*;
+    if !(5..=16).contains(&text.len()) {
         return None;
     }
-    let mut fraction = 0;
-    if text.get(i) == Some(&b'.') {
-        i += 1;
-        fraction = digits(text, &mut i, &mut coefficient);
-        if fraction == 0 {
+    let negative = text[0] == b'-';
+    // The digits and the point: the last `n` of the 16 bytes.
+    let n = text.len() - negative as usize;
+    let body = 0xFFFF_u32 << (16 - n) & 0xFFFF;
+    let (low, high) = right_aligned16(text);
+    // SAFETY: SSE2 is part of the x86-64 baseline; the loads from
+    // `KEEP_LAST` (32 bytes) start at `n` (at most 16) and at `15 - p`
+    // (`p`, the point's place, at least 1), so they end inside it.
+    unsafe {
+        let x = _mm_set_epi64x(high as i64, low as i64);
+        let d = _mm_sub_epi8(x, _mm_set1_epi8(b'0' as i8));
+        let digits = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_subs_epu8(d, _mm_set1_epi8(9)), _mm_setzero_si128())) as u32;
+        let point = _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b'.' as i8))) as u32;
+        // Every byte a digit or the point; one point at most, neither the
+        // first nor the last byte.
+        if (digits | point) & body != body
+            || point & point.wrapping_sub(1) != 0
+            || point & (body & !(body << 1) | 1 << 15) != 0
+        {
             return None;
         }
+        // The sign and the bytes before the text cleared: leading zeros.
+        let d = _mm_and_si128(d, _mm_loadu_si128(KEEP_LAST.as_ptr().add(n) as *const __m128i));
+        let (v, fraction) = if point == 0 {
+            (d, 0)
+        } else {
+            // The digits before the point moved one byte on, over it.
+            let p = point.trailing_zeros() as usize;
+            let after = _mm_loadu_si128(KEEP_LAST.as_ptr().add(15 - p) as *const __m128i);
+            (_mm_or_si128(_mm_and_si128(after, d), _mm_andnot_si128(after, _mm_slli_si128(d, 1))), 15 - p)
+        };
+        Some(PlainDecimal { negative, coefficient: sixteen_value(v), exponent: -(fraction as i64) })
     }
-    // At most 19 digits in all fit whatever they are; more fit only when
-    // leading zeros (`000012`, `0.000012`) leave at most 19 significant ones.
-    if integer + fraction > PLAIN_DECIMAL_DIGITS {
-        let int_end = int_start + integer;
-        let fraction_digits = &text[(int_end + 1).min(i)..i];
-        let all = text[int_start..int_end].iter().chain(fraction_digits);
-        if all.skip_while(|&&b| b == b'0').count() > PLAIN_DECIMAL_DIGITS {
-            return None;
-        }
-    }
-    let mut exponent = 0i64;
-    if matches!(text.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let minus = text.get(i) == Some(&b'-');
-        i += matches!(text.get(i), Some(b'+' | b'-')) as usize;
-        let start = i;
-        while let Some(&b) = text.get(i) {
-            if !b.is_ascii_digit() || i - start == PLAIN_DECIMAL_EXPONENT_DIGITS {
-                break;
+}
+
+/// The general reader of plain decimals, one byte at a time: every form
+/// [`plain_decimal`] takes, and the reference its fast path is tested against.
+pub mod general_decimal {
+    use super::{PlainDecimal, PLAIN_DECIMAL_DIGITS, PLAIN_DECIMAL_EXPONENT_DIGITS};
+
+    /// `text` as a [`PlainDecimal`] when it is `-?digits(.digits)?([eE][+-]?digits)?`
+    /// (leading zeros allowed, as `Decimal()` allows them) with at most
+    /// [`PLAIN_DECIMAL_DIGITS`] significant digits and an exponent of at most
+    /// nine digits. None for anything else, including every other text
+    /// `Decimal()` accepts (a `+`, `.5`, `5.`, spaces, underscores, `NaN`,
+    /// `Infinity`, longer coefficients): the caller leaves those to `Decimal()`.
+    #[inline(never)]
+    pub fn plain_decimal(text: &[u8]) -> Option<PlainDecimal> {
+        /// Takes the digits from `*i` on into `coefficient` (wrapping: the caller
+        /// checks their count) and returns how many there were.
+        #[inline(always)]
+        fn digits(text: &[u8], i: &mut usize, coefficient: &mut u64) -> usize {
+            let start = *i;
+            while let Some(&b) = text.get(*i) {
+                let d = b.wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                *coefficient = coefficient.wrapping_mul(10).wrapping_add(d as u64);
+                *i += 1;
             }
-            exponent = exponent * 10 + (b - b'0') as i64;
+            *i - start
+        }
+        let negative = text.first() == Some(&b'-');
+        let int_start = negative as usize;
+        let mut i = int_start;
+        let mut coefficient = 0u64;
+        let integer = digits(text, &mut i, &mut coefficient);
+        if integer == 0 {
+            return None;
+        }
+        let mut fraction = 0;
+        if text.get(i) == Some(&b'.') {
             i += 1;
+            fraction = digits(text, &mut i, &mut coefficient);
+            if fraction == 0 {
+                return None;
+            }
         }
-        if i == start {
+        // At most 19 digits in all fit whatever they are; more fit only when
+        // leading zeros (`000012`, `0.000012`) leave at most 19 significant ones.
+        if integer + fraction > PLAIN_DECIMAL_DIGITS {
+            let int_end = int_start + integer;
+            let fraction_digits = &text[(int_end + 1).min(i)..i];
+            let all = text[int_start..int_end].iter().chain(fraction_digits);
+            if all.skip_while(|&&b| b == b'0').count() > PLAIN_DECIMAL_DIGITS {
+                return None;
+            }
+        }
+        let mut exponent = 0i64;
+        if matches!(text.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            let minus = text.get(i) == Some(&b'-');
+            i += matches!(text.get(i), Some(b'+' | b'-')) as usize;
+            let start = i;
+            while let Some(&b) = text.get(i) {
+                if !b.is_ascii_digit() || i - start == PLAIN_DECIMAL_EXPONENT_DIGITS {
+                    break;
+                }
+                exponent = exponent * 10 + (b - b'0') as i64;
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            if minus {
+                exponent = -exponent;
+            }
+        }
+        if i != text.len() {
             return None;
         }
-        if minus {
-            exponent = -exponent;
-        }
+        Some(PlainDecimal { negative, coefficient, exponent: exponent - fraction as i64 })
     }
-    if i != text.len() {
-        return None;
-    }
-    Some(PlainDecimal { negative, coefficient, exponent: exponent - fraction as i64 })
 }
 
 #[cfg(test)]
@@ -711,6 +1110,35 @@ mod tests {
         assert!(time(0, 0, 0, 0).in_range() && time(23, 59, 59, 999_999).in_range());
         for bad in [time(24, 0, 0, 0), time(0, 60, 0, 0), time(0, 0, 60, 0), time(0, 0, 0, 1_000_000)] {
             assert!(!bad.in_range(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ranges_at_every_boundary() {
+        // Against the ranges written out, for every month and day byte and
+        // years around each limit and leap rule.
+        for year in [i32::MIN, -1, 0, 1, 2, 4, 100, 400, 1900, 2000, 2023, 2024, 9998, 9999, 10_000, i32::MAX] {
+            for month in 0..=255u8 {
+                for day in 0..=255u8 {
+                    let want = (1..=9999).contains(&year)
+                        && (1..=12).contains(&month)
+                        && day >= 1
+                        && day as u32 <= days_in_month(year, month as u32);
+                    assert_eq!(Date { year, month, day }.in_range(), want, "{year}-{month}-{day}");
+                }
+            }
+        }
+        let edges = [0u8, 1, 22, 23, 24, 58, 59, 60, 127, 128, 255];
+        for hour in edges {
+            for minute in edges {
+                for second in edges {
+                    for microsecond in [0, 999_999, 1_000_000, u32::MAX] {
+                        let want = hour < 24 && minute < 60 && second < 60 && microsecond < 1_000_000;
+                        let time = Time { hour, minute, second, microsecond, offset: None };
+                        assert_eq!(time.in_range(), want, "{time:?}");
+                    }
+                }
+            }
         }
     }
 
@@ -854,6 +1282,16 @@ mod tests {
         b"0123456789abcdefABCDEF0123456789",
         b"ffffffff-ffff-ffff-ffff-ffffffffffff",
         b"00000000000000000000000000000000",
+        b"2024-01-10T09:01:51.123456789Z",
+        b"2024-01-10T09:01:51.12345678-23:59",
+        b"2024-01-10T09:01:51+14:00",
+        b"2024-01-10 09:01:51.999999",
+        b"0123456789ABCDEF0123456789abcdef",
+        b"123456.78",
+        b"-1234567890123.45",
+        b"1234567890123456",
+        b"-0.5",
+        b"7",
     ];
 
     #[test]
@@ -875,6 +1313,22 @@ mod tests {
                 TIME.read(le8(time, 0)).and_then(|v| fast_time_from(time, 0, pairs(v))),
                 Some(t(9, 1, 51, us, offset))
             );
+        }
+        #[cfg(target_arch = "x86_64")]
+        for (text, us, offset) in [
+            (&b"2024-01-10T09:01:51"[..], 0, None),
+            (b"2024-01-10t09:01:51.075954+02:00", 75_954, Some(7200)),
+            (b"2024-01-10 09:01:51.000001Z", 1, Some(0)),
+            (b"2024-01-10T09:01:51.5z", 500_000, Some(0)),
+            (b"2024-01-10T09:01:51.12345678z", 123_457, Some(0)),
+            (b"2024-01-10T09:01:51.123456789Z", 123_457, Some(0)),
+            (b"2024-01-10T09:01:51.123456789", 123_457, None),
+            (b"2024-01-10T09:01:51.1234564", 123_456, None),
+            (b"2024-01-10T09:01:51.999999-00:00", 999_999, Some(0)),
+            (b"2024-01-10T09:01:51+14:00", 0, Some(50_400)),
+            (b"2024-01-10T09:01:51.9-14:00", 900_000, Some(-50_400)),
+        ] {
+            assert_eq!(datetime_sse2(text), Some((d, t(9, 1, 51, us, offset))), "{:?}", core::str::from_utf8(text));
         }
         assert_eq!(fast_date(b"2024-02-29"), Some(Date { year: 2024, month: 2, day: 29 }));
         assert_eq!(fast_date(b"0001-12-31"), Some(Date { year: 1, month: 12, day: 31 }));
@@ -1008,6 +1462,187 @@ mod tests {
         ] {
             assert_eq!(parse_uuid(bad), None);
         }
+    }
+
+    #[test]
+    fn uuids_every_digit_and_every_bad_byte() {
+        // Each digit value at each of the 32 places, both cases, both forms,
+        // by the vector reader, the word reader and the general one.
+        type Reader = fn(&[u8]) -> Option<u128>;
+        let readers: [Reader; 3] = [parse_uuid, uuid_words, general::parse_uuid];
+        for place in 0..32 {
+            for digit in 0..16u128 {
+                let v = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210_u128 & !(0xF << (4 * (31 - place)))
+                    | digit << (4 * (31 - place));
+                let hex = format!("{v:032x}");
+                let canonical =
+                    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
+                for text in [hex.clone(), hex.to_uppercase(), canonical.clone(), canonical.to_uppercase()] {
+                    for read in readers {
+                        assert_eq!(read(text.as_bytes()), Some(v), "{text}");
+                    }
+                }
+            }
+        }
+        // A byte no hex digit (or a digit where a hyphen goes) at each place.
+        let hex = b"0123456789abcdefABCDEF0123456789";
+        let canonical = b"01234567-89ab-cdef-ABCD-EF0123456789";
+        for text in [&hex[..], &canonical[..]] {
+            for i in 0..text.len() {
+                for b in
+                    [b'/', b':', b'@', b'G', b'`', b'g', b' ', b'-', b'0', b'a', 0, 0x7F, 0x80, 0xB0, 0xC1, 0xE1, 0xFF]
+                {
+                    let mut t = text.to_vec();
+                    t[i] = b;
+                    let fits = if text.len() == 36 && [8, 13, 18, 23].contains(&i) {
+                        b == b'-'
+                    } else {
+                        b.is_ascii_hexdigit()
+                    };
+                    for read in readers {
+                        assert_eq!(read(&t).is_some(), fits, "{:?}", String::from_utf8_lossy(&t));
+                    }
+                }
+            }
+        }
+        for len in 0..40 {
+            if len != 32 && len != 36 {
+                let t = vec![b'a'; len];
+                assert_eq!(parse_uuid(&t), None);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_decimals_at_every_length_and_point() {
+        // Every length from 1 to 20 bytes, the point at every place, with
+        // and without a sign: the values computed here from the digits.
+        const DIGITS: &[u8] = b"98765432109876543210";
+        for len in 1..=20usize {
+            for point in 0..=len {
+                for negative in [false, true] {
+                    let mut text = Vec::new();
+                    if negative {
+                        text.push(b'-');
+                    }
+                    let digits = &DIGITS[20 - len..];
+                    text.extend_from_slice(&digits[..point]);
+                    if point < len {
+                        text.push(b'.');
+                    }
+                    text.extend_from_slice(&digits[point..]);
+                    let want = if point == 0 || len > 19 {
+                        None
+                    } else {
+                        let coefficient: u64 = core::str::from_utf8(digits).unwrap().parse().unwrap();
+                        let exponent = -((len - point) as i64);
+                        Some(PlainDecimal { negative, coefficient, exponent })
+                    };
+                    let shown = String::from_utf8_lossy(&text);
+                    assert_eq!(plain_decimal(&text), want, "{shown}");
+                    assert_eq!(general_decimal::plain_decimal(&text), want, "{shown}");
+                    // One byte anywhere made no digit.
+                    for i in 0..text.len() {
+                        for b in [b'/', b':', b'x', b' ', b'+', 0, 0x80, 0xB0, 0xFF] {
+                            let mut t = text.clone();
+                            t[i] = b;
+                            assert_eq!(plain_decimal(&t), None, "{:?}", String::from_utf8_lossy(&t));
+                        }
+                        crate::testing::text_forms_agree(&text[..i]);
+                    }
+                }
+            }
+        }
+        // Leading zeros, a second point, the sign alone, an exponent after a
+        // short form.
+        let d = |negative, coefficient, exponent| Some(PlainDecimal { negative, coefficient, exponent });
+        assert_eq!(plain_decimal(b"0000000000000001"), d(false, 1, 0));
+        assert_eq!(plain_decimal(b"-000000000000.001"), d(true, 1, -3));
+        assert_eq!(plain_decimal(b"-0.5"), d(true, 5, -1));
+        assert_eq!(plain_decimal(b"123456.78"), d(false, 12_345_678, -2));
+        assert_eq!(plain_decimal(b"9999999999999999"), d(false, 9_999_999_999_999_999, 0));
+        assert_eq!(plain_decimal(b"1.5e3"), d(false, 15, 2));
+        for bad in [&b"1..2"[..], b"1.2.3", b".", b"-", b"-.", b"--1", b"1-", b"-1.", b"-.1", b"1e", b"1.5e+"] {
+            assert_eq!(plain_decimal(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn datetimes_of_every_vector_shape() {
+        // Each zone after a fraction of each length, read by the vector
+        // reader itself: exact values, rounded half up past six digits.
+        let d = Date { year: 2024, month: 2, day: 29 };
+        for digits in 0..=9usize {
+            for (zone, offset) in
+                [("", None), ("Z", Some(0)), ("z", Some(0)), ("+05:30", Some(19_800)), ("-23:59", Some(-86_340))]
+            {
+                for fill in [b'0', b'4', b'5', b'9'] {
+                    let mut text = b"2024-02-29T23:59:58".to_vec();
+                    let mut fraction = Vec::new();
+                    if digits > 0 {
+                        text.push(b'.');
+                        fraction = (0..digits).map(|i| if i == 0 { b'1' } else { fill }).collect();
+                        text.extend_from_slice(&fraction);
+                    }
+                    text.extend_from_slice(zone.as_bytes());
+                    let mut us: u32 = 0;
+                    for i in 0..6 {
+                        us = us * 10 + fraction.get(i).map_or(0, |&b| (b - b'0') as u32);
+                    }
+                    if fraction.get(6).is_some_and(|&b| b >= b'5') {
+                        us += 1;
+                    }
+                    let want = Some((d, t(23, 59, 58, us, offset)));
+                    let shown = String::from_utf8_lossy(&text).into_owned();
+                    if text.len() <= 32 {
+                        assert_eq!(datetime_sse2(&text), want, "{shown}");
+                    }
+                    assert_eq!(parse_datetime(&text), want, "{shown}");
+                    assert_eq!(general::parse_datetime(&text), want, "{shown}");
+                }
+            }
+        }
+        // The fields at their limits; each one past them falls to the
+        // general reader, which refuses it.
+        assert_eq!(
+            datetime_sse2(b"0001-01-01T00:00:00+00:00"),
+            Some((Date { year: 1, month: 1, day: 1 }, t(0, 0, 0, 0, Some(0))))
+        );
+        assert_eq!(
+            datetime_sse2(b"9999-12-31 23:59:59.999999-23:59"),
+            Some((Date { year: 9999, month: 12, day: 31 }, t(23, 59, 59, 999_999, Some(-86_340))))
+        );
+        for bad in [
+            &b"0000-01-01T00:00:00"[..],
+            b"2024-00-01T00:00:00",
+            b"2024-13-01T00:00:00",
+            b"2024-01-00T00:00:00",
+            b"2024-01-32T00:00:00",
+            b"2023-02-29T00:00:00",
+            b"2024-04-31T00:00:00",
+            b"2024-01-01T24:00:00",
+            b"2024-01-01T00:60:00",
+            b"2024-01-01T00:00:60",
+            b"2024-01-01T00:00:00+24:00",
+            b"2024-01-01T00:00:00+00:60",
+            b"2024-01-01T00:00:00.",
+            b"2024-01-01T00:00:00.Z",
+            b"2024-01-01T00:00:00.+01:00",
+            b"2024-01-01T00:00:00,5",
+            b"2024-01-01T00:00:00*01:00",
+            b"2024-01-01T00:00:00+01:00Z",
+        ] {
+            assert_eq!(datetime_sse2(bad), None, "{:?}", core::str::from_utf8(bad));
+            assert_eq!(parse_datetime(bad), None, "{:?}", core::str::from_utf8(bad));
+        }
+        // Ten fraction digits and a carry into the next second are the
+        // general reader's.
+        let jan1 = Date { year: 2024, month: 1, day: 1 };
+        assert_eq!(datetime_sse2(b"2024-01-01T00:00:00.1234567890Z"), None);
+        assert_eq!(parse_datetime(b"2024-01-01T00:00:00.1234567890Z"), Some((jan1, t(0, 0, 0, 123_457, Some(0)))));
+        assert_eq!(datetime_sse2(b"2024-01-01T00:00:00.9999995Z"), None);
+        assert_eq!(parse_datetime(b"2024-01-01T00:00:00.9999995Z"), Some((jan1, t(0, 0, 1, 0, Some(0)))));
     }
 
     fn b64_decode(text: &str) -> Option<Vec<u8>> {

@@ -735,10 +735,12 @@ pub fn fixtures_dir() -> std::path::PathBuf {
 /// exactly what their general readers give: the same value or the same
 /// refusal, for a date, a time, a datetime and a UUID.
 pub fn text_forms_agree(text: &[u8]) {
-    use crate::parse::{general, parse_date, parse_datetime, parse_time, parse_uuid};
+    use crate::parse::{general, general_decimal, parse_date, parse_datetime, parse_time, parse_uuid, plain_decimal};
     let shown = String::from_utf8_lossy(text);
     assert_eq!(parse_date(text), general::parse_date(text), "date {shown:?}");
     assert_eq!(parse_time(text), general::parse_time(text), "time {shown:?}");
     assert_eq!(parse_datetime(text), general::parse_datetime(text), "datetime {shown:?}");
     assert_eq!(parse_uuid(text), general::parse_uuid(text), "uuid {shown:?}");
+    assert_eq!(crate::parse::uuid_words(text), general::parse_uuid(text), "uuid by words {shown:?}");
+    assert_eq!(plain_decimal(text), general_decimal::plain_decimal(text), "decimal {shown:?}");
 }

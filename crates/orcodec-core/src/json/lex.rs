@@ -582,7 +582,7 @@ fn sixteen_digits(input: &[u8], i: usize) -> Sixteen {
 
 /// `KEEP_LAST[n..n + 16]` keeps the last `n` of sixteen bytes.
 #[cfg(target_arch = "x86_64")]
-static KEEP_LAST: [u8; 32] = {
+pub(crate) static KEEP_LAST: [u8; 32] = {
     let mut out = [0u8; 32];
     let mut k = 16;
     while k < 32 {
@@ -597,7 +597,7 @@ static KEEP_LAST: [u8; 32] = {
 /// step one multiply-add on all lanes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn sixteen_value(v: core::arch::x86_64::__m128i) -> u64 {
+pub(crate) fn sixteen_value(v: core::arch::x86_64::__m128i) -> u64 {
     use core::arch::x86_64::*;
     // SAFETY: SSE2 is part of the x86-64 baseline; register operations only.
     unsafe {
