@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
+import decimal
 import gc
 import pickle
 import sys
+import uuid
 from typing import Any
 
 import attrs
@@ -564,3 +567,173 @@ def test_released_repeated_value_runs_code():
     finally:
         if isinstance(Holder.__dict__.get("b"), property):
             del Holder.b
+
+
+RUN_SEEN: list[str] = []
+RUN_STATE = {"decoding": False, "ran_during": False}
+
+
+@dataclasses.dataclass
+class RunOuter:
+    a: str
+    u: uuid.UUID
+    b: str
+    c: str
+
+
+class CollectedTrap:
+    """Garbage in a cycle: its finalizer, run by the collector, puts properties on
+    ``RunOuter`` for ``a``, ``b`` and ``c``."""
+
+    def __init__(self):
+        self.me = self
+
+    def __del__(self):
+        RUN_STATE["ran_during"] = RUN_STATE["decoding"]
+        for name in ("a", "b", "c"):
+            setattr(RunOuter, name, property(lambda s: "prop", lambda s, v, n=name: RUN_SEEN.append(n)))
+
+
+@pytest.mark.parametrize("kind", ["json", "msgpack"])
+def test_collection_between_leaf_fields(kind):
+    """The key loop's stores after the first skip the class and instance checks only
+    while nothing can have run code. Before 3.12, making an object the collector tracks
+    (the UUID) may start a collection there, whose finalizers can change the class: a
+    finalizer that puts properties on the class at the UUID's allocation sends the
+    fields after it through them. From 3.12 the collector runs only between bytecodes,
+    never while the decoder runs."""
+    value = {"a": "x", "u": "6f1c2a3e-0d4b-4c5a-9e8f-1a2b3c4d5e6f", "b": "y", "c": "z"}
+    data = orcodec.dumps(value) if kind == "json" else orcodec.packb(value)
+    dec = orcodec.Decoder(RunOuter)
+    decode = dec.loads if kind == "json" else dec.unpackb
+    decode(data)
+    threshold = gc.get_threshold()
+    cases = []
+    try:
+        for t in range(1, 12):
+            for _ in range(3):
+                RUN_SEEN.clear()
+                RUN_STATE["ran_during"] = False
+                gc.collect()
+                gc.set_threshold(t)
+                CollectedTrap()
+                RUN_STATE["decoding"] = True
+                out = decode(data)
+                RUN_STATE["decoding"] = False
+                gc.set_threshold(*threshold)
+                gc.collect()
+                for name in ("a", "b", "c"):
+                    if isinstance(RunOuter.__dict__.get(name), property):
+                        delattr(RunOuter, name)
+                stored = vars(out)
+                assert stored["u"] == uuid.UUID(value["u"])
+                # Each field went either into the instance dict (stored before the
+                # finalizer ran) or through the property (after), in field order.
+                assert [k for k in ("a", "b", "c") if k in stored] + RUN_SEEN == ["a", "b", "c"]
+                assert all(stored[k] == value[k] for k in ("a", "b", "c") if k in stored)
+                if sys.version_info >= (3, 12):
+                    # A collection the decoder's allocations start runs once the
+                    # interpreter runs again, after the decode.
+                    assert RUN_SEEN == []
+                elif RUN_STATE["ran_during"]:
+                    # It ran at the instance's or the UUID's allocation: before b and c.
+                    assert RUN_SEEN[-2:] == ["b", "c"]
+                cases.append(tuple(RUN_SEEN))
+    finally:
+        gc.set_threshold(*threshold)
+        for name in ("a", "b", "c"):
+            if isinstance(RunOuter.__dict__.get(name), property):
+                delattr(RunOuter, name)
+    if sys.version_info < (3, 12):
+        # The collection started at the UUID's allocation, between two leaf stores.
+        assert ("b", "c") in cases
+
+
+@dataclasses.dataclass
+class LeafRun:
+    a: str
+    n: int
+    u: uuid.UUID
+    d: decimal.Decimal
+    when: datetime.datetime
+    day: datetime.date
+    s: str | None = None
+
+
+def msgpack_map(pairs: list[tuple[Any, Any]]) -> bytes:
+    """A MessagePack map of ``pairs`` as given (repeated keys kept)."""
+    assert len(pairs) < 16
+    return bytes([0x80 | len(pairs)]) + b"".join(orcodec.packb(k) + orcodec.packb(v) for k, v in pairs)
+
+
+LEAF_RUN_PAIRS = [
+    ("a", "x"),
+    ("n", 7),
+    ("u", "6f1c2a3e-0d4b-4c5a-9e8f-1a2b3c4d5e6f"),
+    ("d", "12.50"),
+    ("when", "2024-03-01T10:20:30+02:00"),
+    ("day", "2024-03-01"),
+    ("s", None),
+]
+
+
+def leaf_run_want(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The instance dict the generic setattr makes: each key in its first place, its
+    last value, typed."""
+    typed: dict[str, Any] = {}
+    for k, v in pairs:
+        if k not in LeafRun.__dataclass_fields__:
+            continue
+        if k == "u":
+            v = uuid.UUID(v)
+        elif k == "d":
+            v = decimal.Decimal(v)
+        elif k == "when":
+            v = datetime.datetime.fromisoformat(v)
+        elif k == "day":
+            v = datetime.date.fromisoformat(v)
+        typed[k] = v
+    return list(typed.items())
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        LEAF_RUN_PAIRS,
+        # Every leaf repeated right after itself, and at the end.
+        [p for pair in LEAF_RUN_PAIRS for p in (pair, (pair[0], pair[1]))][:14],
+        LEAF_RUN_PAIRS + [("a", "again"), ("u", "00000000-0000-0000-0000-000000000001")],
+        # Texts not in the forms read in the key loop: the full validator makes them.
+        [("d", "1.5E+3") if k == "d" else (k, v) for k, v in LEAF_RUN_PAIRS] + [("d", "-0.000001e-3"), ("s", "s")],
+        [
+            (
+                k,
+                {"when": "2024-03-01 10:20:30.123456400-05:30", "u": "6F1C2A3E0D4B4C5A9E8F1A2B3C4D5E6F"}.get(k, v),
+            )
+            for k, v in LEAF_RUN_PAIRS
+        ],
+        # Keys out of definition order and unknown keys between leaves.
+        LEAF_RUN_PAIRS[::-1][:3] + [("zz", [1, {"a": 2}])] + LEAF_RUN_PAIRS[::-1][3:],
+    ],
+    ids=["in-order", "each-repeated", "repeated-at-end", "fallback-texts", "other-forms", "out-of-order"],
+)
+@pytest.mark.parametrize("kind", ["json", "msgpack"])
+def test_runs_of_leaf_fields(kind, pairs):
+    """Runs of leaf fields stored one after the other (the later ones with shorter
+    checks), broken by a repeated key (its old value released), by a text the key loop
+    leaves to the full validator, by keys out of order or unknown: the instance dict
+    holds what the generic setattr would put there, in the same order."""
+    if kind == "json":
+        data = b"{" + b",".join(orcodec.dumps(k) + b":" + orcodec.dumps(v) for k, v in pairs) + b"}"
+        decode = orcodec.Decoder(LeafRun).loads
+    else:
+        data = msgpack_map(pairs)
+        decode = orcodec.Decoder(LeafRun).unpackb
+    want = leaf_run_want(pairs)
+    for _ in range(3):
+        out = decode(data)
+        got = list(vars(out).items())
+        assert got == want
+        assert [type(v) for _, v in got] == [type(v) for _, v in want]
+        for k, v in want:
+            assert getattr(out, k) == v

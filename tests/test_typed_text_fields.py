@@ -360,3 +360,34 @@ def test_msgpack_long_field_names():
     out = orcodec.unpackb(data, type=LongKeys)
     assert (getattr(out, LONG), getattr(out, LONGER), out.z) == (1, 2, 3)
     assert out == orcodec.convert(value, LongKeys)
+
+
+# Str values of every length up to past 16 bytes, with shared prefixes and suffixes
+# (the few-value table matches a length and its first and last bytes, and the whole
+# text past 16 bytes).
+CHOICE_VALUES = ["", "a", "b", "ab", "ba", "abc", "acb", "abcd", "abdd", "abcde", "abcdf", "xbcde"]
+CHOICE_VALUES += ["a" * n for n in range(6, 12)] + ["a" * 7 + "b", "b" + "a" * 7]
+CHOICE_VALUES += ["p" * 8 + "q" + "p" * 8, "p" * 17, "p" * 8 + "r" + "p" * 8]
+ManyLengths = enum.Enum("ManyLengths", {f"V{i}": v for i, v in enumerate(CHOICE_VALUES[:12])})
+LongValues = enum.Enum("LongValues", {f"V{i}": v for i, v in enumerate(CHOICE_VALUES[12:])})
+
+
+@dataclasses.dataclass
+class Choices:
+    short: ManyLengths
+    long: LongValues
+
+
+@by_format
+def test_str_choices_matched_whole(fmt):
+    """Every value finds its own member; texts that share a length and first and last
+    bytes with a value, or differ from one only in the middle, are refused."""
+    for i, short in enumerate(CHOICE_VALUES[:12]):
+        long = CHOICE_VALUES[12 + i % (len(CHOICE_VALUES) - 12)]
+        out = fmt.decode({"short": short, "long": long}, Choices)
+        assert out.short is ManyLengths(short) and out.long is LongValues(long)
+    for text in ["abed", "abxde", "c", "ac", "aaaaab", "a" * 12, "p" * 8 + "s" + "p" * 8, "p" * 16, "abcd "]:
+        field = "short" if len(text) < 6 else "long"
+        value = {"short": "a", "long": "aaaaaa", field: text}
+        with pytest.raises(orcodec.ValidationError, match=f"Invalid enum value '{text}' - at `\\$.{field}`"):
+            fmt.decode(value, Choices)

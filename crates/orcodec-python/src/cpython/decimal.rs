@@ -40,6 +40,23 @@ pub unsafe fn from_plain_text(decimal_type: *mut PyObject, text: &[u8]) -> Optio
     }
 }
 
+/// Whether `decimal_type`'s layout was checked (by an earlier
+/// [`from_plain_text`], which checks it by making Decimals through the
+/// type) and found known: [`from_plain_text`] then makes the object
+/// without calling anything.
+#[inline(always)]
+pub fn checked(decimal_type: *mut PyObject) -> bool {
+    #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64"))]
+    {
+        layout::KNOWN.load(core::sync::atomic::Ordering::Relaxed) == decimal_type as *mut PyTypeObject
+    }
+    #[cfg(not(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64")))]
+    {
+        let _ = decimal_type;
+        false
+    }
+}
+
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64"))]
 mod layout {
     use core::ptr::{addr_of_mut, null_mut};
@@ -82,7 +99,7 @@ mod layout {
 
     /// The Decimal type whose layout was checked and found as declared here,
     /// and one that was not (checked again only if another type comes).
-    static KNOWN: AtomicPtr<PyTypeObject> = AtomicPtr::new(null_mut());
+    pub(super) static KNOWN: AtomicPtr<PyTypeObject> = AtomicPtr::new(null_mut());
     static REFUSED: AtomicPtr<PyTypeObject> = AtomicPtr::new(null_mut());
 
     #[inline(always)]

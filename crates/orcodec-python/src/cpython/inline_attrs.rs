@@ -109,13 +109,89 @@ impl InlineAttrs {
     pub unsafe fn store(&self, obj: *mut PyObject, ty: *mut PyTypeObject, i: usize, value: *mut PyObject) -> bool {
         #[cfg(dict_table_layout)]
         {
-            layout::store(self, obj, ty, i, value)
+            let values = layout::verify(self, obj, ty);
+            !values.is_null() && layout::store_field(self, values, i, value) != layout::Stored::No
         }
         #[cfg(not(dict_table_layout))]
         {
             let _ = (obj, ty, i, value);
             false
         }
+    }
+
+    /// [`InlineAttrs::store`] for one of a run of stores into the same
+    /// instance: after a store that put its value into an empty slot, the
+    /// next store of the run checks only what differs by field (the field's
+    /// index, the name there, the class attribute under it), not the class
+    /// and the instance again. `run` must be forgotten ([`Run::forget`])
+    /// before a store that follows anything that may have run Python code
+    /// since the last one (a finalizer, a `__post_init__`, a hook, the
+    /// collector): that code could have changed the class or made the
+    /// instance's `__dict__`. A store that does not take the direct path,
+    /// or releases an old value (which may run code), forgets `run` itself.
+    ///
+    /// # Safety
+    /// As for [`InlineAttrs::store`]; `run` was made for this instance
+    /// (or forgotten since) and kept as above.
+    #[inline(always)]
+    pub unsafe fn store_in_run(
+        &self,
+        run: &mut Run,
+        obj: *mut PyObject,
+        ty: *mut PyTypeObject,
+        i: usize,
+        value: *mut PyObject,
+    ) -> bool {
+        #[cfg(dict_table_layout)]
+        {
+            let mut values = run.0;
+            if values.is_null() {
+                values = layout::verify(self, obj, ty);
+                if values.is_null() {
+                    return false;
+                }
+            }
+            match layout::store_field(self, values, i, value) {
+                layout::Stored::Fresh => {
+                    run.0 = values;
+                    true
+                }
+                layout::Stored::Replaced => {
+                    run.0 = core::ptr::null_mut();
+                    true
+                }
+                layout::Stored::No => {
+                    run.0 = core::ptr::null_mut();
+                    false
+                }
+            }
+        }
+        #[cfg(not(dict_table_layout))]
+        {
+            let _ = (run, obj, ty, i, value);
+            false
+        }
+    }
+}
+
+/// What a run of stores into one instance knows (see
+/// [`InlineAttrs::store_in_run`]): the instance's values, found with the
+/// class and the instance checked and nothing run since; NULL: nothing.
+pub struct Run(*mut c_void);
+
+impl Default for Run {
+    /// Nothing known yet.
+    #[inline(always)]
+    fn default() -> Run {
+        Run(core::ptr::null_mut())
+    }
+}
+
+impl Run {
+    /// Something may have run Python code: the next store checks everything.
+    #[inline(always)]
+    pub fn forget(&mut self) {
+        self.0 = core::ptr::null_mut();
     }
 }
 
@@ -214,41 +290,61 @@ mod layout {
         values: [*mut PyObject; 0],
     }
 
+    /// How a store went.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub enum Stored {
+        /// Not the case known here: nothing done.
+        No,
+        /// Into an empty slot.
+        Fresh,
+        /// Over an old value, released after the store.
+        Replaced,
+    }
+
+    /// The checks that do not depend on the field: the class unchanged
+    /// since the indices were worked out, `obj` its instance still keeping
+    /// its values inline (no `__dict__`); the values (see `put`), or NULL
+    /// when that is not the case.
     #[inline(always)]
-    pub unsafe fn store(
-        a: &InlineAttrs,
-        obj: *mut PyObject,
-        ty: *mut PyTypeObject,
-        i: usize,
-        value: *mut PyObject,
-    ) -> bool {
-        let Some(f) = a.fields.get(i) else { return false };
+    pub unsafe fn verify(a: &InlineAttrs, obj: *mut PyObject, ty: *mut PyTypeObject) -> *mut c_void {
         let tag = a.tag.get();
         if tag == 0 || Py_TYPE(obj) != ty || (*ty).tp_version_tag != tag {
-            return false;
+            return core::ptr::null_mut();
         }
+        if (*(ty as *mut PyHeapTypeObject)).ht_cached_keys != a.keys.get() {
+            return core::ptr::null_mut();
+        }
+        values(obj, ty)
+    }
+
+    /// Stores field `i` into `values` (from [`verify`], for the same
+    /// instance, nothing run since) when the field's own checks pass.
+    #[inline(always)]
+    pub unsafe fn store_field(a: &InlineAttrs, values: *mut c_void, i: usize, value: *mut PyObject) -> Stored {
+        let Some(f) = a.fields.get(i) else { return Stored::No };
         let ix = f.index.get();
         if ix == NO_INDEX {
-            return false;
+            return Stored::No;
         }
         let ix = ix as usize;
-        let keys = (*(ty as *mut PyHeapTypeObject)).ht_cached_keys as *const DictKeys;
-        if keys as *mut c_void != a.keys.get() || (*keys).dk_nentries <= ix as isize {
-            return false;
+        // The class's shared keys (`verify` compared them).
+        let keys = a.keys.get() as *const DictKeys;
+        if (*keys).dk_nentries <= ix as isize {
+            return Stored::No;
         }
         // SAFETY: a split keys table (checked when the index was found) of
         // at least `ix + 1` entries of [key, value]; entries are only ever
         // appended to it.
         if (*(DictKeys::entries(keys) as *const [*mut PyObject; 2]).add(ix))[0] != f.name {
-            return false;
+            return Stored::No;
         }
         // The class is as it was (same tag), so what it holds under the
         // name is still alive; its own class may have gained a `__set__`.
         let attr = f.class_attr.get();
         if !attr.is_null() && (*Py_TYPE(attr)).tp_descr_set.is_some() {
-            return false;
+            return Stored::No;
         }
-        put(obj, ty, ix, value)
+        put(values, ix, value)
     }
 
     /// 3.11: the values array's address is the fourth word before the
@@ -257,22 +353,13 @@ mod layout {
     /// and the insertion order (from [-3] down).
     #[cfg(not(Py_3_12))]
     #[inline(always)]
-    unsafe fn put(obj: *mut PyObject, _ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
-        let values = *(obj as *const *mut *mut PyObject).sub(4);
+    unsafe fn values(obj: *mut PyObject, _ty: *mut PyTypeObject) -> *mut c_void {
+        let values = *(obj as *const *mut c_void).sub(4);
         let dict = *(obj as *const *mut PyObject).sub(3);
-        if values.is_null() || !dict.is_null() {
-            return false;
+        if !dict.is_null() {
+            return core::ptr::null_mut();
         }
-        // SAFETY: the array was sized by the shared keys' usable size when
-        // the instance was made, which no later entry index reaches past
-        // (CPython writes `values[ix]` for the same indices).
-        write(values, ix, value, |values, ix| {
-            let size = (values as *mut u8).sub(2);
-            let n = *size + 1;
-            *size.sub(n as usize) = ix as u8;
-            *size = n;
-        });
-        true
+        values
     }
 
     /// 3.12: the third word before the object holds the values array's
@@ -280,20 +367,27 @@ mod layout {
     /// prefix as in 3.11.
     #[cfg(all(Py_3_12, not(Py_3_13)))]
     #[inline(always)]
-    unsafe fn put(obj: *mut PyObject, _ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
+    unsafe fn values(obj: *mut PyObject, _ty: *mut PyTypeObject) -> *mut c_void {
         let tagged = *(obj as *const *mut u8).sub(3);
         if (tagged as usize) & 1 == 0 {
-            return false;
+            return core::ptr::null_mut();
         }
-        let values = tagged.add(1) as *mut *mut PyObject;
-        // SAFETY: as in 3.11.
-        write(values, ix, value, |values, ix| {
+        tagged.add(1) as *mut c_void
+    }
+
+    /// 3.11 and 3.12: `values[ix] = value`.
+    #[cfg(not(Py_3_13))]
+    #[inline(always)]
+    unsafe fn put(values: *mut c_void, ix: usize, value: *mut PyObject) -> Stored {
+        // SAFETY: the array was sized by the shared keys' usable size when
+        // the instance was made, which no later entry index reaches past
+        // (CPython writes `values[ix]` for the same indices).
+        write(values as *mut *mut PyObject, ix, value, |values, ix| {
             let size = (values as *mut u8).sub(2);
             let n = *size + 1;
             *size.sub(n as usize) = ix as u8;
             *size = n;
-        });
-        true
+        })
     }
 
     /// 3.13: the values right after the object header (types with the
@@ -302,14 +396,25 @@ mod layout {
     /// (a dict sharing the values would need its count kept).
     #[cfg(Py_3_13)]
     #[inline(always)]
-    unsafe fn put(obj: *mut PyObject, ty: *mut PyTypeObject, ix: usize, value: *mut PyObject) -> bool {
+    unsafe fn values(obj: *mut PyObject, ty: *mut PyTypeObject) -> *mut c_void {
         if (*ty).tp_flags & Py_TPFLAGS_INLINE_VALUES == 0 {
-            return false;
+            return core::ptr::null_mut();
         }
         let dict = *(obj as *const *mut PyObject).sub(3);
         let v = (obj as *mut u8).add(core::mem::size_of::<PyObject>()) as *mut Values;
-        if !dict.is_null() || (*v).valid == 0 || ix >= (*v).capacity as usize {
-            return false;
+        if !dict.is_null() || (*v).valid == 0 {
+            return core::ptr::null_mut();
+        }
+        v as *mut c_void
+    }
+
+    /// 3.13: `values[ix] = value` within the array's own capacity.
+    #[cfg(Py_3_13)]
+    #[inline(always)]
+    unsafe fn put(v: *mut c_void, ix: usize, value: *mut PyObject) -> Stored {
+        let v = v as *mut Values;
+        if ix >= (*v).capacity as usize {
+            return Stored::No;
         }
         let values = core::ptr::addr_of_mut!((*v).values) as *mut *mut PyObject;
         // SAFETY: `ix` is below the array's own capacity.
@@ -318,8 +423,7 @@ mod layout {
             let order = values.add((*v).capacity as usize) as *mut u8;
             *order.add((*v).size as usize) = ix as u8;
             (*v).size += 1;
-        });
-        true
+        })
     }
 
     /// `values[ix] = value`, recording `ix` in the insertion order if the
@@ -331,14 +435,16 @@ mod layout {
         ix: usize,
         value: *mut PyObject,
         add_to_order: impl FnOnce(*mut *mut PyObject, usize),
-    ) {
+    ) -> Stored {
         let slot = values.add(ix);
         let old = *slot;
         *slot = value;
         if old.is_null() {
             add_to_order(values, ix);
+            Stored::Fresh
         } else {
             Py_DECREF(old);
+            Stored::Replaced
         }
     }
 }

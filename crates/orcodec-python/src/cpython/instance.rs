@@ -34,16 +34,21 @@ pub unsafe fn member_offset(ty: *mut PyTypeObject, name: *mut PyObject) -> Optio
 }
 
 /// Stores `value` (a reference the call takes over) in the slot at `offset`
-/// of `obj`, releasing what the slot held.
+/// of `obj`, releasing what the slot held: whether it held something (its
+/// release may have run code).
 ///
 /// # Safety
 /// `offset` came from [`member_offset`] for `obj`'s type (or a base of it).
 #[inline(always)]
-pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) {
+pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) -> bool {
     let slot = (obj as *mut u8).offset(offset) as *mut *mut PyObject;
     let old = *slot;
     *slot = value;
-    Py_XDECREF(old);
+    if old.is_null() {
+        return false;
+    }
+    Py_DECREF(old);
+    true
 }
 
 /// `object.__new__(ty)`: a new instance with nothing set (its inline values

@@ -15,6 +15,7 @@
 
 use pyo3_ffi::*;
 
+use crate::cpython::inline_attrs::Run;
 use crate::cpython::instance::{new_instance_with, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
@@ -120,7 +121,9 @@ unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Resul
         return Ok(());
     }
     match field.slot {
-        Some(offset) => set_slot(t.obj.as_ptr(), offset, value.into_raw()),
+        Some(offset) => {
+            set_slot(t.obj.as_ptr(), offset, value.into_raw());
+        }
         None => {
             // Into the inline values when that is what the generic setattr
             // would do (see `cpython::inline_attrs`).
@@ -128,6 +131,44 @@ unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Resul
                 value.into_raw();
                 return Ok(());
             }
+            if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
+                return Err(Fail::Raised);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`store`] for a leaf value of the key loop: into the inline values with
+/// the shorter checks of
+/// [`crate::cpython::inline_attrs::InlineAttrs::store_in_run`] where `run`
+/// allows.
+///
+/// # Safety
+/// `i` is a field of `cl`, `t` an instance of it; `run` made for `t` and
+/// forgotten after anything that may have run Python code.
+#[inline(always)]
+unsafe fn store_leaf(cl: &ClassNode, t: &mut Target, i: usize, value: Owned, run: &mut Run) -> Result<(), Fail> {
+    let field = &cl.fields[i];
+    if cl.kind == ClassKind::TypedDict || i >= cl.fields.len() - cl.init_vars {
+        // A dict's store or a replaced InitVar may run code.
+        run.forget();
+        return store(cl, t, i, value);
+    }
+    match field.slot {
+        Some(offset) => {
+            // A slot's old value (a repeated key) is released: that may run code.
+            if set_slot(t.obj.as_ptr(), offset, value.into_raw()) {
+                run.forget();
+            }
+        }
+        None => {
+            let ty = cl.cls.as_ptr() as *mut PyTypeObject;
+            if cl.inline.store_in_run(run, t.obj.as_ptr(), ty, i, value.as_ptr()) {
+                value.into_raw();
+                return Ok(());
+            }
+            // `run` is forgotten: the generic setattr may run code.
             if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
                 return Err(Fail::Raised);
             }
@@ -229,6 +270,9 @@ fn next_field<I: Input>(
     hint: &mut usize,
     path: &Path,
 ) -> Result<Option<usize>, Fail> {
+    // What the stores of this run of leaf values know (here, not in `fill`,
+    // whose frame is on the recursion path).
+    let mut run = Run::default();
     loop {
         // Keys usually come in definition order: the JSON input matches the
         // next field's name in place.
@@ -254,13 +298,21 @@ fn next_field<I: Input>(
             return Ok(Some(i));
         }
         let value = match field.fast {
-            FastLeaf::No => validate(ctx, field.node, input, &path.push(Seg::Field(&field.name)))?,
+            FastLeaf::No => {
+                run.forget();
+                validate(ctx, field.node, input, &path.push(Seg::Field(&field.name)))?
+            }
             // The JSON reader's few steps are cheapest inline; the others' are not.
-            fast if I::FORMAT == Format::Json => validate_fast_leaf(ctx, fast, field.node, input, path, &field.name)?,
-            fast => validate_fast_leaf_outlined(ctx, fast, field.node, input, path, &field.name)?,
+            _ if I::FORMAT == Format::Json => validate_fast_leaf(ctx, field, input, path, &mut run)?,
+            _ => validate_fast_leaf_outlined(ctx, field, input, path, &mut run)?,
         };
-        // SAFETY: `i` is a field of `cl`.
-        unsafe { store(cl, t, i, value)? };
+        // Reading keys and skipping values runs no code; a value read from
+        // Python objects (`convert`) is not known to be plain.
+        if I::FORMAT == Format::Python {
+            run.forget();
+        }
+        // SAFETY: `i` is a field of `cl`; `run` as `store_in_run` needs it.
+        unsafe { store_leaf(cl, t, i, value, &mut run)? };
         seen.set(i);
     }
 }

@@ -40,10 +40,11 @@ use orcodec_core::builder::Builder;
 use orcodec_core::error::{DecodeError, DecodeErrorKind};
 use pyo3_ffi::*;
 
+use crate::cpython::inline_attrs::Run;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::typed::error::{from_current, invalid, Fail};
-use crate::decode::typed::input::{got_name, Head, Input, Value};
+use crate::decode::typed::input::{got_name, Format, Head, Input, Value};
 use crate::decode::typed::node::*;
 use crate::decode::typed::path::Path;
 
@@ -127,21 +128,23 @@ pub fn validate<I: Input>(ctx: &mut Ctx, id: NodeId, input: &mut I, path: &Path)
     }
 }
 
-/// The next value of `input`, validated as node `id`, the type of the
-/// field `name` of the class at `path`, a leaf field that the class
-/// validator reads itself (`fast`, not [`FastLeaf::No`]): its usual values
-/// are built here as [`scalar`] builds them; any other value goes the way
-/// [`validate`] sends it (the field's path made only then).
+/// The next value of `input`, validated as the type of `field` of the class
+/// at `path`, a leaf field that the class validator reads itself
+/// (`field.fast`, not [`FastLeaf::No`]): its usual values are built here as
+/// [`scalar`] builds them; any other value goes the way [`validate`] sends
+/// it (the field's path made only then). `run` is forgotten unless the
+/// value was made without running Python code (see
+/// [`crate::cpython::inline_attrs::Run`]): only the usual values of the arms
+/// here are.
 #[inline(always)]
 pub fn validate_fast_leaf<I: Input>(
     ctx: &mut Ctx,
-    fast: FastLeaf,
-    id: NodeId,
+    field: &Field,
     input: &mut I,
     path: &Path,
-    name: &str,
+    run: &mut Run,
 ) -> Result<Owned, Fail> {
-    fast_leaf::<I, true, true>(ctx, fast, id, input, path, name)
+    fast_leaf::<I, true, true>(ctx, field, input, path, run)
 }
 
 /// [`validate_fast_leaf`] with the arms of the str/int leaves (`STR_INT`)
@@ -151,12 +154,12 @@ pub fn validate_fast_leaf<I: Input>(
 #[inline(always)]
 fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
     ctx: &mut Ctx,
-    fast: FastLeaf,
-    id: NodeId,
+    field: &Field,
     input: &mut I,
     path: &Path,
-    name: &str,
+    run: &mut Run,
 ) -> Result<Owned, Fail> {
+    let (fast, id) = (field.fast, field.node);
     let h = input.next()?;
     let at = h.at;
     match (fast, h.v) {
@@ -172,7 +175,20 @@ fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
             Value::Str(s),
         ) if TEXT => {
             // SAFETY: makes an object of the field's type from text.
-            let made = unsafe { stdtypes::from_text(ctx, fast, id, s) };
+            let (made, pure) = unsafe {
+                match fast {
+                    // One call site in the (inlined) JSON key loop.
+                    _ if I::FORMAT == Format::Json => stdtypes::from_text(ctx, fast, id, s),
+                    FastLeaf::Uuid => stdtypes::uuid_from_text(s),
+                    FastLeaf::DateTime => stdtypes::datetime_from_text(s),
+                    FastLeaf::Date => stdtypes::date_from_text(s),
+                    FastLeaf::Decimal => stdtypes::decimal_from_plain_text(s),
+                    _ => stdtypes::choice_from_text(ctx, id, s),
+                }
+            };
+            if !pure {
+                run.forget();
+            }
             if !made.is_null() {
                 // SAFETY: a new reference.
                 return unsafe { Ok(Owned::new(made)?) };
@@ -181,11 +197,21 @@ fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
             if unsafe { !PyErr_Occurred().is_null() } {
                 return Err(Fail::Raised);
             }
-            scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name)))
+            run.forget();
+            scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(&field.name)))
         }
-        (_, Value::Array(n)) => containers::container(ctx, id, input, false, n, at, &path.push(path::Seg::Field(name))),
-        (_, Value::Map(n)) => containers::container(ctx, id, input, true, n, at, &path.push(path::Seg::Field(name))),
-        _ => scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(name))),
+        (_, Value::Array(n)) => {
+            run.forget();
+            containers::container(ctx, id, input, false, n, at, &path.push(path::Seg::Field(&field.name)))
+        }
+        (_, Value::Map(n)) => {
+            run.forget();
+            containers::container(ctx, id, input, true, n, at, &path.push(path::Seg::Field(&field.name)))
+        }
+        _ => {
+            run.forget();
+            scalar::<I>(ctx, id, h, &path.push(path::Seg::Field(&field.name)))
+        }
     }
 }
 
@@ -197,40 +223,37 @@ fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
 #[inline(always)]
 pub fn validate_fast_leaf_outlined<I: Input>(
     ctx: &mut Ctx,
-    fast: FastLeaf,
-    id: NodeId,
+    field: &Field,
     input: &mut I,
     path: &Path,
-    name: &str,
+    run: &mut Run,
 ) -> Result<Owned, Fail> {
-    match fast {
-        FastLeaf::Str | FastLeaf::Int | FastLeaf::OptStr => str_int_leaf_outlined(ctx, fast, id, input, path, name),
-        _ => text_leaf_outlined(ctx, fast, id, input, path, name),
+    match field.fast {
+        FastLeaf::Str | FastLeaf::Int | FastLeaf::OptStr => str_int_leaf_outlined(ctx, field, input, path, run),
+        _ => text_leaf_outlined(ctx, field, input, path, run),
     }
 }
 
 #[inline(never)]
 fn str_int_leaf_outlined<I: Input>(
     ctx: &mut Ctx,
-    fast: FastLeaf,
-    id: NodeId,
+    field: &Field,
     input: &mut I,
     path: &Path,
-    name: &str,
+    run: &mut Run,
 ) -> Result<Owned, Fail> {
-    fast_leaf::<I, true, false>(ctx, fast, id, input, path, name)
+    fast_leaf::<I, true, false>(ctx, field, input, path, run)
 }
 
 #[inline(never)]
 fn text_leaf_outlined<I: Input>(
     ctx: &mut Ctx,
-    fast: FastLeaf,
-    id: NodeId,
+    field: &Field,
     input: &mut I,
     path: &Path,
-    name: &str,
+    run: &mut Run,
 ) -> Result<Owned, Fail> {
-    fast_leaf::<I, false, true>(ctx, fast, id, input, path, name)
+    fast_leaf::<I, false, true>(ctx, field, input, path, run)
 }
 
 /// A value that is no container (its head already read), validated as node `id`.

@@ -136,7 +136,14 @@ impl<V> Table<Box<[u8]>, V> {
     #[inline(always)]
     pub fn get(&self, key: &[u8]) -> Option<&V> {
         if self.many.is_empty() {
-            return self.few.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v);
+            // A plain loop (not an out-of-line `find`): the lengths are
+            // compared first, the bytes only of an entry as long as the key.
+            for (k, v) in &self.few {
+                if k.len() == key.len() && same(k, key) {
+                    return Some(v);
+                }
+            }
+            return None;
         }
         self.many.get(key)
     }

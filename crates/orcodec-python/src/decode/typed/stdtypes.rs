@@ -222,49 +222,115 @@ unsafe fn new_date(d: Date) -> *mut PyObject {
     (api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType)
 }
 
-/// The value of a leaf field read by the class validator's key loop
-/// (`fast`, one of the text forms of [`FastLeaf`]) from the str `text`, in
-/// the common case that [`crate::decode::typed::scalar`] would make it
-/// exactly this way: a new reference. NULL when that is not the case (the
-/// text is not in the form read here: the caller then lets `scalar` give
-/// the value, conversion or error it gives any text), or with an exception
-/// set when making the object failed.
+// The values of leaf fields read by the class validator's key loop, one
+// function per kind of [`FastLeaf`] made from text (called directly from
+// the loop: no second dispatch, and each function saves only the registers
+// its own kind needs): from the str `text`, in the common case that
+// [`crate::decode::typed::scalar`] would make it exactly this way, a new
+// reference. NULL when that is not the case (the text is not in the form
+// read here: the caller then lets `scalar` give the value, conversion or
+// error it gives any text), or with an exception set when making the object
+// failed. With it, whether making it may have run Python code (a first
+// use's lookups; on CPython 3.11, where making an object the collector
+// tracks may start a collection, the UUID): the key loop's stores rely on
+// nothing having run between two of them.
+
+/// The `*_from_text` function of `fast` (one of the text forms of
+/// [`FastLeaf`]; the field's node `id`): one small out-of-line dispatch
+/// that jumps to it, for the JSON key loop, which keeps a single call site.
 ///
 /// # Safety
-/// `id` is the field's node, `fast` the field's [`FastLeaf`].
+/// The GIL is held; `fast` and `id` are a field's.
 #[inline(never)]
-pub unsafe fn from_text(ctx: &Ctx, fast: FastLeaf, id: NodeId, text: &str) -> *mut PyObject {
-    let made = match fast {
-        FastLeaf::Uuid => match orcodec_core::parse::parse_uuid(text.as_bytes()) {
-            Some(value) => new_uuid(value),
-            None => return core::ptr::null_mut(),
-        },
-        FastLeaf::DateTime => match orcodec_core::parse::parse_datetime(text.as_bytes()) {
-            Some((d, t)) => new_datetime(d, t),
-            None => return core::ptr::null_mut(),
-        },
-        FastLeaf::Date => match orcodec_core::parse::parse_date(text.as_bytes()) {
-            Some(d) => return new_date(d),
-            None => return core::ptr::null_mut(),
-        },
-        FastLeaf::Decimal => match decimal_type() {
-            Ok(ty) => {
-                return crate::cpython::decimal::from_plain_text(ty, text.as_bytes()).unwrap_or(core::ptr::null_mut())
-            }
-            Err(_) => return core::ptr::null_mut(),
-        },
-        FastLeaf::StrChoice => {
-            if let Node::Choice(ch) = ctx.c.node(id) {
-                if let Some(member) = ch.strs.get(text.as_bytes()) {
-                    Py_INCREF(member.as_ptr());
-                    return member.as_ptr();
-                }
-            }
-            return core::ptr::null_mut();
+pub unsafe fn from_text(ctx: &Ctx, fast: FastLeaf, id: NodeId, text: &str) -> (*mut PyObject, bool) {
+    match fast {
+        FastLeaf::Uuid => uuid_from_text(text),
+        FastLeaf::DateTime => datetime_from_text(text),
+        FastLeaf::Date => date_from_text(text),
+        FastLeaf::Decimal => decimal_from_plain_text(text),
+        _ => choice_from_text(ctx, id, text),
+    }
+}
+
+/// A null result: not made here.
+const NOT_HERE: (*mut PyObject, bool) = (core::ptr::null_mut(), false);
+
+/// `uuid.UUID` from its text (see above).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(never)]
+pub unsafe fn uuid_from_text(text: &str) -> (*mut PyObject, bool) {
+    match orcodec_core::parse::parse_uuid(text.as_bytes()) {
+        Some(value) => {
+            // The collector may run when an instance of `UUID` (which it
+            // tracks) is made, before 3.12; the layout's first lookups may
+            // run code.
+            let pure = cfg!(Py_3_12) && (*UUID_LAYOUT.0.get()).is_some();
+            (new_uuid(value).map_or(core::ptr::null_mut(), Owned::into_raw), pure)
         }
-        _ => return core::ptr::null_mut(),
-    };
-    made.map_or(core::ptr::null_mut(), Owned::into_raw)
+        None => NOT_HERE,
+    }
+}
+
+/// `datetime.datetime` from RFC 3339 text (see above).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(never)]
+pub unsafe fn datetime_from_text(text: &str) -> (*mut PyObject, bool) {
+    match orcodec_core::parse::parse_datetime(text.as_bytes()) {
+        Some((d, t)) => (new_datetime(d, t).map_or(core::ptr::null_mut(), Owned::into_raw), true),
+        None => NOT_HERE,
+    }
+}
+
+/// `datetime.date` from `YYYY-MM-DD` (see above).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(never)]
+pub unsafe fn date_from_text(text: &str) -> (*mut PyObject, bool) {
+    match orcodec_core::parse::parse_date(text.as_bytes()) {
+        Some(d) => (new_date(d), true),
+        None => NOT_HERE,
+    }
+}
+
+/// `decimal.Decimal` from text in plain notation (see above).
+///
+/// # Safety
+/// The GIL is held.
+#[inline(never)]
+pub unsafe fn decimal_from_plain_text(text: &str) -> (*mut PyObject, bool) {
+    let ty = DECIMAL_TYPE.found();
+    if ty.is_null() || !crate::cpython::decimal::checked(ty) {
+        // The first use: `scalar` looks the type up and has its layout checked.
+        return NOT_HERE;
+    }
+    // Before 3.12, making an object the collector tracks may start a
+    // collection.
+    let pure = cfg!(Py_3_12) || (*(ty as *mut PyTypeObject)).tp_flags & Py_TPFLAGS_HAVE_GC == 0;
+    match crate::cpython::decimal::from_plain_text(ty, text.as_bytes()) {
+        Some(made) => (made, pure),
+        None => NOT_HERE,
+    }
+}
+
+/// The enum member or Literal value of node `id` (a choice with str
+/// values) whose value is `text` (see above).
+///
+/// # Safety
+/// The GIL is held; `id` is a node of `ctx`'s compiled type.
+#[inline(never)]
+pub unsafe fn choice_from_text(ctx: &Ctx, id: NodeId, text: &str) -> (*mut PyObject, bool) {
+    if let Node::Choice(ch) = ctx.c.node(id) {
+        if let Some(member) = ch.strs.get(text.as_bytes()) {
+            Py_INCREF(member.as_ptr());
+            return (member.as_ptr(), true);
+        }
+    }
+    NOT_HERE
 }
 
 pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
@@ -407,11 +473,18 @@ pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
 }
 
 /// `decimal.Decimal` (borrowed).
+#[inline(always)]
 unsafe fn decimal_type() -> Result<*mut PyObject, Fail> {
     let found = DECIMAL_TYPE.found();
     if !found.is_null() {
         return Ok(found);
     }
+    find_decimal_type()
+}
+
+/// [`decimal_type`] the first time.
+#[inline(never)]
+unsafe fn find_decimal_type() -> Result<*mut PyObject, Fail> {
     let name = PyUnicode_InternFromString(c"decimal".as_ptr());
     if name.is_null() {
         return Err(Fail::Raised);
