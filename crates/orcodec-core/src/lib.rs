@@ -32,6 +32,8 @@
 //!   base64, number syntax).
 //! * [`error`]: what a decoder rejected, and where.
 //! * [`fallible`]: allocation that reports failure instead of aborting.
+//! * [`pages`]: output memory made ready for a large piece (page faults
+//!   taken at once, huge pages).
 //! * `cpu`: which SIMD paths this CPU runs, detected once (x86-64).
 //!
 //! `testing` (built for tests and fuzzing only) holds the test support:
@@ -67,6 +69,7 @@ pub mod fallible;
 pub mod json;
 pub mod msgpack;
 pub mod number;
+pub mod pages;
 pub mod parse;
 pub mod sink;
 #[cfg(any(test, fuzzing))]

@@ -213,6 +213,9 @@ pub fn write_ascii<S: Sink>(out: &mut S, text: &[u8]) {
     if !out.reserve(header + len) {
         return;
     }
+    if len >= crate::sink::BULK {
+        out.bulk(header + len);
+    }
     // SAFETY: `header + len` bytes reserved just above.
     unsafe {
         let at = out.tail();
@@ -791,6 +794,17 @@ mod tests {
         assert!(w.out.bulk.iter().all(|&(len, room)| len == n && room >= n));
         assert_eq!(w.out.out.len(), 102 + (n - 1 + 6) + (n + 5) + (n + 6) + n);
         assert!(w.out.out.ends_with(&big));
+        // A long str is announced with its header, which comes first.
+        let text = vec![b'a'; n];
+        w.ascii(&text[..n - 1]);
+        assert_eq!(w.out.bulk.len(), 3);
+        let before = w.out.out.len();
+        w.ascii(&text);
+        assert_eq!(w.out.bulk.len(), 4);
+        assert_eq!(w.out.bulk[3].0, n + 5);
+        assert!(w.out.bulk[3].1 >= n + 5);
+        assert_eq!(&w.out.out[before..before + 5], &[0xdb, 0, 1, 0, 0]);
+        assert!(w.out.out.ends_with(&text));
     }
 
     #[test]

@@ -58,28 +58,6 @@ pub fn output_with_slack(len: usize) -> usize {
     len + len / 16
 }
 
-/// Asks Linux to back the `len` bytes at `data` with transparent huge pages
-/// where it can (the 2 MiB-aligned parts of the range); a hint, which does
-/// nothing where THP is off, and is not made on other systems.
-unsafe fn advise_huge_pages(data: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        extern "C" {
-            fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: core::ffi::c_int) -> core::ffi::c_int;
-        }
-        const MADV_HUGEPAGE: core::ffi::c_int = 14;
-        const PAGE: usize = 4096;
-        // madvise takes whole pages: the ones inside the range.
-        let start = (data as usize).next_multiple_of(PAGE);
-        let end = (data as usize + len) & !(PAGE - 1);
-        if end > start {
-            madvise(start as *mut core::ffi::c_void, end - start, MADV_HUGEPAGE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (data, len);
-}
-
 pub struct BytesSink {
     /// The bytes object being filled; NULL once growing it failed (it is
     /// then freed, and `data`, `at` and `end` point nowhere).
@@ -318,16 +296,16 @@ unsafe impl Sink for BytesSink {
         // SAFETY: `len` is within what was written.
         self.at = unsafe { self.data.add(len.min(self.len())) };
     }
-    /// A large piece about to be written (reserved already): its pages are
-    /// asked for as transparent huge pages, as numpy does for large arrays.
-    /// Faulting in a fresh multi-megabyte range 4 KiB at a time costs more
-    /// than copying the piece; only such pieces are advised, so a document
-    /// that merely grows large keeps the memory it had.
+    /// A large piece about to be written (reserved already): fresh pages
+    /// under it are faulted in at once, and the largest pieces get huge
+    /// pages (`orcodec_core::pages`). Only the piece's own range is touched,
+    /// so a document that merely grows large keeps the memory it had.
     #[inline(never)]
     fn bulk(&mut self, len: usize) {
         if !self.bytes.is_null() {
-            // SAFETY: `at..at + len` is reserved memory of the buffer.
-            unsafe { advise_huge_pages(self.at, len) }
+            // SAFETY: `at..at + len` is reserved memory of the buffer, not
+            // written yet.
+            unsafe { orcodec_core::pages::prepare(self.at, len) }
         }
     }
 }

@@ -1,0 +1,167 @@
+//! Getting an output's memory ready for a large piece (a long str, a bin, a
+//! numpy array's data) before it is copied in.
+//!
+//! A bytes object that holds a large output often lands in memory the
+//! process has never touched: a program that keeps its outputs (a cache, a
+//! batch being assembled, a queue) gets new pages from the kernel for each
+//! one. Copying into such pages faults each 4 KiB page in on its first
+//! store, and taking the faults one by one costs more than the copy: a
+//! 1 MiB copy into fresh pages takes about twenty times as long as into
+//! pages in use. Asking for the whole range at once (`MADV_POPULATE_WRITE`,
+//! Linux 5.14) takes about two thirds of that time. For pages already in
+//! use the same request costs more than the copy itself, so it is made only
+//! after `mincore` says the range's first page is not in memory, and a
+//! range seen in memory is remembered: an output freed and made again in
+//! the same place (the usual loop) asks the kernel nothing.
+//!
+//! Pieces of `HUGE` bytes and more are also advised to use transparent huge
+//! pages, as numpy does for large arrays. Only the piece about to be written
+//! is touched, so an output's resident memory stays what it writes.
+//!
+//! Everything here is a hint: a request the kernel refuses changes nothing
+//! but the time, and other systems skip it.
+
+#[cfg(target_os = "linux")]
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// From this size on a piece is advised to use transparent huge pages.
+pub const HUGE: usize = 4 << 20;
+
+/// The size of a page: the unit of the requests below.
+const PAGE: usize = 4096;
+
+/// The whole pages inside `len` bytes at `data`, as `(start, end)`
+/// addresses, or None if the range holds none.
+pub fn whole_pages(data: usize, len: usize) -> Option<(usize, usize)> {
+    let start = data.checked_next_multiple_of(PAGE)?;
+    let end = data.checked_add(len)? & !(PAGE - 1);
+    (end > start).then_some((start, end))
+}
+
+/// The last whole-page ranges found in memory (or populated), as
+/// `(start, end)` pairs: a piece that lies inside one is not checked again.
+/// A few, so that a program alternating between outputs (JSON and
+/// MessagePack, a request and its log line) keeps all of them. A stale entry
+/// (the memory was given back and mapped again at the same address) costs
+/// only the page faults the check would have saved.
+#[cfg(target_os = "linux")]
+static RESIDENT: [(AtomicUsize, AtomicUsize); 4] = [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 4];
+/// Where the next range found in memory is recorded in `RESIDENT`.
+#[cfg(target_os = "linux")]
+static NEXT_RESIDENT: AtomicUsize = AtomicUsize::new(0);
+/// Cleared when the kernel does not know `MADV_POPULATE_WRITE` (before 5.14).
+#[cfg(target_os = "linux")]
+static CAN_POPULATE: AtomicBool = AtomicBool::new(true);
+
+/// Whether `start..end` lies inside a range recorded in `RESIDENT`.
+#[cfg(target_os = "linux")]
+fn known_resident(start: usize, end: usize) -> bool {
+    RESIDENT.iter().any(|(s, e)| start >= s.load(Ordering::Relaxed) && end <= e.load(Ordering::Relaxed))
+}
+
+/// Records `start..end` as in memory, in place of the oldest record.
+#[cfg(target_os = "linux")]
+fn remember_resident(start: usize, end: usize) {
+    let slot = &RESIDENT[NEXT_RESIDENT.fetch_add(1, Ordering::Relaxed) % RESIDENT.len()];
+    slot.0.store(start, Ordering::Relaxed);
+    slot.1.store(end, Ordering::Relaxed);
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    extern "C" {
+        pub fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: core::ffi::c_int) -> core::ffi::c_int;
+        pub fn mincore(addr: *mut core::ffi::c_void, len: usize, vec: *mut u8) -> core::ffi::c_int;
+    }
+    pub const MADV_HUGEPAGE: core::ffi::c_int = 14;
+    pub const MADV_POPULATE_WRITE: core::ffi::c_int = 23;
+}
+
+/// Prepares the `len` bytes at `data`, writable memory the caller is about
+/// to fill, for being written in one go (see the module's text).
+///
+/// # Safety
+/// `data..data + len` is writable memory of one allocation, not yet holding
+/// anything that must be kept: populating maps zeroed pages only where no
+/// page is mapped yet, and leaves mapped pages as they are.
+pub unsafe fn prepare(data: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some((start, end)) = whole_pages(data as usize, len) else {
+            return;
+        };
+        // SAFETY (both calls): whole pages inside memory the caller owns;
+        // neither request changes its contents.
+        if len >= HUGE {
+            sys::madvise(start as *mut core::ffi::c_void, end - start, sys::MADV_HUGEPAGE);
+        } else if known_resident(start, end) {
+            return;
+        }
+        let mut first = 0u8;
+        // A failed call (it cannot fail on mapped memory) reads as in memory.
+        if sys::mincore(start as *mut core::ffi::c_void, PAGE, &mut first) != 0 || first & 1 != 0 {
+            remember_resident(start, end);
+            return;
+        }
+        if CAN_POPULATE.load(Ordering::Relaxed)
+            && sys::madvise(start as *mut core::ffi::c_void, end - start, sys::MADV_POPULATE_WRITE) != 0
+        {
+            // EINVAL: a kernel without the request; anything else (no
+            // memory for the pages) leaves them to be faulted in as usual.
+            if std::io::Error::last_os_error().raw_os_error() == Some(22) {
+                CAN_POPULATE.store(false, Ordering::Relaxed);
+            }
+            return;
+        }
+        remember_resident(start, end);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (data, len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_pages_are_the_ones_inside_the_range() {
+        assert_eq!(whole_pages(0, 4096), Some((0, 4096)));
+        assert_eq!(whole_pages(1, 4096), None);
+        assert_eq!(whole_pages(1, 8191), Some((4096, 8192)));
+        assert_eq!(whole_pages(4095, 4097), Some((4096, 8192)));
+        assert_eq!(whole_pages(4096 * 3 + 33, 1 << 20), Some((4096 * 4, (4096 * 3 + 33 + (1 << 20)) & !4095)));
+        assert_eq!(whole_pages(100, 3000), None);
+        assert_eq!(whole_pages(usize::MAX - 10, 5), None);
+    }
+
+    #[test]
+    fn prepared_memory_keeps_what_it_holds_and_takes_writes() {
+        for len in [100, 5000, 70_000, 1 << 20, HUGE + 12_345] {
+            let mut buf = vec![0xA5u8; len + 64];
+            for offset in [0, 1, 33, 63] {
+                // SAFETY: `len` bytes of `buf` from `offset`.
+                unsafe { prepare(buf.as_mut_ptr().add(offset), len) };
+                assert!(buf.iter().all(|&b| b == 0xA5));
+            }
+            // Fresh memory: the pages of a new mapping are not in memory yet.
+            let mut fresh: Vec<u8> = Vec::with_capacity(len + 64);
+            // SAFETY: `len` bytes of the vector's capacity; nothing is read
+            // before it is written.
+            unsafe {
+                prepare(fresh.as_mut_ptr().add(7), len);
+                #[cfg(target_os = "linux")]
+                if let Some((start, end)) = whole_pages(fresh.as_ptr() as usize + 7, len) {
+                    // Faulted in at once where the kernel can (Linux 5.14 on).
+                    let mut pages = vec![0u8; (end - start) / PAGE];
+                    assert_eq!(sys::mincore(start as *mut core::ffi::c_void, end - start, pages.as_mut_ptr()), 0);
+                    if CAN_POPULATE.load(Ordering::Relaxed) {
+                        assert!(pages.iter().all(|&p| p & 1 != 0), "{len}");
+                    }
+                }
+                core::ptr::write_bytes(fresh.as_mut_ptr(), 0x3C, len + 64);
+                fresh.set_len(len + 64);
+            }
+            assert!(fresh.iter().all(|&b| b == 0x3C));
+        }
+    }
+}
