@@ -171,7 +171,8 @@ pub unsafe fn write_below_1e10(out: *mut u8, v: u64) -> usize {
     n
 }
 
-/// Writes `v` at `out` and returns how many bytes that took.
+/// Writes `v` at `out` and returns how many bytes that took; the bytes
+/// after those, up to the tenth from `out`, may be overwritten.
 ///
 /// # Safety
 /// `out` must be writable for [`MAX_LEN`] bytes.
@@ -194,6 +195,41 @@ pub unsafe fn write_u64(out: *mut u8, v: u64) -> usize {
         core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(high * 2 + three), out, 2);
         core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(low * 2), out.add(2 - three), 2);
         return 4 - three;
+    }
+    if v < 100_000_000 {
+        // Five to eight digits: all eight at once, zero-padded, shifted down
+        // past the leading zeros and stored whole. The length is found by
+        // branches rather than computed: predicted (values of one width, as
+        // ids and amounts are), the next write's position does not wait
+        // for loads and arithmetic on the value.
+        let len = if v < 1_000_000 {
+            if v < 100_000 {
+                5
+            } else {
+                6
+            }
+        } else if v < 10_000_000 {
+            7
+        } else {
+            8
+        };
+        let text = eight_digits(v as u32);
+        core::ptr::write_unaligned(out as *mut u64, (text >> (8 * (8 - len))).to_le());
+        return len;
+    }
+    if v < 10_000_000_000 {
+        // Nine or ten digits (ids, Unix timestamps): the first one or two,
+        // then the other eight at once.
+        let high = v / 100_000_000;
+        let low = eight_digits((v - high * 100_000_000) as u32).to_le();
+        if high < 10 {
+            *out = b'0' + high as u8;
+            core::ptr::write_unaligned(out.add(1) as *mut u64, low);
+            return 9;
+        }
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(high as usize * 2), out, 2);
+        core::ptr::write_unaligned(out.add(2) as *mut u64, low);
+        return 10;
     }
     let len = digit_count(v);
     write_digits(out, v, len);
@@ -223,11 +259,14 @@ pub unsafe fn write_fixed(out: *mut u8, mut v: u64, width: usize) {
 /// `out` must be writable for [`MAX_LEN`] bytes.
 #[inline(always)]
 pub unsafe fn write_i64(out: *mut u8, v: i64) -> usize {
-    // A `-` always written, kept only for a negative value: no branch on a
-    // sign that may be random.
-    *out = b'-';
-    let sign = (v < 0) as usize;
-    sign + write_u64(out.add(sign), v.unsigned_abs())
+    // A branch on the sign, not a `-` kept or not by arithmetic: values of
+    // one sign (nearly all data) predict it, and the position of the next
+    // write then does not wait for the value to be loaded.
+    if v < 0 {
+        *out = b'-';
+        return 1 + write_u64(out.add(1), v.unsigned_abs());
+    }
+    write_u64(out, v as u64)
 }
 
 #[cfg(test)]
@@ -391,6 +430,27 @@ mod tests {
                 unsafe { write_fixed(buf.as_mut_ptr(), v, width) };
                 let full = format!("{v:020}");
                 assert_eq!(&buf[..width], &full.as_bytes()[20 - width..], "{v} in {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_digit_count_in_place_touching_at_most_ten_bytes() {
+        // Each count from 1 to 20 digits, its ends and random values: the
+        // text, and nothing written from the tenth byte on past it.
+        let mut rng = Rng::new(77);
+        for digits in 1..=20u32 {
+            let low = if digits == 1 { 0 } else { 10u64.pow(digits - 1) };
+            let high = if digits == 20 { u64::MAX } else { 10u64.pow(digits) - 1 };
+            let span = high - low;
+            let values =
+                [low, low + 1, high - 1, high].into_iter().chain((0..20_000).map(|_| low + rng.next_u64() % span));
+            for v in values {
+                let mut buf = [b'#'; 32];
+                // SAFETY: the buffer holds 32 >= MAX_LEN bytes.
+                let n = unsafe { write_u64(buf.as_mut_ptr(), v) };
+                assert_eq!(&buf[..n], v.to_string().as_bytes());
+                assert!(buf[n.max(10)..].iter().all(|&b| b == b'#'), "{v}");
             }
         }
     }
