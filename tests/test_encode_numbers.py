@@ -389,6 +389,69 @@ def test_lists_mixing_floats_and_other_items(seed):
             orcodec.dumps(with_sub)
 
 
+def int_kinds(rng):
+    """An int of any width up to 2**64 (either sign), as ids and counts are."""
+    kind = rng.randrange(6)
+    if kind == 0:
+        return rng.randrange(-9, 100)
+    if kind == 1:
+        return rng.randrange(10**4, 10**8) * rng.choice([1, 1, 1, -1])
+    if kind == 2:
+        return rng.randrange(10**8, 10**10)
+    if kind == 3:
+        return rng.choice([2**30 - 1, -(2**30) + 1, 2**30, -(2**30), 10**9, 10**10 - 1, 99_999, 100_000])
+    if kind == 4:
+        return rng.randrange(-(2**63), 2**63)
+    return rng.randrange(2**64)
+
+
+@pytest.mark.parametrize("seed", [13, 14])
+def test_lists_of_ints_of_every_length_against_orjson(seed):
+    # Runs of ints below 2**30 in magnitude are written a chunk of 32 at a
+    # time; a run ends at a larger int, a bool, an int subclass or any other
+    # item, and the list goes on from there. Every length across the chunk,
+    # ints of one width and of mixed widths, nested, in tuples and pretty.
+    import orcodec
+    import orjson
+
+    class Sub(int):
+        pass
+
+    rng = random.Random(seed)
+    others = [1.5, "x", None, True, False, [1, 2], [], {"a": 2}, 10**18, -(2**40), Sub(7)]
+    for length in list(range(0, 70)) + [95, 96, 97, 1000]:
+        for values in (
+            [int_kinds(rng) for _ in range(length)],
+            [rng.randrange(10**8, 10**9) for _ in range(length)],
+            [rng.randrange(-99_999, -9_999) for _ in range(length)],
+            [int_kinds(rng) if rng.random() < 0.8 else rng.choice(others) for _ in range(length)],
+        ):
+            for obj in (values, [values, values[:2]], {"k": values}, tuple(values), [tuple(values)]):
+                assert orcodec.dumps(obj) == orjson.dumps(obj), (length, obj)
+                assert orcodec.dumps(obj, option=orjson.OPT_INDENT_2) == orjson.dumps(obj, option=orjson.OPT_INDENT_2)
+    huge = [rng.randrange(-(2**30) + 1, 2**30) for _ in range(200_000)] * 5
+    assert orcodec.dumps(huge) == orjson.dumps(huge)
+
+
+def test_every_int_width_alone_and_in_entries():
+    # The digit writer at each width from 1 to 20 digits, at its ends, as a
+    # value, a dict value and a dict key (OPT_NON_STR_KEYS).
+    import orcodec
+    import orjson
+
+    rng = random.Random(15)
+    for digits in range(1, 21):
+        low, high = (0 if digits == 1 else 10 ** (digits - 1)), min(10**digits - 1, 2**64 - 1)
+        values = [low, low + 1, high - 1, high] + [rng.randint(low, high) for _ in range(50)]
+        values += [-v for v in values if v <= 2**63]
+        for v in values:
+            assert orcodec.dumps(v) == orjson.dumps(v) == str(v).encode()
+            obj = {"id": v, "n": [v, v]}
+            assert orcodec.dumps(obj) == orjson.dumps(obj)
+            opt = orjson.OPT_NON_STR_KEYS
+            assert orcodec.dumps({v: v}, option=opt) == orjson.dumps({v: v}, option=opt)
+
+
 def test_huge_list_of_floats_across_every_reservation():
     # A list whose output is tens of MB: the runs reserve a chunk at a time
     # and the output grows many times under them.

@@ -160,6 +160,13 @@ pub trait Emitter {
     fn f64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<f64>) -> usize {
         f64_run_one_by_one(self, index, end, value)
     }
+    /// `f64_run` for items that are integers (ids, counts): the same output
+    /// as `array_item(i)` and `i64` for each, which is what the default
+    /// does.
+    #[inline(always)]
+    fn i64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<i64>) -> usize {
+        i64_run_one_by_one(self, index, end, value)
+    }
     /// As `i64_items`, for bools stored one per byte, any non-zero byte
     /// being true (`bool` for each).
     #[inline]
@@ -176,6 +183,29 @@ pub fn items_one_by_one<E: Emitter + ?Sized, T: Copy>(emitter: &mut E, values: &
         emitter.array_item(i);
         write(emitter, value);
     }
+}
+
+/// What `i64_run` does by default: `array_item` and `i64` for each item
+/// from `index` until `end` or the first `value` gives None for; returns
+/// the index of the first item not written. Also the JSON writer's pretty
+/// form of it.
+#[inline(always)]
+pub fn i64_run_one_by_one<E: Emitter + ?Sized>(
+    emitter: &mut E,
+    index: usize,
+    end: usize,
+    value: impl Fn(usize) -> Option<i64>,
+) -> usize {
+    let mut i = index;
+    while i < end {
+        let Some(v) = value(i) else {
+            break;
+        };
+        emitter.array_item(i);
+        emitter.i64(v);
+        i += 1;
+    }
+    i
 }
 
 /// What `f64_run` does by default: `array_item` and `f64` for each item

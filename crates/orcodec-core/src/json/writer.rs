@@ -4,7 +4,7 @@ use super::rows::{
     decimal_width, put_byte, put_f64, put_i64_digits, put_i64_pairs, put_u64_digits, put_u64_pairs, write_bool_items,
     write_int_items, write_items, F64_ITEM_RESERVE, I8_TEXT, U8_TEXT,
 };
-use crate::emit::{f64_run_one_by_one, items_one_by_one, Emitter};
+use crate::emit::{f64_run_one_by_one, i64_run_one_by_one, items_one_by_one, Emitter};
 use crate::number::float::{f64_in_run_in_place, write_f32, write_f64_in_run, F64_IN_PLACE_MAX};
 use crate::number::int;
 use crate::sink::{Sink, CHUNK};
@@ -190,6 +190,9 @@ pub fn write_u64<S: Sink>(out: &mut S, value: u64) {
 /// reservation (a comma and [`F64_IN_PLACE_MAX`] per float, about 1 KiB)
 /// stays small next to the output even when the run turns out shorter.
 const F64_RUN_CHUNK: usize = 32;
+/// Most integers [`JsonWriter::i64_run`] reserves room for at once (a comma
+/// and `int::MAX_LEN` each, under 1 KiB).
+const I64_RUN_CHUNK: usize = 32;
 
 pub struct JsonWriter<S: Sink, const PRETTY: bool> {
     pub out: S,
@@ -557,6 +560,40 @@ impl<S: Sink, const PRETTY: bool> Emitter for JsonWriter<S, PRETTY> {
             }
         }
         self.short_pause = pause;
+        i
+    }
+    /// As `f64_run`: one reservation per [`I64_RUN_CHUNK`] integers.
+    #[inline(never)]
+    fn i64_run(&mut self, index: usize, end: usize, value: impl Fn(usize) -> Option<i64>) -> usize {
+        if PRETTY {
+            return i64_run_one_by_one(self, index, end, value);
+        }
+        let mut i = index;
+        while i < end {
+            let chunk_end = end.min(i + I64_RUN_CHUNK);
+            let need = (chunk_end - i) * (1 + int::MAX_LEN);
+            if !self.out.reserve(need) {
+                return end;
+            }
+            // SAFETY: `need` bytes reserved just above: each integer of the
+            // chunk takes at most a comma and MAX_LEN bytes (the digit
+            // writer's stores past its digits stay inside them).
+            unsafe {
+                let start = self.out.tail();
+                let mut at = start;
+                while i < chunk_end {
+                    let Some(v) = value(i) else {
+                        self.out.advance(at.offset_from(start) as usize);
+                        return i;
+                    };
+                    *at = b',';
+                    at = at.add((i != 0) as usize);
+                    at = at.add(int::write_i64(at, v));
+                    i += 1;
+                }
+                self.out.advance(at.offset_from(start) as usize);
+            }
+        }
         i
     }
     #[inline]

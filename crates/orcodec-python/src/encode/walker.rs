@@ -482,6 +482,24 @@ impl<E: Emitter> Walker<E> {
                 });
                 continue;
             }
+            // So does a run of ints below 2**30 in magnitude (ids, counts)
+            // that has a second item; a lone or larger one goes the general
+            // way below.
+            if !is_msgpack::<E>()
+                && len - i >= 2
+                && is_type(item, addr_of_mut!(PyLong_Type))
+                && crate::cpython::int::small_value(item).is_some()
+            {
+                i = self.emitter.i64_run(i, len, |j| {
+                    let item = get(obj, j)?;
+                    if is_type(item, addr_of_mut!(PyLong_Type)) {
+                        crate::cpython::int::small_value(item)
+                    } else {
+                        None
+                    }
+                });
+                continue;
+            }
             self.emitter.array_item(i);
             if let Err(e) = self.walk(item) {
                 return Err(self.at_index(i, e));
