@@ -486,8 +486,8 @@ impl<E: Emitter> Walker<E> {
             // that has a second item; a lone or larger one goes the general
             // way below.
             if !is_msgpack::<E>()
-                && len - i >= 2
                 && is_type(item, addr_of_mut!(PyLong_Type))
+                && len - i >= 2
                 && crate::cpython::int::small_value(item).is_some()
             {
                 i = self.emitter.i64_run(i, len, |j| {
