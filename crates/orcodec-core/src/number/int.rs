@@ -189,12 +189,17 @@ pub unsafe fn write_u64(out: *mut u8, v: u64) -> usize {
     }
     if v < 10_000 {
         // Three or four digits (ids, counts, years): two pairs, the first
-        // cut to its last digit when below 10, with no digit count.
+        // cut to its last digit when below 10. The length by a branch, as
+        // below.
         let (high, low) = ((v / 100) as usize, (v % 100) as usize);
-        let three = (high < 10) as usize;
-        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(high * 2 + three), out, 2);
-        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(low * 2), out.add(2 - three), 2);
-        return 4 - three;
+        if high < 10 {
+            *out = b'0' + high as u8;
+            core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(low * 2), out.add(1), 2);
+            return 3;
+        }
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(high * 2), out, 2);
+        core::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(low * 2), out.add(2), 2);
+        return 4;
     }
     if v < 100_000_000 {
         // Five to eight digits: all eight at once, zero-padded, shifted down
