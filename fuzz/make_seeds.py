@@ -254,6 +254,27 @@ FLOAT_ARRAY_SEEDS = [
 ]
 
 
+def int_item(kind: int, value: int, digits: int = 9, negative: bool = False) -> bytes:
+    """One item of number_format's int arrays: `kind` 0 not an int, 1 `value`
+    cut to `digits` (1 to 16) digits, 2 any i64 (`value`'s bits)."""
+    if kind == 2:
+        return struct.pack("<Q", ((value % 2**64) & ~3) | 2)
+    if kind == 1:
+        return struct.pack("<Q", ((value % 2**56) << 8) | (64 if negative else 0) | ((digits - 1) << 2) | 1)
+    return struct.pack("<Q", 0)
+
+
+# Int arrays for number_format: runs of one width across the 32-int chunks,
+# of every width, of both signs, broken by other items and by large ints.
+INT_ARRAY_SEEDS = [
+    b"".join(int_item(1, 123_456_789 + 7919 * k, 9) for k in range(70)),
+    b"".join(int_item(1, 99_999 + k, 5 + k % 2) for k in range(40)),
+    b"".join(int_item(1, 10**15 + 977 * k, 1 + k % 16, negative=k % 3 == 0) for k in range(48)),
+    b"".join(int_item(0 if k % 5 == 4 else 1, 4_294_967 + k, 3 + k % 2) for k in range(40)),
+    b"".join(int_item(2 if k % 7 == 0 else 1, 2**63 - k, 4) for k in range(35)),
+]
+
+
 # The text forms typed decoding reads: every shape the fast paths take and
 # the ones they leave to the general readers.
 TEXT_FORMS = [
@@ -321,7 +342,8 @@ def main() -> None:
         + [struct.pack("<Q", n) for n in INTEGERS]
         + [struct.pack("<q", -(2**63)), struct.pack("<q", -33)]
         + ROW_SEEDS
-        + FLOAT_ARRAY_SEEDS,
+        + FLOAT_ARRAY_SEEDS
+        + INT_ARRAY_SEEDS,
     )
     write(
         "string",

@@ -23,9 +23,67 @@ fuzz_target!(|data: &[u8]| {
     check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack::writer::write_u64(out, bits));
     let signed = bits as i64;
     check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
+    // The same bits cut to a width of 1 to 19 digits (byte 8), either sign:
+    // every length of the digit writer, not mostly 19 and 20 digits.
+    if let Some(&width) = data.get(8) {
+        let narrow = bits % 10u64.pow(1 + (width % 19) as u32);
+        let narrow = if width & 0x80 != 0 { -(narrow as i64) } else { narrow as i64 };
+        check_int(narrow as i128, |out| json::writer::write_i64(out, narrow), |out| msgpack::writer::write_i64(out, narrow));
+    }
     check_rows(data);
     check_float_arrays(data);
+    check_int_arrays(data);
 });
+
+/// Arrays of ints through the JSON writer's loop for runs of them
+/// (`i64_run`) against the same items one at a time, as the walker takes
+/// runs: each 8 bytes of the input are an item, by their two low bits not
+/// an int (written as `null`), a value of 1 to 16 digits (the run's ints)
+/// or any bit pattern as i64.
+fn check_int_arrays(data: &[u8]) {
+    let items: Vec<Option<i64>> = data
+        .chunks(8)
+        .map(|chunk| {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let bits = u64::from_le_bytes(word);
+            match bits & 3 {
+                0 => None,
+                1 => Some(((bits >> 8) % 10u64.pow(1 + ((bits >> 2) & 15) as u32)) as i64 * if bits & 64 != 0 { -1 } else { 1 }),
+                _ => Some(bits as i64),
+            }
+        })
+        .collect();
+    let mut one = CompactJsonWriter::new(Vec::new());
+    let mut runs = CompactJsonWriter::new(Vec::new());
+    one.begin_array(items.len());
+    runs.begin_array(items.len());
+    let mut i = 0;
+    while i < items.len() {
+        if items[i].is_some() && runs_from(i, &items) {
+            let end = runs.i64_run(i, items.len(), |j| items[j]);
+            assert!(end > i && items[i..end].iter().all(Option::is_some));
+            assert!(end == items.len() || items[end].is_none());
+            for (j, item) in items.iter().enumerate().take(end).skip(i) {
+                one.array_item(j);
+                one.i64(item.unwrap_or_default());
+            }
+            i = end;
+            continue;
+        }
+        for w in [&mut one, &mut runs] {
+            w.array_item(i);
+            match items[i] {
+                Some(x) => w.i64(x),
+                None => w.null(),
+            }
+        }
+        i += 1;
+    }
+    one.end_array(items.len());
+    runs.end_array(items.len());
+    assert_eq!(one.out, runs.out);
+}
 
 /// Arrays of floats through the JSON writer's loops for them (`f64_array`
 /// for a short list of floats, `f64_run` for the runs of floats in a list)
@@ -98,7 +156,7 @@ fn check_float_arrays(data: &[u8]) {
 /// Whether the walker-like loop of `check_float_arrays` takes a run at item
 /// `i` (every other float of the input goes one at a time, so runs start
 /// anywhere, not only at the first float after another item).
-fn runs_from(i: usize, items: &[Option<f64>]) -> bool {
+fn runs_from<T>(i: usize, items: &[Option<T>]) -> bool {
     i.is_multiple_of(2) || items.len() < 4
 }
 
