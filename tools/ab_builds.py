@@ -1,0 +1,114 @@
+"""Two builds of the extension timed against each other in one process.
+
+    python tools/ab_builds.py OLD.so NEW.so ROW [ROW ...] [--rounds N]
+
+OLD.so and NEW.so are built extension modules (`_orcodec.*.so`, e.g. one
+copied from python/orcodec/ before a change and one after). Both are loaded
+side by side under two names, so every sample of a row runs in the same
+process state: the shared machine's per-process modes (where a process's
+memory lands, which core it runs on) hit both builds alike, which timing each
+build in a process of its own does not. The peer of the row's format is timed
+with them. ROW is DOC.OP: DOC one of the shared fixtures (twitter, github,
+citm_catalog, canada) or a shape below, OP dumps, loads, packb or unpackb.
+
+Each round times the three in shuffled order (samples of about 5 ms, the
+collector off); printed per row: NEW/OLD as the ratio of the minima and of
+the medians, and each build over the peer (minima).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import random
+import statistics
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+FIXTURES = os.environ.get("ORCODEC_FIXTURES", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fixtures"))
+
+
+def load(tag: str, path: str) -> ModuleType:
+    """The extension at `path` as module `<tag>._orcodec` (its init function is found by that last part)."""
+    name = f"{tag}._orcodec"
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def shape(name: str) -> Any:
+    rng = random.Random(5)
+    shapes: dict[str, Callable[[], Any]] = {
+        "ints_9_digits": lambda: [rng.randrange(10**8, 10**9) for _ in range(20_000)],
+        "ints_5_digits": lambda: [rng.randrange(10**4, 10**5) for _ in range(20_000)],
+        "ints_3_digits": lambda: [rng.randrange(100, 1000) for _ in range(20_000)],
+        "nones": lambda: [None] * 20_000,
+        "empty_lists": lambda: [[] for _ in range(20_000)],
+        "records_id_int": lambda: [{"id": rng.randrange(10**8, 10**9)} for _ in range(5_000)],
+        "floats_10000": lambda: [round(((i * 7919) % 100_000) / 100 + 0.99 * (i % 3 == 0), 2) for i in range(10_000)],
+        "dict_2000_keys": lambda: {f"key_{i}": i for i in range(2000)},
+        "small": lambda: {"id": 12345, "name": "orcodec", "active": True, "score": 98.6, "tags": ["a", "b"], "x": None},
+    }
+    if name in shapes:
+        return shapes[name]()
+    with open(os.path.join(FIXTURES, name + ".json"), "rb") as f:
+        return json.loads(f.read())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("rows", nargs="+")
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+
+    import orjson
+    import ormsgpack
+
+    old, new = load("old", args.old), load("new", args.new)
+    for row in args.rows:
+        doc, op = row.split(".")
+        obj = shape(doc)
+        peer_module = orjson if op in ("dumps", "loads") else ormsgpack
+        if op in ("loads", "unpackb"):
+            arg = (orjson.dumps if op == "loads" else ormsgpack.packb)(obj)
+        else:
+            arg = obj
+        a, b, peer = getattr(old, op), getattr(new, op), getattr(peer_module, op)
+        assert a(arg) == b(arg)
+
+        def sample(f: Callable[[Any], Any], n: int, arg: Any = arg) -> float:
+            start = time.perf_counter()
+            for _ in range(n):
+                f(arg)
+            return (time.perf_counter() - start) / n
+
+        n = max(1, int(0.005 / sample(peer, 3)))
+        times: dict[str, list[float]] = {"old": [], "new": [], "peer": []}
+        gc.disable()
+        for _ in range(args.rounds):
+            order = [("old", a), ("new", b), ("peer", peer)]
+            random.shuffle(order)
+            for key, f in order:
+                times[key].append(sample(f, n))
+        gc.enable()
+        best = {k: min(v) for k, v in times.items()}
+        median = {k: statistics.median(v) for k, v in times.items()}
+        print(
+            f"{row:28} new/old {best['new'] / best['old']:.3f} (medians {median['new'] / median['old']:.3f})"
+            f" | old/peer {best['old'] / best['peer']:.3f} new/peer {best['new'] / best['peer']:.3f}"
+            f" | old {best['old'] * 1e6:.2f} us, new {best['new'] * 1e6:.2f} us"
+        )
+
+
+if __name__ == "__main__":
+    main()
