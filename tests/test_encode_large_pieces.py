@@ -72,3 +72,16 @@ def test_large_numpy_data():
         assert all(out == kept[0] for out in kept)
         back = orcodec.unpackb(kept[0], option=orcodec.OPT_NUMPY_EXT)
         assert back.dtype == arr.dtype and back.shape == arr.shape and (back == arr).all()
+
+
+def test_many_large_pieces_in_one_output():
+    # What the first piece finds of the output's pages serves the rest: every
+    # piece must still land whole, in outputs kept (fresh memory, grown many
+    # times from a small start) and dropped (memory in use).
+    for n, count in [(BULK, 40), (BULK + 4093, 33), (5 * BULK, 9), (HUGE + 5, 3)]:
+        doc = [("y" * n + str(i)) if i % 2 else bytes([i]) * n for i in range(count)]
+        expected = msgpack.packb(doc, use_bin_type=True)
+        kept = [orcodec.packb(doc) for _ in range(3)]
+        assert all(out == expected for out in kept)
+        for _ in range(3):
+            assert orcodec.packb(doc) == expected

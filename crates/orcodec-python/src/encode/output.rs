@@ -72,6 +72,9 @@ pub struct BytesSink {
     /// The most any reservation that had to grow the area asked for (the
     /// length written then plus the reservation), 0 if none did.
     peak_needed: usize,
+    /// What the large pieces written so far found of the area's pages
+    /// (`bulk`); forgotten when the area moves.
+    pages: orcodec_core::pages::Known,
 }
 
 impl BytesSink {
@@ -114,7 +117,7 @@ impl BytesSink {
         let data = unsafe { data_of(bytes) };
         // SAFETY: the object has `capacity` data bytes.
         let end = unsafe { data.add(capacity) };
-        Some(BytesSink { bytes, data, at: data, end, peak_needed: 0 })
+        Some(BytesSink { bytes, data, at: data, end, peak_needed: 0, pages: Default::default() })
     }
 
     /// How far past the output's end a reservation that grew the area
@@ -207,6 +210,7 @@ impl BytesSink {
             self.at = self.data.add(len);
             self.end = self.data.add(target);
         }
+        self.pages = Default::default();
         true
     }
 
@@ -305,7 +309,7 @@ unsafe impl Sink for BytesSink {
         if !self.bytes.is_null() {
             // SAFETY: `at..at + len` is reserved memory of the buffer, not
             // written yet.
-            unsafe { orcodec_core::pages::prepare(self.at, len) }
+            unsafe { orcodec_core::pages::prepare(self.at, len, &mut self.pages) }
         }
     }
 }
