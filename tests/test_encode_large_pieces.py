@@ -1,4 +1,4 @@
-"""packb of large pieces (str, bin, ext, numpy data): from 64 KiB on the output's memory
+"""packb of large pieces (str, bin, ext, numpy data): from 256 KiB on the output's memory
 is made ready before the copy (fresh pages faulted in at once, the largest advised for
 huge pages). Exact bytes against ormsgpack and msgpack-python, whether the outputs land in
 fresh memory (every output kept) or in memory just freed (each dropped), at every size
@@ -12,7 +12,7 @@ import ormsgpack
 import pytest
 
 KIB = 1024
-BULK = 64 * KIB
+BULK = 256 * KIB
 HUGE = 4 * KIB * KIB
 SIZES = [BULK - 1, BULK, BULK + 1, 5 * BULK + 4093, KIB * KIB, HUGE - 1, HUGE, HUGE + 4097]
 

@@ -792,8 +792,8 @@ mod tests {
         let n = crate::sink::BULK;
         assert_eq!(w.out.bulk.len(), 3);
         assert!(w.out.bulk.iter().all(|&(len, room)| len == n && room >= n));
-        // ext16 (its length fits 16 bits) below, bin32 and ext32 from BULK on.
-        assert_eq!(w.out.out.len(), 102 + (n - 1 + 4) + (n + 5) + (n + 6) + n);
+        let ext_header = ext_header_len(n - 1);
+        assert_eq!(w.out.out.len(), 102 + (n - 1 + ext_header) + (n + 5) + (n + 6) + n);
         assert!(w.out.out.ends_with(&big));
         // A long str is announced with its header, which comes first.
         let text = vec![b'a'; n];
@@ -804,7 +804,9 @@ mod tests {
         assert_eq!(w.out.bulk.len(), 4);
         assert_eq!(w.out.bulk[3].0, n + 5);
         assert!(w.out.bulk[3].1 >= n + 5);
-        assert_eq!(&w.out.out[before..before + 5], &[0xdb, 0, 1, 0, 0]);
+        let mut header = vec![0xdb];
+        header.extend_from_slice(&(n as u32).to_be_bytes());
+        assert_eq!(&w.out.out[before..before + 5], &header[..]);
         assert!(w.out.out.ends_with(&text));
     }
 
