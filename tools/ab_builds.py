@@ -11,9 +11,16 @@ build in a process of its own does not. The peer of the row's format is timed
 with them. ROW is DOC.OP: DOC one of the shared fixtures (twitter, github,
 citm_catalog, canada) or a shape below, OP dumps, loads, packb or unpackb.
 
-Each round times the three in shuffled order (samples of about 5 ms, the
-collector off); printed per row: NEW/OLD as the ratio of the minima and of
-the medians, and each build over the peer (minima).
+DOC may end in `_escaped` for `loads`: the document as Python's `json.dumps`
+writes it (every non-ASCII character escaped).
+
+Each round times the builds and the peers (orjson or ormsgpack, and msgspec)
+in shuffled order, in samples of about 5 ms with the collector off; with
+`--keep N`, each sample is N calls whose results are kept, from a collected
+heap and with the collector on, its young collection timed at the end (what
+`bench/compare.py`'s collector-on setting measures). Printed per row: NEW/OLD
+as the ratio of the minima and of the medians, and each build over the best
+peer (minima).
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ def load(tag: str, path: str) -> ModuleType:
 
 
 def shape(name: str) -> Any:
+    if name.endswith("_escaped"):
+        return shape(name[: -len("_escaped")])
     rng = random.Random(5)
     shapes: dict[str, Callable[[], Any]] = {
         "ints_9_digits": lambda: [rng.randrange(10**8, 10**9) for _ in range(20_000)],
@@ -69,8 +78,10 @@ def main() -> None:
     parser.add_argument("new")
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--keep", type=int, default=0, help="calls per sample with their results kept, collector on")
     args = parser.parse_args()
 
+    import msgspec
     import orjson
     import ormsgpack
 
@@ -78,34 +89,60 @@ def main() -> None:
     for row in args.rows:
         doc, op = row.split(".")
         obj = shape(doc)
-        peer_module = orjson if op in ("dumps", "loads") else ormsgpack
-        if op in ("loads", "unpackb"):
-            arg = (orjson.dumps if op == "loads" else ormsgpack.packb)(obj)
+        json_format = op in ("dumps", "loads")
+        peers = {
+            "orjson" if json_format else "ormsgpack": getattr(orjson if json_format else ormsgpack, op),
+            "msgspec": {
+                "dumps": msgspec.json.Encoder().encode,
+                "loads": msgspec.json.Decoder().decode,
+                "packb": msgspec.msgpack.Encoder().encode,
+                "unpackb": msgspec.msgpack.Decoder().decode,
+            }[op],
+        }
+        if op == "loads":
+            arg = json.dumps(obj).encode() if doc.endswith("_escaped") else orjson.dumps(obj)
+        elif op == "unpackb":
+            arg = ormsgpack.packb(obj)
         else:
             arg = obj
-        a, b, peer = getattr(old, op), getattr(new, op), getattr(peer_module, op)
+        a, b = getattr(old, op), getattr(new, op)
         assert a(arg) == b(arg)
 
         def sample(f: Callable[[Any], Any], n: int, arg: Any = arg) -> float:
+            if args.keep:
+                gc.collect()
+                start = time.perf_counter()
+                kept = [f(arg) for _ in range(n)]
+                gc.collect(0)
+                elapsed = time.perf_counter() - start
+                del kept
+                return elapsed / n
             start = time.perf_counter()
             for _ in range(n):
                 f(arg)
             return (time.perf_counter() - start) / n
 
-        n = max(1, int(0.005 / sample(peer, 3)))
-        times: dict[str, list[float]] = {"old": [], "new": [], "peer": []}
-        gc.disable()
+        main_peer = next(iter(peers.values()))
+        n = args.keep or max(1, int(0.005 / sample(main_peer, 3)))
+        contenders = {"old": a, "new": b, **peers}
+        times: dict[str, list[float]] = {k: [] for k in contenders}
+        if args.keep:
+            gc.freeze()
+        else:
+            gc.disable()
         for _ in range(args.rounds):
-            order = [("old", a), ("new", b), ("peer", peer)]
+            order = list(contenders.items())
             random.shuffle(order)
             for key, f in order:
                 times[key].append(sample(f, n))
         gc.enable()
+        gc.unfreeze()
         best = {k: min(v) for k, v in times.items()}
         median = {k: statistics.median(v) for k, v in times.items()}
+        peer = min(peers, key=lambda k: best[k])
         print(
             f"{row:28} new/old {best['new'] / best['old']:.3f} (medians {median['new'] / median['old']:.3f})"
-            f" | old/peer {best['old'] / best['peer']:.3f} new/peer {best['new'] / best['peer']:.3f}"
+            f" | old/{peer} {best['old'] / best[peer]:.3f} new/{peer} {best['new'] / best[peer]:.3f}"
             f" | old {best['old'] * 1e6:.2f} us, new {best['new'] * 1e6:.2f} us"
         )
 
