@@ -9,7 +9,8 @@ process state: the shared machine's per-process modes (where a process's
 memory lands, which core it runs on) hit both builds alike, which timing each
 build in a process of its own does not. The peer of the row's format is timed
 with them. ROW is DOC.OP: DOC one of the shared fixtures (twitter, github,
-citm_catalog, canada) or a shape below, OP dumps, loads, packb or unpackb.
+citm_catalog, canada), a shape below or a document of bench/documents.py
+(strings_non_ascii, str_1mb, ...), OP dumps, loads, packb or unpackb.
 
 DOC may end in `_escaped` for `loads`: the document as Python's `json.dumps`
 writes it (every non-ASCII character escaped).
@@ -33,6 +34,7 @@ import json
 import os
 import random
 import statistics
+import sys
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -68,6 +70,13 @@ def shape(name: str) -> Any:
     }
     if name in shapes:
         return shapes[name]()
+    # The rest of the benchmark's own documents (bench/documents.py).
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+    import documents
+
+    for table in (documents.STRING_DOCUMENTS, {k: v[0] for k, v in documents.PARTIAL_DOCUMENTS.items()}):
+        if name in table:
+            return table[name]()
     with open(os.path.join(FIXTURES, name + ".json"), "rb") as f:
         return json.loads(f.read())
 
