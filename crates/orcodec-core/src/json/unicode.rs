@@ -20,7 +20,6 @@
 //! scans a block at a time).
 
 use super::unescape::block_masks;
-use crate::text::put_code_point;
 
 /// For each of an escape's four digit places, every byte's value as that
 /// place's hex digit, already shifted to the place (the first digit is the
@@ -53,18 +52,19 @@ static HEX_PLACES: [[u32; 256]; 4] = {
 const NOT_HEX: u32 = 0x1_0000;
 
 /// `\u` read as a little-endian 16-bit word.
-const BACKSLASH_U: u64 = u16::from_le_bytes(*b"\\u") as u64;
+const BACKSLASH_U: u16 = u16::from_le_bytes(*b"\\u");
 
 /// Bytes of input per window.
 const WINDOW: usize = 64;
 
 /// Input the loop needs from a window's start: the window, then what is read
 /// from its last byte: the 16-byte copy of a run that starts there, or a
-/// surrogate pair (12 bytes, read as two 8-byte words, 14 in all).
+/// surrogate pair (12 bytes).
 const NEED: usize = WINDOW - 1 + 16;
 
 /// Spare scratch capacity one window may write into: its bytes, the pair
-/// that may run past its end, and a 16-byte store past the end of a run.
+/// that may run past its end, and a 16-byte store past the end of a run
+/// (a code point's 4-byte store reaches less far).
 const ROOM: usize = WINDOW + 12 + 16;
 
 #[cfg(any(test, fuzzing))]
@@ -74,11 +74,16 @@ thread_local! {
     pub(crate) static OFF: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
 }
 
-/// The value of the four hex digits in little-endian `w` (the first digit
-/// in the lowest byte), or `None` when one is not a hex digit.
+/// The value of the four hex digits at `at`, or `None` when one is not a
+/// hex digit. Each digit is a load of its own: cheaper than one word's
+/// loads and the shifts that take its bytes apart.
+///
+/// # Safety
+/// `at + 4 <= input.len()`.
 #[inline(always)]
-fn hex4(w: u64) -> Option<u32> {
-    let d = |place: usize| HEX_PLACES[place][(w >> (8 * place)) as u8 as usize];
+unsafe fn hex4(input: &[u8], at: usize) -> Option<u32> {
+    // SAFETY: the caller guarantees 4 readable bytes at `at`.
+    let d = |place: usize| HEX_PLACES[place][unsafe { *input.get_unchecked(at + place) } as usize];
     let v = d(0) | d(1) | d(2) | d(3);
     if v >= NOT_HEX {
         return None;
@@ -86,14 +91,14 @@ fn hex4(w: u64) -> Option<u32> {
     Some(v)
 }
 
-/// The 8 input bytes at `i`, little-endian.
+/// Whether the two bytes at `at` are `\u`.
 ///
 /// # Safety
-/// `i + 8 <= input.len()`.
+/// `at + 2 <= input.len()`.
 #[inline(always)]
-unsafe fn word(input: &[u8], i: usize) -> u64 {
-    // SAFETY: the caller guarantees 8 readable bytes at `i`.
-    unsafe { u64::from_le_bytes(core::ptr::read_unaligned(input.as_ptr().add(i) as *const [u8; 8])) }
+unsafe fn backslash_u(input: &[u8], at: usize) -> bool {
+    // SAFETY: the caller guarantees 2 readable bytes at `at`.
+    u16::from_le_bytes(unsafe { core::ptr::read_unaligned(input.as_ptr().add(at) as *const [u8; 2]) }) == BACKSLASH_U
 }
 
 /// The code point of the `\u` escape (or surrogate pair) at `p` and the
@@ -101,28 +106,60 @@ unsafe fn word(input: &[u8], i: usize) -> u64 {
 /// that are not, a surrogate that is not the high half of a pair.
 ///
 /// # Safety
-/// `p + 14 <= input.len()`.
+/// `p + 12 <= input.len()`.
 #[inline(always)]
 unsafe fn escape_at(input: &[u8], p: usize) -> Option<(u32, usize)> {
-    // SAFETY: the reads stay below `p + 14`.
-    let (w, w2) = unsafe { (word(input, p), word(input, p + 6)) };
-    if w & 0xffff != BACKSLASH_U {
+    // SAFETY: 2 bytes at `p`, below `p + 12 <= input.len()`.
+    if !unsafe { backslash_u(input, p) } {
         return None;
     }
-    let first = hex4(w >> 16)?;
+    // SAFETY: 4 bytes at `p + 2`, below `p + 12`.
+    let first = unsafe { hex4(input, p + 2) }?;
     if first & 0xf800 != 0xd800 {
         return Some((first, p + 6));
     }
     // A surrogate: only a high one followed by `\u` and a low one is a
     // character; anything else is the slow path's to refuse.
-    if first >= 0xdc00 || w2 & 0xffff != BACKSLASH_U {
+    // SAFETY: 2 bytes at `p + 6`, below `p + 12`.
+    if first >= 0xdc00 || !unsafe { backslash_u(input, p + 6) } {
         return None;
     }
-    let second = hex4(w2 >> 16)?;
+    // SAFETY: 4 bytes at `p + 8`, below `p + 12`.
+    let second = unsafe { hex4(input, p + 8) }?;
     if second & 0xfc00 != 0xdc00 {
         return None;
     }
     Some((0x10000 + ((first - 0xd800) << 10) + (second - 0xdc00), p + 12))
+}
+
+/// Writes the UTF-8 of code point `c` (not a surrogate, < 0x110000) at
+/// `out` as one store of 1, 2 or 4 bytes, and returns its length: a 3-byte
+/// character's store writes one byte more, which the next write covers or
+/// the scratch's length leaves out.
+///
+/// # Safety
+/// `out` has room for 4 bytes.
+#[inline(always)]
+unsafe fn put_escaped(out: *mut u8, c: u32) -> usize {
+    // SAFETY: the caller guarantees 4 writable bytes at `out`.
+    unsafe {
+        if c >= 0x800 {
+            let (n, w) = if c >= 0x1_0000 {
+                (4, 0x8080_80F0 | c >> 18 | (c >> 12 & 0x3F) << 8 | (c >> 6 & 0x3F) << 16 | (c & 0x3F) << 24)
+            } else {
+                (3, 0x0080_80E0 | c >> 12 | (c >> 6 & 0x3F) << 8 | (c & 0x3F) << 16)
+            };
+            core::ptr::write_unaligned(out as *mut [u8; 4], w.to_le_bytes());
+            n
+        } else if c >= 0x80 {
+            let w = (0x80C0 | c >> 6 | (c & 0x3F) << 8) as u16;
+            core::ptr::write_unaligned(out as *mut [u8; 2], w.to_le_bytes());
+            2
+        } else {
+            *out = c as u8;
+            1
+        }
+    }
 }
 
 /// Decodes `\uXXXX` escapes and the plain runs between them from the
@@ -155,12 +192,13 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
         let b = pos;
         // SAFETY: `b + NEED <= input.len()`: the window's four 16-byte
         // blocks, each escape's reads (`escape_at` at `p < b + 64`, below
-        // `p + 14 < b + NEED`) and each run's 16-byte copy (from `pos <= p`,
+        // `p + 12 < b + NEED`) and each run's 16-byte copy (from `pos <= p`,
         // below `p + 16 <= b + NEED`) are inside the input. Writes stay
         // below `o + ROOM <= capacity`: the window's output is at most its
         // input (a code point is shorter than its escape) with a pair
         // running at most 12 bytes past its end, and each run's 16-byte
-        // store starts before the window's output ends. What is kept is
+        // store and each code point's 4-byte store start before the
+        // window's output ends. What is kept is
         // UTF-8: code points, and input runs cut at ASCII bytes (a
         // backslash, an escape's last digit, a quote or control byte).
         unsafe {
@@ -181,7 +219,9 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
                 let p = b + todo.trailing_zeros() as usize;
                 todo &= todo - 1;
                 if p < pos {
-                    // The second half of a pair already decoded.
+                    // The second half of a pair already decoded. (Clearing
+                    // its bit instead would make the next escape's place
+                    // wait on this one's digits.)
                     continue;
                 }
                 // The plain run before the escape.
@@ -196,7 +236,7 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
                 let Some((code_point, after)) = escape_at(input, p) else {
                     break 'windows;
                 };
-                o = put_code_point(out.add(o), code_point).offset_from(out) as usize;
+                o += put_escaped(out.add(o), code_point);
                 pos = after;
             }
             if stop != 0 {
@@ -470,23 +510,36 @@ mod tests {
 
     #[test]
     fn hex_digits() {
+        // SAFETY: every call below passes four bytes.
+        let hex = |digits: &[u8]| unsafe { hex4(digits, 0) };
         for w in 0..=0xffff_u32 {
-            let text = format!("{w:04x}");
-            let word = u32::from_le_bytes(text.as_bytes().try_into().unwrap()) as u64;
-            assert_eq!(hex4(word), Some(w));
-            let upper = format!("{w:04X}");
-            assert_eq!(hex4(u32::from_le_bytes(upper.as_bytes().try_into().unwrap()) as u64), Some(w));
+            assert_eq!(hex(format!("{w:04x}").as_bytes()), Some(w));
+            assert_eq!(hex(format!("{w:04X}").as_bytes()), Some(w));
         }
         for bad in [*b"000g", *b"g000", *b"00 0", *b"0x00", *b"/000", *b":000", *b"@000", *b"G000", *b"`000"] {
-            assert_eq!(hex4(u32::from_le_bytes(bad) as u64), None, "{:?}", std::str::from_utf8(&bad));
+            assert_eq!(hex(&bad), None, "{:?}", std::str::from_utf8(&bad));
         }
         for place in 0..4 {
             for b in 0..=255u8 {
                 let mut digits = *b"0000";
                 digits[place] = b;
                 let want = (b as char).to_digit(16).map(|d| d << (4 * (3 - place)));
-                assert_eq!(hex4(u32::from_le_bytes(digits) as u64), want, "{b} at {place}");
+                assert_eq!(hex(&digits), want, "{b} at {place}");
             }
+        }
+    }
+
+    #[test]
+    fn code_points_written_as_the_standard_library_writes_them() {
+        // Every code point but the surrogates, each over bytes that were
+        // not zero (the 3-byte store writes one byte more).
+        for c in (0..0xd800_u32).chain(0xe000..0x11_0000) {
+            let mut out = [0xAA_u8; 4];
+            // SAFETY: four bytes of room.
+            let n = unsafe { put_escaped(out.as_mut_ptr(), c) };
+            let mut want = [0u8; 4];
+            let want = char::from_u32(c).unwrap().encode_utf8(&mut want).as_bytes();
+            assert_eq!(&out[..n], want, "U+{c:04X}");
         }
     }
 }
