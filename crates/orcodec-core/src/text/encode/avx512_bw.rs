@@ -49,6 +49,12 @@ pub unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
 /// Texts at least this long take [`copy_clean_prefix_long`].
 const LONG: usize = 256;
 
+/// Texts at least this long are copied with 64-byte aligned stores. Below,
+/// the copy runs from the first cache levels, where aligning the stores
+/// (and so misaligning the loads, in general) helps one text and slows the
+/// next, as the two buffers' offsets fall.
+const ALIGN_OUTPUT_FROM: usize = 64 << 10;
+
 /// `copy_clean_prefix` for texts of at least `LONG` bytes, out of line
 /// (so the short-text path inlined into every string write stays small):
 /// two vectors and one branch per step, the rest as `copy_clean_prefix`.
@@ -63,6 +69,21 @@ unsafe fn copy_clean_prefix_long(src: &[u8], out: *mut u8) -> usize {
     let n = src.len();
     let p = src.as_ptr();
     let mut i = 0;
+    if n >= ALIGN_OUTPUT_FROM {
+        // One step from the start, then on from where the output is 64-byte
+        // aligned (1 to 64 bytes on, the step's bytes written and checked
+        // again where they overlap): a store that straddles two cache lines
+        // costs both lines, and the output rarely starts on a line.
+        let a = _mm256_loadu_si256(p as *const __m256i);
+        let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
+        _mm256_storeu_si256(out as *mut __m256i, a);
+        _mm256_storeu_si256(out.add(32) as *mut __m256i, b);
+        let mask = special(a) as u64 | (special(b) as u64) << 32;
+        if mask != 0 {
+            return mask.trailing_zeros() as usize;
+        }
+        i = 64 - (out as usize & 63);
+    }
     while n - i >= 64 {
         let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
         let b = _mm256_loadu_si256(p.add(i + 32) as *const __m256i);

@@ -296,6 +296,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn clean_prefix_of_long_texts_at_every_output_offset() {
+        // From 64 KiB, AVX-512 aligns its stores after a first step: at each
+        // of the 64 offsets the output can start at, a special byte in that
+        // step, where it overlaps the aligned steps, after them, near the
+        // end and nowhere (the other kernels take the same texts).
+        let len = (64 << 10) + 77;
+        let specials = [b'"', b'\\', 0x00, 0x1f];
+        let positions: Vec<Option<usize>> =
+            (0..140).chain((len - 140..len).step_by(3)).chain([len / 2]).map(Some).chain([None]).collect();
+        let mut out = vec![0u8; len + 128];
+        for offset in 0..64 {
+            for (k, &pos) in positions.iter().enumerate() {
+                let mut src: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
+                if let Some(pos) = pos {
+                    src[pos] = specials[k % specials.len()];
+                }
+                let at = offset + (64 - out.as_ptr() as usize % 64) % 64;
+                // SAFETY: `out` has room for `len` bytes from `at` (< 128).
+                let got = unsafe { copy_clean_prefix(&src, out.as_mut_ptr().add(at)) };
+                assert_eq!(got, pos.unwrap_or(len), "offset {offset}, special at {pos:?}");
+                assert!(out[at..at + got] == src[..got], "offset {offset}, special at {pos:?}");
+            }
+        }
+    }
+
+    #[test]
     fn clean_prefix_portable_matches_simd() {
         // The portable prefix copy (other architectures) against the one in
         // use, for every length (past two 64-byte AVX2 steps), special byte
