@@ -198,9 +198,9 @@ pub(super) fn unicode_escapes(input: &[u8], i: usize, scratch: &mut Vec<u8>) -> 
         // input (a code point is shorter than its escape) with a pair
         // running at most 12 bytes past its end, and each run's 16-byte
         // store and each code point's 4-byte store start before the
-        // window's output ends. What is kept is
-        // UTF-8: code points, and input runs cut at ASCII bytes (a
-        // backslash, an escape's last digit, a quote or control byte).
+        // window's output ends. What is kept is UTF-8: code points, and
+        // input runs cut at ASCII bytes (a backslash, an escape's last
+        // digit, a quote or control byte).
         unsafe {
             let (mut backslash, mut stop) = (0u64, 0u64);
             for k in 0..4 {

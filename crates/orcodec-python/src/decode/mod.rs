@@ -50,10 +50,11 @@ use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
 /// none and makes its own. Stacks grown past `KEPT_STACK_BYTES` by a large
 /// document are dropped rather than kept.
 ///
-/// The limit is 1 MiB (128 Ki pending values) per format: a stack of
-/// 128 KiB or more (a list of 16 Ki items) is one glibc hands out by
-/// `mmap`, so dropping it after every call made each call fault its pages
-/// in afresh, about a sixth of the time of `loads` of 10,000 floats.
+/// The limit is 1 MiB (128 Ki pending values) per format. A lower one
+/// cost documents with many values pending at once (a list of 10,000
+/// floats): their stack, doubled past 64 KiB to 128 KiB, is one glibc
+/// hands out by `mmap`, so dropping it made every call fault its pages in
+/// afresh.
 struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
 
 // SAFETY: the GIL contract (crate root); only `with_stacks` touches it, in
