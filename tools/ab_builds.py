@@ -10,7 +10,8 @@ memory lands, which core it runs on) hit both builds alike, which timing each
 build in a process of its own does not. The peer of the row's format is timed
 with them. ROW is DOC.OP: DOC one of the shared fixtures (twitter, github,
 citm_catalog, canada), a shape below or a document of bench/documents.py
-(strings_non_ascii, str_1mb, ...), OP dumps, loads, packb or unpackb.
+(small, dict_2000_keys, floats_10000, strings_non_ascii, str_1mb, ...), OP
+dumps, loads, packb or unpackb.
 
 DOC may end in `_escaped` for `loads`: the document as Python's `json.dumps`
 writes it (every non-ASCII character escaped).
@@ -39,6 +40,9 @@ import time
 from types import ModuleType
 from typing import Any, Callable
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+import documents  # noqa: E402  (bench/documents.py, the benchmark's documents)
+
 FIXTURES = os.environ.get("ORCODEC_FIXTURES", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fixtures"))
 
 
@@ -64,16 +68,12 @@ def shape(name: str) -> Any:
         "nones": lambda: [None] * 20_000,
         "empty_lists": lambda: [[] for _ in range(20_000)],
         "records_id_int": lambda: [{"id": rng.randrange(10**8, 10**9)} for _ in range(5_000)],
-        "floats_10000": lambda: [round(((i * 7919) % 100_000) / 100 + 0.99 * (i % 3 == 0), 2) for i in range(10_000)],
-        "dict_2000_keys": lambda: {f"key_{i}": i for i in range(2000)},
-        "small": lambda: {"id": 12345, "name": "orcodec", "active": True, "score": 98.6, "tags": ["a", "b"], "x": None},
     }
     if name in shapes:
         return shapes[name]()
-    # The rest of the benchmark's own documents (bench/documents.py).
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
-    import documents
-
+    # The benchmark's own documents, so that a row here is the row there.
+    if name == "small":
+        return documents.SMALL
     for table in (documents.STRING_DOCUMENTS, {k: v[0] for k, v in documents.PARTIAL_DOCUMENTS.items()}):
         if name in table:
             return table[name]()
