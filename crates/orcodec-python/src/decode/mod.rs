@@ -61,7 +61,7 @@ struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
 // single reads and writes that run no Python code.
 unsafe impl<T> Sync for KeptStacks<T> {}
 
-const KEPT_STACK_BYTES: usize = 1 << 20;
+pub(crate) const KEPT_STACK_BYTES: usize = 1 << 20;
 
 static JSON_STACKS: KeptStacks<ScanStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
 static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));

@@ -30,8 +30,7 @@ use crate::module::state::state;
 /// allocation of its own (as the untyped decoders keep theirs). A decode
 /// takes it out and puts it back, empty; a nested decode (from a hook)
 /// finds none and makes its own. Stacks grown past `KEPT_STACK_ITEMS` are
-/// not kept: 1 MiB of items, as for the untyped decoders' stacks (see
-/// `decode::KeptStacks`).
+/// not kept: the untyped decoders' limit (see `decode::KeptStacks`).
 struct KeptStack(core::cell::UnsafeCell<Option<Vec<Owned>>>);
 
 // SAFETY: the GIL contract (crate root); only `run` touches it, in single
@@ -40,7 +39,7 @@ unsafe impl Sync for KeptStack {}
 
 static KEPT_STACK: KeptStack = KeptStack(core::cell::UnsafeCell::new(None));
 
-const KEPT_STACK_ITEMS: usize = 128 << 10;
+const KEPT_STACK_ITEMS: usize = crate::decode::KEPT_STACK_BYTES / core::mem::size_of::<Owned>();
 
 /// The typed-decoding options of one call.
 pub struct Options {
