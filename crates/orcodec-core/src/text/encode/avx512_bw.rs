@@ -55,6 +55,21 @@ const LONG: usize = 256;
 /// next, as the two buffers' offsets fall.
 const ALIGN_OUTPUT_FROM: usize = 64 << 10;
 
+/// Copies the 64 bytes at `p + i` to `out + i`; a bit per byte that needs
+/// escaping.
+///
+/// # Safety
+/// As `copy_clean_prefix`, with 64 bytes readable at `p + i` and room for
+/// them at `out + i`.
+#[inline(always)]
+unsafe fn copy_step(p: *const u8, out: *mut u8, i: usize) -> u64 {
+    let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
+    let b = _mm256_loadu_si256(p.add(i + 32) as *const __m256i);
+    _mm256_storeu_si256(out.add(i) as *mut __m256i, a);
+    _mm256_storeu_si256(out.add(i + 32) as *mut __m256i, b);
+    special(a) as u64 | (special(b) as u64) << 32
+}
+
 /// `copy_clean_prefix` for texts of at least `LONG` bytes, out of line
 /// (so the short-text path inlined into every string write stays small):
 /// two vectors and one branch per step, the rest as `copy_clean_prefix`.
@@ -74,22 +89,14 @@ unsafe fn copy_clean_prefix_long(src: &[u8], out: *mut u8) -> usize {
         // aligned (1 to 64 bytes on, the step's bytes written and checked
         // again where they overlap): a store that straddles two cache lines
         // costs both lines, and the output rarely starts on a line.
-        let a = _mm256_loadu_si256(p as *const __m256i);
-        let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
-        _mm256_storeu_si256(out as *mut __m256i, a);
-        _mm256_storeu_si256(out.add(32) as *mut __m256i, b);
-        let mask = special(a) as u64 | (special(b) as u64) << 32;
+        let mask = copy_step(p, out, 0);
         if mask != 0 {
             return mask.trailing_zeros() as usize;
         }
         i = 64 - (out as usize & 63);
     }
     while n - i >= 64 {
-        let a = _mm256_loadu_si256(p.add(i) as *const __m256i);
-        let b = _mm256_loadu_si256(p.add(i + 32) as *const __m256i);
-        _mm256_storeu_si256(out.add(i) as *mut __m256i, a);
-        _mm256_storeu_si256(out.add(i + 32) as *mut __m256i, b);
-        let mask = special(a) as u64 | (special(b) as u64) << 32;
+        let mask = copy_step(p, out, i);
         if mask != 0 {
             return i + mask.trailing_zeros() as usize;
         }

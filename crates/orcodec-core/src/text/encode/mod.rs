@@ -306,12 +306,12 @@ mod tests {
         let positions: Vec<Option<usize>> =
             (0..140).chain((len - 140..len).step_by(3)).chain([len / 2]).map(Some).chain([None]).collect();
         let mut out = vec![0u8; len + 128];
-        for offset in 0..64 {
-            for (k, &pos) in positions.iter().enumerate() {
-                let mut src: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
-                if let Some(pos) = pos {
-                    src[pos] = specials[k % specials.len()];
-                }
+        for (k, &pos) in positions.iter().enumerate() {
+            let mut src: Vec<u8> = (0..len).map(|k| b'a' + (k % 26) as u8).collect();
+            if let Some(pos) = pos {
+                src[pos] = specials[k % specials.len()];
+            }
+            for offset in 0..64 {
                 let at = offset + (64 - out.as_ptr() as usize % 64) % 64;
                 // SAFETY: `out` has room for `len` bytes from `at` (< 128).
                 let got = unsafe { copy_clean_prefix(&src, out.as_mut_ptr().add(at)) };
