@@ -135,7 +135,9 @@ unsafe fn escape_at(input: &[u8], p: usize) -> Option<(u32, usize)> {
 /// Writes the UTF-8 of code point `c` (not a surrogate, < 0x110000) at
 /// `out` as one store of 1, 2 or 4 bytes, and returns its length: a 3-byte
 /// character's store writes one byte more, which the next write covers or
-/// the scratch's length leaves out.
+/// the scratch's length leaves out. (`text::put_code_point` writes only
+/// the character's bytes: its callers that turn UCS-2 into UTF-8 have room
+/// for three bytes a character, not four.)
 ///
 /// # Safety
 /// `out` has room for 4 bytes.
