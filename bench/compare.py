@@ -420,13 +420,22 @@ def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
 
 
 def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
-    """Iterations per sample so that one sample takes about target_s."""
+    """Iterations per sample so that one sample takes about target_s.
+
+    The count is kept for the whole row, so it comes from the fastest of three
+    samples at the final size: a single slow one (another process, caches
+    still full of the row's set-up) would otherwise give a library a fraction
+    of the target for every sample of the row, and a short sample weighs each
+    sample's first, cold call several times more than its peers' samples do.
+    """
     n = 1
     while True:
         elapsed = sample(fn, arg, n)
         if elapsed >= target_s / 10 or n >= 10**7:
-            return max(1, round(n * target_s / elapsed))
+            break
         n *= 10
+    elapsed = min(elapsed, sample(fn, arg, n), sample(fn, arg, n))
+    return max(1, round(n * target_s / elapsed))
 
 
 def sample_counts(calibrated: dict[str, int]) -> dict[str, dict[str, int]]:
@@ -453,12 +462,17 @@ def measure(row: Row, settings: Settings) -> None:
     libs = [lib for lib, cell in row.cells.items() if cell.timed]
     if not libs:
         return
-    calibrated = {lib: calibrate(row.cells[lib].fn, row.cells[lib].arg, settings.target_sample_s) for lib in libs}
+    # A fresh order each round, so no library always runs first or right after
+    # the same neighbour (whose heap and cache leftovers it would inherit);
+    # calibrated in such an order too, so no library is always the first
+    # timed after the row's checks.
+    order = random.Random(row.name)
+    calibrated = {
+        lib: calibrate(row.cells[lib].fn, row.cells[lib].arg, settings.target_sample_s)
+        for lib in order.sample(libs, len(libs))
+    }
     for lib, n in sample_counts(calibrated).items():
         row.cells[lib].iterations = n
-    # A fresh order each round, so no library always runs first or right after
-    # the same neighbour (whose heap and cache leftovers it would inherit).
-    order = random.Random(row.name)
     samples = [(lib, mode) for lib in libs for mode in MODES]
     deadline = time.perf_counter() + settings.row_budget_s
     for r in range(settings.max_rounds):
