@@ -423,10 +423,9 @@ def calibrate(fn: Callable, arg: Any, target_s: float) -> int:
     """Iterations per sample so that one sample takes about target_s.
 
     The count is kept for the whole row, so it comes from the fastest of three
-    samples at the final size: a single slow one (another process, caches
-    still full of the row's set-up) would otherwise give a library a fraction
-    of the target for every sample of the row, and a short sample weighs each
-    sample's first, cold call several times more than its peers' samples do.
+    samples at the final size: a single slow one (another process, the first
+    calls after the row's checks) would otherwise give a library a fraction
+    of the target for every sample of the row.
     """
     n = 1
     while True:
