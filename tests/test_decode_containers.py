@@ -7,6 +7,7 @@ between calls. Each test runs once per format."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import gc
 import json
 import sys
@@ -268,6 +269,93 @@ def test_decoded_containers_are_tracked(fmt, gc_state):
     value.append(value)  # a cycle made later is still collectable
     del value
     gc.collect()
+
+
+# Python code that a large decode calls runs with the collector as the caller had it:
+# the pause is not seen, and a callback that turns the collector off keeps it off.
+
+
+class _Point:
+    pass
+
+
+@dataclasses.dataclass
+class _Seen:
+    n: int
+    tags: list = dataclasses.field(default_factory=lambda: _SEEN.append(("factory", gc.isenabled())) or [])
+
+    def __post_init__(self):
+        _SEEN.append(("post_init", gc.isenabled()))
+
+
+_SEEN: list = []
+
+
+def _big_with_exts() -> bytes:
+    body = b"".join(b"\xd4\x05" + bytes([i % 256]) for i in range(20_000))  # fixext1, type 5
+    return b"\xdd" + (20_000).to_bytes(4, "big") + body
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_callbacks_see_the_callers_collector(gc_state, enabled):
+    (gc.enable if enabled else gc.disable)()
+    seen = []
+
+    def ext_hook(code, data):
+        seen.append(("ext_hook", gc.isenabled()))
+        return data[0]
+
+    assert orcodec.unpackb(_big_with_exts(), ext_hook=ext_hook) == [i % 256 for i in range(20_000)]
+    assert seen == [("ext_hook", enabled)] * 20_000
+
+    def dec_hook(tp, value):
+        seen.append(("dec_hook", gc.isenabled()))
+        return _Point()
+
+    seen.clear()
+    text = orcodec.dumps([{"x": i} for i in range(5000)])
+    assert len(text) >= 16 * 1024
+    points = orcodec.loads(text, type=list[_Point], dec_hook=dec_hook)
+    assert len(points) == 5000 and seen == [("dec_hook", enabled)] * 5000
+
+    _SEEN.clear()
+    text = orcodec.dumps([{"n": i} for i in range(5000)])
+    assert [v.n for v in orcodec.loads(text, type=list[_Seen])] == list(range(5000))
+    assert _SEEN == [("factory", enabled), ("post_init", enabled)] * 5000
+    assert gc.isenabled() is enabled
+
+
+def test_a_callback_that_turns_the_collector_off_keeps_it_off(gc_state):
+    gc.enable()
+    calls = []
+
+    def ext_hook(code, data):
+        calls.append(gc.isenabled())
+        if len(calls) == 100:
+            gc.disable()
+        return data[0]
+
+    orcodec.unpackb(_big_with_exts(), ext_hook=ext_hook)
+    assert calls == [True] * 100 + [False] * 19_900
+    assert gc.isenabled() is False
+
+
+def test_a_decode_inside_a_callback_restores_the_pause(gc_state):
+    gc.enable()
+    inner = orcodec.packb(BIG)
+    states = []
+
+    def ext_hook(code, data):
+        states.append(gc.isenabled())
+        assert orcodec.unpackb(inner) == BIG  # itself a large, paused decode
+        states.append(gc.isenabled())
+        return None
+
+    body = b"".join(b"\xd4\x05\x00" for _ in range(3)) + b"\x00" * (20 * 1024)
+    data = b"\xdd" + (3 + 20 * 1024).to_bytes(4, "big") + body
+    assert orcodec.unpackb(data, ext_hook=ext_hook) == [None] * 3 + [0] * (20 * 1024)
+    assert states == [True] * 6
+    assert gc.isenabled() is True
 
 
 # --------------------------------------------------------------------------------------

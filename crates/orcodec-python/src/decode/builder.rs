@@ -303,7 +303,7 @@ unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Own
     let tag_obj = Owned::new(PyLong_FromLong(tag as _))?;
     let data_obj = Owned::new(PyBytes_FromStringAndSize(data.as_ptr() as *const _, data.len() as Py_ssize_t))?;
     let args = [tag_obj.as_ptr(), data_obj.as_ptr()];
-    let result = PyObject_Vectorcall(hook, args.as_ptr(), 2, core::ptr::null_mut());
+    let result = crate::decode::unpaused(|| PyObject_Vectorcall(hook, args.as_ptr(), 2, core::ptr::null_mut()));
     if result.is_null() {
         // ormsgpack's message; the exception (a hook that cannot be called
         // too) is the cause, and a note names the extension type.

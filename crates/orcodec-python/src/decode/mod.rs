@@ -92,22 +92,38 @@ const PAUSE_GC_FROM: usize = 16 * 1024;
 /// A decode allocates containers by the thousand, and each 700 of them would
 /// start a collection that traverses the (growing, still young) result over
 /// and over, finding nothing: a freshly decoded tree holds no reference
-/// cycles, and the decode runs no Python code (no hook, no finalizer) that
-/// could create one or observe the pause. Objects stay tracked, so once
-/// collection resumes the tree is handled as usual. Restored on drop, so an
-/// error path resumes it too; never re-enables a collector that was off.
-pub(crate) struct GcPause(#[cfg_attr(not(Py_3_10), allow(dead_code))] bool);
+/// cycles. Objects stay tracked, so once collection resumes the tree is
+/// handled as usual. Python code that a decode calls (an `ext_hook`, a
+/// `dec_hook`, `__post_init__`, a default factory) runs through [`unpaused`],
+/// with the collector as the caller had it, so the pause is never seen and a
+/// callback that turns the collector off keeps it off. Restored on drop, so
+/// an error path resumes it too; never re-enables a collector that was off.
+pub(crate) struct GcPause {
+    /// Whether this pause turned the collector off.
+    #[cfg_attr(not(Py_3_10), allow(dead_code))]
+    active: bool,
+    /// What [`HOLDING`] was before it (a decode called from a callback).
+    #[cfg_attr(not(Py_3_10), allow(dead_code))]
+    outer: bool,
+}
+
+#[cfg(Py_3_10)]
+thread_local! {
+    /// Whether a [`GcPause`] of this thread holds the collector off at the
+    /// moment: false while a callback runs, or after one turned it off.
+    static HOLDING: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
 
 impl GcPause {
     #[inline(always)]
     pub(crate) unsafe fn new(input_len: usize) -> GcPause {
+        // Returns whether it was enabled before.
         #[cfg(Py_3_10)]
-        if input_len >= PAUSE_GC_FROM {
-            // Returns whether it was enabled before.
-            return GcPause(PyGC_Disable() == 1);
+        if input_len >= PAUSE_GC_FROM && PyGC_Disable() == 1 {
+            return GcPause { active: true, outer: HOLDING.replace(true) };
         }
         let _ = input_len;
-        GcPause(false)
+        GcPause { active: false, outer: false }
     }
 }
 
@@ -115,11 +131,32 @@ impl Drop for GcPause {
     #[inline(always)]
     fn drop(&mut self) {
         #[cfg(Py_3_10)]
-        if self.0 {
-            // SAFETY: turns back on what `new` turned off.
-            unsafe { PyGC_Enable() };
+        if self.active {
+            if HOLDING.get() {
+                // SAFETY: turns back on what `new` turned off.
+                unsafe { PyGC_Enable() };
+            }
+            HOLDING.set(self.outer);
         }
     }
+}
+
+/// Runs `call` (Python code a decode calls) with the collector as the
+/// decode's caller had it, if a [`GcPause`] is holding it off, and pauses it
+/// again afterwards unless the callback turned it off itself.
+#[inline]
+pub(crate) unsafe fn unpaused<R>(call: impl FnOnce() -> R) -> R {
+    #[cfg(Py_3_10)]
+    if HOLDING.get() {
+        PyGC_Enable();
+        HOLDING.set(false);
+        let result = call();
+        // Was it still on? Then the pause takes it again; if the callback
+        // turned it off, it stays off and the pause's drop leaves it so.
+        HOLDING.set(PyGC_Disable() == 1);
+        return result;
+    }
+    call()
 }
 
 /// Turns a failed decode into the format's exception (builder failures have

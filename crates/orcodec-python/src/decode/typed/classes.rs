@@ -348,7 +348,7 @@ fn finish(cl: &ClassNode, mut t: Target, seen: &Seen, at: usize, path: &Path) ->
                             reason = "the compiler sets default_obj for every Default::Factory"
                         )]
                         let factory = field.default_obj.as_ref().expect("a factory").as_ptr();
-                        match Owned::new(PyObject_CallNoArgs(factory)) {
+                        match Owned::new(crate::decode::unpaused(|| PyObject_CallNoArgs(factory))) {
                             Ok(v) => v,
                             Err(()) => return Err(from_current(&path.push(Seg::Field(&field.name)), at)),
                         }
@@ -373,7 +373,8 @@ unsafe fn post_init(cl: &ClassNode, t: &Target, path: &Path, at: usize) -> Resul
         return Err(Fail::Raised);
     }
     let args: Vec<*mut PyObject> = t.init_values.iter().map(|v| v.as_ref().map_or(Py_None(), |v| v.as_ptr())).collect();
-    let result = PyObject_Vectorcall(method, args.as_ptr(), args.len(), core::ptr::null_mut());
+    let result =
+        crate::decode::unpaused(|| PyObject_Vectorcall(method, args.as_ptr(), args.len(), core::ptr::null_mut()));
     Py_DECREF(method);
     if result.is_null() {
         return Err(from_current(path, at));
@@ -434,7 +435,7 @@ pub fn from_array<I: Input>(
             #[expect(clippy::expect_used, reason = "fields past the required ones have a default or factory")]
             let d = field.default_obj.as_ref().expect("a default").as_ptr();
             if field.default == Default::Factory {
-                match Owned::new(PyObject_CallNoArgs(d)) {
+                match Owned::new(crate::decode::unpaused(|| PyObject_CallNoArgs(d))) {
                     Ok(v) => v,
                     Err(()) => return Err(from_current(path, at)),
                 }

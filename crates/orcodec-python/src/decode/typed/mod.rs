@@ -409,7 +409,9 @@ fn custom<I: Input>(ctx: &mut Ctx, id: NodeId, cls: *mut PyObject, input: &mut I
     let value = input.any(ctx)?;
     let args = [cls, value.as_ptr()];
     // SAFETY: the hook is a live callable the caller holds; the arguments are live.
-    let result = unsafe { PyObject_Vectorcall(ctx.dec_hook, args.as_ptr(), 2, core::ptr::null_mut()) };
+    let result = unsafe {
+        crate::decode::unpaused(|| PyObject_Vectorcall(ctx.dec_hook, args.as_ptr(), 2, core::ptr::null_mut()))
+    };
     if result.is_null() {
         return Err(from_current(path, 0));
     }

@@ -599,7 +599,7 @@ fn choice_int(ch: &Choice, v: i64, path: &Path, at: usize) -> Result<Owned, Fail
         // SAFETY: calling the Flag class with a new int.
         unsafe {
             let arg = Owned::new(PyLong_FromLongLong(v))?;
-            let member = PyObject_CallOneArg(flag.as_ptr(), arg.as_ptr());
+            let member = crate::decode::unpaused(|| PyObject_CallOneArg(flag.as_ptr(), arg.as_ptr()));
             if !member.is_null() {
                 return Ok(Owned::new(member)?);
             }

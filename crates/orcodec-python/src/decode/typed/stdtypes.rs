@@ -427,7 +427,7 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
                     return Err(Fail::Raised);
                 }
                 let args = Owned::new(PyTuple_New(0))?;
-                return Ok(Owned::new(PyObject_Call(ty, args.as_ptr(), kwargs.as_ptr()))?);
+                return Ok(Owned::new(crate::decode::unpaused(|| PyObject_Call(ty, args.as_ptr(), kwargs.as_ptr())))?);
             };
             *UUID_LAYOUT.0.get() = Some((ty, int_at, safe_at, unknown));
             (ty, int_at, safe_at, unknown)
