@@ -340,7 +340,7 @@ def test_a_callback_that_turns_the_collector_off_keeps_it_off(gc_state):
     assert gc.isenabled() is False
 
 
-def test_a_decode_inside_a_callback_restores_the_pause(gc_state):
+def test_a_decode_inside_a_callback_leaves_the_callers_collector(gc_state):
     gc.enable()
     inner = orcodec.packb(BIG)
     states = []

@@ -117,7 +117,7 @@ thread_local! {
 impl GcPause {
     #[inline(always)]
     pub(crate) unsafe fn new(input_len: usize) -> GcPause {
-        // Returns whether it was enabled before.
+        // `PyGC_Disable` returns whether the collector was on before.
         #[cfg(Py_3_10)]
         if input_len >= PAUSE_GC_FROM && PyGC_Disable() == 1 {
             return GcPause { active: true, outer: HOLDING.replace(true) };
