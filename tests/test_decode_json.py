@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import random
+import sys
+import tracemalloc
 
 import orcodec
 import orjson
@@ -112,6 +115,48 @@ def test_ints_beyond_64_bits_become_float(text):
 def test_float_parsing_is_correctly_rounded(text):
     assert_strict_equal(orcodec.loads(text), float(text))
     assert_strict_equal(orcodec.loads(f"[-{text}]"), [-float(text)])
+
+
+PRICES = b"[" + b",".join(b"%d.25" % i for i in range(5000)) + b"]"
+
+
+@pytest.mark.parametrize(
+    "decode",
+    [
+        orcodec.loads,
+        lambda text: orcodec.loads(text, type=list[float]),
+        lambda text: orcodec.unpackb(orcodec.packb(json.loads(text))),
+    ],
+    ids=["loads", "typed", "unpackb"],
+)
+def test_decoded_floats_are_ordinary_floats(decode):
+    # Some interpreter versions get their floats written in place by the
+    # decoder: they are floats like any other, counted, freed and traced by
+    # tracemalloc as the interpreter's own are.
+    values = decode(PRICES)
+    assert values == [i + 0.25 for i in range(5000)]
+    assert {type(v) for v in values} == {float}
+    # The list's reference and getrefcount's argument.
+    assert [sys.getrefcount(values[i]) for i in range(3)] == [2, 2, 2]
+    assert hash(values[7]) == hash(7.25)
+    del values
+    gc.collect()
+    blocks = sys.getallocatedblocks()
+    for _ in range(50):
+        decode(PRICES)
+    gc.collect()
+    assert sys.getallocatedblocks() - blocks < 100
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        values = decode(PRICES)
+        traced = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # 5000 floats of 24 bytes and the list's 40,000-byte item array, at least,
+    # held by the result.
+    assert traced >= 5000 * 24 + 40_000, traced
+    assert len(values) == 5000
 
 
 MILLION_ZEROS = "0" * 10**6

@@ -12,6 +12,9 @@
 //!   ([`dict::SplitDict`]).
 //! - `int_layout` (build.rs, the same versions): an int's 30-bit digits
 //!   ([`int`]), in the 3.11 form or the 3.12/3.13 one (`Py_3_12`).
+//! - `float_layout` (build.rs: CPython 3.11 and 3.12 of those, without
+//!   reference-count debugging): floats allocated and written in place
+//!   ([`float`]).
 //! - little-endian CPython before 3.14, full API: a str's state bits and its
 //!   cached UTF-8 ([`str`]).
 //! - CPython 3.11 to 3.13, full API: the offset inside a `datetime.timezone`
@@ -38,6 +41,7 @@ pub mod dict;
 #[cfg(dict_table_layout)]
 pub mod dict_table;
 pub mod ffi;
+pub mod float;
 pub mod inline_attrs;
 pub mod instance;
 pub mod int;

@@ -159,7 +159,7 @@ impl Builder for PyBuilder {
     #[inline(always)]
     fn f64(&mut self, value: f64) -> Result<Owned, ()> {
         // SAFETY: as for `i64`.
-        unsafe { Owned::new(PyFloat_FromDouble(value)) }
+        unsafe { Owned::new(crate::cpython::float::new_float(value)) }
     }
     #[inline(always)]
     fn str(&mut self, value: &str) -> Result<Owned, ()> {

@@ -387,7 +387,7 @@ fn check_float(n: &FloatNode, f: f64, path: &Path, at: usize) -> Result<(), Fail
 fn new_float(n: &FloatNode, f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
     check_float(n, f, path, at)?;
     // SAFETY: a new reference or NULL.
-    unsafe { Ok(Owned::new(PyFloat_FromDouble(f))?) }
+    unsafe { Ok(Owned::new(crate::cpython::float::new_float(f))?) }
 }
 
 pub fn float<I: Input>(ctx: &mut Ctx, n: &FloatNode, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
