@@ -11,6 +11,7 @@ import dataclasses
 import gc
 import json
 import sys
+import typing
 import weakref
 
 import msgpack
@@ -355,6 +356,86 @@ def test_a_decode_inside_a_callback_leaves_the_callers_collector(gc_state):
     data = b"\xdd" + (3 + 20 * 1024).to_bytes(4, "big") + body
     assert orcodec.unpackb(data, ext_hook=ext_hook) == [None] * 3 + [0] * (20 * 1024)
     assert states == [True] * 6
+    assert gc.isenabled() is True
+
+
+# While it holds the collector, a large untyped decode runs a collection of the youngest
+# generation every 4096 containers it builds (with the collector as the caller had it),
+# so that a large result is traversed in pieces while they are in cache.
+
+YOUNG_COLLECTION_EVERY = 4096
+LISTS = [[i] for i in range(10_000)]  # 10,001 containers
+
+
+def _collections_during(call):
+    """call()'s result and the (generation, collector on) of each collection it ran."""
+    seen = []
+    inside = [False]
+
+    def callback(phase, info):
+        if phase == "start" and inside[0]:
+            seen.append((info["generation"], gc.isenabled()))
+
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+        inside[0] = True
+        result = call()
+        inside[0] = False
+    finally:
+        gc.callbacks.remove(callback)
+    return result, seen
+
+
+def test_a_large_decode_collects_the_young_generation_as_it_builds(fmt, gc_state):
+    gc.enable()
+    data = _encoded(fmt, LISTS)
+    value, seen = _collections_during(lambda: fmt.decode(data))
+    assert value == LISTS
+    assert seen == [(0, True)] * (10_001 // YOUNG_COLLECTION_EVERY)
+    assert gc.isenabled() is True
+
+
+def test_no_collection_runs_in_a_decode_when_the_collector_is_off(fmt, gc_state):
+    gc.disable()
+    data = _encoded(fmt, LISTS)
+    assert _collections_during(lambda: fmt.decode(data)) == (LISTS, [])
+    assert gc.isenabled() is False
+
+
+def test_typed_decoding_leaves_collections_to_after_the_call(gc_state):
+    # Its instances may be half-written when an untyped value is built.
+    gc.enable()
+    data = orcodec.dumps(LISTS)
+    for tp in (list[list[int]], list[typing.Any]):
+        orcodec.loads(data, type=tp)  # the type compiled (and its allocations) before
+        assert _collections_during(lambda: orcodec.loads(data, type=tp)) == (LISTS, [])  # noqa: B023
+
+
+def test_a_finalizer_run_by_a_young_collection_may_decode(fmt, gc_state):
+    gc.enable()
+    inner = _encoded(fmt, LISTS[:5000])  # itself a large decode, with a collection due
+    decoded = []
+
+    class Cycle:
+        def __del__(self):
+            decoded.append((fmt.decode(inner), gc.isenabled()))
+
+    def garbage():
+        for _ in range(3):
+            c = Cycle()
+            c.me = c
+
+    data = _encoded(fmt, LISTS)
+
+    def decode_after_garbage():
+        garbage()  # in the youngest generation when the decode's first collection runs
+        return fmt.decode(data)
+
+    value, seen = _collections_during(decode_after_garbage)
+    assert value == LISTS
+    assert decoded == [(LISTS[:5000], True)] * 3
+    assert seen[:2] == [(0, True), (0, True)]
     assert gc.isenabled() is True
 
 

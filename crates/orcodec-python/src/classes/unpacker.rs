@@ -163,7 +163,8 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
         let rest = &inner.buf[inner.head..];
         let pause = GcPause::new(rest.len());
-        let result = read_prefix_with(rest, &mut PyBuilder::new(null_mut()), inner.opts, &mut inner.stacks);
+        let result =
+            read_prefix_with(rest, &mut PyBuilder::new(null_mut()).collecting_young(), inner.opts, &mut inner.stacks);
         drop(pause);
         match result {
             Ok((value, len)) => {
@@ -225,7 +226,8 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 .map(Step::Value);
         }
         let pause = GcPause::new(len);
-        let result = read_with(bytes, &mut PyBuilder::new((*obj).ext_hook), inner.opts, &mut inner.stacks);
+        let result =
+            read_with(bytes, &mut PyBuilder::new((*obj).ext_hook).collecting_young(), inner.opts, &mut inner.stacks);
         drop(pause);
         return match result {
             Ok(value) => Ok(Step::Value(value.into_raw())),
@@ -285,7 +287,7 @@ unsafe fn numpy_value(
         data.as_ptr(),
     );
     let pause = GcPause::new(data.len());
-    let mut builder = PyBuilder::with_numpy((*obj).ext_hook, &mut numpy);
+    let mut builder = PyBuilder::with_numpy((*obj).ext_hook, &mut numpy).collecting_young();
     let result = read_with(data, &mut builder, read_opts, stacks);
     drop(pause);
     match result {

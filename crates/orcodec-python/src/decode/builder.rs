@@ -5,8 +5,8 @@ use orcodec_core::builder::Builder;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
-use crate::decode::key_cache;
 use crate::decode::numpy::NumpyRead;
+use crate::decode::{collect_young, key_cache, YOUNG_COLLECTION_EVERY};
 
 /// A new `str` from UTF-8 text.
 #[inline(always)]
@@ -84,6 +84,10 @@ pub struct PyBuilder {
     /// many of their texts were found there.
     value_lookups: u32,
     value_hits: u32,
+    /// Containers to build before the next young collection (see
+    /// [`PyBuilder::collecting_young`]); u32::MAX when this decode runs none
+    /// (no decode that fits in memory builds that many).
+    young_countdown: u32,
 }
 
 /// Every this many value lookups, a decode whose value texts were found in
@@ -99,7 +103,31 @@ impl PyBuilder {
 
     /// A builder that reads numpy values as `numpy` says (NULL: it does not).
     pub const fn with_numpy(ext_hook: *mut PyObject, numpy: *mut NumpyRead) -> Self {
-        PyBuilder { ext_hook, numpy, value_lookups: 0, value_hits: 0 }
+        PyBuilder { ext_hook, numpy, value_lookups: 0, value_hits: 0, young_countdown: u32::MAX }
+    }
+
+    /// This builder, running a young collection after every
+    /// [`YOUNG_COLLECTION_EVERY`] containers while a `GcPause` holds the
+    /// collector (`decode::collect_young`). For the untyped decoders only,
+    /// where every object made before a container is whole; typed decoding,
+    /// whose instances may be half-written while an `Any` field is read
+    /// through this builder, leaves the collections to after the call.
+    pub const fn collecting_young(mut self) -> Self {
+        self.young_countdown = YOUNG_COLLECTION_EVERY;
+        self
+    }
+
+    /// Counts a container about to be built, and runs the young collection
+    /// when one is due: before the container is made, so every object made
+    /// so far is whole.
+    #[inline(always)]
+    fn count_container(&mut self) {
+        self.young_countdown -= 1;
+        if self.young_countdown == 0 {
+            self.young_countdown = YOUNG_COLLECTION_EVERY;
+            // SAFETY: between values; the GIL is held.
+            unsafe { collect_young() };
+        }
     }
 
     /// A str for a value of ASCII `bytes`: through the value cache while
@@ -237,6 +265,7 @@ impl Builder for PyBuilder {
     }
 
     fn tuple(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        self.count_container();
         let n = items.len() - start;
         // SAFETY: as for `array`, with a tuple.
         unsafe {
@@ -249,6 +278,7 @@ impl Builder for PyBuilder {
     }
 
     fn array(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        self.count_container();
         let n = items.len() - start;
         // SAFETY: a new list of `n` NULL slots, each filled exactly once below
         // with a reference it takes over.
@@ -262,6 +292,7 @@ impl Builder for PyBuilder {
     }
 
     fn map(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
+        self.count_container();
         // SAFETY: `numpy` is NULL or outlives the decode.
         if let Some(numpy) = unsafe { self.numpy.as_mut() } {
             if numpy.maps {

@@ -111,7 +111,7 @@ pub unsafe fn decode_line(
         return typed_line(line, number, compiled, opts);
     }
     let pause = GcPause::new(line.len());
-    let result = parse_with(line, &mut PyBuilder::new(core::ptr::null_mut()), stacks);
+    let result = parse_with(line, &mut PyBuilder::new(core::ptr::null_mut()).collecting_young(), stacks);
     drop(pause);
     match result {
         Ok(value) => Ok(value),

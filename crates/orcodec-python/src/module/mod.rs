@@ -113,6 +113,19 @@ unsafe fn new_type_error(name: &CStr, doc: &CStr, first: *mut PyObject) -> *mut 
     kind
 }
 
+/// `gc.collect` (a new reference), or NULL with an exception set. Taken once,
+/// so that a later replacement of the module attribute is not what the
+/// decoders call.
+unsafe fn gc_collect() -> *mut PyObject {
+    let gc = PyImport_ImportModule(c"gc".as_ptr());
+    if gc.is_null() {
+        return null_mut();
+    }
+    let collect = PyObject_GetAttrString(gc, c"collect".as_ptr());
+    Py_DECREF(gc);
+    collect
+}
+
 /// A new str of `text`, or NULL with an exception set.
 fn new_str(text: &str) -> *mut PyObject {
     // SAFETY: `text` is readable for its length and valid UTF-8.
@@ -251,6 +264,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         fragment_type: classes::fragment::new_fragment_type(),
         ext_type: classes::ext::new_ext_type(),
         decoder_type: classes::decoder::new_decoder_type(),
+        gc_collect: gc_collect(),
     };
     Py_DECREF(std_decode_error);
     let all = [
@@ -293,6 +307,7 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
         st.fragment_type as *mut PyObject,
         st.ext_type as *mut PyObject,
         st.decoder_type as *mut PyObject,
+        st.gc_collect,
     ];
     if all.iter().any(|p| p.is_null()) {
         return None;

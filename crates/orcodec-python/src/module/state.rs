@@ -51,6 +51,8 @@ pub struct State {
     pub fragment_type: *mut PyTypeObject,
     pub ext_type: *mut PyTypeObject,
     pub decoder_type: *mut PyTypeObject,
+    /// `gc.collect`, as the interpreter defines it (see `decode::collect_young`).
+    pub gc_collect: *mut PyObject,
 }
 
 struct Cell(UnsafeCell<State>);
@@ -99,6 +101,7 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     fragment_type: null_mut(),
     ext_type: null_mut(),
     decoder_type: null_mut(),
+    gc_collect: null_mut(),
 }));
 
 /// The module state. Valid after `init` succeeded (the module cannot be used before).
