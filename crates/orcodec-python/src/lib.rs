@@ -66,9 +66,9 @@ mod cpython;
 mod decode;
 mod encode;
 mod module;
+mod state;
 mod transcode;
 
-use core::ptr::null_mut;
 use pyo3_ffi::PyObject;
 
 /// The module's entry point.
@@ -78,5 +78,5 @@ use pyo3_ffi::PyObject;
 #[allow(non_snake_case)]
 #[no_mangle]
 pub unsafe extern "C" fn PyInit__orcodec() -> *mut PyObject {
-    module::init_module().unwrap_or(null_mut())
+    module::definition()
 }

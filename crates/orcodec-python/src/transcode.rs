@@ -10,10 +10,9 @@
 //! their exact outcome (which error comes first, which value a repeated key
 //! keeps) is the objects' to decide.
 
-use core::cell::UnsafeCell;
 use core::ffi::c_char;
 use core::ptr::null_mut;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 use orcodec_core::datetime::Style;
 use orcodec_core::json::writer::{CompactJsonWriter, JsonWriter, PrettyJsonWriter};
 use orcodec_core::sink::Sink;
@@ -29,8 +28,8 @@ use crate::encode::output::BytesSink;
 use crate::module::args::{parse_opts, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
-use crate::module::state::state;
-use crate::module::streams::Interned;
+use crate::state::scratch::{slot, Slot};
+use crate::state::{Kept, SizeHint, State};
 
 const _: () = assert!(
     crate::encode::walker::max_depth::<orcodec_core::msgpack::writer::MsgpackWriter<crate::encode::output::BytesSink>>()
@@ -38,57 +37,65 @@ const _: () = assert!(
         == orcodec_core::transcode::MAX_ENCODE_DEPTH
 );
 
-/// A transcoder's working memory kept between calls (as the decoders keep
+/// The transcoders' working memory kept between calls (as the decoders keep
 /// their stacks): taken out by a call and put back after, unless it grew
 /// past `KEPT_BYTES`. A nested call (none runs Python code, but the
 /// two-step's hooks could call a transcoder) finds none and makes its own.
-struct Kept<T>(UnsafeCell<Option<T>>);
+#[derive(Default)]
+pub struct Transcoders {
+    to_msgpack: Kept<JsonToMsgpack>,
+    to_json: Kept<MsgpackToJson>,
+}
 
-// SAFETY: the GIL contract (crate root); only `with_kept` touches it, in
-// single reads and writes that run no Python code.
-unsafe impl<T> Sync for Kept<T> {}
+const TRANSCODERS: Slot<Transcoders> = Slot::at(slot::TRANSCODERS);
 
 const KEPT_BYTES: usize = 256 << 10;
 
-static TO_MSGPACK: Kept<JsonToMsgpack> = Kept(UnsafeCell::new(None));
-static TO_JSON: Kept<MsgpackToJson> = Kept(UnsafeCell::new(None));
-
 fn with_kept<T: Default, R>(kept: &Kept<T>, size: impl Fn(&T) -> usize, run: impl FnOnce(&mut T) -> R) -> R {
-    // SAFETY: no Python code runs while the slot is read or written.
-    let mut state = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
+    let mut state = kept.take().unwrap_or_default();
     let result = run(&mut state);
     if size(&state) <= KEPT_BYTES {
-        // SAFETY: as above; the state holds no Python object.
-        unsafe { *kept.0.get() = Some(state) };
+        // The state holds no Python object.
+        kept.put(state);
     }
     result
 }
 
-/// A first size for an output buffer, learned from the previous call, as
-/// `dumps` and `packb` keep theirs: a buffer started at the size the output
-/// needs is reused by the allocator call after call, where one started
-/// larger and trimmed at the end comes back as fresh pages each time.
-struct SizeHint(AtomicUsize);
+/// Inputs at least this long are transcoded with the GIL released (other
+/// threads of the interpreter run meanwhile), when they cannot change
+/// underneath: `bytes` and `str` are immutable. A bytearray or another
+/// writable buffer could be changed in place by another thread while it is
+/// read (a buffer export stops only resizing), so it keeps the GIL; pass
+/// `bytes(data)` to have it transcoded without. Below the threshold the
+/// release and reacquisition (a few hundred nanoseconds, more when other
+/// threads wait for the GIL) would be a noticeable part of the call.
+const GIL_FREE_FROM: usize = 64 << 10;
 
-impl SizeHint {
-    fn get(&self, first: usize) -> usize {
-        match self.0.load(Ordering::Relaxed) {
-            0 => first,
-            hint => hint,
-        }
-    }
+/// Whether the input `obj`, `len` bytes long, is transcoded without the GIL.
+unsafe fn without_gil(obj: *mut PyObject, len: usize) -> bool {
+    len >= GIL_FREE_FROM && (PyBytes_Check(obj) != 0 || PyUnicode_Check(obj) != 0)
+}
 
-    fn record(&self, len: usize) {
-        self.0.store(crate::encode::output::output_with_slack(len).min(64 << 20), Ordering::Relaxed)
+/// The first capacity for an output of an input of `len` bytes, `first`
+/// when there is no hint yet (as `dumps` and `packb` keep theirs: a
+/// buffer started at the size the output needs is reused by the allocator
+/// call after call, where one started larger and trimmed at the end comes
+/// back as fresh pages each time).
+fn hint_or(hint: &SizeHint, first: usize) -> usize {
+    match hint.get() {
+        0 => first,
+        hint => hint,
     }
 }
 
-static TO_MSGPACK_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
-static TO_JSON_SIZE: SizeHint = SizeHint(AtomicUsize::new(0));
+fn record(hint: &SizeHint, len: usize) {
+    hint.capacity.store(crate::encode::output::output_with_slack(len).min(64 << 20), Ordering::Relaxed)
+}
 
 /// Calls an entry point of this module (one of the two-step's halves) with
 /// `obj` and the keyword arguments `kw` (name, value; a NULL value is left out).
 unsafe fn call(
+    module: *mut PyObject,
     f: unsafe extern "C" fn(*mut PyObject, *const *mut PyObject, Py_ssize_t, *mut PyObject) -> *mut PyObject,
     obj: *mut PyObject,
     kw: &[(*mut PyObject, *mut PyObject)],
@@ -97,7 +104,7 @@ unsafe fn call(
     let mut args = vec![obj];
     args.extend(given.iter().map(|&&(_, v)| v));
     if given.is_empty() {
-        return f(null_mut(), args.as_ptr(), 1, null_mut());
+        return f(module, args.as_ptr(), 1, null_mut());
     }
     let names = PyTuple_New(given.len() as Py_ssize_t);
     if names.is_null() {
@@ -107,7 +114,7 @@ unsafe fn call(
         Py_INCREF(name);
         PyTuple_SET_ITEM(names, i as Py_ssize_t, name);
     }
-    let result = f(null_mut(), args.as_ptr(), 1, names);
+    let result = f(module, args.as_ptr(), 1, names);
     Py_DECREF(names);
     result
 }
@@ -144,39 +151,50 @@ unsafe fn finish(
 
 /// `json_to_msgpack(data)`: the bytes of `packb(loads(data))`.
 pub unsafe extern "C" fn json_to_msgpack(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
+    let st = State::of_module(module);
     let call_ = Call { args, nargs: nargs as usize, kwnames };
     let Ok([obj]) = call_.parse("json_to_msgpack", [null_mut()], 1) else {
         return null_mut();
     };
     let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = borrow_json_input(obj, &mut view) else {
+    let Some(input) = borrow_json_input(st, obj, &mut view) else {
         return null_mut();
     };
     let bytes = input.bytes();
     // MessagePack is mostly smaller than the JSON it comes from.
-    let Some(mut sink) = BytesSink::with_capacity(TO_MSGPACK_SIZE.get(bytes.len())) else {
+    let Some(mut sink) = BytesSink::with_capacity(hint_or(&st.to_msgpack_size, bytes.len())) else {
         return null_mut();
     };
-    let result =
-        with_kept(&TO_MSGPACK, JsonToMsgpack::capacity_bytes, |state| core_json_to_msgpack(bytes, &mut sink, state));
-    TO_MSGPACK_SIZE.record(sink.len());
+    let kept = &st.scratch.get(TRANSCODERS).to_msgpack;
+    let release = without_gil(obj, bytes.len());
+    let result = with_kept(kept, JsonToMsgpack::capacity_bytes, |state| {
+        if release {
+            // SAFETY: the transcoder touches no Python object: its input is
+            // immutable and kept alive by the caller, its output the sink.
+            unsafe { sink.release_gil() };
+        }
+        let result = core_json_to_msgpack(bytes, &mut sink, state);
+        sink.take_gil();
+        result
+    });
+    record(&st.to_msgpack_size, sink.len());
     finish(
         sink,
         result,
         |e| {
-            raise_decode_error(e, |e| raise_json_syntax_error(&e, bytes, obj));
+            raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
         },
         || {
-            let value = call(crate::decode::loads, obj, &[]);
+            let value = call(module, crate::decode::loads, obj, &[]);
             if value.is_null() {
                 return null_mut();
             }
-            let out = call(crate::encode::packb, value, &[]);
+            let out = call(module, crate::encode::packb, value, &[]);
             Py_DECREF(value);
             out
         },
@@ -188,14 +206,15 @@ pub unsafe extern "C" fn json_to_msgpack(
 /// the flags of `option` that `unpackb` takes),
 /// with bytes and Ext written as base64 text when `base64` is true.
 pub unsafe extern "C" fn msgpack_to_json(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let s = state();
+    let st = State::of_module(module);
+    let s = st;
     let call_ = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([obj, option, base64]) = call_.parse("msgpack_to_json", [null_mut(), s.kw_option, kw_base64()], 1) else {
+    let Ok([obj, option, base64]) = call_.parse("msgpack_to_json", [null_mut(), s.kw_option, s.kw_base64], 1) else {
         return null_mut();
     };
     // Checked where the two-step checks it: by unpackb, first.
@@ -212,7 +231,7 @@ pub unsafe extern "C" fn msgpack_to_json(
     };
     // unpackb's input rules and errors.
     let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = crate::decode::msgpack_input(obj, &mut view) else {
+    let Some(input) = crate::decode::msgpack_input(st, obj, &mut view) else {
         return null_mut();
     };
     let bytes = input.bytes();
@@ -225,7 +244,7 @@ pub unsafe extern "C" fn msgpack_to_json(
         style: Style { omit_microseconds: opts & options::OMIT_MICROSECONDS != 0, utc_z: opts & options::UTC_Z != 0 },
     };
     // JSON text is mostly larger than the MessagePack it comes from.
-    let Some(sink) = BytesSink::with_capacity(TO_JSON_SIZE.get(bytes.len() + bytes.len() / 2)) else {
+    let Some(sink) = BytesSink::with_capacity(hint_or(&st.to_json_size, bytes.len() + bytes.len() / 2)) else {
         return null_mut();
     };
     let (mut sink, result) = if opts & options::PASSTHROUGH_DATETIME != 0 && to_json.timestamps {
@@ -233,19 +252,19 @@ pub unsafe extern "C" fn msgpack_to_json(
         // the two-step says what that gives.
         (sink, Err(TranscodeError::Unsupported(Unsupported::Timestamp, 0)))
     } else if opts & options::INDENT_2 != 0 {
-        run_to_json(PrettyJsonWriter::new(sink), bytes, to_json)
+        run_to_json(st, PrettyJsonWriter::new(sink), bytes, to_json, without_gil(obj, bytes.len()))
     } else {
-        run_to_json(CompactJsonWriter::new(sink), bytes, to_json)
+        run_to_json(st, CompactJsonWriter::new(sink), bytes, to_json, without_gil(obj, bytes.len()))
     };
     if result.is_ok() && opts & options::APPEND_NEWLINE != 0 {
         sink.push(b'\n');
     }
-    TO_JSON_SIZE.record(sink.len());
+    record(&st.to_json_size, sink.len());
     finish(
         sink,
         result,
         |e| {
-            raise_msgpack_error(e, bytes);
+            raise_msgpack_error(st, e, bytes);
         },
         || {
             // unpackb takes only its own flags: the ones of `option` that
@@ -255,6 +274,7 @@ pub unsafe extern "C" fn msgpack_to_json(
                 return null_mut();
             }
             let value = call(
+                module,
                 crate::decode::unpackb,
                 obj,
                 &[(s.kw_ext_hook, s.ext_type as *mut PyObject), (s.kw_option, read_option)],
@@ -263,11 +283,11 @@ pub unsafe extern "C" fn msgpack_to_json(
             if value.is_null() {
                 return null_mut();
             }
-            let default = if base64 { base64_default() } else { null_mut() };
+            let default = if base64 { s.base64_default } else { null_mut() };
             let out = if base64 && default.is_null() {
                 null_mut()
             } else {
-                call(crate::encode::dumps, value, &[(s.kw_default, default), (s.kw_option, option)])
+                call(module, crate::encode::dumps, value, &[(s.kw_default, default), (s.kw_option, option)])
             };
             Py_DECREF(value);
             out
@@ -275,33 +295,37 @@ pub unsafe extern "C" fn msgpack_to_json(
     )
 }
 
-fn run_to_json<const PRETTY: bool>(
+unsafe fn run_to_json<const PRETTY: bool>(
+    st: &State,
     mut w: JsonWriter<BytesSink, PRETTY>,
     bytes: &[u8],
     opts: ToJsonOptions,
+    release: bool,
 ) -> (BytesSink, Result<(), TranscodeError>) {
-    let result =
-        with_kept(&TO_JSON, MsgpackToJson::capacity_bytes, |state| core_msgpack_to_json(bytes, &mut w, opts, state));
+    let kept = &st.scratch.get(TRANSCODERS).to_json;
+    let result = with_kept(kept, MsgpackToJson::capacity_bytes, |state| {
+        if release {
+            // SAFETY: as in `json_to_msgpack`.
+            unsafe { w.out.release_gil() };
+        }
+        let result = core_msgpack_to_json(bytes, &mut w, opts, state);
+        w.out.take_gil();
+        result
+    });
     (w.out, result)
 }
 
 /// Raises `MsgpackDecodeError` as `unpackb` does for `e` (MemoryError when
 /// the reader ran out of memory).
 #[cold]
-unsafe fn raise_msgpack_error(e: orcodec_core::error::DecodeError, input: &[u8]) -> Raised {
-    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error(&e.kind, e.offset, input))
-}
-
-/// The interned name `base64`.
-fn kw_base64() -> *mut PyObject {
-    static NAME: Interned = Interned::new();
-    NAME.get(c"base64")
+unsafe fn raise_msgpack_error(st: &State, e: orcodec_core::error::DecodeError, input: &[u8]) -> Raised {
+    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error(st, &e.kind, e.offset, input))
 }
 
 /// What the two-step's `default` does with `base64=True`: bytes become their
 /// base64 text, `Ext` a dict `{"tag": tag, "data": base64 text}`.
-unsafe extern "C" fn base64_of(_module: *mut PyObject, obj: *mut PyObject) -> *mut PyObject {
-    let s = state();
+unsafe extern "C" fn base64_of(module: *mut PyObject, obj: *mut PyObject) -> *mut PyObject {
+    let s = State::of_module(module);
     let text = |data: &[u8]| -> *mut PyObject {
         let mut out = Vec::new();
         // The room first, fallibly: the Vec sink would abort for want of it.
@@ -344,19 +368,8 @@ static mut BASE64_DEF: PyMethodDef = PyMethodDef {
     ml_doc: c"bytes and Ext as base64 text, for msgpack_to_json(base64=True).".as_ptr(),
 };
 
-/// The `default` function of the two-step with `base64=True`, made once.
-fn base64_default() -> *mut PyObject {
-    struct Function(UnsafeCell<*mut PyObject>);
-    // SAFETY: the GIL contract (crate root): read and written under the
-    // GIL, with no Python code run in between.
-    unsafe impl Sync for Function {}
-    static FUNCTION: Function = Function(UnsafeCell::new(null_mut()));
-    // SAFETY: see `Function`; the definition is static and never changes.
-    unsafe {
-        let slot = FUNCTION.0.get();
-        if (*slot).is_null() {
-            *slot = PyCFunction_NewEx(core::ptr::addr_of_mut!(BASE64_DEF), null_mut(), null_mut());
-        }
-        *slot
-    }
+/// The `default` function of the two-step with `base64=True`, bound to
+/// `module` (made once per module, when it is executed).
+pub unsafe fn new_base64_default(module: *mut PyObject) -> *mut PyObject {
+    PyCFunction_NewEx(core::ptr::addr_of_mut!(BASE64_DEF), module, null_mut())
 }

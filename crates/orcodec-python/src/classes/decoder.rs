@@ -17,11 +17,13 @@ use crate::decode::typed::run::{self, Options};
 use crate::module::args::Call;
 use crate::module::docs;
 use crate::module::errors::raise;
-use crate::module::state::state;
+use crate::state::State;
 
 #[repr(C)]
 pub struct Decoder {
     ob_base: PyObject,
+    /// The state of the module whose class made it.
+    st: *const State,
     /// The type it decodes into.
     ty: *mut PyObject,
     /// `dec_hook` (None when there is none).
@@ -36,7 +38,7 @@ pub struct Decoder {
 impl Decoder {
     /// The compiled type and the options, or None (with an exception set)
     /// for a Decoder cleared by the collector.
-    pub unsafe fn parts<'a>(obj: *mut PyObject) -> Option<(&'a Compiled, Options)> {
+    pub unsafe fn parts<'a>(obj: *mut PyObject) -> Option<(&'static State, &'a Compiled, Options)> {
         let d = &*(obj as *mut Decoder);
         if d.compiled.is_null() {
             raise(PyExc_RuntimeError, "this Decoder was cleared by the garbage collector");
@@ -44,12 +46,15 @@ impl Decoder {
         }
         let dec_hook = if d.dec_hook == Py_None() { null_mut() } else { d.dec_hook };
         let opts = Options { strict: d.strict_obj == Py_True(), dec_hook, forbid_unknown: d.forbid_obj == Py_True() };
-        Some((&*d.compiled, opts))
+        Some((&*d.st, &*d.compiled, opts))
     }
 }
 
 unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let s = state();
+    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+        return null_mut();
+    };
+    let s = st;
     if PyTuple_GET_SIZE(args) != 1 {
         raise(PyExc_TypeError, "Decoder() takes exactly 1 positional argument (the type)");
         return null_mut();
@@ -73,7 +78,7 @@ unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwa
             *slot = value;
         }
     }
-    let Ok(opts) = run::parse_options(strict, dec_hook) else {
+    let Ok(opts) = run::parse_options(st, strict, dec_hook) else {
         return null_mut();
     };
     let forbid = if forbid.is_null() {
@@ -84,7 +89,7 @@ unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwa
             v => v == 1,
         }
     };
-    let Ok(compiled) = run::compiled_type(target) else {
+    let Ok(compiled) = run::compiled_type(st, target) else {
         return null_mut();
     };
     let obj = PyType_GenericAlloc(ty, 0);
@@ -97,6 +102,7 @@ unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwa
         Py_INCREF(v);
         v
     };
+    d.st = st;
     Py_INCREF(target);
     d.ty = target;
     d.dec_hook = if opts.dec_hook.is_null() { Py_None() } else { opts.dec_hook };
@@ -142,6 +148,61 @@ unsafe extern "C" fn decoder_repr(obj: *mut PyObject) -> *mut PyObject {
     PyUnicode_FromFormat(c"Decoder(%R)".as_ptr(), d.ty)
 }
 
+/// `Decoder.loads(obj)`.
+unsafe extern "C" fn decoder_loads(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
+        return core::ptr::null_mut();
+    };
+    let Some((st, compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = crate::decode::json_input(st, data, &mut view) else {
+        return core::ptr::null_mut();
+    };
+    Py_INCREF(obj);
+    let result = run::loads_with(st, compiled, &opts, input.bytes(), data);
+    Py_DECREF(obj);
+    result
+}
+
+/// `Decoder.unpackb(obj, *, ext_hook=None, option=None)`.
+unsafe extern "C" fn decoder_unpackb(
+    obj: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let Some((st, compiled, opts)) = Decoder::parts(obj) else {
+        return core::ptr::null_mut();
+    };
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), st.kw_ext_hook, st.kw_option], 1)
+    else {
+        return core::ptr::null_mut();
+    };
+    let Some((ext_hook, read_opts, flags)) = crate::decode::msgpack_options(st, ext_hook, option) else {
+        return core::ptr::null_mut();
+    };
+    let mut view = crate::decode::input::ViewSlot::new();
+    let Some(input) = crate::decode::msgpack_input(st, data, &mut view) else {
+        return core::ptr::null_mut();
+    };
+    let code = orcodec_core::msgpack::numpy::DEFAULT_CODE;
+    let mut numpy = crate::decode::numpy_read(st, flags, code, data, input.bytes());
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut crate::decode::numpy::NumpyRead);
+    Py_INCREF(obj);
+    let result = run::unpackb_with(st, compiled, &opts, input.bytes(), ext_hook, read_opts, numpy);
+    Py_DECREF(obj);
+    result
+}
+
 /// `Decoder.convert(obj)`.
 unsafe extern "C" fn decoder_convert(
     obj: *mut PyObject,
@@ -153,12 +214,12 @@ unsafe extern "C" fn decoder_convert(
     let Ok([value]) = call.parse("convert", [null_mut()], 1) else {
         return null_mut();
     };
-    let Some((compiled, opts)) = Decoder::parts(obj) else {
+    let Some((st, compiled, opts)) = Decoder::parts(obj) else {
         return null_mut();
     };
     // Held: the validation may run code that drops the last other reference.
     Py_INCREF(obj);
-    let result = run::convert_with(compiled, &opts, value);
+    let result = run::convert_with(st, compiled, &opts, value);
     Py_DECREF(obj);
     result
 }
@@ -177,13 +238,13 @@ static mut DECODER_METHODS: [PyMethodDef; 5] = [
     },
     PyMethodDef {
         ml_name: c"loads".as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: run::decoder_loads },
+        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: decoder_loads },
         ml_flags: METH_FASTCALL | METH_KEYWORDS,
         ml_doc: docs::DECODER_LOADS.as_ptr(),
     },
     PyMethodDef {
         ml_name: c"unpackb".as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: run::decoder_unpackb },
+        ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: decoder_unpackb },
         ml_flags: METH_FASTCALL | METH_KEYWORDS,
         ml_doc: docs::DECODER_UNPACKB.as_ptr(),
     },
@@ -205,7 +266,7 @@ static mut DECODER_MEMBERS: [PyMemberDef; 5] = [
 ];
 
 /// Creates the `Decoder` type (called once, at module init).
-pub unsafe fn new_decoder_type() -> *mut PyTypeObject {
+pub unsafe fn new_decoder_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         slot(Py_tp_new, decoder_new as *mut c_void),
         slot(Py_tp_dealloc, decoder_dealloc as *mut c_void),
@@ -224,5 +285,5 @@ pub unsafe fn new_decoder_type() -> *mut PyTypeObject {
         flags: (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC) as _,
         slots: slots.as_mut_ptr(),
     };
-    PyType_FromSpec(&mut spec) as *mut PyTypeObject
+    PyType_FromModuleAndSpec(module, &mut spec, null_mut()) as *mut PyTypeObject
 }

@@ -95,7 +95,7 @@ static mut EXT_MEMBERS: [PyMemberDef; 3] = [
 ];
 
 /// Creates the `Ext` type (called once, at module init).
-pub unsafe fn new_ext_type() -> *mut PyTypeObject {
+pub unsafe fn new_ext_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         slot(Py_tp_new, ext_new as *mut c_void),
         slot(Py_tp_dealloc, ext_dealloc as *mut c_void),
@@ -106,5 +106,5 @@ pub unsafe fn new_ext_type() -> *mut PyTypeObject {
         slot(Py_tp_doc, docs::EXT.as_ptr() as *mut c_void),
         slot(0, null_mut()),
     ];
-    new_type(c"orcodec.Ext", core::mem::size_of::<Ext>(), &mut slots)
+    new_type(module, c"orcodec.Ext", core::mem::size_of::<Ext>(), &mut slots)
 }

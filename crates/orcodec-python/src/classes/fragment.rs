@@ -39,7 +39,7 @@ static mut FRAGMENT_MEMBERS: [PyMemberDef; 2] = [
 ];
 
 /// Creates the `Fragment` type (called once, at module init).
-pub unsafe fn new_fragment_type() -> *mut PyTypeObject {
+pub unsafe fn new_fragment_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         slot(Py_tp_new, fragment_new as *mut c_void),
         slot(Py_tp_dealloc, fragment_dealloc as *mut c_void),
@@ -47,5 +47,5 @@ pub unsafe fn new_fragment_type() -> *mut PyTypeObject {
         slot(Py_tp_doc, docs::FRAGMENT.as_ptr() as *mut c_void),
         slot(0, null_mut()),
     ];
-    new_type(c"orcodec.Fragment", core::mem::size_of::<Fragment>(), &mut slots)
+    new_type(module, c"orcodec.Fragment", core::mem::size_of::<Fragment>(), &mut slots)
 }

@@ -15,8 +15,8 @@ use crate::decode::lines::{decode_line, typed_args, Typed};
 use crate::module::args::Call;
 use crate::module::docs;
 use crate::module::errors::{raise, Raised};
-use crate::module::state::state;
-use crate::module::streams::{append_read, read_method, size_arg, streams};
+use crate::module::streams::{append_read, read_method, size_arg};
+use crate::state::State;
 
 /// Bytes read at a time unless `read_size` says otherwise.
 const DEFAULT_READ_SIZE: usize = 1 << 20;
@@ -24,6 +24,8 @@ const DEFAULT_READ_SIZE: usize = 1 << 20;
 #[repr(C)]
 pub struct LineIterator {
     ob_base: PyObject,
+    /// The state of the module whose `iter_lines` made it.
+    st: *const State,
     /// The file's bound `read`; NULL once cleared.
     read: *mut PyObject,
     /// The typed decoding's `dec_hook` (NULL for none), held for `typed`.
@@ -69,7 +71,7 @@ unsafe fn next_document(it: *mut LineIterator, inner: &mut Inner) -> Result<Opti
         if is_blank(line) {
             continue;
         }
-        return decode_line(line, inner.line, &mut inner.stacks, &inner.typed).map(Some);
+        return decode_line(&*(*it).st, line, inner.line, &mut inner.stacks, &inner.typed).map(Some);
     }
 }
 
@@ -141,7 +143,7 @@ unsafe extern "C" fn line_iterator_dealloc(obj: *mut PyObject) {
 }
 
 /// Creates the iterator type (called once, at module init).
-pub unsafe fn new_line_iterator_type() -> *mut PyTypeObject {
+pub unsafe fn new_line_iterator_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         crate::classes::slot(Py_tp_dealloc, line_iterator_dealloc as *mut c_void),
         crate::classes::slot(Py_tp_traverse, line_iterator_traverse as *mut c_void),
@@ -151,23 +153,29 @@ pub unsafe fn new_line_iterator_type() -> *mut PyTypeObject {
         crate::classes::slot(Py_tp_doc, docs::LINE_ITERATOR.as_ptr() as *mut c_void),
         crate::classes::slot(0, null_mut()),
     ];
-    crate::classes::new_gc_type(c"orcodec.LineIterator", core::mem::size_of::<LineIterator>(), false, &mut slots)
+    crate::classes::new_gc_type(
+        module,
+        c"orcodec.LineIterator",
+        core::mem::size_of::<LineIterator>(),
+        false,
+        &mut slots,
+    )
 }
 
 /// `iter_lines(fp, *, read_size=1048576)`.
 pub unsafe extern "C" fn iter_lines(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let s = state();
-    let names = [null_mut(), kw_read_size(), s.kw_type, s.kw_strict, s.kw_dec_hook];
+    let s = State::of_module(module);
+    let names = [null_mut(), s.kw_read_size, s.kw_type, s.kw_strict, s.kw_dec_hook];
     let Ok([fp, read_size, tp, strict, dec_hook]) = call.parse("iter_lines", names, 1) else {
         return null_mut();
     };
-    let Ok(typed) = typed_args(tp, strict, dec_hook) else {
+    let Ok(typed) = typed_args(s, tp, strict, dec_hook) else {
         return null_mut();
     };
     let Ok(read_size) = size_arg(read_size, "read_size", DEFAULT_READ_SIZE) else {
@@ -180,7 +188,7 @@ pub unsafe extern "C" fn iter_lines(
     let Ok(read) = read_method(fp, "fp") else {
         return null_mut();
     };
-    let ty = streams().line_iterator_type;
+    let ty = s.line_iterator_type;
     let it = PyType_GenericAlloc(ty, 0) as *mut LineIterator;
     if it.is_null() {
         Py_DECREF(read);
@@ -188,6 +196,7 @@ pub unsafe extern "C" fn iter_lines(
     }
     let dec_hook = typed.as_ref().map_or(null_mut(), |(_, o)| o.dec_hook);
     Py_XINCREF(dec_hook);
+    (*it).st = s;
     (*it).read = read;
     (*it).dec_hook = dec_hook;
     core::ptr::write(&mut (*it).busy, Cell::new(false));
@@ -205,10 +214,4 @@ pub unsafe extern "C" fn iter_lines(
         },
     );
     it as *mut PyObject
-}
-
-/// The interned name `read_size`.
-fn kw_read_size() -> *mut PyObject {
-    static NAME: crate::module::streams::Interned = crate::module::streams::Interned::new();
-    NAME.get(c"read_size")
 }

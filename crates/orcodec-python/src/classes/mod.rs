@@ -100,9 +100,11 @@ pub fn slot(slot: c_int, pfunc: *mut c_void) -> PyType_Slot {
     PyType_Slot { slot, pfunc }
 }
 
-/// A heap type named `name` whose instances take `basicsize` bytes, made
-/// from `slots` (it cannot be subclassed); NULL with an exception set on failure.
+/// A heap type of `module` (each interpreter's module makes its own) named
+/// `name` whose instances take `basicsize` bytes, made from `slots` (it
+/// cannot be subclassed); NULL with an exception set on failure.
 pub unsafe fn new_type(
+    module: *mut PyObject,
     name: &'static core::ffi::CStr,
     basicsize: usize,
     slots: &mut [PyType_Slot],
@@ -114,13 +116,14 @@ pub unsafe fn new_type(
         flags: Py_TPFLAGS_DEFAULT as _,
         slots: slots.as_mut_ptr(),
     };
-    PyType_FromSpec(&mut spec) as *mut PyTypeObject
+    PyType_FromModuleAndSpec(module, &mut spec, null_mut()) as *mut PyTypeObject
 }
 
 /// A heap type like [`new_type`]'s whose instances hold Python objects the
 /// cyclic collector must see (`slots` has `tp_traverse` and `tp_clear`);
 /// with `subclassable`, Python classes may derive from it.
 pub unsafe fn new_gc_type(
+    module: *mut PyObject,
     name: &'static core::ffi::CStr,
     basicsize: usize,
     subclassable: bool,
@@ -137,5 +140,5 @@ pub unsafe fn new_gc_type(
         flags: flags as _,
         slots: slots.as_mut_ptr(),
     };
-    PyType_FromSpec(&mut spec) as *mut PyTypeObject
+    PyType_FromModuleAndSpec(module, &mut spec, null_mut()) as *mut PyTypeObject
 }

@@ -13,12 +13,14 @@ use crate::module::args::{parse_numpy_ext_code, parse_opts};
 use crate::module::docs;
 use crate::module::errors::raise;
 use crate::module::options::Opt;
-use crate::module::state::state;
 use crate::module::streams::constructor_args;
+use crate::state::State;
 
 #[repr(C)]
 pub struct Packer {
     ob_base: PyObject,
+    /// The state of the module whose class made it.
+    st: *const State,
     /// NULL for no hook.
     default: *mut PyObject,
     opts: Opt,
@@ -26,6 +28,9 @@ pub struct Packer {
 }
 
 unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
+    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+        return null_mut();
+    };
     let names = [c"default", c"option", c"numpy_ext_code"];
     let Ok([default, option, code]) = constructor_args("Packer", names, 0, args, kwargs) else {
         return null_mut();
@@ -35,10 +40,10 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
         raise(PyExc_TypeError, "default must be callable");
         return null_mut();
     }
-    let Ok(opts) = parse_opts(option, state().msgpack_encode_error, crate::module::options::ENCODE_MASK) else {
+    let Ok(opts) = parse_opts(option, st.msgpack_encode_error, crate::module::options::ENCODE_MASK) else {
         return null_mut();
     };
-    let Ok(numpy_code) = parse_numpy_ext_code(code, state().msgpack_encode_error) else {
+    let Ok(numpy_code) = parse_numpy_ext_code(code, st.msgpack_encode_error) else {
         return null_mut();
     };
     let alloc = (*ty).tp_alloc.unwrap_or(PyType_GenericAlloc);
@@ -46,6 +51,7 @@ unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwar
     if obj.is_null() {
         return null_mut();
     }
+    (*obj).st = st;
     Py_XINCREF(default);
     (*obj).default = default;
     (*obj).opts = opts;
@@ -73,7 +79,7 @@ unsafe extern "C" fn packer_pack(obj: *mut PyObject, value: *mut PyObject) -> *m
     // Held: `default` may drop the last other reference to the packer.
     let default = p.default;
     Py_XINCREF(default);
-    let out = pack_object(value, default, p.opts, p.numpy_code);
+    let out = pack_object(&*p.st, value, default, p.opts, p.numpy_code);
     Py_XDECREF(default);
     out
 }
@@ -128,7 +134,7 @@ static mut PACKER_METHODS: [PyMethodDef; 4] = [
 ];
 
 /// Creates the `Packer` type (called once, at module init).
-pub unsafe fn new_packer_type() -> *mut PyTypeObject {
+pub unsafe fn new_packer_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         crate::classes::slot(Py_tp_new, packer_new as *mut c_void),
         crate::classes::slot(Py_tp_dealloc, packer_dealloc as *mut c_void),
@@ -138,5 +144,5 @@ pub unsafe fn new_packer_type() -> *mut PyTypeObject {
         crate::classes::slot(Py_tp_doc, docs::PACKER.as_ptr() as *mut c_void),
         crate::classes::slot(0, null_mut()),
     ];
-    crate::classes::new_gc_type(c"orcodec.Packer", core::mem::size_of::<Packer>(), true, &mut slots)
+    crate::classes::new_gc_type(module, c"orcodec.Packer", core::mem::size_of::<Packer>(), true, &mut slots)
 }

@@ -41,8 +41,8 @@ use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
-use crate::module::state::state;
-use crate::module::streams::{constructor_args, read_method, size_arg, streams, try_extend};
+use crate::module::streams::{constructor_args, read_method, size_arg, try_extend};
+use crate::state::State;
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
 /// bytes a `read_size` of 0 reads at a time.
@@ -54,6 +54,8 @@ const UNLIMITED: usize = i32::MAX as usize;
 #[repr(C)]
 pub struct Unpacker {
     ob_base: PyObject,
+    /// The state of the module whose class made it.
+    st: *const State,
     /// The file-like and its bound `read` (NULL when fed).
     file_like: *mut PyObject,
     read: *mut PyObject,
@@ -115,6 +117,12 @@ impl Inner {
     }
 }
 
+/// The state of the module whose class made `obj` (a live, constructed Unpacker).
+#[inline(always)]
+unsafe fn state_of(obj: *mut Unpacker) -> &'static State {
+    &*(*obj).st
+}
+
 /// What a step of the unpacker gave.
 enum Step {
     Value(*mut PyObject),
@@ -125,16 +133,16 @@ enum Step {
 
 /// Raises `MsgpackDecodeError` at stream offset `offset`.
 #[cold]
-unsafe fn decode_error(message: &str, offset: u64) -> Raised {
-    raise(state().msgpack_decode_error, &format!("{message} at byte {offset}"))
+unsafe fn decode_error(st: &State, message: &str, offset: u64) -> Raised {
+    raise(st.msgpack_decode_error, &format!("{message} at byte {offset}"))
 }
 
 /// Raises what decode error `e` of the value at stream offset `base` means:
 /// MemoryError when the reader ran out of memory, else `MsgpackDecodeError`
 /// at its offset in the stream.
 #[cold]
-unsafe fn stream_error(e: DecodeError, base: u64, bytes: &[u8]) -> Raised {
-    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error_in_stream(&e.kind, e.offset, bytes, base))
+unsafe fn stream_error(st: &State, e: DecodeError, base: u64, bytes: &[u8]) -> Raised {
+    raise_decode_error(e, |e| crate::decode::error::raise_msgpack_error_in_stream(st, &e.kind, e.offset, bytes, base))
 }
 
 /// Decodes (or with `build` false, validates) the next value.
@@ -150,6 +158,7 @@ unsafe fn step(obj: *mut Unpacker, build: bool) -> Result<Step, Raised> {
 }
 
 unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<Step, Raised> {
+    let st = state_of(obj);
     // A value whose scan has not started is decoded straight from the
     // buffer when it is whole there (the usual case: many values a feed),
     // so its bytes are read once, not scanned and then decoded. Only where
@@ -163,8 +172,12 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
         let rest = &inner.buf[inner.head..];
         let pause = GcPause::new(rest.len());
-        let result =
-            read_prefix_with(rest, &mut PyBuilder::new(null_mut()).collecting_young(), inner.opts, &mut inner.stacks);
+        let result = read_prefix_with(
+            rest,
+            &mut PyBuilder::new(st, null_mut()).collecting_young(),
+            inner.opts,
+            &mut inner.stacks,
+        );
         drop(pause);
         match result {
             Ok((value, len)) => {
@@ -186,7 +199,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => return Err(stream_error(e, inner.consumed, &inner.buf[inner.head..])),
+            Err(ExtentError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
             Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
@@ -201,7 +214,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                         inner.max_buffer_size
                     )
                 };
-                return Err(decode_error(&message, inner.consumed + offset as u64));
+                return Err(decode_error(st, &message, inner.consumed + offset as u64));
             }
         };
         // The value is consumed whether or not it decodes.
@@ -214,11 +227,11 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             let mut p = MsgpackPull::with_options(bytes, inner.opts);
             return match p.skip().and_then(|()| p.finish()) {
                 Ok(()) => Ok(Step::Skipped),
-                Err(e) => Err(stream_error(e, at, bytes)),
+                Err(e) => Err(stream_error(st, e, at, bytes)),
             };
         }
         if let Some((compiled, opts)) = &inner.typed {
-            let value = typed_value(compiled, opts, bytes, (*obj).ext_hook, inner.opts, at);
+            let value = typed_value(st, compiled, opts, bytes, (*obj).ext_hook, inner.opts, at);
             return if value.is_null() { Err(Raised) } else { Ok(Step::Value(value)) };
         }
         if inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) != 0 {
@@ -226,12 +239,16 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 .map(Step::Value);
         }
         let pause = GcPause::new(len);
-        let result =
-            read_with(bytes, &mut PyBuilder::new((*obj).ext_hook).collecting_young(), inner.opts, &mut inner.stacks);
+        let result = read_with(
+            bytes,
+            &mut PyBuilder::new(st, (*obj).ext_hook).collecting_young(),
+            inner.opts,
+            &mut inner.stacks,
+        );
         drop(pause);
         return match result {
             Ok(value) => Ok(Step::Value(value.into_raw())),
-            Err(Failure::Syntax(e)) => Err(stream_error(e, at, bytes)),
+            Err(Failure::Syntax(e)) => Err(stream_error(st, e, at, bytes)),
             Err(Failure::Build(())) => Err(Raised),
         };
     }
@@ -240,6 +257,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
 /// A value decoded into the `type=` (NULL with the exception set): syntax
 /// errors carry the stream offset, mismatches are `ValidationError`.
 unsafe fn typed_value(
+    st: &'static State,
     compiled: &Compiled,
     opts: &TypedOptions,
     bytes: &[u8],
@@ -250,14 +268,15 @@ unsafe fn typed_value(
     let mut input = MsgpackInput::new(bytes, read_opts);
     let pause = GcPause::new(bytes.len());
     let result = run(
+        st,
         compiled,
         opts,
         &mut input,
         Source::Msgpack,
-        |ctx| ctx.builder = PyBuilder::new(ext_hook),
+        |ctx| ctx.builder = PyBuilder::new(st, ext_hook),
         |i| Ok(i.pull.finish()?),
         |e| {
-            stream_error(e, at, bytes);
+            stream_error(st, e, at, bytes);
         },
     );
     drop(pause);
@@ -276,10 +295,12 @@ unsafe fn numpy_value(
     stacks: &mut ReadStacks<Owned>,
     at: u64,
 ) -> Result<*mut PyObject, Raised> {
+    let st = state_of(obj);
     let copy = Owned::new(PyBytes_FromStringAndSize(bytes.as_ptr() as *const c_char, bytes.len() as Py_ssize_t))
         .map_err(|()| Raised)?;
     let data = crate::cpython::bytes::bytes_data(copy.as_ptr());
     let mut numpy = NumpyRead::new(
+        st,
         (opts & options::NUMPY_EXT != 0).then_some(numpy_code),
         opts & options::MSGPACK_NUMPY != 0,
         opts & options::NUMPY_ZERO_COPY != 0,
@@ -287,12 +308,12 @@ unsafe fn numpy_value(
         data.as_ptr(),
     );
     let pause = GcPause::new(data.len());
-    let mut builder = PyBuilder::with_numpy((*obj).ext_hook, &mut numpy).collecting_young();
+    let mut builder = PyBuilder::with_numpy(st, (*obj).ext_hook, &mut numpy).collecting_young();
     let result = read_with(data, &mut builder, read_opts, stacks);
     drop(pause);
     match result {
         Ok(value) => Ok(value.into_raw()),
-        Err(Failure::Syntax(e)) => Err(stream_error(e, at, data)),
+        Err(Failure::Syntax(e)) => Err(stream_error(st, e, at, data)),
         Err(Failure::Build(())) => Err(Raised),
     }
 }
@@ -302,7 +323,7 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
     let room = inner.max_buffer_size.saturating_sub(inner.buffered());
     if room == 0 {
         // With no arguments, as msgpack.BufferFull() is raised.
-        PyErr_SetNone(streams().buffer_full);
+        PyErr_SetNone(state_of(obj).buffer_full);
         return Err(Raised);
     }
     let want = inner.read_size.min(room);
@@ -327,6 +348,9 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
 }
 
 unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
+    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+        return null_mut();
+    };
     let names = [
         c"file_like",
         c"read_size",
@@ -360,22 +384,22 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
         raise(PyExc_TypeError, "`ext_hook` is not callable");
         return null_mut();
     }
-    let Some((ext_hook, read_opts, opts)) = msgpack_options(ext_hook, option) else {
+    let Some((ext_hook, read_opts, opts)) = msgpack_options(st, ext_hook, option) else {
         return null_mut();
     };
-    let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, state().msgpack_decode_error) else {
+    let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, st.msgpack_decode_error) else {
         return null_mut();
     };
     let typed = if tp.is_null() || tp == Py_None() {
-        if (!strict.is_null() || !dec_hook.is_null()) && parse_options(strict, dec_hook).is_err() {
+        if (!strict.is_null() || !dec_hook.is_null()) && parse_options(st, strict, dec_hook).is_err() {
             return null_mut();
         }
         None
     } else {
-        let Ok(topts) = parse_options(strict, dec_hook) else {
+        let Ok(topts) = parse_options(st, strict, dec_hook) else {
             return null_mut();
         };
-        let Ok(compiled) = compiled_type(tp) else {
+        let Ok(compiled) = compiled_type(st, tp) else {
             return null_mut();
         };
         Some((compiled, topts))
@@ -399,6 +423,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
     Py_XINCREF(file_like);
     Py_XINCREF(ext_hook);
     Py_XINCREF(dec_hook);
+    (*obj).st = st;
     (*obj).file_like = file_like;
     (*obj).read = read;
     (*obj).ext_hook = ext_hook;
@@ -458,7 +483,7 @@ unsafe extern "C" fn unpacker_unpack(obj: *mut PyObject, _: *mut PyObject) -> *m
     match step(obj as *mut Unpacker, true) {
         Ok(Step::Value(value)) => value,
         Ok(_) => {
-            raise(streams().out_of_data, "No more data to unpack.");
+            raise(state_of(obj as *mut Unpacker).out_of_data, "No more data to unpack.");
             null_mut()
         }
         Err(Raised) => null_mut(),
@@ -473,7 +498,7 @@ unsafe extern "C" fn unpacker_skip(obj: *mut PyObject, _: *mut PyObject) -> *mut
             none
         }
         Ok(_) => {
-            raise(streams().out_of_data, "No more data to unpack.");
+            raise(state_of(obj as *mut Unpacker).out_of_data, "No more data to unpack.");
             null_mut()
         }
         Err(Raised) => null_mut(),
@@ -516,7 +541,7 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
     };
     PyBuffer_Release(&mut view);
     if !ok {
-        PyErr_SetNone(streams().buffer_full);
+        PyErr_SetNone(state_of(u).buffer_full);
         return null_mut();
     }
     if appended.is_err() {
@@ -550,7 +575,7 @@ static mut UNPACKER_METHODS: [PyMethodDef; 5] = [
 ];
 
 /// Creates the `Unpacker` type (called once, at module init).
-pub unsafe fn new_unpacker_type() -> *mut PyTypeObject {
+pub unsafe fn new_unpacker_type(module: *mut PyObject) -> *mut PyTypeObject {
     let mut slots = [
         crate::classes::slot(Py_tp_new, unpacker_new as *mut c_void),
         crate::classes::slot(Py_tp_dealloc, unpacker_dealloc as *mut c_void),
@@ -562,5 +587,5 @@ pub unsafe fn new_unpacker_type() -> *mut PyTypeObject {
         crate::classes::slot(Py_tp_doc, docs::UNPACKER.as_ptr() as *mut c_void),
         crate::classes::slot(0, null_mut()),
     ];
-    crate::classes::new_gc_type(c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), true, &mut slots)
+    crate::classes::new_gc_type(module, c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), true, &mut slots)
 }

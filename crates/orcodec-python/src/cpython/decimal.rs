@@ -12,7 +12,18 @@
 //! difference (a build with 32-bit words, the pure-Python `_pydecimal`, a
 //! later change) leaves every Decimal to the type's own constructor.
 
+use core::cell::Cell;
 use pyo3_ffi::*;
+
+/// The Decimal type of an interpreter whose layout was checked and found as
+/// declared here, and one that was not (checked again only if another type
+/// comes). Kept per interpreter: a type's address may be reused by another
+/// interpreter's type once the first is freed.
+#[derive(Default)]
+pub struct Checked {
+    known: Cell<*mut PyTypeObject>,
+    refused: Cell<*mut PyTypeObject>,
+}
 
 /// Makes `Decimal(text)` for a `text` that [`orcodec_core::parse::plain_decimal`]
 /// reads, when `decimal_type` (which must be `decimal.Decimal`) has the layout
@@ -22,12 +33,12 @@ use pyo3_ffi::*;
 /// # Safety
 /// The GIL is held and `decimal_type` is a live type object.
 #[inline]
-pub unsafe fn from_plain_text(decimal_type: *mut PyObject, text: &[u8]) -> Option<*mut PyObject> {
+pub unsafe fn from_plain_text(checked: &Checked, decimal_type: *mut PyObject, text: &[u8]) -> Option<*mut PyObject> {
     #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64"))]
     {
         let number = orcodec_core::parse::plain_decimal(text)?;
         let ty = decimal_type as *mut PyTypeObject;
-        if !layout::known(ty) {
+        if !layout::known(checked, ty) {
             return None;
         }
         // SAFETY: the layout of `ty`'s instances was checked just above.
@@ -35,7 +46,7 @@ pub unsafe fn from_plain_text(decimal_type: *mut PyObject, text: &[u8]) -> Optio
     }
     #[allow(unreachable_code)]
     {
-        let _ = (decimal_type, text);
+        let _ = (checked, decimal_type, text);
         None
     }
 }
@@ -45,25 +56,26 @@ pub unsafe fn from_plain_text(decimal_type: *mut PyObject, text: &[u8]) -> Optio
 /// type) and found known: [`from_plain_text`] then makes the object
 /// without calling anything.
 #[inline(always)]
-pub fn checked(decimal_type: *mut PyObject) -> bool {
+pub fn checked(checked: &Checked, decimal_type: *mut PyObject) -> bool {
     #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64"))]
     {
-        layout::KNOWN.load(core::sync::atomic::Ordering::Relaxed) == decimal_type as *mut PyTypeObject
+        checked.known.get() == decimal_type as *mut PyTypeObject
     }
     #[cfg(not(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64")))]
     {
-        let _ = decimal_type;
+        let _ = (checked, decimal_type);
         false
     }
 }
 
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_LIMITED_API), not(PyPy), target_pointer_width = "64"))]
 mod layout {
-    use core::ptr::{addr_of_mut, null_mut};
-    use core::sync::atomic::{AtomicPtr, Ordering};
+    use core::ptr::addr_of_mut;
     use orcodec_core::number::int::digit_count;
     use orcodec_core::parse::PlainDecimal;
     use pyo3_ffi::*;
+
+    use super::Checked;
 
     /// libmpdec's `mpd_t` (64-bit configuration).
     #[repr(C)]
@@ -97,20 +109,15 @@ mod layout {
     const STATIC: u8 = 16;
     const STATIC_DATA: u8 = 32;
 
-    /// The Decimal type whose layout was checked and found as declared here,
-    /// and one that was not (checked again only if another type comes).
-    pub(super) static KNOWN: AtomicPtr<PyTypeObject> = AtomicPtr::new(null_mut());
-    static REFUSED: AtomicPtr<PyTypeObject> = AtomicPtr::new(null_mut());
-
     #[inline(always)]
-    pub unsafe fn known(ty: *mut PyTypeObject) -> bool {
-        if KNOWN.load(Ordering::Relaxed) == ty {
+    pub unsafe fn known(checked: &Checked, ty: *mut PyTypeObject) -> bool {
+        if checked.known.get() == ty {
             return true;
         }
-        if REFUSED.load(Ordering::Relaxed) == ty {
+        if checked.refused.get() == ty {
             return false;
         }
-        check(ty)
+        check(checked, ty)
     }
 
     /// A new Decimal of `number`, allocated as the type allocates (tracked
@@ -159,7 +166,7 @@ mod layout {
     /// `make` agree field by field, in their collector tracking and by `==`.
     #[cold]
     #[inline(never)]
-    unsafe fn check(ty: *mut PyTypeObject) -> bool {
+    unsafe fn check(checked: &Checked, ty: *mut PyTypeObject) -> bool {
         let holds = (*ty).tp_basicsize == core::mem::size_of::<DecimalObject>() as Py_ssize_t
             && (*ty).tp_itemsize == 0
             && (*ty).tp_alloc.is_some()
@@ -168,9 +175,9 @@ mod layout {
             PyErr_Clear();
         }
         if holds {
-            KNOWN.store(ty, Ordering::Relaxed);
+            checked.known.set(ty);
         } else {
-            REFUSED.store(ty, Ordering::Relaxed);
+            checked.refused.set(ty);
         }
         holds
     }

@@ -5,76 +5,18 @@ use orcodec_core::builder::Builder;
 use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
+use crate::decode::key_cache::{self, KeyTables};
 use crate::decode::numpy::NumpyRead;
-use crate::decode::{collect_young, key_cache, YOUNG_COLLECTION_EVERY};
-
-/// A new `str` from UTF-8 text.
-#[inline(always)]
-pub unsafe fn new_str(text: &str) -> *mut PyObject {
-    let bytes = text.as_bytes();
-    if orcodec_core::text::ascii::is_ascii(bytes) {
-        new_ascii_str(bytes)
-    } else {
-        new_non_ascii_str(bytes)
-    }
-}
-
-/// A new `str` from ASCII bytes: allocate the compact object and copy.
-///
-/// # Safety
-/// `bytes` must be all ASCII (an ASCII-kind str holding other bytes is corrupt).
-#[inline(always)]
-pub unsafe fn new_ascii_str(bytes: &[u8]) -> *mut PyObject {
-    let obj = PyUnicode_New(bytes.len() as Py_ssize_t, 127);
-    if !obj.is_null() {
-        core::ptr::copy_nonoverlapping(bytes.as_ptr(), PyUnicode_DATA(obj) as *mut u8, bytes.len());
-    }
-    obj
-}
-
-/// A new `str` from valid UTF-8 holding at least one non-ASCII character,
-/// decoded straight into the narrowest kind CPython requires (no
-/// `PyUnicode_DecodeUTF8`, which would validate and measure again).
-#[inline(never)]
-pub(crate) unsafe fn new_non_ascii_str(bytes: &[u8]) -> *mut PyObject {
-    let (chars, maxchar) = orcodec_core::text::decode::measure(bytes);
-    new_measured_str(bytes, chars, maxchar)
-}
-
-/// A new `str` of valid UTF-8 `bytes`, of `chars` code points, the largest at
-/// most `maxchar`, the narrowest kind's bound (as `measure` gives them).
-#[inline(always)]
-unsafe fn new_measured_str(bytes: &[u8], chars: usize, maxchar: u32) -> *mut PyObject {
-    use orcodec_core::text::decode::decode;
-    let obj = PyUnicode_New(chars as Py_ssize_t, maxchar);
-    if obj.is_null() {
-        return obj;
-    }
-    // SAFETY: `obj` is a fresh compact str of `chars` units of the kind
-    // `maxchar` selects (the narrowest holding every code point), and
-    // `bytes` is valid UTF-8 of `chars` code points.
-    let data = PyUnicode_DATA(obj);
-    match maxchar {
-        0x7f | 0xff => decode(bytes, data as *mut u8, chars),
-        0xffff => decode(bytes, data as *mut u16, chars),
-        _ => decode(bytes, data as *mut u32, chars),
-    }
-    obj
-}
-
-/// [`new_non_ascii_str`] for bytes not yet validated: Ok(None) if they are
-/// not UTF-8, checked in the pass that counts the characters.
-#[inline(never)]
-pub(crate) unsafe fn new_checked_non_ascii_str(bytes: &[u8]) -> Result<Option<Owned>, ()> {
-    let Some((chars, maxchar)) = orcodec_core::text::decode::measure_checked(bytes) else {
-        return Ok(None);
-    };
-    // SAFETY: `bytes` is valid UTF-8 of `chars` code points of at most `maxchar`.
-    Owned::new(new_measured_str(bytes, chars, maxchar)).map(Some)
-}
+use crate::decode::strs::{new_ascii_str, new_checked_non_ascii_str, new_non_ascii_str};
+use crate::decode::{collect_young, YOUNG_COLLECTION_EVERY};
+use crate::state::State;
 
 /// Builds Python objects; errors mean a Python exception is set.
 pub struct PyBuilder {
+    /// The state of the module whose function was called.
+    pub st: &'static State,
+    /// The interpreter's key and value caches.
+    tables: *mut KeyTables,
     /// `unpackb`'s `ext_hook`, called as `ext_hook(tag, data)`; NULL for none.
     ext_hook: *mut PyObject,
     /// How numpy values are read (`OPT_NUMPY_EXT`, `OPT_MSGPACK_NUMPY`);
@@ -97,13 +39,14 @@ const VALUE_LOOKUP_ROUND: u32 = 256;
 const VALUE_HIT_RATIO_MIN: u32 = 8;
 
 impl PyBuilder {
-    pub const fn new(ext_hook: *mut PyObject) -> Self {
-        Self::with_numpy(ext_hook, core::ptr::null_mut())
+    pub fn new(st: &'static State, ext_hook: *mut PyObject) -> Self {
+        Self::with_numpy(st, ext_hook, core::ptr::null_mut())
     }
 
     /// A builder that reads numpy values as `numpy` says (NULL: it does not).
-    pub const fn with_numpy(ext_hook: *mut PyObject, numpy: *mut NumpyRead) -> Self {
-        PyBuilder { ext_hook, numpy, value_lookups: 0, value_hits: 0, young_countdown: u32::MAX }
+    pub fn with_numpy(st: &'static State, ext_hook: *mut PyObject, numpy: *mut NumpyRead) -> Self {
+        let tables = key_cache::tables(st);
+        PyBuilder { st, tables, ext_hook, numpy, value_lookups: 0, value_hits: 0, young_countdown: u32::MAX }
     }
 
     /// This builder, running a young collection after every
@@ -112,7 +55,7 @@ impl PyBuilder {
     /// where every object made before a container is whole; typed decoding,
     /// whose instances may be half-written while an `Any` field is read
     /// through this builder, leaves the collections to after the call.
-    pub const fn collecting_young(mut self) -> Self {
+    pub fn collecting_young(mut self) -> Self {
         self.young_countdown = YOUNG_COLLECTION_EVERY;
         self
     }
@@ -126,7 +69,7 @@ impl PyBuilder {
         if self.young_countdown == 0 {
             self.young_countdown = YOUNG_COLLECTION_EVERY;
             // SAFETY: between values; the GIL is held.
-            unsafe { collect_young() };
+            unsafe { collect_young(self.st) };
         }
     }
 
@@ -137,7 +80,7 @@ impl PyBuilder {
         if bytes.len() > key_cache::MAX_CACHED_VALUE_LEN || self.value_lookups == u32::MAX {
             return new_ascii_str(bytes);
         }
-        let (obj, hit) = key_cache::short_ascii_value(bytes);
+        let (obj, hit) = key_cache::short_ascii_value(self.tables, bytes);
         self.value_hits += hit as u32;
         self.value_lookups += 1;
         if self.value_lookups.is_multiple_of(VALUE_LOOKUP_ROUND)
@@ -234,7 +177,7 @@ impl Builder for PyBuilder {
     #[inline(always)]
     fn key(&mut self, value: &str) -> Result<Owned, ()> {
         // SAFETY: `key` returns a new reference or NULL.
-        unsafe { Owned::new(key_cache::key(value)) }
+        unsafe { Owned::new(key_cache::key(self.tables, value)) }
     }
     #[inline(always)]
     fn bytes(&mut self, value: &[u8]) -> Result<Owned, ()> {
@@ -256,12 +199,12 @@ impl Builder for PyBuilder {
         }
         // SAFETY: the hook is a live callable: `unpackb` checked it and its
         // caller holds it for the whole decode.
-        unsafe { call_ext_hook(self.ext_hook, tag, data).map(Some) }
+        unsafe { call_ext_hook(self.st, self.ext_hook, tag, data).map(Some) }
     }
 
     fn timestamp(&mut self, seconds: i64, nanoseconds: u32) -> Result<Owned, ()> {
         // SAFETY: a new reference or NULL.
-        unsafe { Owned::new(crate::decode::datetime::datetime_from_timestamp(seconds, nanoseconds)) }
+        unsafe { Owned::new(crate::decode::datetime::datetime_from_timestamp(self.st, seconds, nanoseconds)) }
     }
 
     fn tuple(&mut self, items: &mut Vec<Owned>, start: usize) -> Result<Owned, ()> {
@@ -308,7 +251,7 @@ impl Builder for PyBuilder {
         unsafe {
             let dict = crate::decode::dict::dict_from_pairs(items, start);
             if dict.is_null() {
-                unhashable_key();
+                unhashable_key(self.st);
             }
             Owned::new(dict)
         }
@@ -319,18 +262,15 @@ impl Builder for PyBuilder {
 /// MessagePack with `OPT_NON_STR_KEYS` makes non-str keys, e.g. from
 /// `ext_hook`) is the decode error, with the TypeError as its `__cause__`.
 #[cold]
-unsafe fn unhashable_key() {
+unsafe fn unhashable_key(st: &State) {
     if PyErr_ExceptionMatches(PyExc_TypeError) != 0 {
-        crate::module::errors::raise_from_current(
-            crate::module::state::state().msgpack_decode_error,
-            "map key is not hashable",
-        );
+        crate::module::errors::raise_from_current(st.msgpack_decode_error, "map key is not hashable");
     }
 }
 
 /// `hook(tag, data)`; its exception becomes the `__cause__` of the decode error.
 #[cold]
-unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Owned, ()> {
+unsafe fn call_ext_hook(st: &State, hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Owned, ()> {
     let tag_obj = Owned::new(PyLong_FromLong(tag as _))?;
     let data_obj = Owned::new(PyBytes_FromStringAndSize(data.as_ptr() as *const _, data.len() as Py_ssize_t))?;
     let args = [tag_obj.as_ptr(), data_obj.as_ptr()];
@@ -338,10 +278,7 @@ unsafe fn call_ext_hook(hook: *mut PyObject, tag: i8, data: &[u8]) -> Result<Own
     if result.is_null() {
         // ormsgpack's message; the exception (a hook that cannot be called
         // too) is the cause, and a note names the extension type.
-        crate::module::errors::raise_from_current(
-            crate::module::state::state().msgpack_decode_error,
-            "ext_hook failed",
-        );
+        crate::module::errors::raise_from_current(st.msgpack_decode_error, "ext_hook failed");
         crate::module::errors::add_note_to_current(&format!("ext_hook raised for extension type {tag}"));
         return Err(());
     }

@@ -3,21 +3,30 @@
 
 use pyo3_ffi::*;
 
+use crate::state::State;
+
 /// A UTC datetime from a decoded timestamp; None (with an exception set) when
 /// it falls outside `datetime`'s years 1 to 9999.
-pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut PyObject {
+pub unsafe fn datetime_from_timestamp(st: &State, seconds: i64, nanoseconds: u32) -> *mut PyObject {
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400) as i32;
     let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
     if !(1..=9999).contains(&year) {
         // ormsgpack's message; a note says what is wrong.
-        crate::module::errors::raise(crate::module::state::state().msgpack_decode_error, "invalid value");
+        crate::module::errors::raise(st.msgpack_decode_error, "invalid value");
         crate::module::errors::add_note_to_current(&format!(
             "timestamp {seconds} is outside the range of datetime (years 1 to 9999)"
         ));
         return core::ptr::null_mut();
     }
-    let api = &*PyDateTimeAPI();
+    let mut capi = st.datetime_capi();
+    if capi.is_null() {
+        capi = st.load_datetime(true);
+        if capi.is_null() {
+            return crate::cpython::datetime::no_capi();
+        }
+    }
+    let api = &*capi;
     (api.DateTime_FromDateAndTime)(
         year as i32,
         month as i32,
@@ -27,7 +36,7 @@ pub unsafe fn datetime_from_timestamp(seconds: i64, nanoseconds: u32) -> *mut Py
         second_of_day % 60,
         // Nanoseconds below a microsecond are dropped (datetime has no room).
         (nanoseconds / 1000) as i32,
-        PyDateTime_TimeZone_UTC(),
+        api.TimeZone_UTC,
         api.DateTimeType,
     )
 }

@@ -8,7 +8,7 @@ use orcodec_core::error::{DecodeError, DecodeErrorKind};
 use pyo3_ffi::*;
 
 use crate::module::errors::{add_note, take_exception, Raised};
-use crate::module::state::state;
+use crate::state::State;
 
 /// Raises what a reader's `DecodeError` means: `MemoryError` when the
 /// reader ran out of memory (`DecodeErrorKind::NoMemory`, not the input's
@@ -32,7 +32,13 @@ pub(crate) fn char_count(prefix: &[u8]) -> usize {
 /// Raises `JSONDecodeError(msg, doc, pos)` like the stdlib's: `doc` is the
 /// input as str, `pos` a character index into it.
 #[cold]
-pub unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject, byte_offset: usize) -> Raised {
+pub unsafe fn raise_json_error(
+    st: &State,
+    msg: &str,
+    input: &[u8],
+    original: *mut PyObject,
+    byte_offset: usize,
+) -> Raised {
     let doc = if PyUnicode_Check(original) != 0 {
         Py_INCREF(original);
         original
@@ -43,7 +49,7 @@ pub unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject,
         return Raised;
     }
     let pos = char_count(&input[..byte_offset.min(input.len())]);
-    raise_json_error_at(state().json_decode_error, msg, doc, pos);
+    raise_json_error_at(st.json_decode_error, msg, doc, pos);
     Py_DECREF(doc);
     Raised
 }
@@ -52,9 +58,9 @@ pub unsafe fn raise_json_error(msg: &str, input: &[u8], original: *mut PyObject,
 /// message at orjson's position, and a note with what orcodec knows beyond
 /// it, if anything.
 #[cold]
-pub unsafe fn raise_json_syntax_error(e: &DecodeError, input: &[u8], original: *mut PyObject) -> Raised {
+pub unsafe fn raise_json_syntax_error(st: &State, e: &DecodeError, input: &[u8], original: *mut PyObject) -> Raised {
     let (message, offset, note) = json_message(&e.kind, e.offset, input);
-    raise_json_error(&message, input, original, offset);
+    raise_json_error(st, &message, input, original, offset);
     if let Some(note) = note {
         crate::module::errors::add_note_to_current(&note);
     }
@@ -408,17 +414,23 @@ fn msgpack_message(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> (Stri
 /// ormsgpack's message, the offset as `pos`, and notes with the offset and
 /// what else orcodec knows.
 #[cold]
-pub unsafe fn raise_msgpack_error(kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> Raised {
-    raise_msgpack_error_in_stream(kind, offset, input, 0)
+pub unsafe fn raise_msgpack_error(st: &State, kind: &DecodeErrorKind, offset: usize, input: &[u8]) -> Raised {
+    raise_msgpack_error_in_stream(st, kind, offset, input, 0)
 }
 
 /// `raise_msgpack_error` for `input` that starts at byte `base` of a stream:
 /// `pos` (and the note) is the offset in the stream.
 #[cold]
-pub unsafe fn raise_msgpack_error_in_stream(kind: &DecodeErrorKind, offset: usize, input: &[u8], base: u64) -> Raised {
+pub unsafe fn raise_msgpack_error_in_stream(
+    st: &State,
+    kind: &DecodeErrorKind,
+    offset: usize,
+    input: &[u8],
+    base: u64,
+) -> Raised {
     let (message, detail) = msgpack_message(kind, offset, input);
     let offset = base + offset as u64;
-    let exc = new_msgpack_error(&message, offset as isize);
+    let exc = new_msgpack_error(st, &message, offset as isize);
     if exc.is_null() {
         return Raised;
     }
@@ -433,12 +445,12 @@ pub unsafe fn raise_msgpack_error_in_stream(kind: &DecodeErrorKind, offset: usiz
 
 /// A new `MsgpackDecodeError(message)` with `pos` set (None when negative),
 /// or NULL with an exception set.
-pub unsafe fn new_msgpack_error(message: &str, pos: isize) -> *mut PyObject {
+pub unsafe fn new_msgpack_error(st: &State, message: &str, pos: isize) -> *mut PyObject {
     let text = PyUnicode_FromStringAndSize(message.as_ptr() as *const c_char, message.len() as Py_ssize_t);
     if text.is_null() {
         return core::ptr::null_mut();
     }
-    let exc = PyObject_CallOneArg(state().msgpack_decode_error, text);
+    let exc = PyObject_CallOneArg(st.msgpack_decode_error, text);
     Py_DECREF(text);
     if exc.is_null() || pos < 0 {
         return exc;

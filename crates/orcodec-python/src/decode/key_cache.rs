@@ -5,10 +5,11 @@
 //! things) and get a table of their own: a repeated one costs a lookup
 //! instead of an allocation, and the document holds it once.
 
-use core::cell::UnsafeCell;
 use pyo3_ffi::*;
 
-use crate::decode::builder::{new_ascii_str, new_str};
+use crate::decode::strs::{new_ascii_str, new_str};
+use crate::state::scratch::{slot, Slot};
+use crate::state::State;
 
 /// Keys longer than this are not cached (rarely repeated, costly to compare).
 const MAX_CACHED_LEN: usize = 64;
@@ -20,15 +21,7 @@ pub const MAX_CACHED_VALUE_LEN: usize = 16;
 /// text is compared with the str's own characters (for an ASCII str those are
 /// its UTF-8 bytes), so the table is only pointers and stays in L1/L2; slots
 /// carrying a copy of the text would miss the cache on most keys.
-struct Cache<const SLOTS: usize>(UnsafeCell<[*mut PyObject; SLOTS]>);
-
-// SAFETY: the GIL contract (crate root); only touched inside `lookup`, which
-// calls no Python code that could re-enter it while a slot is being read or
-// replaced.
-unsafe impl<const SLOTS: usize> Sync for Cache<SLOTS> {}
-
-/// 32 KiB of key slots.
-static KEYS: Cache<4096> = Cache(UnsafeCell::new([core::ptr::null_mut(); 4096]));
+struct Cache<const SLOTS: usize>([*mut PyObject; SLOTS]);
 
 /// A value slot holds the text itself (up to 16 bytes fit in two words
 /// exactly), so telling a hit from a miss never touches a str object: most
@@ -46,15 +39,44 @@ struct ValueSlot {
     obj: *mut PyObject,
 }
 
-struct ValueCache<const SLOTS: usize>(UnsafeCell<[ValueSlot; SLOTS]>);
+struct ValueCache<const SLOTS: usize>([ValueSlot; SLOTS]);
 
-// SAFETY: as for `Cache`: no Python code runs inside `lookup`.
-unsafe impl<const SLOTS: usize> Sync for ValueCache<SLOTS> {}
+/// An interpreter's tables: 32 KiB of key slots, and 32 KiB of value slots
+/// apart from them so values do not evict keys. All zeros is a valid value
+/// table: the empty text, not yet cached. Only touched inside the lookups,
+/// which call no Python code that could come back to them while a slot is
+/// read or replaced: so a decoder keeps a pointer to them (a nested decode,
+/// from a hook, uses the same tables between two lookups of the outer one).
+pub struct KeyTables {
+    keys: Cache<4096>,
+    values: ValueCache<1024>,
+}
 
-/// 32 KiB of value slots, apart from the keys so values do not evict them.
-/// All zeros is a valid table: the empty text, not yet cached.
-static VALUES: ValueCache<1024> =
-    ValueCache(UnsafeCell::new([ValueSlot { len: 0, lo: 0, hi: 0, obj: core::ptr::null_mut() }; 1024]));
+impl Default for KeyTables {
+    fn default() -> Self {
+        KeyTables {
+            keys: Cache([core::ptr::null_mut(); 4096]),
+            values: ValueCache([ValueSlot { len: 0, lo: 0, hi: 0, obj: core::ptr::null_mut() }; 1024]),
+        }
+    }
+}
+
+impl Drop for KeyTables {
+    fn drop(&mut self) {
+        // SAFETY: each non-NULL slot owns one reference.
+        unsafe { self.keys.0.iter().chain(self.values.0.iter().map(|slot| &slot.obj)).for_each(|&obj| Py_XDECREF(obj)) }
+    }
+}
+
+const TABLES: Slot<KeyTables> = Slot::at(slot::KEY_TABLES);
+
+/// The key tables of the interpreter of `st`, for a decoder to keep.
+#[inline(always)]
+pub fn tables(st: &State) -> *mut KeyTables {
+    // SAFETY: the reference ends here; the decoders use the pointer as
+    // `KeyTables` says.
+    unsafe { st.scratch.get(TABLES) }
+}
 
 /// Two words that hold a text of at most 16 bytes exactly, given its length:
 /// 8-16 bytes as two overlapping 8-byte reads, 4-7 as two overlapping 4-byte
@@ -75,12 +97,12 @@ impl<const SLOTS: usize> ValueCache<SLOTS> {
     /// with earlier values of the same text once it has been seen twice;
     /// and whether the text was seen before (so the cache is of use).
     #[inline(always)]
-    unsafe fn lookup(&self, bytes: &[u8]) -> (*mut PyObject, bool) {
+    unsafe fn lookup(&mut self, bytes: &[u8]) -> (*mut PyObject, bool) {
         const K: u64 = 0x9e37_79b9_7f4a_7c15;
         let len = bytes.len();
         let (lo, hi) = text_words(bytes);
         let h = ((((len as u64) ^ lo).wrapping_mul(K) ^ hi).wrapping_mul(K)) >> (64 - SLOTS.trailing_zeros());
-        let slot = &mut (*self.0.get())[h as usize];
+        let slot = &mut self.0[h as usize];
         if slot.len == len && slot.lo == lo && slot.hi == hi {
             if !slot.obj.is_null() {
                 // SAFETY: the slot owns a reference to a live str of this text.
@@ -172,8 +194,8 @@ impl<const SLOTS: usize> Cache<SLOTS> {
     /// not), or to a new one `make` builds, which is cached if it is ASCII.
     /// NULL with an exception set on failure.
     #[inline(always)]
-    unsafe fn lookup(&self, bytes: &[u8], make: impl FnOnce() -> *mut PyObject) -> *mut PyObject {
-        let slot = &mut (*self.0.get())[bucket::<SLOTS>(bytes)];
+    unsafe fn lookup(&mut self, bytes: &[u8], make: impl FnOnce() -> *mut PyObject) -> *mut PyObject {
+        let slot = &mut self.0[bucket::<SLOTS>(bytes)];
         let cached = *slot;
         // SAFETY: a non-NULL slot holds a live ASCII str we own a reference to;
         // its length is its byte length and its data that many bytes.
@@ -200,16 +222,14 @@ impl<const SLOTS: usize> Cache<SLOTS> {
 /// A new reference to the `str` for map key `text`, its hash computed
 /// (NULL with an exception set on failure).
 #[inline(always)]
-pub fn key(text: &str) -> *mut PyObject {
+pub unsafe fn key(tables: *mut KeyTables, text: &str) -> *mut PyObject {
     let bytes = text.as_bytes();
-    // SAFETY: `new_str` makes a str or NULL, which is all `hashed` and the
-    // cache take.
-    unsafe {
-        if bytes.len() > MAX_CACHED_LEN {
-            return hashed(new_str(text));
-        }
-        KEYS.lookup(bytes, || hashed(new_str(text)))
+    // `new_str` makes a str or NULL, which is all `hashed` and the cache
+    // take; it runs no Python code.
+    if bytes.len() > MAX_CACHED_LEN {
+        return hashed(new_str(text));
     }
+    (*tables).keys.lookup(bytes, || hashed(new_str(text)))
 }
 
 /// A new reference to the `str` for a string value of ASCII `bytes`, at
@@ -218,11 +238,11 @@ pub fn key(text: &str) -> *mut PyObject {
 /// whoever needs it.
 ///
 /// # Safety
-/// `bytes` is ASCII.
+/// `bytes` is ASCII; `tables` are an interpreter's ([`tables`]).
 #[inline(always)]
-pub unsafe fn short_ascii_value(bytes: &[u8]) -> (*mut PyObject, bool) {
+pub unsafe fn short_ascii_value(tables: *mut KeyTables, bytes: &[u8]) -> (*mut PyObject, bool) {
     debug_assert!(bytes.len() <= MAX_CACHED_VALUE_LEN && bytes.is_ascii());
-    VALUES.lookup(bytes)
+    (*tables).values.lookup(bytes)
 }
 
 /// Computes and stores the str's hash so dict inserts reuse it.

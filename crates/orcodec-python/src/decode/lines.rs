@@ -27,25 +27,25 @@ use crate::decode::typed::run::{compiled_type, parse_options, run, Options};
 use crate::decode::GcPause;
 use crate::module::args::Call;
 use crate::module::errors::{take_exception, Raised};
-use crate::module::state::state;
+use crate::state::State;
 
 /// The input of a JSON decode, borrowed as `loads` borrows it, or None with
 /// `loads`'s exception raised.
-pub unsafe fn borrow_json_input(obj: *mut PyObject, slot: &mut ViewSlot) -> Option<Input<'_>> {
-    crate::decode::json_input(obj, slot)
+pub unsafe fn borrow_json_input<'a>(st: &State, obj: *mut PyObject, slot: &'a mut ViewSlot) -> Option<Input<'a>> {
+    crate::decode::json_input(st, obj, slot)
 }
 
 /// Raises `JSONDecodeError` for line `number`, `line` (its text without the
 /// line end), at byte `offset` of it.
 #[cold]
-pub unsafe fn raise_line_error(msg: &str, line: &[u8], number: u64, offset: usize) -> Raised {
+pub unsafe fn raise_line_error(st: &State, msg: &str, line: &[u8], number: u64, offset: usize) -> Raised {
     let pos = char_count(&line[..offset.min(line.len())]);
     let text = format!("{msg}: line {number} column {} (char {pos})", pos + 1);
     let doc = PyUnicode_DecodeUTF8(line.as_ptr() as *const c_char, line.len() as Py_ssize_t, c"replace".as_ptr());
     if doc.is_null() {
         return Raised;
     }
-    let kind = state().json_decode_error;
+    let kind = st.json_decode_error;
     let new_str = |t: &str| PyUnicode_FromStringAndSize(t.as_ptr() as *const c_char, t.len() as Py_ssize_t);
     let (msg, pos, lineno, message) =
         (new_str(msg), PyLong_FromSize_t(pos), PyLong_FromUnsignedLongLong(number), new_str(&text));
@@ -76,46 +76,52 @@ pub unsafe fn raise_line_error(msg: &str, line: &[u8], number: u64, offset: usiz
 pub type Typed = Option<(Rc<Compiled>, Options)>;
 
 /// The `type`, `strict` and `dec_hook` arguments of a JSON Lines call.
-pub unsafe fn typed_args(tp: *mut PyObject, strict: *mut PyObject, dec_hook: *mut PyObject) -> Result<Typed, Raised> {
+pub unsafe fn typed_args(
+    st: &State,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Result<Typed, Raised> {
     if tp.is_null() || tp == Py_None() {
         if !strict.is_null() || !dec_hook.is_null() {
             // Checked all the same, so a mistake does not pass unnoticed.
-            parse_options(strict, dec_hook)?;
+            parse_options(st, strict, dec_hook)?;
         }
         return Ok(None);
     }
-    let opts = parse_options(strict, dec_hook)?;
-    Ok(Some((compiled_type(tp)?, opts)))
+    let opts = parse_options(st, strict, dec_hook)?;
+    Ok(Some((compiled_type(st, tp)?, opts)))
 }
 
 /// Raises what decode error `e` in line `number` means: MemoryError when
 /// the reader ran out of memory, else the line's `JSONDecodeError`.
 #[cold]
-unsafe fn line_error(e: DecodeError, line: &[u8], number: u64) -> Raised {
+unsafe fn line_error(st: &State, e: DecodeError, line: &[u8], number: u64) -> Raised {
     raise_decode_error(e, |e| {
         // loads's words and position (orjson's) within the line.
         let (message, offset, _) = crate::decode::error::json_message(&e.kind, e.offset, line);
-        raise_line_error(&message, line, number, offset)
+        raise_line_error(st, &message, line, number, offset)
     })
 }
 
 /// Decodes line `number` (not blank, without its line end), or raises.
 #[inline]
 pub unsafe fn decode_line(
+    st: &'static State,
     line: &[u8],
     number: u64,
     stacks: &mut ScanStacks<Owned>,
     typed: &Typed,
 ) -> Result<Owned, Raised> {
     if let Some((compiled, opts)) = typed {
-        return typed_line(line, number, compiled, opts);
+        return typed_line(st, line, number, compiled, opts);
     }
     let pause = GcPause::new(line.len());
-    let result = parse_with(line, &mut PyBuilder::new(core::ptr::null_mut()).collecting_young(), stacks);
+    let result = parse_with(line, &mut PyBuilder::new(st, core::ptr::null_mut()).collecting_young(), stacks);
     drop(pause);
     match result {
         Ok(value) => Ok(value),
-        Err(Failure::Syntax(e)) => Err(line_error(e, line, number)),
+        Err(Failure::Syntax(e)) => Err(line_error(st, e, line, number)),
         Err(Failure::Build(())) => Err(Raised),
     }
 }
@@ -124,14 +130,21 @@ pub unsafe fn decode_line(
 /// raises it, a mismatch as `ValidationError` whose `doc` is the line and
 /// whose `lineno` is its number.
 #[inline(never)]
-unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Options) -> Result<Owned, Raised> {
+unsafe fn typed_line(
+    st: &'static State,
+    line: &[u8],
+    number: u64,
+    compiled: &Compiled,
+    opts: &Options,
+) -> Result<Owned, Raised> {
     let pull = match JsonPull::new(line) {
         Ok(pull) => pull,
-        Err(e) => return Err(line_error(e, line, number)),
+        Err(e) => return Err(line_error(st, e, line, number)),
     };
     let mut input = JsonInput { pull };
     let pause = GcPause::new(line.len());
     let value = run(
+        st,
         compiled,
         opts,
         &mut input,
@@ -140,12 +153,12 @@ unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Optio
         |_| {},
         |i| Ok(i.pull.finish()?),
         |e| {
-            line_error(e, line, number);
+            line_error(st, e, line, number);
         },
     );
     drop(pause);
     if value.is_null() {
-        let validation = state().json_validation_error;
+        let validation = st.json_validation_error;
         if PyErr_ExceptionMatches(validation) != 0 {
             // The line's number in the input, not in `doc` (always 1).
             let exc = take_exception();
@@ -166,23 +179,23 @@ unsafe fn typed_line(line: &[u8], number: u64, compiled: &Compiled, opts: &Optio
 
 /// `loads_lines(data)`: a list of the documents of the lines of `data`.
 pub unsafe extern "C" fn loads_lines(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let s = state();
+    let s = State::of_module(module);
     let Ok([obj, tp, strict, dec_hook]) =
         call.parse("loads_lines", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1)
     else {
         return core::ptr::null_mut();
     };
-    let Ok(typed) = typed_args(tp, strict, dec_hook) else {
+    let Ok(typed) = typed_args(s, tp, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
     let mut view = ViewSlot::new();
-    let Some(input) = borrow_json_input(obj, &mut view) else {
+    let Some(input) = borrow_json_input(s, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
@@ -200,7 +213,7 @@ pub unsafe extern "C" fn loads_lines(
         if is_blank(line) {
             continue;
         }
-        let Ok(value) = decode_line(line, number, &mut stacks, &typed) else {
+        let Ok(value) = decode_line(s, line, number, &mut stacks, &typed) else {
             return core::ptr::null_mut();
         };
         if PyList_Append(list.as_ptr(), value.as_ptr()) != 0 {

@@ -23,6 +23,7 @@ pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
 pub(crate) mod numpy;
+pub(crate) mod strs;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
@@ -39,9 +40,9 @@ use crate::decode::numpy::NumpyRead;
 use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::errors::{raise, Raised};
 use crate::module::options::{self, Opt};
-use crate::module::state::state;
+use crate::state::{Kept, State};
 use orcodec_core::json::scanner::ScanStacks;
-use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
+use orcodec_core::msgpack::reader::ReadOptions;
 
 /// Decoder stacks kept between calls, one set per format, so a small
 /// document allocates none (its few allocations would be a noticeable part
@@ -55,29 +56,23 @@ use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
 /// floats): their stack, doubled past 64 KiB to 128 KiB, is one glibc
 /// hands out by `mmap`, so dropping it made every call fault its pages in
 /// afresh.
-struct KeptStacks<T>(core::cell::UnsafeCell<Option<T>>);
-
-// SAFETY: the GIL contract (crate root); only `with_stacks` touches it, in
-// single reads and writes that run no Python code.
-unsafe impl<T> Sync for KeptStacks<T> {}
-
 pub(crate) const KEPT_STACK_BYTES: usize = 1 << 20;
-
-static JSON_STACKS: KeptStacks<ScanStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
-static MSGPACK_STACKS: KeptStacks<ReadStacks<Owned>> = KeptStacks(core::cell::UnsafeCell::new(None));
 
 /// Runs `decode` with the kept stacks of `kept` (or new ones), keeping them
 /// again afterwards if they are not too large (`size` says how large).
 #[inline(always)]
-fn with_stacks<T: Default, R>(kept: &KeptStacks<T>, size: impl Fn(&T) -> usize, decode: impl FnOnce(&mut T) -> R) -> R {
-    // SAFETY: no Python code runs while the slot is read or written
-    // (decode runs between, with the slot empty).
-    let mut stacks = unsafe { (*kept.0.get()).take() }.unwrap_or_default();
+pub(crate) fn with_stacks<T: Default, R>(
+    kept: &Kept<T>,
+    size: impl Fn(&T) -> usize,
+    decode: impl FnOnce(&mut T) -> R,
+) -> R {
+    // The slot is empty while `decode` runs; the stacks come back empty
+    // (the decoders leave them so), so replacing a nested call's set frees
+    // no Python object.
+    let mut stacks = kept.take().unwrap_or_default();
     let result = decode(&mut stacks);
     if size(&stacks) <= KEPT_STACK_BYTES {
-        // SAFETY: as above. The stacks are empty (the decoders leave them
-        // so), so replacing a nested call's set frees no Python object.
-        unsafe { *kept.0.get() = Some(stacks) };
+        kept.put(stacks);
     }
     result
 }
@@ -159,7 +154,7 @@ pub(crate) const YOUNG_COLLECTION_EVERY: u32 = 4096;
 /// through [`unpaused`], since finalizers and `gc.callbacks` run in it. The
 /// builder calls this between containers, when every object made so far is
 /// whole and held by the value stack or a container on it.
-pub(crate) unsafe fn collect_young() {
+pub(crate) unsafe fn collect_young(st: &State) {
     #[cfg(Py_3_10)]
     if HOLDING.get() {
         unpaused(|| {
@@ -175,7 +170,7 @@ pub(crate) unsafe fn collect_young() {
                 return;
             }
             let args = [generation];
-            let collected = PyObject_Vectorcall(state().gc_collect, args.as_ptr(), 1, core::ptr::null_mut());
+            let collected = PyObject_Vectorcall(st.gc_collect, args.as_ptr(), 1, core::ptr::null_mut());
             Py_DECREF(generation);
             if collected.is_null() {
                 PyErr_Clear();
@@ -222,21 +217,23 @@ fn finish(result: Result<Owned, Failure<()>>, on_syntax: impl FnOnce(DecodeError
 /// The input of `loads` (bytes, bytearray, memoryview, str), or None with
 /// the decode error raised.
 #[inline(always)]
-pub(crate) unsafe fn json_input(obj: *mut PyObject, slot: &mut input::ViewSlot) -> Option<input::Input<'_>> {
+pub(crate) unsafe fn json_input<'a>(
+    st: &State,
+    obj: *mut PyObject,
+    slot: &'a mut input::ViewSlot,
+) -> Option<input::Input<'a>> {
     match borrow_input(obj, true, slot) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
-            wrong_input_type(obj, "loads");
+            wrong_input_type(st, obj, "loads");
             None
         }
         Err(Raised) => {
             // A str with lone surrogates has no UTF-8 form, so it is no JSON text.
             if PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) != 0 {
-                surrogates_in_str(obj);
+                surrogates_in_str(st, obj);
             } else {
-                decode_error_from_current(|| {
-                    raise_json_error_without_doc(state().json_decode_error, UNREADABLE_BUFFER)
-                });
+                decode_error_from_current(|| raise_json_error_without_doc(st.json_decode_error, UNREADABLE_BUFFER));
             }
             None
         }
@@ -247,10 +244,11 @@ pub(crate) unsafe fn json_input(obj: *mut PyObject, slot: &mut input::ViewSlot) 
 /// decode error raised.
 #[inline(always)]
 pub(crate) unsafe fn msgpack_options(
+    st: &State,
     ext_hook: *mut PyObject,
     option: *mut PyObject,
 ) -> Option<(*mut PyObject, ReadOptions, Opt)> {
-    let s = state();
+    let s = st;
     let opts = parse_opts(option, s.msgpack_decode_error, options::UNPACKB_MASK).ok()?;
     if opts & options::NUMPY_ZERO_COPY != 0 && opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0 {
         raise(s.msgpack_decode_error, numpy::ZERO_COPY_NEEDS);
@@ -270,12 +268,16 @@ pub(crate) unsafe fn msgpack_options(
 /// The input of `unpackb` (bytes, bytearray, memoryview), or None with the
 /// decode error raised.
 #[inline(always)]
-pub(crate) unsafe fn msgpack_input(obj: *mut PyObject, slot: &mut input::ViewSlot) -> Option<input::Input<'_>> {
-    let s = state();
+pub(crate) unsafe fn msgpack_input<'a>(
+    st: &State,
+    obj: *mut PyObject,
+    slot: &'a mut input::ViewSlot,
+) -> Option<input::Input<'a>> {
+    let s = st;
     match borrow_input(obj, false, slot) {
         Ok(Some(input)) => Some(input),
         Ok(None) => {
-            wrong_input_type(obj, "unpackb");
+            wrong_input_type(st, obj, "unpackb");
             None
         }
         Err(Raised) => {
@@ -292,25 +294,27 @@ pub(crate) unsafe fn msgpack_input(obj: *mut PyObject, slot: &mut input::ViewSlo
 /// path stays as it was.
 #[inline(never)]
 unsafe fn typed_loads(
+    st: &'static State,
     obj: *mut PyObject,
     tp: *mut PyObject,
     strict: *mut PyObject,
     dec_hook: *mut PyObject,
 ) -> Option<*mut PyObject> {
-    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+    let Ok((compiled, opts)) = typed_call(st, tp, strict, dec_hook)? else {
         return Some(core::ptr::null_mut());
     };
     let mut view = input::ViewSlot::new();
-    let Some(input) = json_input(obj, &mut view) else {
+    let Some(input) = json_input(st, obj, &mut view) else {
         return Some(core::ptr::null_mut());
     };
-    Some(typed::run::loads_with(&compiled, &opts, input.bytes(), obj))
+    Some(typed::run::loads_with(st, &compiled, &opts, input.bytes(), obj))
 }
 
 /// `unpackb` with a type, as [`typed_loads`].
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn typed_unpackb(
+    st: &'static State,
     obj: *mut PyObject,
     tp: *mut PyObject,
     strict: *mut PyObject,
@@ -320,25 +324,32 @@ unsafe fn typed_unpackb(
     flags: Opt,
     numpy_code: i8,
 ) -> Option<*mut PyObject> {
-    let Ok((compiled, opts)) = typed_call(tp, strict, dec_hook)? else {
+    let Ok((compiled, opts)) = typed_call(st, tp, strict, dec_hook)? else {
         return Some(core::ptr::null_mut());
     };
     let mut view = input::ViewSlot::new();
-    let Some(input) = msgpack_input(obj, &mut view) else {
+    let Some(input) = msgpack_input(st, obj, &mut view) else {
         return Some(core::ptr::null_mut());
     };
-    let mut numpy = numpy_read(flags, numpy_code, obj, input.bytes());
+    let mut numpy = numpy_read(st, flags, numpy_code, obj, input.bytes());
     let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
-    Some(typed::run::unpackb_with(&compiled, &opts, input.bytes(), ext_hook, read_opts, numpy))
+    Some(typed::run::unpackb_with(st, &compiled, &opts, input.bytes(), ext_hook, read_opts, numpy))
 }
 
 /// How numpy values are read under the flags `flags` (None: they are not),
 /// from the input object `obj` whose bytes are `bytes`.
-pub(crate) fn numpy_read(flags: Opt, code: i8, obj: *mut PyObject, bytes: &[u8]) -> Option<NumpyRead> {
+pub(crate) fn numpy_read(
+    st: &'static State,
+    flags: Opt,
+    code: i8,
+    obj: *mut PyObject,
+    bytes: &[u8],
+) -> Option<NumpyRead> {
     if flags & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0 {
         return None;
     }
     Some(NumpyRead::new(
+        st,
         (flags & options::NUMPY_EXT != 0).then_some(code),
         flags & options::MSGPACK_NUMPY != 0,
         flags & options::NUMPY_ZERO_COPY != 0,
@@ -350,6 +361,7 @@ pub(crate) fn numpy_read(flags: Opt, code: i8, obj: *mut PyObject, bytes: &[u8])
 /// The typed decoding arguments of a call, when `type` is given (not None).
 #[inline(always)]
 unsafe fn typed_call(
+    st: &'static State,
     tp: *mut PyObject,
     strict: *mut PyObject,
     dec_hook: *mut PyObject,
@@ -357,21 +369,24 @@ unsafe fn typed_call(
     if tp.is_null() || tp == Py_None() {
         if !strict.is_null() || !dec_hook.is_null() {
             // Checked all the same, so a mistake does not pass unnoticed.
-            if let Err(e) = typed::run::parse_options(strict, dec_hook) {
+            if let Err(e) = typed::run::parse_options(st, strict, dec_hook) {
                 return Some(Err(e));
             }
         }
         return None;
     }
-    Some(typed::run::parse_options(strict, dec_hook).and_then(|opts| Ok((typed::run::compiled_type(tp)?, opts))))
+    Some(
+        typed::run::parse_options(st, strict, dec_hook).and_then(|opts| Ok((typed::run::compiled_type(st, tp)?, opts))),
+    )
 }
 
 pub unsafe extern "C" fn loads(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
+    let st = State::of_module(module);
     let call = Call { args, nargs: nargs as usize, kwnames };
     // orjson's words for a wrong argument count.
     let errors = ArgErrors { kind: core::ptr::null_mut(), orjson: false, exactly_one: true };
@@ -383,85 +398,86 @@ pub unsafe extern "C" fn loads(
         };
         obj
     } else {
-        let s = state();
+        let s = st;
         let Ok([obj, tp, strict, dec_hook]) =
             call.parse_with("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1, &errors)
         else {
             return core::ptr::null_mut();
         };
         if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
-            if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
+            if let Some(result) = typed_loads(st, obj, tp, strict, dec_hook) {
                 return result;
             }
         }
         obj
     };
     let mut view = input::ViewSlot::new();
-    let Some(input) = json_input(obj, &mut view) else {
+    let Some(input) = json_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
     let pause = GcPause::new(bytes.len());
-    let result = with_stacks(&JSON_STACKS, ScanStacks::capacity_bytes, |stacks| {
+    let result = with_stacks(&st.json_stacks, ScanStacks::capacity_bytes, |stacks| {
         orcodec_core::json::scanner::parse_with(
             bytes,
-            &mut PyBuilder::new(core::ptr::null_mut()).collecting_young(),
+            &mut PyBuilder::new(st, core::ptr::null_mut()).collecting_young(),
             stacks,
         )
     });
     drop(pause);
-    finish(result, |e| raise_json_syntax_error(&e, bytes, obj))
+    finish(result, |e| raise_json_syntax_error(st, &e, bytes, obj))
 }
 
 pub unsafe extern "C" fn unpackb(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let s = state();
+    let st = State::of_module(module);
+    let s = st;
     let call = Call { args, nargs: nargs as usize, kwnames };
     let names =
         [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_numpy_ext_code, s.kw_type, s.kw_strict, s.kw_dec_hook];
     let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook]) = call.parse("unpackb", names, 1) else {
         return core::ptr::null_mut();
     };
-    let Some((ext_hook, read_opts, opts)) = msgpack_options(ext_hook, option) else {
+    let Some((ext_hook, read_opts, opts)) = msgpack_options(st, ext_hook, option) else {
         return core::ptr::null_mut();
     };
     let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, s.msgpack_decode_error) else {
         return core::ptr::null_mut();
     };
     if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
-        if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {
+        if let Some(result) = typed_unpackb(st, obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {
             return result;
         }
     }
     let mut view = input::ViewSlot::new();
-    let Some(input) = msgpack_input(obj, &mut view) else {
+    let Some(input) = msgpack_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
-    let mut numpy = numpy_read(opts, numpy_code, obj, input.bytes());
+    let mut numpy = numpy_read(st, opts, numpy_code, obj, input.bytes());
     let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
     let pause = GcPause::new(input.len);
     let result = with_stacks(
-        &MSGPACK_STACKS,
+        &st.msgpack_stacks,
         |stacks| stacks.capacity() * core::mem::size_of::<Owned>(),
         |stacks| {
-            let mut builder = PyBuilder::with_numpy(ext_hook, numpy).collecting_young();
+            let mut builder = PyBuilder::with_numpy(st, ext_hook, numpy).collecting_young();
             orcodec_core::msgpack::reader::read_with(input.bytes(), &mut builder, read_opts, stacks)
         },
     );
     drop(pause);
-    finish(result, |e| raise_msgpack_error(&e.kind, e.offset, input.bytes()))
+    finish(result, |e| raise_msgpack_error(st, &e.kind, e.offset, input.bytes()))
 }
 
 /// Input of a type the decoder does not read: the peer's decode error (a
 /// ValueError), of a class that is a TypeError too, and for a file object a
 /// note saying to read it first.
 #[cold]
-unsafe fn wrong_input_type(obj: *mut PyObject, function: &str) {
-    let s = state();
+unsafe fn wrong_input_type(st: &State, obj: *mut PyObject, function: &str) {
+    let s = st;
     let note = file_note(obj, function);
     if function == "loads" {
         raise_json_error_without_doc(s.json_input_error, "Input must be bytes, bytearray, memoryview, or str");
@@ -476,7 +492,7 @@ unsafe fn wrong_input_type(obj: *mut PyObject, function: &str) {
 /// A str with a lone surrogate (the UnicodeEncodeError encoding it raised is
 /// set): orjson's message, at the index of the first lone surrogate.
 #[cold]
-unsafe fn surrogates_in_str(obj: *mut PyObject) {
+unsafe fn surrogates_in_str(st: &State, obj: *mut PyObject) {
     let error = crate::module::errors::take_exception();
     let mut start: Py_ssize_t = 0;
     if error.is_null() || PyUnicodeEncodeError_GetStart(error, &mut start) != 0 {
@@ -484,10 +500,5 @@ unsafe fn surrogates_in_str(obj: *mut PyObject) {
         start = 0;
     }
     Py_XDECREF(error);
-    raise_json_error_at(
-        state().json_decode_error,
-        "str is not valid UTF-8: surrogates not allowed",
-        obj,
-        start as usize,
-    );
+    raise_json_error_at(st.json_decode_error, "str is not valid UTF-8: surrogates not allowed", obj, start as usize);
 }

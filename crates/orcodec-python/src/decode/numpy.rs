@@ -16,7 +16,6 @@
 //! `PyArray_SetBaseObject`; and of its structs only the array object's data
 //! pointer, the field right after the object header in both.
 
-use core::cell::UnsafeCell;
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use orcodec_core::msgpack::numpy::{self as ext, parse_dtype, DType};
@@ -24,7 +23,8 @@ use pyo3_ffi::*;
 
 use crate::cpython::object::Owned;
 use crate::module::errors::{raise, raise_from_current};
-use crate::module::state::state;
+use crate::state::scratch::{slot, Slot};
+use crate::state::State;
 
 type Version = unsafe extern "C" fn() -> u32;
 type NewFromDescr = unsafe extern "C" fn(
@@ -68,13 +68,20 @@ struct Numpy {
     descrs: Vec<(Vec<u8>, *mut PyObject)>,
 }
 
-struct Cell(UnsafeCell<Option<Numpy>>);
+impl Drop for Numpy {
+    fn drop(&mut self) {
+        // SAFETY: the state owns one reference to `dtype` and to each descriptor.
+        unsafe {
+            Py_DECREF(self.api.dtype);
+            self.descrs.iter().for_each(|&(_, d)| Py_DECREF(d));
+        }
+    }
+}
 
-// SAFETY: the GIL contract (crate root); no reference into the cell is held
-// while Python code runs (importing numpy, making a descriptor).
-unsafe impl Sync for Cell {}
-
-static NUMPY: Cell = Cell(UnsafeCell::new(None));
+/// numpy's C API and the descriptors made, once numpy is loaded in the
+/// interpreter. No reference into the slot is held while Python code runs
+/// (importing numpy, making a descriptor).
+const NUMPY: Slot<Option<Numpy>> = Slot::at(slot::NUMPY_API);
 
 /// `exc`, with the current exception as its cause.
 unsafe fn fail_from_current_as<T>(exc: *mut PyObject, message: &str) -> Result<T, ()> {
@@ -85,8 +92,8 @@ unsafe fn fail_from_current_as<T>(exc: *mut PyObject, message: &str) -> Result<T
 }
 
 /// The decode error, with the current exception as its cause.
-unsafe fn fail_from_current<T>(message: &str) -> Result<T, ()> {
-    fail_from_current_as(state().msgpack_decode_error, message)
+unsafe fn fail_from_current<T>(st: &State, message: &str) -> Result<T, ()> {
+    fail_from_current_as(st.msgpack_decode_error, message)
 }
 
 unsafe fn fail_as<T>(exc: *mut PyObject, message: &str) -> Result<T, ()> {
@@ -94,29 +101,29 @@ unsafe fn fail_as<T>(exc: *mut PyObject, message: &str) -> Result<T, ()> {
     Err(())
 }
 
-unsafe fn fail<T>(message: &str) -> Result<T, ()> {
-    fail_as(state().msgpack_decode_error, message)
+unsafe fn fail<T>(st: &State, message: &str) -> Result<T, ()> {
+    fail_as(st.msgpack_decode_error, message)
 }
 
 /// numpy's C API, importing numpy the first time.
-unsafe fn api() -> Result<Api, ()> {
-    api_as(state().msgpack_decode_error)
+unsafe fn api(st: &State) -> Result<Api, ()> {
+    api_as(st, st.msgpack_decode_error)
 }
 
 /// numpy's C API; `exc` is what failing to load it raises.
-unsafe fn api_as(exc: *mut PyObject) -> Result<Api, ()> {
-    if let Some(numpy) = (*NUMPY.0.get()).as_ref() {
+unsafe fn api_as(st: &State, exc: *mut PyObject) -> Result<Api, ()> {
+    if let Some(numpy) = st.scratch.get(NUMPY).as_ref() {
         return Ok(numpy.api);
     }
     let api = load(exc)?;
     // Importing ran Python code, which may have decoded an array itself.
-    match (*NUMPY.0.get()).as_ref() {
+    match st.scratch.get(NUMPY).as_ref() {
         Some(numpy) => {
             Py_DECREF(api.dtype);
             Ok(numpy.api)
         }
         None => {
-            *NUMPY.0.get() = Some(Numpy { api, descrs: Vec::new() });
+            *st.scratch.get(NUMPY) = Some(Numpy { api, descrs: Vec::new() });
             Ok(api)
         }
     }
@@ -189,8 +196,8 @@ unsafe fn array_api_table(exc: *mut PyObject) -> Result<*const *const c_void, ()
 /// `numpy.dtype(text)` (the text passed the closed list, so numpy parses
 /// only what it is known to accept) and checked to have the item size the
 /// payload was measured with.
-unsafe fn descr(api: &Api, dtype: &DType<'_>) -> Result<*mut PyObject, ()> {
-    if let Some(numpy) = (*NUMPY.0.get()).as_ref() {
+unsafe fn descr(st: &State, api: &Api, dtype: &DType<'_>) -> Result<*mut PyObject, ()> {
+    if let Some(numpy) = st.scratch.get(NUMPY).as_ref() {
         if let Some(&(_, d)) = numpy.descrs.iter().find(|(text, _)| text[..] == *dtype.text.as_bytes()) {
             Py_INCREF(d);
             return Ok(d);
@@ -199,16 +206,16 @@ unsafe fn descr(api: &Api, dtype: &DType<'_>) -> Result<*mut PyObject, ()> {
     let text =
         Owned::new(PyUnicode_FromStringAndSize(dtype.text.as_ptr() as *const _, dtype.text.len() as Py_ssize_t))?;
     let made = Owned::new(PyObject_CallOneArg(api.dtype, text.as_ptr()))
-        .or_else(|()| fail_from_current(&format!("numpy refused dtype {:?}", dtype.text)))?;
+        .or_else(|()| fail_from_current(st, &format!("numpy refused dtype {:?}", dtype.text)))?;
     let size = PyObject_GetAttrString(made.as_ptr(), c"itemsize".as_ptr());
     let itemsize = if size.is_null() { -1 } else { PyLong_AsSsize_t(size) };
     Py_XDECREF(size);
     PyErr_Clear();
     if itemsize != dtype.itemsize as Py_ssize_t {
-        return fail(&format!("numpy's dtype {:?} is not {} bytes wide", dtype.text, dtype.itemsize));
+        return fail(st, &format!("numpy's dtype {:?} is not {} bytes wide", dtype.text, dtype.itemsize));
     }
     // No Python code runs from here on.
-    if let Some(numpy) = (*NUMPY.0.get()).as_mut() {
+    if let Some(numpy) = st.scratch.get(NUMPY).as_mut() {
         let known = numpy.descrs.iter().any(|(text, _)| text[..] == *dtype.text.as_bytes());
         if !known && numpy.descrs.len() < MAX_CACHED_DESCRS {
             Py_INCREF(made.as_ptr());
@@ -248,38 +255,39 @@ struct Value<'a> {
 
 /// Makes the array or scalar `value`; with `base`, a read-only array over
 /// `value.data` (which `base` holds alive) instead of a copy.
-unsafe fn build(value: &Value<'_>, base: Option<&Owned>) -> Result<Owned, ()> {
-    let api = api()?;
-    let descr = descr(&api, &value.dtype)?;
+unsafe fn build(st: &State, value: &Value<'_>, base: Option<&Owned>) -> Result<Owned, ()> {
+    let api = api(st)?;
+    let descr = descr(st, &api, &value.dtype)?;
     if value.scalar {
         // A scalar is a value: numpy copies (and byte-swaps) it. The
         // descriptor is borrowed.
         let scalar = (api.scalar)(value.data.as_ptr() as *mut c_void, descr, null_mut());
         Py_DECREF(descr);
-        return Owned::new(scalar).or_else(|()| fail_from_current("numpy could not make the scalar"));
+        return Owned::new(scalar).or_else(|()| fail_from_current(st, "numpy could not make the scalar"));
     }
     let (dims, ndim) = (value.dims.as_ptr(), value.ndim as c_int);
     let Some(base) = base else {
         // The descriptor reference is stolen, even on failure.
         let array = (api.new_from_descr)(api.ndarray, descr, ndim, dims, null_mut(), null_mut(), 0, null_mut());
-        let array = Owned::new(array).or_else(|()| fail_from_current("numpy could not make the array"))?;
+        let array = Owned::new(array).or_else(|()| fail_from_current(st, "numpy could not make the array"))?;
         let data = (*(array.as_ptr() as *const ArrayHead)).data;
         core::ptr::copy_nonoverlapping(value.data.as_ptr(), data, value.data.len());
         return Ok(array);
     };
     let data = value.data.as_ptr() as *mut c_void;
     let array = (api.new_from_descr)(api.ndarray, descr, ndim, dims, null_mut(), data, READ_ONLY_C_ARRAY, null_mut());
-    let array = Owned::new(array).or_else(|()| fail_from_current("numpy could not make the array"))?;
+    let array = Owned::new(array).or_else(|()| fail_from_current(st, "numpy could not make the array"))?;
     // Steals the reference to the base, even on failure.
     Py_INCREF(base.as_ptr());
     if (api.set_base_object)(array.as_ptr(), base.as_ptr()) != 0 {
-        return fail_from_current("numpy could not make the array");
+        return fail_from_current(st, "numpy could not make the array");
     }
     Ok(array)
 }
 
 /// What a decode reads numpy values with, and the input it reads.
 pub struct NumpyRead {
+    st: &'static State,
     /// The extension type of numpy values (`OPT_NUMPY_EXT`), or None.
     ext_code: Option<i8>,
     /// msgpack-numpy's maps (`OPT_MSGPACK_NUMPY`).
@@ -297,13 +305,14 @@ pub struct NumpyRead {
 impl NumpyRead {
     /// `input` is the object `unpackb` reads, whose bytes start at `input_start`.
     pub fn new(
+        st: &'static State,
         ext_code: Option<i8>,
         maps: bool,
         zero_copy: bool,
         input: *mut PyObject,
         input_start: *const u8,
     ) -> NumpyRead {
-        NumpyRead { ext_code, maps, zero_copy, input, input_start, base: None }
+        NumpyRead { st, ext_code, maps, zero_copy, input, input_start, base: None }
     }
 
     /// Whether extension type `tag` is numpy's.
@@ -328,21 +337,25 @@ impl NumpyRead {
 
     /// The numpy extension value whose payload is `data`, borrowed from the input.
     pub unsafe fn ext_value(&mut self, data: &[u8]) -> Result<Owned, ()> {
+        let st = self.st;
         let header = match ext::parse(data) {
             Ok(header) => header,
             Err(e) => {
                 let offset = data.as_ptr() as usize - self.input_start as usize;
                 let code = self.ext_code.unwrap_or(ext::DEFAULT_CODE);
-                return fail(&format!("invalid numpy extension value (type {code}, payload at byte {offset}): {e}"));
+                return fail(
+                    st,
+                    &format!("invalid numpy extension value (type {code}, payload at byte {offset}): {e}"),
+                );
             }
         };
         let (dims, ndim) = dims_of(header.dims());
         let value = Value { dtype: header.dtype, scalar: header.scalar, dims, ndim, data: header.data };
         if self.zero_copy && !header.scalar {
             let base = self.base()?;
-            build(&value, Some(base))
+            build(st, &value, Some(base))
         } else {
-            build(&value, None)
+            build(st, &value, None)
         }
     }
 
@@ -352,6 +365,7 @@ impl NumpyRead {
     /// and must then be valid; so is a map of exactly `b"complex": True` and
     /// `b"data"`.
     pub unsafe fn map_value(&mut self, items: &[Owned]) -> Result<Option<Owned>, ()> {
+        let st = self.st;
         let pairs = items.len() / 2;
         let mut fields: [*mut PyObject; FIELDS.len()] = [null_mut(); FIELDS.len()];
         let mut unknown = None;
@@ -374,12 +388,12 @@ impl NumpyRead {
         if !nd.is_null() && (nd == Py_True() || nd == Py_False()) {
             if let Some(key) = unknown {
                 let shown = crate::module::errors::repr(key);
-                return fail(&format!("msgpack-numpy array with an unexpected key {shown}"));
+                return fail(st, &format!("msgpack-numpy array with an unexpected key {shown}"));
             }
             return self.msgpack_numpy_array(nd == Py_False(), dtype, kind, shape, data).map(Some);
         }
         if complex == Py_True() && !data.is_null() && pairs == 2 {
-            return complex_from(data).map(Some);
+            return complex_from(st, data).map(Some);
         }
         Ok(None)
     }
@@ -392,44 +406,51 @@ impl NumpyRead {
         shape: *mut PyObject,
         data: *mut PyObject,
     ) -> Result<Owned, ()> {
+        let st = self.st;
         if !kind.is_null() {
             let kind_bytes =
                 if PyBytes_CheckExact(kind) != 0 { Some(crate::cpython::bytes::bytes_data(kind)) } else { None };
             match kind_bytes {
                 Some(b"") => {}
                 Some(b"O") => {
-                    return fail("msgpack-numpy object array refused: its data is a pickle, which could run any code")
+                    return fail(
+                        st,
+                        "msgpack-numpy object array refused: its data is a pickle, which could run any code",
+                    )
                 }
-                Some(b"V") => return fail("msgpack-numpy structured array refused: only plain dtypes are read"),
-                _ => return fail("msgpack-numpy array with an unknown b'kind'"),
+                Some(b"V") => return fail(st, "msgpack-numpy structured array refused: only plain dtypes are read"),
+                _ => return fail(st, "msgpack-numpy array with an unknown b'kind'"),
             }
         }
-        let text = text_bytes(dtype).ok_or(()).or_else(|()| fail("msgpack-numpy array without a dtype string"))?;
+        let text = text_bytes(dtype).ok_or(()).or_else(|()| fail(st, "msgpack-numpy array without a dtype string"))?;
         let Some(dtype) = parse_dtype(text) else {
             // The text is input: quoted only in part if it is long.
             let shown = crate::module::errors::shown(text);
-            return fail(&format!("msgpack-numpy array of unsupported dtype {shown:?}"));
+            return fail(st, &format!("msgpack-numpy array of unsupported dtype {shown:?}"));
         };
         if data.is_null() || PyBytes_CheckExact(data) == 0 {
-            return fail("msgpack-numpy array without bytes b'data'");
+            return fail(st, "msgpack-numpy array without bytes b'data'");
         }
         let bytes = crate::cpython::bytes::bytes_data(data);
         let mut dims = [0 as Py_ssize_t; ext::MAX_NDIM];
         let ndim = if scalar {
             if !shape.is_null() {
-                return fail("msgpack-numpy scalar with a b'shape'");
+                return fail(st, "msgpack-numpy scalar with a b'shape'");
             }
             0
         } else {
-            read_shape(shape, &mut dims)?
+            read_shape(st, shape, &mut dims)?
         };
         let expected = ext::checked_size(dims[..ndim].iter().map(|&d| d as u64), dtype.itemsize)
-            .or_else(|e| fail(&format!("msgpack-numpy array: {e}")))?;
+            .or_else(|e| fail(st, &format!("msgpack-numpy array: {e}")))?;
         if expected != bytes.len() as u64 {
-            return fail(&format!(
-                "msgpack-numpy array: the shape and dtype need {expected} bytes of data, b'data' has {}",
-                bytes.len()
-            ));
+            return fail(
+                st,
+                &format!(
+                    "msgpack-numpy array: the shape and dtype need {expected} bytes of data, b'data' has {}",
+                    bytes.len()
+                ),
+            );
         }
         let value = Value { dtype, scalar, dims, ndim, data: bytes };
         if self.zero_copy && !scalar {
@@ -438,9 +459,9 @@ impl NumpyRead {
                 Py_INCREF(data);
                 data
             })?;
-            build(&value, Some(&base))
+            build(st, &value, Some(&base))
         } else {
-            build(&value, None)
+            build(st, &value, None)
         }
     }
 }
@@ -470,20 +491,20 @@ unsafe fn text_bytes<'a>(obj: *mut PyObject) -> Option<&'a [u8]> {
 }
 
 /// A msgpack-numpy `b"shape"`: a list of non-negative ints, at most 64.
-unsafe fn read_shape(shape: *mut PyObject, dims: &mut [Py_ssize_t; ext::MAX_NDIM]) -> Result<usize, ()> {
+unsafe fn read_shape(st: &State, shape: *mut PyObject, dims: &mut [Py_ssize_t; ext::MAX_NDIM]) -> Result<usize, ()> {
     if shape.is_null() || PyList_CheckExact(shape) == 0 {
-        return fail("msgpack-numpy array without a list b'shape'");
+        return fail(st, "msgpack-numpy array without a list b'shape'");
     }
     let ndim = PyList_GET_SIZE(shape) as usize;
     if ndim > ext::MAX_NDIM {
-        return fail(&format!("msgpack-numpy array of {ndim} dimensions (at most {})", ext::MAX_NDIM));
+        return fail(st, &format!("msgpack-numpy array of {ndim} dimensions (at most {})", ext::MAX_NDIM));
     }
     for (i, slot) in dims.iter_mut().enumerate().take(ndim) {
         let item = PyList_GET_ITEM(shape, i as Py_ssize_t);
         let value = if PyLong_CheckExact(item) != 0 { PyLong_AsSsize_t(item) } else { -1 };
         if value < 0 {
             PyErr_Clear();
-            return fail("msgpack-numpy array with a b'shape' that is not made of non-negative ints");
+            return fail(st, "msgpack-numpy array with a b'shape' that is not made of non-negative ints");
         }
         *slot = value;
     }
@@ -491,20 +512,20 @@ unsafe fn read_shape(shape: *mut PyObject, dims: &mut [Py_ssize_t; ext::MAX_NDIM
 }
 
 /// msgpack-numpy's complex number: `complex(data)`, its repr read back.
-unsafe fn complex_from(data: *mut PyObject) -> Result<Owned, ()> {
+unsafe fn complex_from(st: &State, data: *mut PyObject) -> Result<Owned, ()> {
     let text = if PyBytes_CheckExact(data) != 0 {
         let bytes = crate::cpython::bytes::bytes_data(data);
         Owned::new(PyUnicode_DecodeASCII(bytes.as_ptr() as *const _, bytes.len() as Py_ssize_t, c"strict".as_ptr()))
-            .or_else(|()| fail_from_current("msgpack-numpy complex number that is not text"))?
+            .or_else(|()| fail_from_current(st, "msgpack-numpy complex number that is not text"))?
     } else if PyUnicode_CheckExact(data) != 0 {
         Py_INCREF(data);
         Owned::new(data)?
     } else {
-        return fail("msgpack-numpy complex number that is not text");
+        return fail(st, "msgpack-numpy complex number that is not text");
     };
     let complex_type = core::ptr::addr_of_mut!(PyComplex_Type) as *mut PyObject;
     Owned::new(PyObject_CallOneArg(complex_type, text.as_ptr()))
-        .or_else(|()| fail_from_current("msgpack-numpy complex number that complex() does not read"))
+        .or_else(|()| fail_from_current(st, "msgpack-numpy complex number that complex() does not read"))
 }
 
 /// The error `unpackb` raises for `OPT_NUMPY_ZERO_COPY` alone.
@@ -515,12 +536,12 @@ pub const ZERO_COPY_NEEDS: &str = "OPT_NUMPY_ZERO_COPY needs OPT_NUMPY_EXT or OP
 /// `data`, which holds exactly as many bytes as the shape and dtype need
 /// (typed decoding). Failures leave numpy's exception set (a ValueError for
 /// more dimensions than the installed numpy allows, a MemoryError).
-pub unsafe fn new_array(dtype: &str, dims: &[Py_ssize_t], data: &[u8]) -> Result<Owned, ()> {
-    let api = api_as(PyExc_ImportError)?;
+pub unsafe fn new_array(st: &State, dtype: &str, dims: &[Py_ssize_t], data: &[u8]) -> Result<Owned, ()> {
+    let api = api_as(st, PyExc_ImportError)?;
     let Some(dtype) = parse_dtype(dtype.as_bytes()) else {
         return fail_as(PyExc_SystemError, &format!("orcodec: no such dtype {dtype:?}"));
     };
-    let descr = descr(&api, &dtype)?;
+    let descr = descr(st, &api, &dtype)?;
     // The descriptor reference is stolen, even on failure.
     let array = (api.new_from_descr)(
         api.ndarray,
@@ -539,6 +560,6 @@ pub unsafe fn new_array(dtype: &str, dims: &[Py_ssize_t], data: &[u8]) -> Result
 }
 
 /// `numpy.ndarray` (numpy imported the first time).
-pub unsafe fn ndarray_type() -> Result<*mut PyTypeObject, ()> {
-    Ok(api_as(PyExc_ImportError)?.ndarray)
+pub unsafe fn ndarray_type(st: &State) -> Result<*mut PyTypeObject, ()> {
+    Ok(api_as(st, PyExc_ImportError)?.ndarray)
 }

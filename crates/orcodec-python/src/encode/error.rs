@@ -6,6 +6,7 @@ use pyo3_ffi::*;
 use crate::encode::notes::{add_notes, ErrorContext};
 use crate::module::errors::{raise, raise_from_current, restore_exception, take_exception, Raised};
 use crate::module::options::Opt;
+use crate::state::State;
 
 /// Why encoding stopped. Messages match orjson's where orjson has one.
 #[derive(Debug)]
@@ -71,6 +72,17 @@ pub struct Format {
     pub error: *mut PyObject,
     /// MessagePack: the messages are ormsgpack's; else orjson's.
     pub msgpack: bool,
+    pub st: &'static State,
+}
+
+impl Format {
+    pub fn json(st: &'static State) -> Format {
+        Format { name: "JSON", error: st.json_encode_error, msgpack: false, st }
+    }
+
+    pub fn msgpack(st: &'static State) -> Format {
+        Format { name: "MessagePack", error: st.msgpack_encode_error, msgpack: true, st }
+    }
 }
 
 /// `str()` of the exception currently set (which stays set), if it has text.
@@ -108,7 +120,7 @@ unsafe fn type_name(ty: *mut PyTypeObject) -> String {
 #[cold]
 pub unsafe fn raise_encode_error(err: EncodeError, format: &Format, context: &ErrorContext, opts: Opt) {
     raise_error(&err, format, context);
-    add_notes(&err, context, opts, format.msgpack);
+    add_notes(format.st, &err, context, opts, format.msgpack);
 }
 
 /// The peer's word for the format in "Type is not ... serializable".

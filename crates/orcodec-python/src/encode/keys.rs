@@ -15,12 +15,12 @@ use orcodec_core::json::writer::{write_i64, write_u64};
 use orcodec_core::number::float::write_f64;
 use pyo3_ffi::*;
 
+use crate::cpython::datetime::{is_date_exact, is_datetime_exact, is_time_exact};
 use crate::encode::error::EncodeError;
 use crate::encode::types::datetime::{date_text, datetime_text, time_text};
 use crate::encode::types::enums::is_enum_type;
 use crate::encode::types::uuid::{is_uuid_type, uuid_text};
 use crate::encode::walker::Walker;
-use crate::module::state::state;
 
 /// The text form of a non-str key.
 enum KeyText {
@@ -110,12 +110,12 @@ impl<E: Emitter> Walker<E> {
             return result;
         }
         let ty = Py_TYPE(key);
-        if is_uuid_type(ty) {
-            self.emitter.ascii(&uuid_text(key)?);
+        if is_uuid_type(self.st, ty) {
+            self.emitter.ascii(&uuid_text(self.st, key)?);
             return Ok(());
         }
-        if is_enum_type(ty) {
-            let value = PyObject_GetAttr(key, state().str_value);
+        if is_enum_type(self.st, ty) {
+            let value = PyObject_GetAttr(key, self.st.str_value);
             if value.is_null() {
                 return Err(EncodeError::Raised);
             }
@@ -184,21 +184,22 @@ impl<E: Emitter> Walker<E> {
             write_f64(&mut text, PyFloat_AS_DOUBLE(key));
             return Ok(KeyText::Ascii(text));
         }
-        if PyDateTime_CheckExact(key) != 0 {
-            return Ok(ascii(datetime_text(key, self.opts)?.as_bytes()));
+        let capi = crate::encode::types::datetime::datetime_api_for(self.st, Py_TYPE(key));
+        if is_datetime_exact(capi, key) {
+            return Ok(ascii(datetime_text(self.st, key, self.opts)?.as_bytes()));
         }
-        if PyDate_CheckExact(key) != 0 {
+        if is_date_exact(capi, key) {
             return Ok(ascii(date_text(key).as_bytes()));
         }
-        if PyTime_CheckExact(key) != 0 {
+        if is_time_exact(capi, key) {
             return Ok(ascii(time_text(key, self.opts)?.as_bytes()));
         }
         let ty = Py_TYPE(key);
-        if is_uuid_type(ty) {
-            return Ok(ascii(&uuid_text(key)?));
+        if is_uuid_type(self.st, ty) {
+            return Ok(ascii(&uuid_text(self.st, key)?));
         }
-        if is_enum_type(ty) {
-            let value = PyObject_GetAttr(key, state().str_value);
+        if is_enum_type(self.st, ty) {
+            let value = PyObject_GetAttr(key, self.st.str_value);
             if value.is_null() {
                 return Err(EncodeError::Raised);
             }

@@ -11,23 +11,23 @@ use crate::encode::output::BytesSink;
 use crate::encode::walker::Walker;
 use crate::module::args::{none_to_null, parse_opts, Call};
 use crate::module::options;
-use crate::module::state::state;
+use crate::state::State;
 
 /// `dumps_lines(iterable, *, default=None, option=None)`.
 pub unsafe extern "C" fn dumps_lines(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let s = state();
+    let s = State::of_module(module);
     let call = Call { args, nargs: nargs as usize, kwnames };
     let Ok([iterable, default, option]) =
         call.parse("dumps_lines", [core::ptr::null_mut(), s.kw_default, s.kw_option], 1)
     else {
         return core::ptr::null_mut();
     };
-    let format = Format { name: "JSON", error: s.json_encode_error, msgpack: false };
+    let format = Format::json(s);
     let Ok(opts) = parse_opts(option, format.error, options::ENCODE_MASK) else {
         return core::ptr::null_mut();
     };
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn dumps_lines(
         Py_DECREF(iter);
         return core::ptr::null_mut();
     };
-    let mut walker = Walker::new(CompactJsonWriter::new(sink), default, opts);
+    let mut walker = Walker::new(s, CompactJsonWriter::new(sink), default, opts);
     let mut failed: Option<EncodeError> = None;
     let mut iteration_failed = false;
     loop {

@@ -10,7 +10,7 @@ pub mod output;
 pub mod types;
 pub mod walker;
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 use orcodec_core::emit::Emitter;
 use orcodec_core::json::writer::{CompactJsonWriter, PrettyJsonWriter};
 use orcodec_core::msgpack::writer::MsgpackWriter;
@@ -19,7 +19,7 @@ use pyo3_ffi::*;
 
 use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::options::{self, Opt};
-use crate::module::state::state;
+use crate::state::{SizeHint, State};
 use error::{raise_encode_error, Format};
 use output::BytesSink;
 use walker::Walker;
@@ -40,7 +40,7 @@ struct Args {
 /// orjson.
 #[inline(always)]
 unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool) -> Option<Args> {
-    let s = state();
+    let s = format.st;
     let errors = ArgErrors { kind: format.error, orjson, exactly_one: false };
     let [obj, default, option] =
         call.parse_with(function, [core::ptr::null_mut(), s.kw_default, s.kw_option], 3, &errors).ok()?;
@@ -57,7 +57,7 @@ unsafe fn parse_args(call: &Call, function: &str, format: &Format, orjson: bool)
 /// as ormsgpack's.
 #[inline(always)]
 unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
-    let s = state();
+    let s = format.st;
     let errors = ArgErrors { kind: format.error, orjson: false, exactly_one: false };
     let names = [core::ptr::null_mut(), s.kw_default, s.kw_option, s.kw_numpy_ext_code];
     let [obj, default, option, code] = call.parse_with("packb", names, 3, &errors).ok()?;
@@ -65,69 +65,6 @@ unsafe fn parse_packb_args(call: &Call, format: &Format) -> Option<Args> {
     let numpy_code = parse_numpy_ext_code(code, format.error).ok()?;
     Some(Args { obj, default: none_to_null(default), opts, numpy_code })
 }
-
-/// A first size guess for an output buffer, learned from the previous call:
-/// programs tend to encode documents of similar size over and over, and a
-/// buffer that starts small and grows copies everything written so far at
-/// each step, a large part of the time of a document made of long strings.
-///
-/// Relaxed atomics: it is only a hint, any value is safe.
-struct SizeHint {
-    /// The capacity to start the next buffer with; 0 for "the default".
-    capacity: AtomicUsize,
-    /// The length of the previous output.
-    last_len: AtomicUsize,
-    /// While outputs repeat that length: what they need beyond it (see `record`).
-    extra: AtomicUsize,
-}
-
-impl SizeHint {
-    const fn new() -> SizeHint {
-        SizeHint { capacity: AtomicUsize::new(0), last_len: AtomicUsize::new(0), extra: AtomicUsize::new(0) }
-    }
-
-    /// The capacity to start the next buffer with; 0 for "the default".
-    #[inline(always)]
-    fn get(&self) -> usize {
-        self.capacity.load(Ordering::Relaxed)
-    }
-
-    /// Most a call reserves up front: one huge document does not make the
-    /// next small call map a huge block (beyond glibc's largest threshold,
-    /// 32 MiB, every block is a fresh mapping anyway).
-    const MAX: usize = 64 << 20;
-
-    /// Records an output of `len` bytes, whose writes reserved up to
-    /// `past_end` bytes beyond it when they grew the area.
-    ///
-    /// The next capacity is the output's size with the slack `finish` keeps,
-    /// so an output that varies a bit from call to call still fits; but
-    /// while outputs repeat one length (the same document again), that
-    /// length and only what its writes reserve beyond it: learned when a
-    /// call so sized has to grow (once), at least `EXTRA`, at most the
-    /// slack. The slack is never written, but it spaces the blocks of
-    /// outputs that are kept alive: the pages between two of them are
-    /// touched by both, so a program that keeps its outputs would fault in
-    /// a sixteenth more pages than it writes. Small outputs keep the
-    /// pymalloc blocks their hint picks (`BytesSink::for_small_output`).
-    #[inline(always)]
-    fn record(&self, len: usize, past_end: usize) {
-        /// The least a repeated output is given beyond its length: the
-        /// reservation of one more short write.
-        const EXTRA: usize = 32;
-        let slack = output::output_with_slack(len) - len;
-        let repeated = len > output::TRIM_UP_TO && self.last_len.load(Ordering::Relaxed) == len;
-        self.last_len.store(len, Ordering::Relaxed);
-        let extra = if repeated { self.extra.load(Ordering::Relaxed).max(past_end).max(EXTRA).min(slack) } else { 0 };
-        self.extra.store(extra, Ordering::Relaxed);
-        let capacity = if repeated { len + extra } else { len + slack };
-        self.capacity.store(capacity.min(Self::MAX), Ordering::Relaxed)
-    }
-}
-
-/// One per format: a program's JSON and MessagePack outputs need not be alike.
-static DUMPS_SIZE: SizeHint = SizeHint::new();
-static PACKB_SIZE: SizeHint = SizeHint::new();
 
 /// Walks `obj` into a fresh bytes object with the backend `make` builds.
 #[inline(always)]
@@ -148,12 +85,12 @@ unsafe fn encode<E: Emitter>(
     let Some(sink) = sink else {
         return core::ptr::null_mut();
     };
-    let mut walker = Walker::new(make(sink), args.default, args.opts);
+    let mut walker = Walker::new(format.st, make(sink), args.default, args.opts);
     walker.numpy_code = args.numpy_code;
     let result = walker.walk(args.obj);
     let Walker { emitter, ctx, .. } = walker;
     let sink = finish(emitter);
-    hint.record(sink.len(), sink.reserved_past_end());
+    record(hint, sink.len(), sink.reserved_past_end());
     if sink.failed() {
         out_of_memory();
         return core::ptr::null_mut();
@@ -193,43 +130,86 @@ fn json_output(mut out: BytesSink, append_newline: bool) -> BytesSink {
 }
 
 pub unsafe extern "C" fn dumps(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "JSON", error: state().json_encode_error, msgpack: false };
+    let st = State::of_module(module);
+    let format = Format::json(st);
     let Some(args) = parse_args(&call, "dumps", &format, true) else {
         return core::ptr::null_mut();
     };
     let newline = args.opts & options::APPEND_NEWLINE != 0;
     // Indentation is chosen once here: each writer is its own monomorphized walk.
     if args.opts & options::INDENT_2 != 0 {
-        encode(&args, &format, &DUMPS_SIZE, PrettyJsonWriter::new, |w| json_output(w.out, newline))
+        encode(&args, &format, &st.dumps_size, PrettyJsonWriter::new, |w| json_output(w.out, newline))
     } else {
-        encode(&args, &format, &DUMPS_SIZE, CompactJsonWriter::new, |w| json_output(w.out, newline))
+        encode(&args, &format, &st.dumps_size, CompactJsonWriter::new, |w| json_output(w.out, newline))
     }
 }
 
 pub unsafe extern "C" fn packb(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
+    let st = State::of_module(module);
+    let format = Format::msgpack(st);
     let Some(args) = parse_packb_args(&call, &format) else {
         return core::ptr::null_mut();
     };
-    pack_object(args.obj, args.default, args.opts, args.numpy_code)
+    pack_object(st, args.obj, args.default, args.opts, args.numpy_code)
 }
 
 /// `packb(obj, default, option, numpy_ext_code)` with the arguments already
 /// checked (`default` NULL for none): what `Packer.pack` calls.
-pub unsafe fn pack_object(obj: *mut PyObject, default: *mut PyObject, opts: Opt, numpy_code: i8) -> *mut PyObject {
-    let format = Format { name: "MessagePack", error: state().msgpack_encode_error, msgpack: true };
+pub unsafe fn pack_object(
+    st: &'static State,
+    obj: *mut PyObject,
+    default: *mut PyObject,
+    opts: Opt,
+    numpy_code: i8,
+) -> *mut PyObject {
+    let format = Format::msgpack(st);
     let args = Args { obj, default, opts: opts & !options::JSON_ONLY, numpy_code };
-    encode(&args, &format, &PACKB_SIZE, MsgpackWriter::new, |w| w.out)
+    encode(&args, &format, &st.packb_size, MsgpackWriter::new, |w| w.out)
+}
+
+/// Records an output of `len` bytes in `hint`, whose writes reserved up to
+/// `past_end` bytes beyond it when they grew the area: the next call's
+/// first size guess. Programs tend to encode documents of similar size over
+/// and over, and a buffer that starts small and grows copies everything
+/// written so far at each step, a large part of the time of a document
+/// made of long strings.
+///
+/// The next capacity is the output's size with the slack `finish` keeps,
+/// so an output that varies a bit from call to call still fits; but
+/// while outputs repeat one length (the same document again), that
+/// length and only what its writes reserve beyond it: learned when a
+/// call so sized has to grow (once), at least `EXTRA`, at most the
+/// slack. The slack is never written, but it spaces the blocks of
+/// outputs that are kept alive: the pages between two of them are
+/// touched by both, so a program that keeps its outputs would fault in
+/// a sixteenth more pages than it writes. Small outputs keep the
+/// pymalloc blocks their hint picks (`BytesSink::for_small_output`).
+#[inline(always)]
+fn record(hint: &SizeHint, len: usize, past_end: usize) {
+    /// The least a repeated output is given beyond its length: the
+    /// reservation of one more short write.
+    const EXTRA: usize = 32;
+    /// Most a call reserves up front: one huge document does not make the
+    /// next small call map a huge block (beyond glibc's largest threshold,
+    /// 32 MiB, every block is a fresh mapping anyway).
+    const MAX: usize = 64 << 20;
+    let slack = output::output_with_slack(len) - len;
+    let repeated = len > output::TRIM_UP_TO && hint.last_len.load(Ordering::Relaxed) == len;
+    hint.last_len.store(len, Ordering::Relaxed);
+    let extra = if repeated { hint.extra.load(Ordering::Relaxed).max(past_end).max(EXTRA).min(slack) } else { 0 };
+    hint.extra.store(extra, Ordering::Relaxed);
+    let capacity = if repeated { len + extra } else { len + slack };
+    hint.capacity.store(capacity.min(MAX), Ordering::Relaxed)
 }

@@ -12,6 +12,7 @@ use pyo3_ffi::*;
 use crate::encode::error::EncodeError;
 use crate::module::errors::{add_note, repr, restore_exception, take_exception};
 use crate::module::options::{self, Opt};
+use crate::state::State;
 
 /// One step from a container to what it holds, recorded as an error passes out.
 pub enum Segment {
@@ -169,8 +170,8 @@ unsafe fn type_name(obj: *mut PyObject) -> String {
 /// Whether a type that reached "not serializable" is one OPT_SERIALIZE_NUMPY
 /// writes (ndarray and the scalar types of the element types it writes; not
 /// numpy.bytes_, numpy.longdouble...).
-unsafe fn serialize_numpy_writes(ty: *mut PyTypeObject) -> bool {
-    match crate::encode::types::numpy::numpy_types() {
+unsafe fn serialize_numpy_writes(st: &'static State, ty: *mut PyTypeObject) -> bool {
+    match crate::encode::types::numpy::numpy_types(st) {
         Some(types) => ty == types.ndarray || types.scalars.iter().any(|&(t, _)| t == ty),
         None => false,
     }
@@ -179,21 +180,27 @@ unsafe fn serialize_numpy_writes(ty: *mut PyTypeObject) -> bool {
 /// The notes for `err`, raised as the current exception: where, and the
 /// flag or the reason that would have made it work.
 #[cold]
-pub unsafe fn add_notes(err: &EncodeError, context: &ErrorContext, opts: Opt, msgpack: bool) {
+pub unsafe fn add_notes(st: &'static State, err: &EncodeError, context: &ErrorContext, opts: Opt, msgpack: bool) {
     if PyErr_Occurred().is_null() || PyErr_ExceptionMatches(PyExc_MemoryError) != 0 {
         return;
     }
     // Working the notes out calls into Python (repr, attributes), which must
     // not happen with an exception set.
     let exc = take_exception();
-    for note in notes_for(err, context, opts, msgpack) {
+    for note in notes_for(st, err, context, opts, msgpack) {
         add_note(exc, &note);
     }
     restore_exception(exc);
 }
 
 #[expect(clippy::disallowed_methods, reason = "at most three notes, each a short sentence")]
-unsafe fn notes_for(err: &EncodeError, context: &ErrorContext, opts: Opt, msgpack: bool) -> Vec<String> {
+unsafe fn notes_for(
+    st: &'static State,
+    err: &EncodeError,
+    context: &ErrorContext,
+    opts: Opt,
+    msgpack: bool,
+) -> Vec<String> {
     let culprit = context.culprit.0;
     let mut notes = Vec::new();
     if !context.path.is_empty() {
@@ -229,12 +236,12 @@ unsafe fn notes_for(err: &EncodeError, context: &ErrorContext, opts: Opt, msgpac
             notes.push("pass OPT_PASSTHROUGH_BIG_INT to hand ints outside -2**63 .. 2**64-1 to default".into())
         }
         EncodeError::Unsupported(ty) | EncodeError::DefaultRaised(ty)
-            if opts & options::SERIALIZE_NUMPY == 0 && serialize_numpy_writes(ty) =>
+            if opts & options::SERIALIZE_NUMPY == 0 && serialize_numpy_writes(st, ty) =>
         {
             notes.push("pass OPT_SERIALIZE_NUMPY to write numpy arrays and scalars".into())
         }
         EncodeError::Unsupported(ty) | EncodeError::DefaultRaised(ty)
-            if opts & options::SERIALIZE_PYDANTIC == 0 && crate::encode::types::pydantic::is_pydantic_type(ty) =>
+            if opts & options::SERIALIZE_PYDANTIC == 0 && crate::encode::types::pydantic::is_pydantic_type(st, ty) =>
         {
             notes.push("pass OPT_SERIALIZE_PYDANTIC to write pydantic models".into())
         }

@@ -59,6 +59,10 @@ pub fn output_with_slack(len: usize) -> usize {
 }
 
 pub struct BytesSink {
+    /// While the GIL is released around a write that touches no Python
+    /// object (`release_gil`): the thread state to take it back with, for
+    /// the rare step that needs the allocator; NULL while it is held.
+    detached: *mut PyThreadState,
     /// The bytes object being filled; NULL once growing it failed (it is
     /// then freed, and `data`, `at` and `end` point nowhere).
     bytes: *mut PyObject,
@@ -117,7 +121,38 @@ impl BytesSink {
         let data = unsafe { data_of(bytes) };
         // SAFETY: the object has `capacity` data bytes.
         let end = unsafe { data.add(capacity) };
-        Some(BytesSink { bytes, data, at: data, end, peak_needed: 0, pages: Default::default() })
+        Some(BytesSink {
+            detached: core::ptr::null_mut(),
+            bytes,
+            data,
+            at: data,
+            end,
+            peak_needed: 0,
+            pages: Default::default(),
+        })
+    }
+
+    /// Releases the GIL (other threads of this interpreter run meanwhile)
+    /// until [`BytesSink::take_gil`]: for a writer whose only contact with
+    /// Python objects is this buffer. Growing the buffer takes the GIL back
+    /// for the reallocation (bytes objects come from the interpreter's
+    /// allocator) and releases it again.
+    ///
+    /// # Safety
+    /// The GIL is held, and nothing that needs it runs before `take_gil`
+    /// but this sink's own growing.
+    pub unsafe fn release_gil(&mut self) {
+        debug_assert!(self.detached.is_null());
+        self.detached = PyEval_SaveThread();
+    }
+
+    /// Takes back the GIL [`BytesSink::release_gil`] released (nothing if it is held).
+    pub fn take_gil(&mut self) {
+        let detached = core::mem::replace(&mut self.detached, core::ptr::null_mut());
+        if !detached.is_null() {
+            // SAFETY: the thread state this thread released the GIL with.
+            unsafe { PyEval_RestoreThread(detached) };
+        }
     }
 
     /// How far past the output's end a reservation that grew the area
@@ -148,6 +183,7 @@ impl BytesSink {
     /// request of the same document would get a fresh mapping and fault in
     /// each page.
     pub fn finish(mut self) -> *mut PyObject {
+        self.take_gil();
         let mut obj = core::mem::replace(&mut self.bytes, core::ptr::null_mut());
         if obj.is_null() {
             // SAFETY: sets MemoryError.
@@ -223,6 +259,18 @@ impl BytesSink {
         if self.bytes.is_null() {
             return false;
         }
+        if self.detached.is_null() {
+            return self.grow_holding_gil(additional);
+        }
+        self.take_gil();
+        let grown = self.grow_holding_gil(additional);
+        // SAFETY: the GIL was released by this thread for this sink's writer
+        // and is given back to it (see `release_gil`).
+        unsafe { self.release_gil() };
+        grown
+    }
+
+    fn grow_holding_gil(&mut self, additional: usize) -> bool {
         let len = self.len();
         let capacity = self.capacity();
         if let Some(needed) = len.checked_add(additional) {
@@ -258,6 +306,7 @@ impl BytesSink {
 
 impl Drop for BytesSink {
     fn drop(&mut self) {
+        self.take_gil();
         if !self.bytes.is_null() {
             // SAFETY: an unfinished buffer is ours alone.
             unsafe { Py_DECREF(self.bytes) }

@@ -21,7 +21,7 @@ use crate::encode::types::enums::is_enum_type;
 use crate::encode::types::pydantic::is_pydantic_model;
 use crate::encode::types::uuid::{is_uuid_type, uuid_text};
 use crate::module::options::{self, Opt};
-use crate::module::state::state;
+use crate::state::State;
 
 /// Deepest container nesting each format accepts: orjson's 254 for JSON,
 /// ormsgpack's 255 for MessagePack. Also what stops a container that
@@ -58,6 +58,8 @@ type Result<T = ()> = core::result::Result<T, EncodeError>;
 type Entry = (*mut PyObject, *mut PyObject);
 
 pub struct Walker<E: Emitter> {
+    /// The state of the module whose function was called.
+    pub st: &'static State,
     pub emitter: E,
     default: *mut PyObject,
     pub(crate) opts: Opt,
@@ -87,8 +89,9 @@ unsafe fn is_type(obj: *mut PyObject, ty: *mut PyTypeObject) -> bool {
 
 impl<E: Emitter> Walker<E> {
     /// `default` may be NULL (no hook).
-    pub fn new(emitter: E, default: *mut PyObject, opts: Opt) -> Self {
+    pub fn new(st: &'static State, emitter: E, default: *mut PyObject, opts: Opt) -> Self {
         Walker {
+            st,
             emitter,
             default,
             opts,
@@ -209,7 +212,7 @@ impl<E: Emitter> Walker<E> {
         let ty = Py_TYPE(obj);
         // Before the subclass checks: IntEnum and StrEnum members are int and
         // str subclasses, but are serialized (or passed through) as enums.
-        if is_enum_type(ty) {
+        if is_enum_type(self.st, ty) {
             return self.enum_member(obj);
         }
         // Exact types that are no subclass of anything below, before the
@@ -219,8 +222,8 @@ impl<E: Emitter> Walker<E> {
                 return result;
             }
         }
-        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(ty) {
-            self.emitter.ascii(&uuid_text(obj)?);
+        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(self.st, ty) {
+            self.emitter.ascii(&uuid_text(self.st, obj)?);
             return Ok(());
         }
         // Before the subclass checks too: numpy.float64 is a float subclass,
@@ -257,7 +260,7 @@ impl<E: Emitter> Walker<E> {
                 return self.memoryview(obj);
             }
         }
-        let s = state();
+        let s = self.st;
         if ty == s.fragment_type {
             return self.fragment(obj);
         }
@@ -265,7 +268,7 @@ impl<E: Emitter> Walker<E> {
             return self.ext(obj);
         }
         if self.opts & options::PASSTHROUGH_DATACLASS == 0 {
-            if let Some(fields) = dataclass_fields(obj) {
+            if let Some(fields) = dataclass_fields(self.st, obj) {
                 return self.dataclass(obj, fields);
             }
         }
@@ -274,7 +277,7 @@ impl<E: Emitter> Walker<E> {
                 return result;
             }
         }
-        if self.opts & options::SERIALIZE_PYDANTIC != 0 && is_pydantic_model(obj) {
+        if self.opts & options::SERIALIZE_PYDANTIC != 0 && is_pydantic_model(self.st, obj) {
             return self.pydantic_model(obj);
         }
         self.call_default(obj)

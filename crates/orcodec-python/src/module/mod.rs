@@ -8,13 +8,13 @@ pub mod args;
 pub mod docs;
 pub mod errors;
 pub mod options;
-pub mod state;
 pub mod streams;
 
 use core::ffi::{c_char, CStr};
 use core::ptr::{addr_of_mut, null_mut};
 use pyo3_ffi::*;
 
+use crate::state::{self, State};
 use crate::{classes, decode, encode, transcode};
 
 const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'static CStr) -> PyMethodDef {
@@ -40,17 +40,46 @@ static mut METHODS: [PyMethodDef; 11] = [
     PyMethodDef::zeroed(),
 ];
 
-static mut MODULE: PyModuleDef = PyModuleDef {
+/// `Py_mod_exec` runs `exec`; on 3.12 and newer the module declares that it
+/// supports interpreters with their own GIL (everything it keeps is in its
+/// per-interpreter state).
+const SLOT_COUNT: usize = 2 + cfg!(Py_3_12) as usize;
+
+static mut SLOTS: [PyModuleDef_Slot; SLOT_COUNT] = [
+    PyModuleDef_Slot { slot: Py_mod_exec, value: exec as *mut core::ffi::c_void },
+    #[cfg(Py_3_12)]
+    PyModuleDef_Slot { slot: Py_mod_multiple_interpreters, value: Py_MOD_PER_INTERPRETER_GIL_SUPPORTED },
+    PyModuleDef_Slot { slot: 0, value: null_mut() },
+];
+
+/// The module's definition: one per process, as CPython requires, while
+/// each interpreter that imports the module gets a module object and a
+/// `State` of its own.
+pub static mut MODULE: PyModuleDef = PyModuleDef {
     m_base: PyModuleDef_HEAD_INIT,
     m_name: c"orcodec._orcodec".as_ptr(),
     m_doc: docs::MODULE.as_ptr(),
-    m_size: -1,
+    m_size: core::mem::size_of::<*mut State>() as Py_ssize_t,
     m_methods: null_mut(),
     m_slots: null_mut(),
-    m_traverse: None,
-    m_clear: None,
-    m_free: None,
+    m_traverse: Some(state::traverse),
+    m_clear: Some(state::clear),
+    m_free: Some(state::free),
 };
+
+/// The definition, for telling orcodec's modules from others.
+pub fn module_def() -> *mut PyModuleDef {
+    addr_of_mut!(MODULE)
+}
+
+/// The module's definition, for `PyInit__orcodec` (multi-phase
+/// initialization: the import system makes the module and runs `exec`).
+pub unsafe fn definition() -> *mut PyObject {
+    let def = addr_of_mut!(MODULE);
+    (*def).m_methods = addr_of_mut!(METHODS) as *mut PyMethodDef;
+    (*def).m_slots = addr_of_mut!(SLOTS) as *mut PyModuleDef_Slot;
+    PyModuleDef_Init(def)
+}
 
 /// Adds `value` (a new reference, consumed) to `module` as `name`.
 unsafe fn add(module: *mut PyObject, name: &CStr, value: *mut PyObject) -> bool {
@@ -177,25 +206,37 @@ fn flag_table() -> *mut PyObject {
     new_tuple(&rows)
 }
 
-/// Creates the module `PyInit__orcodec` returns; None with an exception set
-/// on failure.
-///
-/// # Safety
-/// Called only from `PyInit__orcodec`.
-pub unsafe fn init_module() -> Option<*mut PyObject> {
-    let module_def = addr_of_mut!(MODULE);
-    (*module_def).m_methods = addr_of_mut!(METHODS) as *mut PyMethodDef;
-    let module = PyModule_Create(module_def);
-    if module.is_null() {
-        return None;
+/// `Py_mod_exec`: fills a new module of this interpreter (`module`) and its
+/// state; 0, or -1 with an exception set. Whatever it made before failing
+/// is released with the module (`m_free`): a failed import leaves nothing
+/// behind, in this interpreter or any other.
+unsafe extern "C" fn exec(module: *mut PyObject) -> core::ffi::c_int {
+    match fill(module) {
+        Some(()) => 0,
+        None => {
+            if PyErr_Occurred().is_null() {
+                PyErr_SetString(PyExc_ImportError, c"orcodec: the module could not be initialized".as_ptr());
+            }
+            -1
+        }
     }
+}
+
+/// An empty `Objects`: every field NULL until `fill` makes it.
+fn no_objects() -> state::Objects {
+    // SAFETY: every field of `Objects` is a raw pointer, for which all
+    // zeros is NULL.
+    unsafe { core::mem::zeroed() }
+}
+
+unsafe fn fill(module: *mut PyObject) -> Option<()> {
+    State::install(module, Box::new(State::new(no_objects())));
+    // SAFETY: installed just above; no Python code holds it yet.
+    let st = &mut **(PyModule_GetState(module) as *mut *mut State);
+    st.load_datetime(false);
+    let o = &mut st.o;
 
     // JSONDecodeError subclasses the stdlib's, so `except json.JSONDecodeError` works.
-    // datetime's C API: its types are checked and built directly.
-    PyDateTime_IMPORT();
-    if PyDateTimeAPI().is_null() {
-        return None;
-    }
     let json = PyImport_ImportModule(c"json".as_ptr());
     if json.is_null() {
         return None;
@@ -205,135 +246,100 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     if std_decode_error.is_null() {
         return None;
     }
-    let json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
-    let msgpack_decode_error = new_msgpack_decode_error();
-    let validation_error = new_exception(c"orcodec.ValidationError", docs::VALIDATION_ERROR, PyExc_ValueError);
-    // The subclasses raised by loads and unpackb: existing handlers of the
-    // formats' decode errors keep catching every failure of a decode.
-    let json_validation_error = new_exception(
-        c"orcodec.JSONValidationError",
-        docs::VALIDATION_ERROR,
-        new_tuple(&[incref(validation_error), incref(json_decode_error)]),
-    );
-    let msgpack_validation_error = new_exception(
-        c"orcodec.MsgpackValidationError",
-        docs::VALIDATION_ERROR,
-        new_tuple(&[incref(validation_error), incref(msgpack_decode_error)]),
-    );
-    let st = state::State {
-        json_encode_error: new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError),
-        json_decode_error,
-        msgpack_encode_error: new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError),
-        msgpack_decode_error,
-        json_input_error: new_type_error(c"orcodec.JSONInputTypeError", docs::JSON_INPUT_TYPE_ERROR, json_decode_error),
-        msgpack_input_error: new_type_error(
-            c"orcodec.MsgpackInputTypeError",
-            docs::MSGPACK_INPUT_TYPE_ERROR,
-            msgpack_decode_error,
-        ),
-        validation_error,
-        json_validation_error,
-        msgpack_validation_error,
-        kw_type: args::intern(c"type"),
-        kw_strict: args::intern(c"strict"),
-        kw_dec_hook: args::intern(c"dec_hook"),
-        kw_forbid_unknown_fields: args::intern(c"forbid_unknown_fields"),
-        kw_default: args::intern(c"default"),
-        kw_option: args::intern(c"option"),
-        kw_ext_hook: args::intern(c"ext_hook"),
-        kw_numpy_ext_code: args::intern(c"numpy_ext_code"),
-        str_utcoffset: args::intern(c"utcoffset"),
-        str_int: args::intern(c"int"),
-        str_value: args::intern(c"_value_"),
-        str_uuid: args::intern(c"uuid"),
-        str_enum: args::intern(c"enum"),
-        str_dataclasses: args::intern(c"dataclasses"),
-        str_dataclass_fields: args::intern(c"__dataclass_fields__"),
-        str_field_type: args::intern(c"_field_type"),
-        str_numpy: args::intern(c"numpy"),
-        str_array_struct: args::intern(c"__array_struct__"),
-        str_dtype: args::intern(c"dtype"),
-        str_str: args::intern(c"str"),
-        str_dict: args::intern(c"__dict__"),
-        str_pydantic_fields: args::intern(c"__pydantic_fields__"),
-        str_pydantic_extra: args::intern(c"__pydantic_extra__"),
-        str_fields: args::intern(c"__fields__"),
-        str_slots: args::intern(c"__slots__"),
-        str_normalize: args::intern(c"normalize"),
-        str_pytz_tzinfo: args::intern(c"pytz.tzinfo"),
-        fragment_type: classes::fragment::new_fragment_type(),
-        ext_type: classes::ext::new_ext_type(),
-        decoder_type: classes::decoder::new_decoder_type(),
-        gc_collect: gc_collect(),
-    };
+    o.json_decode_error = new_exception(c"orcodec.JSONDecodeError", docs::JSON_DECODE_ERROR, std_decode_error);
     Py_DECREF(std_decode_error);
-    let all = [
-        st.json_encode_error,
-        st.json_decode_error,
-        st.msgpack_encode_error,
-        st.msgpack_decode_error,
-        st.json_input_error,
-        st.msgpack_input_error,
-        st.validation_error,
-        st.json_validation_error,
-        st.msgpack_validation_error,
-        st.kw_type,
-        st.kw_strict,
-        st.kw_dec_hook,
-        st.kw_forbid_unknown_fields,
-        st.kw_default,
-        st.kw_option,
-        st.kw_ext_hook,
-        st.kw_numpy_ext_code,
-        st.str_utcoffset,
-        st.str_int,
-        st.str_value,
-        st.str_uuid,
-        st.str_enum,
-        st.str_dataclasses,
-        st.str_dataclass_fields,
-        st.str_field_type,
-        st.str_numpy,
-        st.str_array_struct,
-        st.str_dtype,
-        st.str_str,
-        st.str_dict,
-        st.str_pydantic_fields,
-        st.str_pydantic_extra,
-        st.str_fields,
-        st.str_slots,
-        st.str_normalize,
-        st.str_pytz_tzinfo,
-        st.fragment_type as *mut PyObject,
-        st.ext_type as *mut PyObject,
-        st.decoder_type as *mut PyObject,
-        st.gc_collect,
-    ];
-    if all.iter().any(|p| p.is_null()) {
+    o.msgpack_decode_error = new_msgpack_decode_error();
+    o.validation_error = new_exception(c"orcodec.ValidationError", docs::VALIDATION_ERROR, PyExc_ValueError);
+    if o.json_decode_error.is_null() || o.msgpack_decode_error.is_null() || o.validation_error.is_null() {
         return None;
     }
-    // The state keeps one reference to each (they live as long as the process);
-    // the module gets its own.
+    // The subclasses raised by loads and unpackb: existing handlers of the
+    // formats' decode errors keep catching every failure of a decode.
+    let both = |a: *mut PyObject, b: *mut PyObject| new_tuple(&[incref(a), incref(b)]);
+    let bases = both(o.validation_error, o.json_decode_error);
+    if bases.is_null() {
+        return None;
+    }
+    o.json_validation_error = new_exception(c"orcodec.JSONValidationError", docs::VALIDATION_ERROR, bases);
+    Py_DECREF(bases);
+    let bases = both(o.validation_error, o.msgpack_decode_error);
+    if bases.is_null() {
+        return None;
+    }
+    o.msgpack_validation_error = new_exception(c"orcodec.MsgpackValidationError", docs::VALIDATION_ERROR, bases);
+    Py_DECREF(bases);
+    o.json_encode_error = new_exception(c"orcodec.JSONEncodeError", docs::JSON_ENCODE_ERROR, PyExc_TypeError);
+    o.msgpack_encode_error = new_exception(c"orcodec.MsgpackEncodeError", docs::MSGPACK_ENCODE_ERROR, PyExc_TypeError);
+    o.json_input_error =
+        new_type_error(c"orcodec.JSONInputTypeError", docs::JSON_INPUT_TYPE_ERROR, o.json_decode_error);
+    o.msgpack_input_error =
+        new_type_error(c"orcodec.MsgpackInputTypeError", docs::MSGPACK_INPUT_TYPE_ERROR, o.msgpack_decode_error);
+    let exception =
+        |name: &CStr, doc: &CStr| PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), PyExc_Exception, null_mut());
+    o.out_of_data = exception(c"orcodec.OutOfData", docs::OUT_OF_DATA);
+    o.buffer_full = exception(c"orcodec.BufferFull", docs::BUFFER_FULL);
+    o.kw_type = args::intern(c"type");
+    o.kw_strict = args::intern(c"strict");
+    o.kw_dec_hook = args::intern(c"dec_hook");
+    o.kw_forbid_unknown_fields = args::intern(c"forbid_unknown_fields");
+    o.kw_default = args::intern(c"default");
+    o.kw_option = args::intern(c"option");
+    o.kw_ext_hook = args::intern(c"ext_hook");
+    o.kw_numpy_ext_code = args::intern(c"numpy_ext_code");
+    o.kw_base64 = args::intern(c"base64");
+    o.kw_read_size = args::intern(c"read_size");
+    o.str_utcoffset = args::intern(c"utcoffset");
+    o.str_int = args::intern(c"int");
+    o.str_value = args::intern(c"_value_");
+    o.str_uuid = args::intern(c"uuid");
+    o.str_enum = args::intern(c"enum");
+    o.str_dataclasses = args::intern(c"dataclasses");
+    o.str_dataclass_fields = args::intern(c"__dataclass_fields__");
+    o.str_field_type = args::intern(c"_field_type");
+    o.str_numpy = args::intern(c"numpy");
+    o.str_array_struct = args::intern(c"__array_struct__");
+    o.str_dtype = args::intern(c"dtype");
+    o.str_str = args::intern(c"str");
+    o.str_dict = args::intern(c"__dict__");
+    o.str_pydantic_fields = args::intern(c"__pydantic_fields__");
+    o.str_pydantic_extra = args::intern(c"__pydantic_extra__");
+    o.str_fields = args::intern(c"__fields__");
+    o.str_slots = args::intern(c"__slots__");
+    o.str_normalize = args::intern(c"normalize");
+    o.str_pytz_tzinfo = args::intern(c"pytz.tzinfo");
+    o.str_decimal = args::intern(c"decimal");
+    o.gc_collect = gc_collect();
+    o.base64_default = transcode::new_base64_default(module);
+    o.fragment_type = classes::fragment::new_fragment_type(module);
+    o.ext_type = classes::ext::new_ext_type(module);
+    o.decoder_type = classes::decoder::new_decoder_type(module);
+    o.unpacker_type = classes::unpacker::new_unpacker_type(module);
+    o.packer_type = classes::packer::new_packer_type(module);
+    o.line_iterator_type = classes::lines::new_line_iterator_type(module);
+    if o.all().iter().any(|p| p.is_null()) {
+        return None;
+    }
+    // The state keeps its references; the module gets its own.
     for (name, obj) in [
-        (c"JSONEncodeError", st.json_encode_error),
-        (c"JSONDecodeError", st.json_decode_error),
-        (c"MsgpackEncodeError", st.msgpack_encode_error),
-        (c"MsgpackDecodeError", st.msgpack_decode_error),
-        (c"JSONInputTypeError", st.json_input_error),
-        (c"MsgpackInputTypeError", st.msgpack_input_error),
-        (c"Fragment", st.fragment_type as *mut PyObject),
-        (c"Ext", st.ext_type as *mut PyObject),
-        (c"ValidationError", st.validation_error),
-        (c"Decoder", st.decoder_type as *mut PyObject),
+        (c"JSONEncodeError", o.json_encode_error),
+        (c"JSONDecodeError", o.json_decode_error),
+        (c"MsgpackEncodeError", o.msgpack_encode_error),
+        (c"MsgpackDecodeError", o.msgpack_decode_error),
+        (c"JSONInputTypeError", o.json_input_error),
+        (c"MsgpackInputTypeError", o.msgpack_input_error),
+        (c"Fragment", o.fragment_type as *mut PyObject),
+        (c"Ext", o.ext_type as *mut PyObject),
+        (c"ValidationError", o.validation_error),
+        (c"Decoder", o.decoder_type as *mut PyObject),
+        (c"OutOfData", o.out_of_data),
+        (c"BufferFull", o.buffer_full),
+        (c"Unpacker", o.unpacker_type as *mut PyObject),
+        (c"Packer", o.packer_type as *mut PyObject),
     ] {
-        Py_INCREF(obj);
-        if !add(module, name, obj) {
+        if !add(module, name, incref(obj)) {
             return None;
         }
     }
-    state::init(st);
-    streams::init(module)?;
-
     for flag in options::ALL {
         let cname = std::ffi::CString::new(flag.name).ok()?;
         if !add(module, &cname, PyLong_FromUnsignedLong(flag.value as _)) {
@@ -348,5 +354,5 @@ pub unsafe fn init_module() -> Option<*mut PyObject> {
     if !add(module, c"__version__", version) {
         return None;
     }
-    Some(module)
+    Some(())
 }

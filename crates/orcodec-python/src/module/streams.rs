@@ -1,83 +1,11 @@
-//! The module's streaming half, set up at init beside the rest: the
-//! exceptions `OutOfData` and `BufferFull`, the classes `Unpacker`,
-//! `Packer` and the `iter_lines` iterator, and the keyword names their
-//! constructors take. Kept apart from `state.rs` so the per-call state the
-//! encoders and decoders read stays small.
+//! What the streaming classes (`Unpacker`, `Packer`, the `iter_lines`
+//! iterator) share: constructor arguments, and reading from a file-like.
 
-use core::cell::UnsafeCell;
 use core::ffi::{c_char, CStr};
 use core::ptr::null_mut;
 use pyo3_ffi::*;
 
-use crate::classes::{lines, packer, unpacker};
-use crate::module::docs;
 use crate::module::errors::{raise, repr, Raised};
-
-pub struct Streams {
-    pub out_of_data: *mut PyObject,
-    pub buffer_full: *mut PyObject,
-    pub unpacker_type: *mut PyTypeObject,
-    pub packer_type: *mut PyTypeObject,
-    pub line_iterator_type: *mut PyTypeObject,
-}
-
-struct Cell(UnsafeCell<Streams>);
-
-// SAFETY: the GIL contract (crate root); written once during module init
-// and only read afterwards.
-unsafe impl Sync for Cell {}
-
-static STREAMS: Cell = Cell(UnsafeCell::new(Streams {
-    out_of_data: null_mut(),
-    buffer_full: null_mut(),
-    unpacker_type: null_mut(),
-    packer_type: null_mut(),
-    line_iterator_type: null_mut(),
-}));
-
-/// The streaming state. Valid after `init` succeeded.
-#[inline(always)]
-pub fn streams() -> &'static Streams {
-    // SAFETY: see `Cell`: no writes after init.
-    unsafe { &*STREAMS.0.get() }
-}
-
-/// Creates the exceptions and classes and adds the public ones to `module`;
-/// None with an exception set on failure.
-///
-/// # Safety
-/// Called once, from module init.
-pub unsafe fn init(module: *mut PyObject) -> Option<()> {
-    let exception =
-        |name: &CStr, doc: &CStr| PyErr_NewExceptionWithDoc(name.as_ptr(), doc.as_ptr(), PyExc_Exception, null_mut());
-    let s = Streams {
-        out_of_data: exception(c"orcodec.OutOfData", docs::OUT_OF_DATA),
-        buffer_full: exception(c"orcodec.BufferFull", docs::BUFFER_FULL),
-        unpacker_type: unpacker::new_unpacker_type(),
-        packer_type: packer::new_packer_type(),
-        line_iterator_type: lines::new_line_iterator_type(),
-    };
-    let all = [
-        (Some(c"OutOfData"), s.out_of_data),
-        (Some(c"BufferFull"), s.buffer_full),
-        (Some(c"Unpacker"), s.unpacker_type as *mut PyObject),
-        (Some(c"Packer"), s.packer_type as *mut PyObject),
-        (None, s.line_iterator_type as *mut PyObject),
-    ];
-    if all.iter().any(|(_, p)| p.is_null()) {
-        return None;
-    }
-    for (name, obj) in all {
-        if let Some(name) = name {
-            // The state keeps its reference; the module gets its own.
-            if PyModule_AddObjectRef(module, name.as_ptr(), obj) != 0 {
-                return None;
-            }
-        }
-    }
-    *STREAMS.0.get() = s;
-    Some(())
-}
 
 /// The keyword arguments of a class constructor, `names[i]` for slot `i`:
 /// the first `positional` slots may also come by position.
@@ -190,30 +118,4 @@ pub unsafe fn append_buffer(buf: &mut Vec<u8>, data: *mut PyObject, message: &st
     let result = try_extend(buf, core::slice::from_raw_parts(view.buf as *const u8, len));
     PyBuffer_Release(&mut view);
     result.map(|()| len)
-}
-
-/// A keyword name interned on first use and kept for the life of the
-/// process (the streaming functions' own; `state.rs` has the others).
-pub struct Interned(UnsafeCell<*mut PyObject>);
-
-// SAFETY: the GIL contract (crate root): read and written under the GIL,
-// with no Python code run in between.
-unsafe impl Sync for Interned {}
-
-impl Interned {
-    pub const fn new() -> Self {
-        Interned(UnsafeCell::new(null_mut()))
-    }
-
-    /// The interned `name` (NULL with an exception set if it cannot be made).
-    pub fn get(&self, name: &CStr) -> *mut PyObject {
-        // SAFETY: see `Interned`.
-        unsafe {
-            let slot = self.0.get();
-            if (*slot).is_null() {
-                *slot = crate::module::args::intern(name);
-            }
-            *slot
-        }
-    }
 }

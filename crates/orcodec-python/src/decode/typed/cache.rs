@@ -5,32 +5,16 @@
 //! reaches `MAX_CACHED` types (types made in a loop cannot grow it without
 //! bound). A type that cannot be hashed is compiled at every call.
 
-use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::ptr::null_mut;
 use pyo3_ffi::*;
 use std::rc::Rc;
 
 use crate::decode::typed::compile::compile;
 use crate::decode::typed::node::Compiled;
 use crate::module::errors::Raised;
+use crate::state::State;
 
 const MAX_CACHED: Py_ssize_t = 1024;
-
-struct Statics {
-    /// The cache dict (owned), made on first use.
-    cache: *mut PyObject,
-    /// `orcodec._typed.compile_type` (owned), imported on first use.
-    compile_type: *mut PyObject,
-}
-
-struct Cell(UnsafeCell<Statics>);
-
-// SAFETY: the GIL contract (crate root); the fields are read into locals
-// before any Python code runs.
-unsafe impl Sync for Cell {}
-
-static STATICS: Cell = Cell(UnsafeCell::new(Statics { cache: null_mut(), compile_type: null_mut() }));
 
 const CAPSULE_NAME: &core::ffi::CStr = c"orcodec.compiled_type";
 
@@ -42,48 +26,44 @@ unsafe extern "C" fn drop_capsule(capsule: *mut PyObject) {
 }
 
 /// `tp` compiled afresh (no cache).
-pub unsafe fn compile_uncached(tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
-    let statics = &mut *STATICS.0.get();
-    if statics.compile_type.is_null() {
+pub unsafe fn compile_uncached(st: &State, tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
+    // `orcodec._typed.compile_type` of this interpreter, imported on first use.
+    let mut f = st.found.compile_type.found();
+    if f.is_null() {
         let module = PyImport_ImportModule(c"orcodec._typed".as_ptr());
         if module.is_null() {
             return Err(Raised);
         }
-        let f = PyObject_GetAttrString(module, c"compile_type".as_ptr());
+        let found = PyObject_GetAttrString(module, c"compile_type".as_ptr());
         Py_DECREF(module);
-        if f.is_null() {
+        if found.is_null() {
             return Err(Raised);
         }
-        // Another thread may have filled it meanwhile (the import ran Python code).
-        let statics = &mut *STATICS.0.get();
-        if statics.compile_type.is_null() {
-            statics.compile_type = f;
-        } else {
-            Py_DECREF(f);
-        }
+        // Another thread may have kept one meanwhile (the import ran Python code).
+        f = st.found.compile_type.keep(found);
     }
-    let f = (*STATICS.0.get()).compile_type;
+    // Held across the call: the function is the state's, which lives on.
     let spec = PyObject_CallOneArg(f, tp);
     if spec.is_null() {
         return Err(Raised);
     }
-    let compiled = compile(spec);
+    let compiled = compile(st, spec);
     Py_DECREF(spec);
     Ok(Rc::new(compiled?))
 }
 
 /// The compiled form of `tp`, from the cache or compiled and cached.
-pub unsafe fn compiled(tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
-    let statics = &mut *STATICS.0.get();
-    if statics.cache.is_null() {
-        statics.cache = PyDict_New();
-        if statics.cache.is_null() {
+pub unsafe fn compiled(st: &State, tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
+    let mut cache = st.found.compiled_types.found();
+    if cache.is_null() {
+        let dict = PyDict_New();
+        if dict.is_null() {
             return Err(Raised);
         }
+        cache = st.found.compiled_types.keep(dict);
     }
-    let cache = statics.cache;
     // Looking the type up can run Python code (its __hash__ and __eq__):
-    // nothing above is held across it but the dict, which lives forever.
+    // nothing above is held across it but the dict, which the state keeps.
     let found = PyDict_GetItemWithError(cache, tp);
     if !found.is_null() {
         let ptr = PyCapsule_GetPointer(found, CAPSULE_NAME.as_ptr()) as *const Compiled;
@@ -99,9 +79,9 @@ pub unsafe fn compiled(tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
         }
         // Unhashable: compiled every time.
         PyErr_Clear();
-        return compile_uncached(tp);
+        return compile_uncached(st, tp);
     }
-    let compiled = compile_uncached(tp)?;
+    let compiled = compile_uncached(st, tp)?;
     let capsule =
         PyCapsule_New(Rc::into_raw(compiled.clone()) as *mut c_void, CAPSULE_NAME.as_ptr(), Some(drop_capsule));
     if capsule.is_null() {

@@ -496,7 +496,7 @@ fn tagged_py_member<'c>(
     // SAFETY: a live dict and a new str; the tag value is borrowed from the
     // dict only while it is looked up.
     unsafe {
-        let name = Owned::new(crate::decode::builder::new_str(&t.tag_name))?;
+        let name = Owned::new(crate::decode::strs::new_str(&t.tag_name))?;
         let tag = PyDict_GetItemWithError(dict, name.as_ptr());
         if tag.is_null() {
             if !PyErr_Occurred().is_null() {
@@ -604,7 +604,7 @@ fn str_repr(text: &str) -> String {
     let more = if cut { "..." } else { "" };
     // SAFETY: a new str, released after its repr is taken.
     unsafe {
-        match Owned::new(crate::decode::builder::new_str(text)) {
+        match Owned::new(crate::decode::strs::new_str(text)) {
             Ok(obj) => format!("{}{more}", repr_of(obj.as_ptr())),
             Err(()) => {
                 PyErr_Clear();

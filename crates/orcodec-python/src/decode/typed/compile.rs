@@ -10,6 +10,7 @@ use pyo3_ffi::*;
 use crate::cpython::object::Owned;
 use crate::decode::typed::node::*;
 use crate::module::errors::{raise, Raised};
+use crate::state::State;
 
 /// The spec node kinds (`orcodec._typed`'s constants).
 mod kind {
@@ -133,7 +134,7 @@ unsafe fn interned(name: &str) -> Result<Owned, Raised> {
 
 /// Compiles the spec `(root, nodes)`.
 #[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
-pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
+pub unsafe fn compile(st: &State, spec: *mut PyObject) -> Result<Compiled, Raised> {
     let root = item(spec, 0)?;
     let nodes = item(spec, 1)?;
     if PyList_Check(nodes) == 0 {
@@ -150,7 +151,7 @@ pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
         let k = int_of(item(t, 0)?)?;
         let expected = text(item(t, 1)?)?;
         out.expected.push(expected.into());
-        out.nodes.push(compile_node(k, t, count)?);
+        out.nodes.push(compile_node(st, k, t, count)?);
     }
     // Which fields are leaves, now that every node exists.
     let leaves: Vec<(bool, FastLeaf)> =
@@ -166,7 +167,7 @@ pub unsafe fn compile(spec: *mut PyObject) -> Result<Compiled, Raised> {
 }
 
 #[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
-unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, Raised> {
+unsafe fn compile_node(st: &State, k: i64, t: *mut PyObject, count: usize) -> Result<Node, Raised> {
     Ok(match k {
         kind::ANY => Node::Any,
         kind::NONE => Node::None,
@@ -239,7 +240,7 @@ unsafe fn compile_node(k: i64, t: *mut PyObject, count: usize) -> Result<Node, R
             }
             Node::Union(Box::new(Union { by_kind, by_class }))
         }
-        kind::CHOICE => Node::Choice(Box::new(choice(t)?)),
+        kind::CHOICE => Node::Choice(Box::new(choice(st, t)?)),
         kind::CLASS => Node::Class(Box::new(class(t, count)?)),
         kind::TAGGED => Node::Tagged(Box::new(tagged(t, count)?)),
         kind::DATETIME => Node::DateTime,
@@ -297,7 +298,7 @@ unsafe fn entries(
 }
 
 #[expect(clippy::disallowed_methods, reason = "sized by the type's spec, not by the input")]
-unsafe fn choice(t: *mut PyObject) -> Result<Choice, Raised> {
+unsafe fn choice(st: &State, t: *mut PyObject) -> Result<Choice, Raised> {
     let py_values = Owned::new(PyDict_New()).map_err(|()| Raised)?;
     let mut out = Choice {
         strs: Table::new(),
@@ -344,7 +345,8 @@ unsafe fn choice(t: *mut PyObject) -> Result<Choice, Raised> {
         out.flag = Some(owned(flag));
     }
     if let Some(&first) = classes.first() {
-        if classes.iter().all(|&c| c == first) && crate::encode::types::enums::is_enum_type(first as *mut PyTypeObject)
+        if classes.iter().all(|&c| c == first)
+            && crate::encode::types::enums::is_enum_type(st, first as *mut PyTypeObject)
         {
             out.enum_class = Some(owned(first));
         }

@@ -55,7 +55,7 @@ pub fn container<I: Input>(
             // msgpack-numpy's form of an array (`OPT_MSGPACK_NUMPY`).
             // Errors name the type asked for (a union, if it led here).
             Node::NdArray(nd) => match input.numpy_map(ctx, n, at)? {
-                Some(obj) => match crate::decode::typed::ndarray::from_object(&obj, nd, path, at)? {
+                Some(obj) => match crate::decode::typed::ndarray::from_object(ctx.st, &obj, nd, path, at)? {
                     Some(array) => Ok(array),
                     None => Err(container_type_error::<I>(ctx, asked, map, at, path)),
                 },

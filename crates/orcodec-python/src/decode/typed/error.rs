@@ -15,7 +15,7 @@ use pyo3_ffi::*;
 
 use crate::decode::typed::path::Path;
 use crate::module::errors::take_exception;
-use crate::module::state::state;
+use crate::state::State;
 
 /// Data that does not fit the type: the message with its location, the path.
 pub struct Invalid {
@@ -147,8 +147,8 @@ unsafe fn new_str(text: &str) -> *mut PyObject {
 
 /// Raises the ValidationError (of the class `source` calls for) of `inv`.
 #[cold]
-pub unsafe fn raise_invalid(inv: Box<Invalid>, source: Source) {
-    let s = state();
+pub unsafe fn raise_invalid(st: &State, inv: Box<Invalid>, source: Source) {
+    let s = st;
     let cls = match source {
         Source::Json { .. } => s.json_validation_error,
         Source::Msgpack => s.msgpack_validation_error,

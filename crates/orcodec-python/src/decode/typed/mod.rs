@@ -47,9 +47,12 @@ use crate::decode::typed::error::{from_current, invalid, Fail};
 use crate::decode::typed::input::{got_name, Format, Head, Input, Value};
 use crate::decode::typed::node::*;
 use crate::decode::typed::path::Path;
+use crate::state::State;
 
 /// What one typed decode needs besides its input.
 pub struct Ctx<'c> {
+    /// The state of the module whose function was called.
+    pub st: &'static State,
     pub c: &'c Compiled,
     /// `strict=False` allows the lax conversions (`scalars.rs`).
     pub strict: bool,
@@ -66,14 +69,21 @@ pub struct Ctx<'c> {
 }
 
 impl<'c> Ctx<'c> {
-    pub fn new(c: &'c Compiled, strict: bool, dec_hook: *mut PyObject, forbid_unknown: bool) -> Ctx<'c> {
+    pub fn new(
+        st: &'static State,
+        c: &'c Compiled,
+        strict: bool,
+        dec_hook: *mut PyObject,
+        forbid_unknown: bool,
+    ) -> Ctx<'c> {
         Ctx {
+            st,
             c,
             strict,
             dec_hook,
             forbid_unknown,
             depth: 0,
-            builder: PyBuilder::new(core::ptr::null_mut()),
+            builder: PyBuilder::new(st, core::ptr::null_mut()),
             stack: Vec::new(),
         }
     }
@@ -179,10 +189,10 @@ fn fast_leaf<I: Input, const STR_INT: bool, const TEXT: bool>(
                 match fast {
                     // One call site in the (inlined) JSON key loop.
                     _ if I::FORMAT == Format::Json => stdtypes::from_text(ctx, fast, id, s),
-                    FastLeaf::Uuid => stdtypes::uuid_from_text(s),
-                    FastLeaf::DateTime => stdtypes::datetime_from_text(s),
-                    FastLeaf::Date => stdtypes::date_from_text(s),
-                    FastLeaf::Decimal => stdtypes::decimal_from_plain_text(s),
+                    FastLeaf::Uuid => stdtypes::uuid_from_text(ctx.st, s),
+                    FastLeaf::DateTime => stdtypes::datetime_from_text(ctx.st, s),
+                    FastLeaf::Date => stdtypes::date_from_text(ctx.st, s),
+                    FastLeaf::Decimal => stdtypes::decimal_from_plain_text(ctx.st, s),
                     _ => stdtypes::choice_from_text(ctx, id, s),
                 }
             };

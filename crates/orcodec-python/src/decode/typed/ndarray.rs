@@ -27,8 +27,6 @@
 //! an abort), and nesting is capped at numpy's 64 dimensions (and at the
 //! document's nesting limit).
 
-use core::cell::UnsafeCell;
-
 use orcodec_core::builder::Builder;
 use orcodec_core::fallible;
 use orcodec_core::json::pull::Quick;
@@ -40,6 +38,7 @@ use crate::decode::typed::input::{got_name, Cursor, Format, Head, Input, Run, Ru
 use crate::decode::typed::node::{NdArrayNode, NodeId};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
+use crate::state::State;
 
 /// numpy's largest number of dimensions (numpy 2; numpy 1 allows 32 and
 /// refuses more itself).
@@ -147,27 +146,13 @@ enum Num {
 }
 
 /// numpy's scalar types that `convert` reads as numbers: `numpy.bool_`,
-/// `numpy.integer`, `numpy.floating` (new references, kept for the life of
-/// the process).
-struct ScalarTypes {
-    bool_: *mut PyObject,
-    integer: *mut PyObject,
-    floating: *mut PyObject,
-}
-
-struct ScalarCell(UnsafeCell<Option<ScalarTypes>>);
-
-// SAFETY: the GIL contract (crate root); no reference into the cell is held
-// while Python code runs (the attribute lookups that fill it).
-unsafe impl Sync for ScalarCell {}
-
-static SCALAR_TYPES: ScalarCell = ScalarCell(UnsafeCell::new(None));
-
-/// numpy's scalar types (numpy is imported: a numpy type was compiled), or
-/// None if they cannot be had (the exception cleared).
+/// numpy's scalar types (numpy is imported: a numpy type was compiled), as
+/// `(numpy.bool_, numpy.integer, numpy.floating)`, borrowed from the
+/// state, or None if they cannot be had (the exception cleared).
 #[cold]
-unsafe fn scalar_types() -> Option<&'static ScalarTypes> {
-    if (*SCALAR_TYPES.0.get()).is_none() {
+unsafe fn scalar_types(st: &State) -> Option<(*mut PyObject, *mut PyObject, *mut PyObject)> {
+    let found = &st.found;
+    if found.numpy_floating.found().is_null() {
         let numpy = Owned::new(PyImport_ImportModule(c"numpy".as_ptr())).ok();
         let get = |name: &core::ffi::CStr| match &numpy {
             Some(m) => PyObject_GetAttrString(m.as_ptr(), name.as_ptr()),
@@ -181,29 +166,23 @@ unsafe fn scalar_types() -> Option<&'static ScalarTypes> {
             PyErr_Clear();
             return None;
         }
-        let cell = &mut *SCALAR_TYPES.0.get();
-        match cell {
-            // Filled meanwhile, by code the lookups ran.
-            Some(_) => {
-                Py_DECREF(bool_);
-                Py_DECREF(integer);
-                Py_DECREF(floating);
-            }
-            None => *cell = Some(ScalarTypes { bool_, integer, floating }),
-        }
+        // Kept unless found meanwhile, by code the lookups ran.
+        found.numpy_bool.keep(bool_);
+        found.numpy_integer.keep(integer);
+        found.numpy_floating.keep(floating);
     }
-    (*SCALAR_TYPES.0.get()).as_ref()
+    Some((found.numpy_bool.found(), found.numpy_integer.found(), found.numpy_floating.found()))
 }
 
 /// The value of a numpy scalar (`numpy.int32(5)`, `numpy.float32(0.5)`,
 /// `numpy.True_`), as numpy reads it into an array; `Num::Not` for anything else.
 #[cold]
 #[inline(never)]
-unsafe fn numpy_scalar(obj: *mut PyObject) -> Num {
-    let Some(types) = scalar_types() else {
+unsafe fn numpy_scalar(st: &State, obj: *mut PyObject) -> Num {
+    let Some((bool_, integer, floating)) = scalar_types(st) else {
         return Num::Not;
     };
-    if is_instance(obj, types.bool_) {
+    if is_instance(obj, bool_) {
         return match PyObject_IsTrue(obj) {
             -1 => {
                 PyErr_Clear();
@@ -212,14 +191,14 @@ unsafe fn numpy_scalar(obj: *mut PyObject) -> Num {
             v => Num::Bool(v == 1),
         };
     }
-    if is_instance(obj, types.integer) {
+    if is_instance(obj, integer) {
         let Ok(int) = Owned::new(PyNumber_Index(obj)) else {
             PyErr_Clear();
             return Num::Not;
         };
-        return py_num(int.as_ptr());
+        return py_num(st, int.as_ptr());
     }
-    if is_instance(obj, types.floating) {
+    if is_instance(obj, floating) {
         let v = PyFloat_AsDouble(obj);
         if v == -1.0 && !PyErr_Occurred().is_null() {
             PyErr_Clear();
@@ -232,7 +211,7 @@ unsafe fn numpy_scalar(obj: *mut PyObject) -> Num {
 
 /// The value of a Python object that is a number (`convert`): bool, int,
 /// float (and their subclasses), or a numpy scalar.
-unsafe fn py_num(obj: *mut PyObject) -> Num {
+unsafe fn py_num(st: &State, obj: *mut PyObject) -> Num {
     if PyBool_Check(obj) != 0 {
         return Num::Bool(obj == Py_True());
     }
@@ -240,7 +219,7 @@ unsafe fn py_num(obj: *mut PyObject) -> Num {
         return Num::F64(PyFloat_AS_DOUBLE(obj));
     }
     if PyLong_Check(obj) == 0 {
-        return numpy_scalar(obj);
+        return numpy_scalar(st, obj);
     }
     let mut overflow = 0;
     let v = PyLong_AsLongLongAndOverflow(obj, &mut overflow);
@@ -267,7 +246,7 @@ unsafe fn py_num(obj: *mut PyObject) -> Num {
 }
 
 #[inline(always)]
-fn num_of<I: Input>(v: &Value) -> Num {
+fn num_of<I: Input>(st: &State, v: &Value) -> Num {
     match *v {
         Value::F64(f) if I::FORMAT == Format::Json && f.is_infinite() => Num::Beyond(f),
         Value::F64(f) => Num::F64(f),
@@ -277,7 +256,7 @@ fn num_of<I: Input>(v: &Value) -> Num {
         // Digits (and a sign) always parse; the float is correctly rounded.
         Value::BigInt(text) => Num::Big(text.parse::<f64>().unwrap_or(f64::NAN)),
         // SAFETY: a live object the input holds.
-        Value::Py(obj) => unsafe { py_num(obj) },
+        Value::Py(obj) => unsafe { py_num(st, obj) },
         _ => Num::Not,
     }
 }
@@ -761,7 +740,7 @@ fn read<I: Input, S: Sink>(
                         stop = Some(Stop::TooLong);
                         return false;
                     }
-                    let num = num_of::<I>(&v);
+                    let num = num_of::<I>(ctx.st, &v);
                     match sink.push(num, lax) {
                         Ok(()) => {
                             count += 1;
@@ -853,7 +832,7 @@ fn read<I: Input, S: Sink>(
                     let message = format!("Expected `{expected}`, got `{}`", got_name::<I>(&v));
                     return Err(fail_at(path, &index[..=top], &message, h.at));
                 }
-                let num = num_of::<I>(&v);
+                let num = num_of::<I>(ctx.st, &v);
                 if let Err(bad) = sink.push(num, lax) {
                     let message = element_error::<I, S>(&sink, bad, &h, num)?;
                     return Err(fail_at(path, &index[..=top], &message, h.at));
@@ -863,11 +842,11 @@ fn read<I: Input, S: Sink>(
         }
     }
     let ndim = ndim.unwrap_or(1);
-    make(&mut sink, &dims[..ndim], path, at)
+    make(ctx.st, &mut sink, &dims[..ndim], path, at)
 }
 
 /// The array of shape `dims` from the elements in `sink`.
-fn make<S: Sink>(sink: &mut S, dims: &[Option<usize>], path: &Path, at: usize) -> Result<Owned, Fail> {
+fn make<S: Sink>(st: &State, sink: &mut S, dims: &[Option<usize>], path: &Path, at: usize) -> Result<Owned, Fail> {
     let mut shape = [0 as Py_ssize_t; MAX_NDIM];
     let mut size: usize = 1;
     for (slot, dim) in shape.iter_mut().zip(dims) {
@@ -886,7 +865,7 @@ fn make<S: Sink>(sink: &mut S, dims: &[Option<usize>], path: &Path, at: usize) -
         return Err(invalid("Expected an array of one shape throughout", path, at));
     }
     // SAFETY: the bytes are exactly the shape's elements of `dtype`.
-    match unsafe { crate::decode::numpy::new_array(dtype.text(), &shape[..dims.len()], bytes) } {
+    match unsafe { crate::decode::numpy::new_array(st, dtype.text(), &shape[..dims.len()], bytes) } {
         Ok(array) => Ok(array),
         Err(()) => Err(from_current(path, at)),
     }
@@ -913,10 +892,11 @@ pub fn from_scalar<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Hea
 
 fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
     let dtype = nd.dtype;
+    let st = ctx.st;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object; numpy was imported to make the type.
         unsafe {
-            let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
+            let ndarray = crate::decode::numpy::ndarray_type(st).map_err(|()| Fail::Raised)?;
             if is_instance(obj, ndarray as *mut PyObject) {
                 return existing(obj, dtype, path, h.at);
             }
@@ -926,13 +906,13 @@ fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, 
         // An array in binary form (`OPT_NUMPY_EXT`), read as untyped
         // `unpackb` reads it; other extension values are no arrays.
         if let Some(obj) = ctx.builder.ext(tag, data)? {
-            if let Some(array) = of_dtype(&obj, dtype, path, h.at)? {
+            if let Some(array) = of_dtype(st, &obj, dtype, path, h.at)? {
                 return Ok(array);
             }
         }
         return Err(type_error::<I>(ctx, id, &h, path));
     }
-    let num = num_of::<I>(&h.v);
+    let num = num_of::<I>(ctx.st, &h.v);
     if matches!(num, Num::Not) {
         return Err(type_error::<I>(ctx, id, &h, path));
     }
@@ -944,7 +924,7 @@ fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, 
                 let message = element_error::<I, _>(&sink, bad, &h, num)?;
                 return Err(invalid(&message, path, h.at));
             }
-            make(&mut sink, &[], path, h.at)
+            make(ctx.st, &mut sink, &[], path, h.at)
         }};
     }
     match dtype {
@@ -967,8 +947,8 @@ fn scalar_array<I: Input>(ctx: &mut Ctx, nd: &NdArrayNode, id: NodeId, h: Head, 
 /// `obj` (read as untyped decoding reads it) as an array target: kept if it
 /// is an ndarray of the element type, an error naming both dtypes if it is
 /// one of another, None if it is no ndarray.
-pub fn from_object(obj: &Owned, nd: &NdArrayNode, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
-    match of_dtype(obj, nd.dtype, path, at)? {
+pub fn from_object(st: &State, obj: &Owned, nd: &NdArrayNode, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
+    match of_dtype(st, obj, nd.dtype, path, at)? {
         Some(array) => check_shape(array, nd, path, at).map(Some),
         None => Ok(None),
     }
@@ -976,10 +956,10 @@ pub fn from_object(obj: &Owned, nd: &NdArrayNode, path: &Path, at: usize) -> Res
 
 /// `obj` if it is an ndarray of `dtype`, an error if it is one of another,
 /// None if it is no ndarray.
-fn of_dtype(obj: &Owned, dtype: Option<Dtype>, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
+fn of_dtype(st: &State, obj: &Owned, dtype: Option<Dtype>, path: &Path, at: usize) -> Result<Option<Owned>, Fail> {
     // SAFETY: a live object; numpy was imported to make the type.
     unsafe {
-        let ndarray = crate::decode::numpy::ndarray_type().map_err(|()| Fail::Raised)?;
+        let ndarray = crate::decode::numpy::ndarray_type(st).map_err(|()| Fail::Raised)?;
         if !is_instance(obj.as_ptr(), ndarray as *mut PyObject) {
             return Ok(None);
         }

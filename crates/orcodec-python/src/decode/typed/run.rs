@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use orcodec_core::msgpack::reader::ReadOptions;
 
-use crate::classes::decoder::Decoder;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::{raise_json_syntax_error, raise_msgpack_error};
@@ -24,20 +23,15 @@ use crate::decode::typed::{validate, Ctx};
 use crate::decode::GcPause;
 use crate::module::args::{none_to_null, Call};
 use crate::module::errors::{raise, Raised};
-use crate::module::state::state;
+use crate::state::scratch::{slot, Slot};
+use crate::state::{Kept, State};
 
 /// The item stack kept between typed decodes, so a small document makes no
 /// allocation of its own (as the untyped decoders keep theirs). A decode
 /// takes it out and puts it back, empty; a nested decode (from a hook)
 /// finds none and makes its own. Stacks grown past `KEPT_STACK_ITEMS` are
-/// not kept: the untyped decoders' limit (see `decode::KeptStacks`).
-struct KeptStack(core::cell::UnsafeCell<Option<Vec<Owned>>>);
-
-// SAFETY: the GIL contract (crate root); only `run` touches it, in single
-// reads and writes that run no Python code.
-unsafe impl Sync for KeptStack {}
-
-static KEPT_STACK: KeptStack = KeptStack(core::cell::UnsafeCell::new(None));
+/// not kept: the untyped decoders' limit (see `decode::with_stacks`).
+const KEPT_STACK: Slot<Kept<Vec<Owned>>> = Slot::at(slot::TYPED_STACK);
 
 const KEPT_STACK_ITEMS: usize = crate::decode::KEPT_STACK_BYTES / core::mem::size_of::<Owned>();
 
@@ -50,7 +44,7 @@ pub struct Options {
 }
 
 /// `strict` and `dec_hook` as given (absent: the defaults).
-pub unsafe fn parse_options(strict: *mut PyObject, dec_hook: *mut PyObject) -> Result<Options, Raised> {
+pub unsafe fn parse_options(_st: &State, strict: *mut PyObject, dec_hook: *mut PyObject) -> Result<Options, Raised> {
     let strict = if strict.is_null() {
         true
     } else {
@@ -68,7 +62,9 @@ pub unsafe fn parse_options(strict: *mut PyObject, dec_hook: *mut PyObject) -> R
 
 /// Validates the whole of `input` as `compiled`; `finish` checks nothing is
 /// left after the value (streams). Raises as `source` says on failure.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn run<I: Input>(
+    st: &'static State,
     compiled: &Compiled,
     opts: &Options,
     input: &mut I,
@@ -77,9 +73,8 @@ pub unsafe fn run<I: Input>(
     finish: impl FnOnce(&mut I) -> Result<(), Fail>,
     on_syntax: impl FnOnce(orcodec_core::error::DecodeError),
 ) -> *mut PyObject {
-    let mut ctx = Ctx::new(compiled, opts.strict, opts.dec_hook, opts.forbid_unknown);
-    // SAFETY: no Python code runs while the slot is read (see `KEPT_STACK`).
-    if let Some(stack) = (*KEPT_STACK.0.get()).take() {
+    let mut ctx = Ctx::new(st, compiled, opts.strict, opts.dec_hook, opts.forbid_unknown);
+    if let Some(stack) = st.scratch.get(KEPT_STACK).take() {
         ctx.stack = stack;
     }
     configure(&mut ctx);
@@ -90,14 +85,14 @@ pub unsafe fn run<I: Input>(
     // the stack is kept again.
     stack.clear();
     if stack.capacity() <= KEPT_STACK_ITEMS {
-        // SAFETY: as above; a nested decode's stack may be replaced (it is empty).
-        *KEPT_STACK.0.get() = Some(stack);
+        // A nested decode's stack may be replaced (it is empty).
+        st.scratch.get(KEPT_STACK).put(stack);
     }
     match result {
         Ok(v) => v.into_raw(),
         Err(Fail::Raised) => core::ptr::null_mut(),
         Err(Fail::Invalid(inv)) => {
-            raise_invalid(inv, source);
+            raise_invalid(st, inv, source);
             core::ptr::null_mut()
         }
         Err(Fail::Syntax(e)) => {
@@ -113,7 +108,12 @@ pub unsafe fn run<I: Input>(
 }
 
 /// `obj` validated as `compiled` (the `convert` of a type or a Decoder).
-pub unsafe fn convert_with(compiled: &Compiled, opts: &Options, obj: *mut PyObject) -> *mut PyObject {
+pub unsafe fn convert_with(
+    st: &'static State,
+    compiled: &Compiled,
+    opts: &Options,
+    obj: *mut PyObject,
+) -> *mut PyObject {
     let mut input = PyInput::new(obj);
     // Held: the validation may run code that drops the caller's references.
     let _hold = {
@@ -121,6 +121,7 @@ pub unsafe fn convert_with(compiled: &Compiled, opts: &Options, obj: *mut PyObje
         Owned::new(obj)
     };
     run(
+        st,
         compiled,
         opts,
         &mut input,
@@ -129,24 +130,25 @@ pub unsafe fn convert_with(compiled: &Compiled, opts: &Options, obj: *mut PyObje
         |_| Ok(()),
         |e| {
             // Only the nesting limit is a "syntax" failure for Python objects.
-            raise(state().validation_error, &e.kind.to_string());
+            raise(st.validation_error, &e.kind.to_string());
         },
     )
 }
 
 /// The compiled form of the `type` argument.
-pub unsafe fn compiled_type(tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
-    cache::compiled(tp)
+pub unsafe fn compiled_type(st: &State, tp: *mut PyObject) -> Result<Rc<Compiled>, Raised> {
+    cache::compiled(st, tp)
 }
 
 /// `convert(obj, type, *, strict=True, dec_hook=None)`.
 pub unsafe extern "C" fn convert(
-    _module: *mut PyObject,
+    module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let s = state();
+    let st = State::of_module(module);
+    let s = st;
     let call = Call { args, nargs: nargs as usize, kwnames };
     let Ok([obj, tp, strict, dec_hook]) =
         call.parse("convert", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 2)
@@ -157,21 +159,27 @@ pub unsafe extern "C" fn convert(
         raise(PyExc_TypeError, "convert() missing required argument: 'type'");
         return core::ptr::null_mut();
     }
-    let Ok(opts) = parse_options(strict, dec_hook) else {
+    let Ok(opts) = parse_options(st, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
-    let Ok(compiled) = compiled_type(tp) else {
+    let Ok(compiled) = compiled_type(st, tp) else {
         return core::ptr::null_mut();
     };
-    convert_with(&compiled, &opts, obj)
+    convert_with(st, &compiled, &opts, obj)
 }
 
 /// A JSON decode into `compiled`: `input` is the document, `original` the
 /// argument it was borrowed from (for the error's `doc`).
-pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], original: *mut PyObject) -> *mut PyObject {
+pub unsafe fn loads_with(
+    st: &'static State,
+    compiled: &Compiled,
+    opts: &Options,
+    bytes: &[u8],
+    original: *mut PyObject,
+) -> *mut PyObject {
     let raise_syntax = |e: orcodec_core::error::DecodeError| {
         // The same error (orjson's words and position) as without a type.
-        raise_json_syntax_error(&e, bytes, original);
+        raise_json_syntax_error(st, &e, bytes, original);
     };
     let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
         Ok(pull) => pull,
@@ -186,6 +194,7 @@ pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], orig
     let mut input = JsonInput { pull };
     let pause = GcPause::new(bytes.len());
     let result = run(
+        st,
         compiled,
         opts,
         &mut input,
@@ -200,6 +209,7 @@ pub unsafe fn loads_with(compiled: &Compiled, opts: &Options, bytes: &[u8], orig
 
 /// A MessagePack decode into `compiled`.
 pub unsafe fn unpackb_with(
+    st: &'static State,
     compiled: &Compiled,
     opts: &Options,
     bytes: &[u8],
@@ -210,73 +220,18 @@ pub unsafe fn unpackb_with(
     let mut input = MsgpackInput::new(bytes, read_opts);
     let pause = GcPause::new(bytes.len());
     let result = run(
+        st,
         compiled,
         opts,
         &mut input,
         Source::Msgpack,
-        |ctx| ctx.builder = PyBuilder::with_numpy(ext_hook, numpy),
+        |ctx| ctx.builder = PyBuilder::with_numpy(st, ext_hook, numpy),
         |i| Ok(i.pull.finish()?),
         |e| {
             // The same error (ormsgpack's words, `pos`) as without a type.
-            raise_msgpack_error(&e.kind, e.offset, bytes);
+            raise_msgpack_error(st, &e.kind, e.offset, bytes);
         },
     );
     drop(pause);
-    result
-}
-
-/// `Decoder.loads(obj)`.
-pub unsafe extern "C" fn decoder_loads(
-    obj: *mut PyObject,
-    args: *const *mut PyObject,
-    nargs: Py_ssize_t,
-    kwnames: *mut PyObject,
-) -> *mut PyObject {
-    let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([data]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
-        return core::ptr::null_mut();
-    };
-    let Some((compiled, opts)) = Decoder::parts(obj) else {
-        return core::ptr::null_mut();
-    };
-    let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = crate::decode::json_input(data, &mut view) else {
-        return core::ptr::null_mut();
-    };
-    Py_INCREF(obj);
-    let result = loads_with(compiled, &opts, input.bytes(), data);
-    Py_DECREF(obj);
-    result
-}
-
-/// `Decoder.unpackb(obj, *, ext_hook=None, option=None)`.
-pub unsafe extern "C" fn decoder_unpackb(
-    obj: *mut PyObject,
-    args: *const *mut PyObject,
-    nargs: Py_ssize_t,
-    kwnames: *mut PyObject,
-) -> *mut PyObject {
-    let s = state();
-    let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([data, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option], 1)
-    else {
-        return core::ptr::null_mut();
-    };
-    let Some((compiled, opts)) = Decoder::parts(obj) else {
-        return core::ptr::null_mut();
-    };
-    let Some((ext_hook, read_opts, flags)) = crate::decode::msgpack_options(ext_hook, option) else {
-        return core::ptr::null_mut();
-    };
-    let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = crate::decode::msgpack_input(data, &mut view) else {
-        return core::ptr::null_mut();
-    };
-    let code = orcodec_core::msgpack::numpy::DEFAULT_CODE;
-    let mut numpy = crate::decode::numpy_read(flags, code, data, input.bytes());
-    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut crate::decode::numpy::NumpyRead);
-    Py_INCREF(obj);
-    let result = unpackb_with(compiled, &opts, input.bytes(), ext_hook, read_opts, numpy);
-    Py_DECREF(obj);
     result
 }

@@ -14,13 +14,13 @@
 //! Offsets other than zero get a `datetime.timezone` each, made once per
 //! offset and kept; zero is `timezone.utc`.
 
-use core::cell::UnsafeCell;
 use core::ffi::c_char;
 use pyo3_ffi::*;
 use std::collections::HashMap;
 
 use orcodec_core::parse::{Date, Time};
 
+use crate::cpython::datetime::{is_date, is_datetime, is_time};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{invalid, Fail};
 use crate::decode::typed::input::{Format, Head, Input, Value};
@@ -28,71 +28,109 @@ use crate::decode::typed::node::{FastLeaf, Node, NodeId};
 use crate::decode::typed::path::Path;
 use crate::decode::typed::scalars::{lax_number, py_text, text_of, LaxNumber};
 use crate::decode::typed::{is_instance, keep, type_error, Ctx};
-use crate::encode::types::LazyAttr;
+use crate::state::scratch::{slot, Slot};
+use crate::state::State;
 
-/// `datetime.timezone` objects by offset in seconds (owned, kept for the
-/// life of the process: there are fewer than 3,000 possible offsets).
-struct Zones(UnsafeCell<Option<HashMap<i32, *mut PyObject>>>);
+/// What typed decoding keeps of the standard library's types, per
+/// interpreter: `datetime.timezone` objects by offset in seconds (owned;
+/// there are fewer than 3,000 possible offsets), the zone of the last
+/// offset other than zero (for the common case of a document whose
+/// datetimes share one offset; borrowed from `zones`, (0, NULL) at first),
+/// where `uuid.UUID` keeps `int` and `is_safe` (its `__slots__`) with
+/// `SafeUUID.unknown` (owned), and the Decimal layout check. No Python code
+/// runs while any of it is used.
+#[derive(Default)]
+pub struct Kept {
+    zones: HashMap<i32, *mut PyObject>,
+    last_zone: (i32, *mut PyObject),
+    uuid_layout: Option<(*mut PyObject, isize, isize, *mut PyObject)>,
+    decimal: crate::cpython::decimal::Checked,
+}
 
-// SAFETY: the GIL contract (crate root); no Python code runs while the map
-// is used.
-unsafe impl Sync for Zones {}
+impl Drop for Kept {
+    fn drop(&mut self) {
+        // SAFETY: the zones and `SafeUUID.unknown` are owned references.
+        unsafe {
+            self.zones.values().for_each(|&tz| Py_DECREF(tz));
+            if let Some((_, _, _, unknown)) = self.uuid_layout {
+                Py_DECREF(unknown);
+            }
+        }
+    }
+}
 
-static ZONES: Zones = Zones(UnsafeCell::new(None));
+const KEPT: Slot<Kept> = Slot::at(slot::STDTYPES);
 
-/// The zone of the last offset other than zero, for the common case of a
-/// document whose datetimes share one offset.
-struct LastZone(UnsafeCell<(i32, *mut PyObject)>);
+#[inline(always)]
+#[allow(clippy::mut_from_ref)]
+unsafe fn kept(st: &State) -> &mut Kept {
+    st.scratch.get(KEPT)
+}
 
-// SAFETY: the GIL contract (crate root); plain reads and writes.
-unsafe impl Sync for LastZone {}
+/// The interpreter's C `datetime` API, or the error making a datetime
+/// raises without it.
+#[inline(always)]
+unsafe fn capi(st: &State) -> Result<&PyDateTime_CAPI, Fail> {
+    let capi = datetime_api(st);
+    if capi.is_null() {
+        crate::cpython::datetime::no_capi();
+        return Err(Fail::Raised);
+    }
+    Ok(&*capi)
+}
 
-/// The offset (never 0) and its zone, borrowed from `ZONES`; (0, NULL) at first.
-static LAST_ZONE: LastZone = LastZone(UnsafeCell::new((0, core::ptr::null_mut())));
+/// The interpreter's C `datetime` API, loaded (importing `datetime`: a
+/// datetime type was named, or a timestamp is read) the first time; NULL
+/// where it cannot be had.
+#[inline(always)]
+unsafe fn datetime_api(st: &State) -> *const PyDateTime_CAPI {
+    let capi = st.datetime_capi();
+    if capi.is_null() {
+        return st.load_datetime(true);
+    }
+    capi
+}
 
 /// A borrowed `tzinfo` for an offset: None, UTC, or a kept fixed zone.
 #[inline(always)]
-unsafe fn zone(offset: Option<i32>) -> Result<*mut PyObject, Fail> {
+unsafe fn zone(st: &State, offset: Option<i32>) -> Result<*mut PyObject, Fail> {
     match offset {
         None => Ok(Py_None()),
-        Some(0) => Ok(PyDateTime_TimeZone_UTC()),
+        Some(0) => Ok(capi(st)?.TimeZone_UTC),
         Some(seconds) => {
-            let (last, tz) = *LAST_ZONE.0.get();
+            let (last, tz) = kept(st).last_zone;
             if last == seconds {
                 return Ok(tz);
             }
-            other_zone(seconds)
+            other_zone(st, seconds)
         }
     }
 }
 
 #[inline(never)]
-unsafe fn other_zone(seconds: i32) -> Result<*mut PyObject, Fail> {
-    {
-        {
-            let map = (*ZONES.0.get()).get_or_insert_with(HashMap::new);
-            if let Some(&tz) = map.get(&seconds) {
-                *LAST_ZONE.0.get() = (seconds, tz);
-                return Ok(tz);
-            }
-            let delta = Owned::new(PyDelta_FromDSU(seconds.div_euclid(86_400), seconds.rem_euclid(86_400), 0))?;
-            let tz = PyTimeZone_FromOffset(delta.as_ptr());
-            if tz.is_null() {
-                return Err(Fail::Raised);
-            }
-            (*ZONES.0.get()).get_or_insert_with(HashMap::new).insert(seconds, tz);
-            *LAST_ZONE.0.get() = (seconds, tz);
-            Ok(tz)
-        }
+unsafe fn other_zone(st: &State, seconds: i32) -> Result<*mut PyObject, Fail> {
+    if let Some(&tz) = kept(st).zones.get(&seconds) {
+        kept(st).last_zone = (seconds, tz);
+        return Ok(tz);
     }
+    let api = capi(st)?;
+    let days = seconds.div_euclid(86_400);
+    let delta = Owned::new((api.Delta_FromDelta)(days, seconds.rem_euclid(86_400), 0, 1, api.DeltaType))?;
+    let tz = (api.TimeZone_FromTimeZone)(delta.as_ptr(), core::ptr::null_mut());
+    if tz.is_null() {
+        return Err(Fail::Raised);
+    }
+    kept(st).zones.insert(seconds, tz);
+    kept(st).last_zone = (seconds, tz);
+    Ok(tz)
 }
 
-unsafe fn new_datetime(d: Date, t: Time) -> Result<Owned, Fail> {
-    let tz = zone(t.offset)?;
-    if let Some(made) = crate::cpython::datetime::new_datetime(d, t, tz) {
+unsafe fn new_datetime(st: &State, d: Date, t: Time) -> Result<Owned, Fail> {
+    let tz = zone(st, t.offset)?;
+    if let Some(made) = crate::cpython::datetime::new_datetime(datetime_api(st), d, t, tz) {
         return Ok(Owned::new(made)?);
     }
-    let api = &*PyDateTimeAPI();
+    let api = capi(st)?;
     Ok(Owned::new((api.DateTime_FromDateAndTime)(
         d.year,
         d.month as i32,
@@ -108,7 +146,7 @@ unsafe fn new_datetime(d: Date, t: Time) -> Result<Owned, Fail> {
 
 /// A UTC datetime `seconds` (and `micros`) after the Unix epoch, or None
 /// outside years 1 to 9999.
-unsafe fn utc_datetime(seconds: i64, micros: u32) -> Result<Option<Owned>, Fail> {
+unsafe fn utc_datetime(st: &State, seconds: i64, micros: u32) -> Result<Option<Owned>, Fail> {
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400) as u32;
     let (year, month, day) = orcodec_core::datetime::civil_from_days(days);
@@ -123,11 +161,11 @@ unsafe fn utc_datetime(seconds: i64, micros: u32) -> Result<Option<Owned>, Fail>
         microsecond: micros,
         offset: Some(0),
     };
-    new_datetime(date, time).map(Some)
+    new_datetime(st, date, time).map(Some)
 }
 
 /// A lax epoch number (seconds) as a UTC datetime.
-fn epoch(f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
+fn epoch(st: &State, f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
     if !f.is_finite() || f.abs() > 1e12 {
         return Err(invalid("Timestamp is out of range", path, at));
     }
@@ -139,7 +177,7 @@ fn epoch(f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
         seconds += 1;
     }
     // SAFETY: makes a datetime.
-    match unsafe { utc_datetime(seconds, micros)? } {
+    match unsafe { utc_datetime(st, seconds, micros)? } {
         Some(dt) => Ok(dt),
         None => Err(invalid("Timestamp is out of range", path, at)),
     }
@@ -147,6 +185,7 @@ fn epoch(f: f64, path: &Path, at: usize) -> Result<Owned, Fail> {
 
 pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
     let lax = !ctx.strict;
+    let st = ctx.st;
     match h.v {
         Value::Ext(-1, data) if I::FORMAT == Format::Msgpack => {
             let Some((seconds, nanos)) = orcodec_core::msgpack::reader::decode_timestamp(data) else {
@@ -156,23 +195,23 @@ pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Re
                 )));
             };
             // SAFETY: makes a datetime.
-            match unsafe { utc_datetime(seconds, nanos / 1000)? } {
+            match unsafe { utc_datetime(st, seconds, nanos / 1000)? } {
                 Some(dt) => Ok(dt),
                 None => Err(invalid("Timestamp is out of range", path, h.at)),
             }
         }
-        Value::I64(v) if lax => epoch(v as f64, path, h.at),
-        Value::U64(v) if lax => epoch(v as f64, path, h.at),
-        Value::F64(v) if lax => epoch(v, path, h.at),
+        Value::I64(v) if lax => epoch(st, v as f64, path, h.at),
+        Value::U64(v) if lax => epoch(st, v as f64, path, h.at),
+        Value::F64(v) if lax => epoch(st, v, path, h.at),
         // SAFETY: a live object.
-        Value::Py(obj) if unsafe { PyDateTime_Check(obj) } != 0 => unsafe { keep(obj) },
+        Value::Py(obj) if unsafe { is_datetime(datetime_api(st), obj) } => unsafe { keep(obj) },
         _ => {
             if let Value::Py(obj) = h.v {
                 // SAFETY: a live object.
                 if lax && unsafe { PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 || PyFloat_Check(obj) != 0 } {
                     // SAFETY: a live number.
                     let f = unsafe { PyFloat_AsDouble(obj) };
-                    return epoch(f, path, h.at);
+                    return epoch(st, f, path, h.at);
                 }
             }
             let Some(text) = text_of(&h.v) else {
@@ -180,12 +219,12 @@ pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Re
             };
             if let Some((d, t)) = orcodec_core::parse::parse_datetime(text.as_bytes()) {
                 // SAFETY: makes a datetime.
-                return unsafe { new_datetime(d, t) };
+                return unsafe { new_datetime(st, d, t) };
             }
             if lax {
                 match lax_number(text, false) {
-                    Some(LaxNumber::Int(v)) => return epoch(v as f64, path, h.at),
-                    Some(LaxNumber::Float(f)) => return epoch(f, path, h.at),
+                    Some(LaxNumber::Int(v)) => return epoch(st, v as f64, path, h.at),
+                    Some(LaxNumber::Float(f)) => return epoch(st, f, path, h.at),
                     _ => {}
                 }
             }
@@ -195,9 +234,10 @@ pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Re
 }
 
 pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let st = ctx.st;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object.
-        if unsafe { PyDate_Check(obj) != 0 && PyDateTime_Check(obj) == 0 } {
+        if unsafe { is_date(datetime_api(st), obj) && !is_datetime(datetime_api(st), obj) } {
             // SAFETY: a new reference to a live object.
             return unsafe { keep(obj) };
         }
@@ -207,19 +247,19 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     };
     match orcodec_core::parse::parse_date(text.as_bytes()) {
         // SAFETY: makes a date.
-        Some(d) => unsafe { Ok(Owned::new(new_date(d))?) },
+        Some(d) => unsafe { Ok(Owned::new(new_date(st, d)?)?) },
         None => Err(invalid("Invalid RFC3339 encoded date", path, h.at)),
     }
 }
 
 /// A new `datetime.date` (NULL with an exception set on failure).
 #[inline(always)]
-unsafe fn new_date(d: Date) -> *mut PyObject {
-    if let Some(made) = crate::cpython::datetime::new_date(d) {
-        return made;
+unsafe fn new_date(st: &State, d: Date) -> Result<*mut PyObject, Fail> {
+    if let Some(made) = crate::cpython::datetime::new_date(datetime_api(st), d) {
+        return Ok(made);
     }
-    let api = &*PyDateTimeAPI();
-    (api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType)
+    let api = capi(st)?;
+    Ok((api.Date_FromDate)(d.year, d.month as i32, d.day as i32, api.DateType))
 }
 
 // The values of leaf fields read by the class validator's key loop, one
@@ -243,11 +283,12 @@ unsafe fn new_date(d: Date) -> *mut PyObject {
 /// The GIL is held; `fast` and `id` are a field's.
 #[inline(never)]
 pub unsafe fn from_text(ctx: &Ctx, fast: FastLeaf, id: NodeId, text: &str) -> (*mut PyObject, bool) {
+    let st = ctx.st;
     match fast {
-        FastLeaf::Uuid => uuid_from_text(text),
-        FastLeaf::DateTime => datetime_from_text(text),
-        FastLeaf::Date => date_from_text(text),
-        FastLeaf::Decimal => decimal_from_plain_text(text),
+        FastLeaf::Uuid => uuid_from_text(st, text),
+        FastLeaf::DateTime => datetime_from_text(st, text),
+        FastLeaf::Date => date_from_text(st, text),
+        FastLeaf::Decimal => decimal_from_plain_text(st, text),
         _ => choice_from_text(ctx, id, text),
     }
 }
@@ -260,14 +301,14 @@ const NOT_HERE: (*mut PyObject, bool) = (core::ptr::null_mut(), false);
 /// # Safety
 /// The GIL is held.
 #[inline(never)]
-pub unsafe fn uuid_from_text(text: &str) -> (*mut PyObject, bool) {
+pub unsafe fn uuid_from_text(st: &State, text: &str) -> (*mut PyObject, bool) {
     match orcodec_core::parse::parse_uuid(text.as_bytes()) {
         Some(value) => {
             // The collector may run when an instance of `UUID` (which it
             // tracks) is made, before 3.12; the layout's first lookups may
             // run code.
-            let pure = cfg!(Py_3_12) && (*UUID_LAYOUT.0.get()).is_some();
-            (new_uuid(value).map_or(core::ptr::null_mut(), Owned::into_raw), pure)
+            let pure = cfg!(Py_3_12) && kept(st).uuid_layout.is_some();
+            (new_uuid(st, value).map_or(core::ptr::null_mut(), Owned::into_raw), pure)
         }
         None => NOT_HERE,
     }
@@ -278,9 +319,9 @@ pub unsafe fn uuid_from_text(text: &str) -> (*mut PyObject, bool) {
 /// # Safety
 /// The GIL is held.
 #[inline(never)]
-pub unsafe fn datetime_from_text(text: &str) -> (*mut PyObject, bool) {
+pub unsafe fn datetime_from_text(st: &State, text: &str) -> (*mut PyObject, bool) {
     match orcodec_core::parse::parse_datetime(text.as_bytes()) {
-        Some((d, t)) => (new_datetime(d, t).map_or(core::ptr::null_mut(), Owned::into_raw), true),
+        Some((d, t)) => (new_datetime(st, d, t).map_or(core::ptr::null_mut(), Owned::into_raw), true),
         None => NOT_HERE,
     }
 }
@@ -290,9 +331,9 @@ pub unsafe fn datetime_from_text(text: &str) -> (*mut PyObject, bool) {
 /// # Safety
 /// The GIL is held.
 #[inline(never)]
-pub unsafe fn date_from_text(text: &str) -> (*mut PyObject, bool) {
+pub unsafe fn date_from_text(st: &State, text: &str) -> (*mut PyObject, bool) {
     match orcodec_core::parse::parse_date(text.as_bytes()) {
-        Some(d) => (new_date(d), true),
+        Some(d) => (new_date(st, d).unwrap_or(core::ptr::null_mut()), true),
         None => NOT_HERE,
     }
 }
@@ -302,16 +343,16 @@ pub unsafe fn date_from_text(text: &str) -> (*mut PyObject, bool) {
 /// # Safety
 /// The GIL is held.
 #[inline(never)]
-pub unsafe fn decimal_from_plain_text(text: &str) -> (*mut PyObject, bool) {
-    let ty = DECIMAL_TYPE.found();
-    if ty.is_null() || !crate::cpython::decimal::checked(ty) {
+pub unsafe fn decimal_from_plain_text(st: &State, text: &str) -> (*mut PyObject, bool) {
+    let ty = st.found.decimal_type.found();
+    if ty.is_null() || !crate::cpython::decimal::checked(&kept(st).decimal, ty) {
         // The first use: `scalar` looks the type up and has its layout checked.
         return NOT_HERE;
     }
     // Before 3.12, making an object the collector tracks may start a
     // collection.
     let pure = cfg!(Py_3_12) || (*(ty as *mut PyTypeObject)).tp_flags & Py_TPFLAGS_HAVE_GC == 0;
-    match crate::cpython::decimal::from_plain_text(ty, text.as_bytes()) {
+    match crate::cpython::decimal::from_plain_text(&kept(st).decimal, ty, text.as_bytes()) {
         Some(made) => (made, pure),
         None => NOT_HERE,
     }
@@ -334,9 +375,10 @@ pub unsafe fn choice_from_text(ctx: &Ctx, id: NodeId, text: &str) -> (*mut PyObj
 }
 
 pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let st = ctx.st;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object.
-        if unsafe { PyTime_Check(obj) } != 0 {
+        if unsafe { is_time(datetime_api(st), obj) } {
             // SAFETY: a new reference to a live object.
             return unsafe { keep(obj) };
         }
@@ -347,8 +389,8 @@ pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     match orcodec_core::parse::parse_time(text.as_bytes()) {
         // SAFETY: makes a time.
         Some(t) => unsafe {
-            let api = &*PyDateTimeAPI();
-            let tz = zone(t.offset)?;
+            let api = capi(st)?;
+            let tz = zone(st, t.offset)?;
             Ok(Owned::new((api.Time_FromTime)(
                 t.hour as i32,
                 t.minute as i32,
@@ -362,31 +404,13 @@ pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     }
 }
 
-static UUID_TYPE: LazyAttr = LazyAttr::new();
-static SAFE_UUID: LazyAttr = LazyAttr::new();
-static DECIMAL_TYPE: LazyAttr = LazyAttr::new();
-
-/// `uuid.UUID` (borrowed), where it keeps `int` and `is_safe` (its
-/// `__slots__`), and `SafeUUID.unknown`, found once.
-struct UuidLayout(UnsafeCell<Option<(*mut PyObject, isize, isize, *mut PyObject)>>);
-
-// SAFETY: the GIL contract (crate root).
-unsafe impl Sync for UuidLayout {}
-
-static UUID_LAYOUT: UuidLayout = UuidLayout(UnsafeCell::new(None));
-
 /// `uuid.UUID` (borrowed): imported by the type compiler, which saw the type.
-unsafe fn uuid_type() -> Result<*mut PyObject, Fail> {
-    let found = UUID_TYPE.found();
+unsafe fn uuid_type(st: &State) -> Result<*mut PyObject, Fail> {
+    let found = st.found.uuid_type.found();
     if !found.is_null() {
         return Ok(found);
     }
-    let name = PyUnicode_InternFromString(c"uuid".as_ptr());
-    if name.is_null() {
-        return Err(Fail::Raised);
-    }
-    let ty = UUID_TYPE.get(name, c"UUID");
-    Py_DECREF(name);
+    let ty = st.found.uuid_type.get(st.str_uuid, c"UUID");
     if ty.is_null() {
         PyErr_SetString(PyExc_RuntimeError, c"orcodec: uuid is not imported".as_ptr());
         return Err(Fail::Raised);
@@ -396,14 +420,12 @@ unsafe fn uuid_type() -> Result<*mut PyObject, Fail> {
 
 /// A `uuid.UUID` of the 128-bit `value`, made as `UUID(int=value)` makes it
 /// (its two slots written), without the constructor's checks and parsing.
-unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
-    let layout = match *UUID_LAYOUT.0.get() {
+unsafe fn new_uuid(st: &State, value: u128) -> Result<Owned, Fail> {
+    let layout = match kept(st).uuid_layout {
         Some(layout) => layout,
         None => {
-            let ty = uuid_type()?;
-            let name = PyUnicode_InternFromString(c"uuid".as_ptr());
-            let safe = if name.is_null() { core::ptr::null_mut() } else { SAFE_UUID.get(name, c"SafeUUID") };
-            Py_XDECREF(name);
+            let ty = uuid_type(st)?;
+            let safe = st.found.safe_uuid.get(st.str_uuid, c"SafeUUID");
             let unknown =
                 if safe.is_null() { core::ptr::null_mut() } else { PyObject_GetAttrString(safe, c"unknown".as_ptr()) };
             let int_name = PyUnicode_InternFromString(c"int".as_ptr());
@@ -429,10 +451,23 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
                 let args = Owned::new(PyTuple_New(0))?;
                 return Ok(Owned::new(crate::decode::unpaused(|| PyObject_Call(ty, args.as_ptr(), kwargs.as_ptr())))?);
             };
-            *UUID_LAYOUT.0.get() = Some((ty, int_at, safe_at, unknown));
-            (ty, int_at, safe_at, unknown)
+            // Python code ran (the lookups): another decode may have kept a layout.
+            match kept(st).uuid_layout {
+                Some(_) => Py_DECREF(unknown),
+                None => kept(st).uuid_layout = Some((ty, int_at, safe_at, unknown)),
+            }
+            let Some(layout) = kept(st).uuid_layout else {
+                return Err(Fail::Raised);
+            };
+            return new_uuid_in(layout, value);
         }
     };
+    new_uuid_in(layout, value)
+}
+
+/// A `uuid.UUID` of `value` made by `layout` (the type, where it keeps its
+/// two slots, and `SafeUUID.unknown`).
+unsafe fn new_uuid_in(layout: (*mut PyObject, isize, isize, *mut PyObject), value: u128) -> Result<Owned, Fail> {
     let (ty, int_at, safe_at, unknown) = layout;
     let int = Owned::new(crate::cpython::int::int_from_u128(value))?;
     // `UUID` keeps object's `__new__` and has no `__dict__`: its `tp_alloc`
@@ -445,17 +480,18 @@ unsafe fn new_uuid(value: u128) -> Result<Owned, Fail> {
 }
 
 pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let st = ctx.st;
     match h.v {
         Value::Bytes(data) => match <[u8; 16]>::try_from(data) {
             // SAFETY: makes a UUID.
-            Ok(bytes) => unsafe { new_uuid(u128::from_be_bytes(bytes)) },
+            Ok(bytes) => unsafe { new_uuid(st, u128::from_be_bytes(bytes)) },
             Err(_) => Err(invalid("Invalid UUID bytes", path, h.at)),
         },
         _ => {
             if let Value::Py(obj) = h.v {
                 // SAFETY: a live object; `uuid` is imported (the compiler saw the type).
                 unsafe {
-                    if is_instance(obj, uuid_type()?) {
+                    if is_instance(obj, uuid_type(st)?) {
                         return keep(obj);
                     }
                 }
@@ -465,7 +501,7 @@ pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
             };
             match orcodec_core::parse::parse_uuid(text.as_bytes()) {
                 // SAFETY: makes a UUID.
-                Some(value) => unsafe { new_uuid(value) },
+                Some(value) => unsafe { new_uuid(st, value) },
                 None => Err(invalid("Invalid UUID", path, h.at)),
             }
         }
@@ -474,23 +510,18 @@ pub fn uuid<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
 
 /// `decimal.Decimal` (borrowed).
 #[inline(always)]
-unsafe fn decimal_type() -> Result<*mut PyObject, Fail> {
-    let found = DECIMAL_TYPE.found();
+unsafe fn decimal_type(st: &State) -> Result<*mut PyObject, Fail> {
+    let found = st.found.decimal_type.found();
     if !found.is_null() {
         return Ok(found);
     }
-    find_decimal_type()
+    find_decimal_type(st)
 }
 
 /// [`decimal_type`] the first time.
 #[inline(never)]
-unsafe fn find_decimal_type() -> Result<*mut PyObject, Fail> {
-    let name = PyUnicode_InternFromString(c"decimal".as_ptr());
-    if name.is_null() {
-        return Err(Fail::Raised);
-    }
-    let ty = DECIMAL_TYPE.get(name, c"Decimal");
-    Py_DECREF(name);
+unsafe fn find_decimal_type(st: &State) -> Result<*mut PyObject, Fail> {
+    let ty = st.found.decimal_type.get(st.str_decimal, c"Decimal");
     if ty.is_null() {
         PyErr_SetString(PyExc_RuntimeError, c"orcodec: decimal is not imported".as_ptr());
         return Err(Fail::Raised);
@@ -499,8 +530,8 @@ unsafe fn find_decimal_type() -> Result<*mut PyObject, Fail> {
 }
 
 /// `Decimal(arg)`; an argument it refuses is "Invalid decimal string".
-unsafe fn new_decimal(arg: *mut PyObject, path: &Path, at: usize) -> Result<Owned, Fail> {
-    let result = PyObject_CallOneArg(decimal_type()?, arg);
+unsafe fn new_decimal(st: &State, arg: *mut PyObject, path: &Path, at: usize) -> Result<Owned, Fail> {
+    let result = PyObject_CallOneArg(decimal_type(st)?, arg);
     if !result.is_null() {
         return Ok(Owned::new(result)?);
     }
@@ -512,46 +543,50 @@ unsafe fn new_decimal(arg: *mut PyObject, path: &Path, at: usize) -> Result<Owne
     Err(Fail::Raised)
 }
 
-unsafe fn decimal_from_text(text: &str, path: &Path, at: usize) -> Result<Owned, Fail> {
-    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+unsafe fn decimal_from_text(st: &State, text: &str, path: &Path, at: usize) -> Result<Owned, Fail> {
+    if let Some(made) = crate::cpython::decimal::from_plain_text(&kept(st).decimal, decimal_type(st)?, text.as_bytes())
+    {
         return Ok(Owned::new(made)?);
     }
     let s = Owned::new(PyUnicode_FromStringAndSize(text.as_ptr() as *const c_char, text.len() as Py_ssize_t))?;
-    new_decimal(s.as_ptr(), path, at)
+    new_decimal(st, s.as_ptr(), path, at)
 }
 
 pub fn decimal<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let st = ctx.st;
     // SAFETY: makes Decimals from live objects and text.
     unsafe {
         match h.v {
-            Value::Str(s) => decimal_from_text(s, path, h.at),
+            Value::Str(s) => decimal_from_text(st, s, path, h.at),
             Value::I64(_) | Value::U64(_) | Value::F64(_) | Value::BigInt(_) if !h.text.is_empty() => {
-                decimal_from_text(h.text, path, h.at)
+                decimal_from_text(st, h.text, path, h.at)
             }
-            Value::I64(v) => decimal_from_text(&v.to_string(), path, h.at),
-            Value::U64(v) => decimal_from_text(&v.to_string(), path, h.at),
-            Value::BigInt(t) => decimal_from_text(t, path, h.at),
+            Value::I64(v) => decimal_from_text(st, &v.to_string(), path, h.at),
+            Value::U64(v) => decimal_from_text(st, &v.to_string(), path, h.at),
+            Value::BigInt(t) => decimal_from_text(st, t, path, h.at),
             Value::F64(f) => {
                 let obj = Owned::new(PyFloat_FromDouble(f))?;
                 let text = Owned::new(PyObject_Str(obj.as_ptr()))?;
-                new_decimal(text.as_ptr(), path, h.at)
+                new_decimal(st, text.as_ptr(), path, h.at)
             }
             Value::Py(obj) => {
-                if is_instance(obj, decimal_type()?) {
+                if is_instance(obj, decimal_type(st)?) {
                     return keep(obj);
                 }
                 if let Some(text) = py_text(obj) {
-                    if let Some(made) = crate::cpython::decimal::from_plain_text(decimal_type()?, text.as_bytes()) {
+                    if let Some(made) =
+                        crate::cpython::decimal::from_plain_text(&kept(st).decimal, decimal_type(st)?, text.as_bytes())
+                    {
                         return Ok(Owned::new(made)?);
                     }
-                    return new_decimal(obj, path, h.at);
+                    return new_decimal(st, obj, path, h.at);
                 }
                 if PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 {
-                    return new_decimal(obj, path, h.at);
+                    return new_decimal(st, obj, path, h.at);
                 }
                 if PyFloat_Check(obj) != 0 {
                     let text = Owned::new(PyObject_Str(obj))?;
-                    return new_decimal(text.as_ptr(), path, h.at);
+                    return new_decimal(st, text.as_ptr(), path, h.at);
                 }
                 Err(type_error::<I>(ctx, id, &h, path))
             }

@@ -29,7 +29,6 @@
 //! this makes CPython create the instance's `__dict__` if it only had inline
 //! values.
 
-use core::cell::UnsafeCell;
 use orcodec_core::emit::Emitter;
 use orcodec_core::fallible;
 use pyo3_ffi::*;
@@ -39,9 +38,9 @@ use std::rc::Rc;
 use crate::cpython::dict::dict_len;
 use crate::cpython::types::{has_generic_getattr, is_data_descriptor, version_tag};
 use crate::encode::error::EncodeError;
-use crate::encode::types::LazyAttr;
 use crate::encode::walker::{is_msgpack, Walker};
-use crate::module::state::state;
+use crate::state::scratch::{slot, Slot};
+use crate::state::State;
 
 /// Most dataclasses cached; past it the cache starts over, so classes made
 /// in a loop cannot grow it without bound.
@@ -108,22 +107,27 @@ impl core::hash::Hasher for AddressHasher {
 
 type Map = HashMap<usize, Entry, core::hash::BuildHasherDefault<AddressHasher>>;
 
-struct Cache(UnsafeCell<Option<Map>>);
+/// The interpreter's dataclass caches: field names by class, and the
+/// class facts table. `field_names` and `class_facts` hold no reference
+/// into them while Python code runs.
+pub struct Caches {
+    names: Map,
+    facts: [ClassFacts; FACT_SLOTS],
+}
 
-// SAFETY: the GIL contract (crate root); `field_names` holds no reference
-// into the map while Python code runs.
-unsafe impl Sync for Cache {}
+impl Default for Caches {
+    fn default() -> Self {
+        Caches { names: Map::default(), facts: [NO_FACTS; FACT_SLOTS] }
+    }
+}
 
-static CACHE: Cache = Cache(UnsafeCell::new(None));
+const CACHES: Slot<Caches> = Slot::at(slot::DATACLASSES);
 
-/// `dataclasses._FIELD`: the marker of fields that are neither ClassVar nor
-/// InitVar, once `dataclasses` is imported.
-static DATACLASS_FIELD: LazyAttr = LazyAttr::new();
-
-/// `dataclasses._FIELD`, or NULL while `dataclasses` is not imported.
-pub fn dataclass_field_marker() -> *mut PyObject {
+/// `dataclasses._FIELD` (the marker of fields that are neither ClassVar nor
+/// InitVar), or NULL while `dataclasses` is not imported.
+pub fn dataclass_field_marker(st: &State) -> *mut PyObject {
     // SAFETY: the module name is a str.
-    unsafe { DATACLASS_FIELD.get(state().str_dataclasses, c"_FIELD") }
+    unsafe { st.found.dataclass_field.get(st.str_dataclasses, c"_FIELD") }
 }
 
 /// The `__dataclass_fields__` dict of `obj`'s class (borrowed), or None when
@@ -131,8 +135,8 @@ pub fn dataclass_field_marker() -> *mut PyObject {
 /// decorator made has it in its own dict: an undecorated subclass of a
 /// dataclass is no dataclass to them, and goes to `default`.
 #[inline]
-pub unsafe fn dataclass_fields(obj: *mut PyObject) -> Option<*mut PyObject> {
-    let fields = class_facts(Py_TYPE(obj)).fields;
+pub unsafe fn dataclass_fields(st: &State, obj: *mut PyObject) -> Option<*mut PyObject> {
+    let fields = class_facts(st, Py_TYPE(obj)).fields;
     (!fields.is_null()).then_some(fields)
 }
 
@@ -158,46 +162,38 @@ const NO_FACTS: ClassFacts = ClassFacts { ty: 0, version: 0, fields: core::ptr::
 /// Slots of the class facts cache, indexed by the class's address.
 const FACT_SLOTS: usize = 16;
 
-struct FactCache(UnsafeCell<[ClassFacts; FACT_SLOTS]>);
-
-// SAFETY: the GIL contract (crate root); no reference into the array is held
-// while Python code runs.
-unsafe impl Sync for FactCache {}
-
-static FACTS: FactCache = FactCache(UnsafeCell::new([NO_FACTS; FACT_SLOTS]));
-
 /// The facts of class `ty`, from the cache when its version tag still matches.
 #[inline(always)]
-unsafe fn class_facts(ty: *mut PyTypeObject) -> ClassFacts {
+unsafe fn class_facts(st: &State, ty: *mut PyTypeObject) -> ClassFacts {
     let version = version_tag(ty);
     let at = ((ty as usize >> 4) ^ (ty as usize >> 10)) % FACT_SLOTS;
     // SAFETY: the GIL contract; a copy is read, no reference kept.
-    let cached = (*FACTS.0.get())[at];
+    let cached = st.scratch.get(CACHES).facts[at];
     if version != 0 && cached.ty == ty as usize && cached.version == version {
         return cached;
     }
-    let facts = read_class_facts(ty, version);
+    let facts = read_class_facts(st, ty, version);
     if version != 0 && version_tag(ty) == version {
         // SAFETY: as above; the lookups are over, nothing else holds the array.
-        (*FACTS.0.get())[at] = facts;
+        st.scratch.get(CACHES).facts[at] = facts;
     }
     facts
 }
 
 #[inline(never)]
-unsafe fn read_class_facts(ty: *mut PyTypeObject, version: u32) -> ClassFacts {
+unsafe fn read_class_facts(st: &State, ty: *mut PyTypeObject, version: u32) -> ClassFacts {
     let class_dict = (*ty).tp_dict;
     if class_dict.is_null() {
         return ClassFacts { ty: ty as usize, version, ..NO_FACTS };
     }
-    let fields = PyDict_GetItem(class_dict, state().str_dataclass_fields);
+    let fields = PyDict_GetItem(class_dict, st.str_dataclass_fields);
     let fields = if !fields.is_null() && PyDict_Check(fields) != 0 { fields } else { core::ptr::null_mut() };
-    let own_slots = !fields.is_null() && !PyDict_GetItem(class_dict, state().str_slots).is_null();
+    let own_slots = !fields.is_null() && !PyDict_GetItem(class_dict, st.str_slots).is_null();
     ClassFacts { ty: ty as usize, version, fields, own_slots }
 }
 
 /// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
-unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
+unsafe fn field_names(st: &State, ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc<FieldNames>, EncodeError> {
     let size = PyDict_Size(fields);
     // Valid here: `dataclass_fields` just looked the class up, which gives
     // it a tag if it had none. Read before the names are worked out, so a
@@ -206,14 +202,14 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
     {
         // SAFETY: the GIL contract; the reference ends with this block, and
         // nothing in it runs Python code.
-        let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+        let cache = &mut st.scratch.get(CACHES).names;
         if let Some(entry) = cache.get(&(ty as usize)) {
             if entry.fields == fields && entry.size == size && version != 0 && entry.version == version {
                 return Ok(entry.names.clone());
             }
         }
     }
-    let mut names = read_field_names(fields)?;
+    let mut names = read_field_names(st, fields)?;
     names.from_dict = has_generic_getattr(ty) && names.names.iter().all(|&name| !is_data_descriptor(ty, name));
     let names = Rc::new(names);
     Py_INCREF(fields);
@@ -226,7 +222,7 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
     let (evicted, replaced) = {
         // SAFETY: as above; reading the names ran Python code, so the cache
         // is looked up afresh.
-        let cache = (*CACHE.0.get()).get_or_insert_with(Map::default);
+        let cache = &mut st.scratch.get(CACHES).names;
         let evicted = if cache.len() >= MAX_CACHED { core::mem::take(cache) } else { Map::default() };
         (evicted, cache.insert(ty as usize, entry))
     };
@@ -235,8 +231,8 @@ unsafe fn field_names(ty: *mut PyTypeObject, fields: *mut PyObject) -> Result<Rc
     Ok(names)
 }
 
-unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
-    let marker = dataclass_field_marker();
+unsafe fn read_field_names(st: &State, fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
+    let marker = dataclass_field_marker(st);
     let mut out = FieldNames { names: Vec::new(), private: Vec::new(), from_dict: false };
     let (mut pos, mut name, mut field): (Py_ssize_t, *mut PyObject, *mut PyObject) =
         (0, core::ptr::null_mut(), core::ptr::null_mut());
@@ -244,7 +240,7 @@ unsafe fn read_field_names(fields: *mut PyObject) -> Result<FieldNames, EncodeEr
         if PyUnicode_Check(name) == 0 {
             continue;
         }
-        let kind = PyObject_GetAttr(field, state().str_field_type);
+        let kind = PyObject_GetAttr(field, st.str_field_type);
         if kind.is_null() {
             return Err(EncodeError::Raised);
         }
@@ -344,14 +340,14 @@ impl<E: Emitter> Walker<E> {
     /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
     pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
         if !is_msgpack::<E>() {
-            let dict = orjson_instance_dict(obj);
+            let dict = orjson_instance_dict(self.st, obj);
             if !dict.is_null() {
                 let result = self.instance_dict(dict);
                 Py_DECREF(dict);
                 return result;
             }
         }
-        let names = field_names(Py_TYPE(obj), fields)?;
+        let names = field_names(self.st, Py_TYPE(obj), fields)?;
         // ormsgpack reads a field from the instance's `__dict__` when it is
         // there, whatever the class defines (a property, `__getattribute__`),
         // and with getattr otherwise; for JSON (a class with `__slots__`)
@@ -485,8 +481,8 @@ impl<E: Emitter> Walker<E> {
 /// The instance `__dict__` orjson writes a dataclass as (a new reference):
 /// when the instance has one and its class does not itself declare
 /// `__slots__`; NULL (nothing raised) otherwise.
-unsafe fn orjson_instance_dict(obj: *mut PyObject) -> *mut PyObject {
-    if class_facts(Py_TYPE(obj)).own_slots {
+unsafe fn orjson_instance_dict(st: &State, obj: *mut PyObject) -> *mut PyObject {
+    if class_facts(st, Py_TYPE(obj)).own_slots {
         return core::ptr::null_mut();
     }
     let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());

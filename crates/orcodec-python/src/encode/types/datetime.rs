@@ -6,18 +6,34 @@ use orcodec_core::datetime::{days_from_civil, timestamp_payload, DateText, DateW
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
+use crate::cpython::datetime::{fixed_offset, is_date_exact, is_datetime_exact, is_delta, is_time_exact, utc, Capi};
 use crate::encode::error::EncodeError;
-use crate::encode::types::LazyAttr;
 use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::options::{self, Opt};
-use crate::module::state::state;
+use crate::state::State;
 
-/// `pytz.tzinfo.BaseTzInfo`, the base of every pytz zone, once pytz is imported.
-static PYTZ_TZINFO: LazyAttr = LazyAttr::new();
+/// The C API of `datetime` when `ty` may be one of its types: loaded the
+/// first time an object of a type named like them is met (`datetime` is
+/// imported then: its objects exist), so nothing is looked up for other
+/// objects while `datetime` was never imported. NULL when `ty` is none of
+/// them.
+#[inline(always)]
+pub unsafe fn datetime_api_for(st: &State, ty: *mut PyTypeObject) -> Capi {
+    let capi = st.datetime_capi();
+    if !capi.is_null() {
+        return capi;
+    }
+    let name = core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes();
+    if matches!(name, b"datetime.datetime" | b"datetime.date" | b"datetime.time") {
+        return st.load_datetime(false);
+    }
+    core::ptr::null()
+}
 
-/// Whether `tzinfo` is a pytz zone.
-unsafe fn is_pytz(tzinfo: *mut PyObject) -> bool {
-    let base = PYTZ_TZINFO.get(state().str_pytz_tzinfo, c"BaseTzInfo");
+/// Whether `tzinfo` is a pytz zone (`pytz.tzinfo.BaseTzInfo`, the base of
+/// every pytz zone, once pytz is imported).
+unsafe fn is_pytz(st: &State, tzinfo: *mut PyObject) -> bool {
+    let base = st.found.pytz_tzinfo.get(st.str_pytz_tzinfo, c"BaseTzInfo");
     !base.is_null() && PyType_Check(base) != 0 && PyType_IsSubtype(Py_TYPE(tzinfo), base as *mut PyTypeObject) != 0
 }
 
@@ -29,21 +45,24 @@ unsafe fn is_pytz(tzinfo: *mut PyObject) -> bool {
 /// it: for a zone attached without `localize()` that is the zone's offset at
 /// that time (`+08:00` for Asia/Shanghai), not the local mean time the
 /// attached `tzinfo` itself reports (`+08:06`).
-unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
+///
+/// `obj` is a datetime, so the interpreter's C `datetime` is loaded.
+unsafe fn utc_offset(st: &State, obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
+    let capi = st.datetime_capi();
     let tzinfo = PyDateTime_DATE_GET_TZINFO(obj);
     if tzinfo == Py_None() {
         return Ok(None);
     }
-    if tzinfo == PyDateTime_TimeZone_UTC() {
+    if tzinfo == utc(capi) {
         return Ok(Some(0));
     }
-    if let Some(seconds) = crate::cpython::datetime::fixed_offset(tzinfo) {
+    if let Some(seconds) = fixed_offset(capi, tzinfo) {
         return Ok(Some(seconds));
     }
     // `datetime.utcoffset()` asks the tzinfo the right way for every library
     // (zoneinfo, dateutil, pendulum) and checks the result's range.
-    let s = state();
-    let delta = if is_pytz(tzinfo) {
+    let s = st;
+    let delta = if is_pytz(st, tzinfo) {
         let normalized = PyObject_CallMethodOneArg(tzinfo, s.str_normalize, obj);
         if normalized.is_null() {
             return Err(EncodeError::TimezoneRaised);
@@ -59,7 +78,7 @@ unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
     }
     let result = if delta == Py_None() {
         None
-    } else if PyDelta_Check(delta) != 0 {
+    } else if is_delta(capi, delta) {
         Some(PyDateTime_DELTA_GET_DAYS(delta) * 86_400 + PyDateTime_DELTA_GET_SECONDS(delta))
     } else {
         Py_DECREF(delta);
@@ -70,8 +89,8 @@ unsafe fn utc_offset(obj: *mut PyObject) -> Result<Option<i32>, EncodeError> {
 }
 
 /// The offset to write: the datetime's own, or UTC for a naive one with `OPT_NAIVE_UTC`.
-unsafe fn effective_offset(obj: *mut PyObject, opts: Opt) -> Result<Option<i32>, EncodeError> {
-    Ok(match utc_offset(obj)? {
+unsafe fn effective_offset(st: &State, obj: *mut PyObject, opts: Opt) -> Result<Option<i32>, EncodeError> {
+    Ok(match utc_offset(st, obj)? {
         None if opts & options::NAIVE_UTC != 0 => Some(0),
         offset => offset,
     })
@@ -134,8 +153,8 @@ unsafe fn check_time(obj: *mut PyObject) -> Result<(), EncodeError> {
 }
 
 /// The text of datetime `obj` in a buffer (for map keys).
-pub unsafe fn datetime_text(obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
-    let offset = effective_offset(obj, opts)?;
+pub unsafe fn datetime_text(st: &State, obj: *mut PyObject, opts: Opt) -> Result<DateText, EncodeError> {
+    let offset = effective_offset(st, obj, opts)?;
     Ok(DateText::build(|text| write_datetime(text, obj, offset, style(opts))))
 }
 
@@ -152,15 +171,16 @@ impl<E: Emitter> Walker<E> {
     /// An exact `datetime`, `date` or `time`, written; None for anything else.
     #[inline]
     pub(crate) unsafe fn date_or_time(&mut self, obj: *mut PyObject) -> Option<Result<(), EncodeError>> {
-        if PyDateTime_CheckExact(obj) != 0 {
+        let capi = datetime_api_for(self.st, Py_TYPE(obj));
+        if is_datetime_exact(capi, obj) {
             return Some(self.datetime(obj));
         }
-        if PyDate_CheckExact(obj) != 0 {
+        if is_date_exact(capi, obj) {
             // SAFETY: the emitter hands over MAX_TEXT writable bytes.
             self.emitter.ascii_in_place::<MAX_TEXT>(|at| unsafe { in_place(at, |text| write_date(text, obj)) });
             return Some(Ok(()));
         }
-        if PyTime_CheckExact(obj) != 0 {
+        if is_time_exact(capi, obj) {
             return Some(check_time(obj).map(|()| {
                 let style = style(self.opts);
                 // SAFETY: as for the date.
@@ -174,7 +194,7 @@ impl<E: Emitter> Walker<E> {
     /// An exact `datetime.datetime`.
     pub(crate) unsafe fn datetime(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
         // Python code (a tzinfo's utcoffset) runs here, before any output.
-        let offset = utc_offset(obj)?;
+        let offset = utc_offset(self.st, obj)?;
         // ormsgpack refuses a tzinfo whose utcoffset() is None.
         if offset.is_none() && is_msgpack::<E>() && PyDateTime_DATE_GET_TZINFO(obj) != Py_None() {
             return Err(EncodeError::UnsupportedTimezone);

@@ -7,22 +7,18 @@ use pyo3_ffi::*;
 
 use crate::cpython::types::{has_generic_getattr, is_data_descriptor};
 use crate::encode::error::EncodeError;
-use crate::encode::types::LazyAttr;
 use crate::encode::walker::Walker;
 use crate::module::options;
-use crate::module::state::state;
-
-/// `enum.EnumMeta`, once `enum` is imported.
-static ENUM_META: LazyAttr = LazyAttr::new();
+use crate::state::State;
 
 /// Whether `ty` is an enum class (its metaclass is `enum.EnumMeta` or a subclass).
 #[inline(always)]
-pub unsafe fn is_enum_type(ty: *mut PyTypeObject) -> bool {
+pub unsafe fn is_enum_type(st: &State, ty: *mut PyTypeObject) -> bool {
     let meta = Py_TYPE(ty as *mut PyObject);
     if meta == core::ptr::addr_of_mut!(PyType_Type) {
         return false;
     }
-    let enum_meta = ENUM_META.get(state().str_enum, c"EnumMeta") as *mut PyTypeObject;
+    let enum_meta = st.found.enum_meta.get(st.str_enum, c"EnumMeta") as *mut PyTypeObject;
     !enum_meta.is_null() && (meta == enum_meta || PyType_IsSubtype(meta, enum_meta) != 0)
 }
 
@@ -31,8 +27,8 @@ pub unsafe fn is_enum_type(ty: *mut PyTypeObject) -> bool {
 /// member's `__dict__` when `getattr` would find it there first: the class
 /// uses the generic `getattr` and has no data descriptor named `_value_`.
 #[inline]
-pub unsafe fn enum_value(obj: *mut PyObject) -> *mut PyObject {
-    let name = state().str_value;
+pub unsafe fn enum_value(st: &State, obj: *mut PyObject) -> *mut PyObject {
+    let name = st.str_value;
     let ty = Py_TYPE(obj);
     if has_generic_getattr(ty) && !is_data_descriptor(ty, name) {
         let dict = PyObject_GenericGetDict(obj, null_mut());
@@ -62,7 +58,7 @@ impl<E: Emitter> Walker<E> {
         if self.opts & options::PASSTHROUGH_ENUM != 0 {
             return self.call_default(obj);
         }
-        let value = enum_value(obj);
+        let value = enum_value(self.st, obj);
         if value.is_null() {
             return Err(EncodeError::Raised);
         }

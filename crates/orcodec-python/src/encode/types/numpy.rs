@@ -13,7 +13,6 @@
 //! byte order and datetime64 units finer than nanoseconds raise even with a
 //! `default`, as in orjson (ormsgpack writes wrong numbers for the former).
 
-use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr::null_mut;
 use orcodec_core::datetime::{civil_from_days, days_from_civil, DateText, Style};
@@ -23,6 +22,8 @@ use pyo3_ffi::*;
 use crate::encode::error::EncodeError;
 use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::options;
+use crate::state::scratch::{slot, Slot};
+use crate::state::State;
 
 /// numpy's `PyArrayInterface`, what `__array_struct__` points to.
 #[repr(C)]
@@ -315,20 +316,26 @@ pub(crate) struct NumpyTypes {
     pub scalars: Vec<(*mut PyTypeObject, Kind)>,
 }
 
-struct Cell(UnsafeCell<Option<NumpyTypes>>);
+impl Drop for NumpyTypes {
+    fn drop(&mut self) {
+        // SAFETY: each type was a new reference when it was kept.
+        unsafe {
+            for ty in [self.ndarray, self.generic].into_iter().chain(self.scalars.iter().map(|&(t, _)| t)) {
+                Py_XDECREF(ty as *mut PyObject);
+            }
+        }
+    }
+}
 
-// SAFETY: the GIL contract (crate root); `numpy_types` holds no reference
-// into the slot while Python code runs.
-unsafe impl Sync for Cell {}
-
-static TYPES: Cell = Cell(UnsafeCell::new(None));
+/// The interpreter's numpy types, once numpy is imported there.
+const TYPES: Slot<Option<NumpyTypes>> = Slot::at(slot::NUMPY_TYPES);
 
 /// numpy's types, or None while numpy is not imported.
-pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
+pub(crate) unsafe fn numpy_types(st: &'static State) -> Option<&'static NumpyTypes> {
     // Looking the types up may run Python code: the slot is read and
     // written only before and after it.
-    if (*TYPES.0.get()).is_none() {
-        let module = PyImport_GetModule(crate::module::state::state().str_numpy);
+    if st.scratch.get(TYPES).is_none() {
+        let module = PyImport_GetModule(st.str_numpy);
         if module.is_null() {
             PyErr_Clear();
             return None;
@@ -340,7 +347,7 @@ pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
                 Py_XDECREF(t);
                 return null_mut();
             }
-            // Kept for the life of the process: numpy is never unloaded.
+            // Kept with the state: numpy is never unloaded from an interpreter.
             t as *mut PyTypeObject
         };
         let ndarray = get(c"ndarray");
@@ -368,12 +375,16 @@ pub(crate) unsafe fn numpy_types() -> Option<&'static NumpyTypes> {
             }
         }
         Py_DECREF(module);
-        if ndarray.is_null() {
+        let types = NumpyTypes { ndarray, generic, scalars };
+        if types.ndarray.is_null() {
             return None;
         }
-        *TYPES.0.get() = Some(NumpyTypes { ndarray, generic, scalars });
+        let kept = st.scratch.get(TYPES);
+        if kept.is_none() {
+            *kept = Some(types);
+        }
     }
-    (*TYPES.0.get()).as_ref()
+    st.scratch.get(TYPES).as_ref()
 }
 
 /// Why an array is handed to `default`, worded for the error without one.
@@ -422,7 +433,7 @@ impl<E: Emitter> Walker<E> {
     /// neither, so the walker goes on to `default`.
     #[cold]
     pub(crate) unsafe fn numpy(&mut self, obj: *mut PyObject) -> Option<Result<(), EncodeError>> {
-        let types = numpy_types()?;
+        let types = numpy_types(self.st)?;
         let ty = Py_TYPE(obj);
         if ty == types.ndarray {
             return Some(self.ndarray(obj));
@@ -450,7 +461,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     unsafe fn ndarray(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
-        let capsule = PyObject_GetAttr(obj, crate::module::state::state().str_array_struct);
+        let capsule = PyObject_GetAttr(obj, self.st.str_array_struct);
         if capsule.is_null() {
             return Err(EncodeError::Raised);
         }
@@ -493,7 +504,7 @@ impl<E: Emitter> Walker<E> {
         };
         let shape = (0..interface.nd as usize).map(|i| *interface.shape.add(i) as usize).collect();
         let unit = if kind == Kind::DateTime {
-            let Some(unit) = datetime_unit(obj)? else {
+            let Some(unit) = datetime_unit(self.st, obj)? else {
                 return Ok(Err(NotSupported::DataType));
             };
             if !unit.base.has_text() {
@@ -630,8 +641,8 @@ impl<E: Emitter> Walker<E> {
 }
 
 /// The unit of a datetime64 array, from its dtype's string (`<M8[ns]`).
-unsafe fn datetime_unit(obj: *mut PyObject) -> Result<Option<TimeUnit>, EncodeError> {
-    let s = crate::module::state::state();
+unsafe fn datetime_unit(st: &State, obj: *mut PyObject) -> Result<Option<TimeUnit>, EncodeError> {
+    let s = st;
     let dtype = PyObject_GetAttr(obj, s.str_dtype);
     if dtype.is_null() {
         return Err(EncodeError::Raised);

@@ -23,7 +23,7 @@ use crate::encode::error::EncodeError;
 use crate::encode::types::numpy::{numpy_types, ArrayInterface, Kind, NotSupported, C_CONTIGUOUS, NOT_SWAPPED};
 use crate::encode::walker::Walker;
 use crate::module::options;
-use crate::module::state::state;
+use crate::state::State;
 
 type Result<T = ()> = core::result::Result<T, EncodeError>;
 
@@ -105,8 +105,8 @@ fn scalar_dtype(kind: Kind) -> Option<DTypeText> {
 }
 
 /// `obj.dtype.str` as a dtype the binary forms carry: Ok(None) if it is not one.
-unsafe fn dtype_str(obj: *mut PyObject) -> Result<Option<DTypeText>> {
-    let s = state();
+unsafe fn dtype_str(st: &State, obj: *mut PyObject) -> Result<Option<DTypeText>> {
+    let s = st;
     let dtype = PyObject_GetAttr(obj, s.str_dtype);
     if dtype.is_null() {
         return Err(EncodeError::Raised);
@@ -198,7 +198,7 @@ impl<E: Emitter> Walker<E> {
     /// binary form. None when `obj` is none of these.
     #[cold]
     pub(crate) unsafe fn numpy_binary(&mut self, obj: *mut PyObject) -> Option<Result> {
-        if let Some(types) = numpy_types() {
+        if let Some(types) = numpy_types(self.st) {
             let ty = Py_TYPE(obj);
             if ty == types.ndarray {
                 return Some(self.ndarray_binary(obj));
@@ -221,7 +221,7 @@ impl<E: Emitter> Walker<E> {
             if !types.generic.is_null() && PyType_IsSubtype(ty, types.generic) != 0 {
                 // Scalars of other dtypes (numpy.str_, numpy.bytes_, ...)
                 // go on to the walker's other rules.
-                match dtype_str(obj) {
+                match dtype_str(self.st, obj) {
                     Ok(Some(dtype)) => return Some(self.numpy_scalar_binary(dtype, obj)),
                     Ok(None) => {}
                     Err(e) => return Some(Err(e)),
@@ -235,7 +235,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     unsafe fn ndarray_binary(&mut self, obj: *mut PyObject) -> Result {
-        let capsule = PyObject_GetAttr(obj, state().str_array_struct);
+        let capsule = PyObject_GetAttr(obj, self.st.str_array_struct);
         if capsule.is_null() {
             return Err(EncodeError::Raised);
         }
@@ -255,7 +255,7 @@ impl<E: Emitter> Walker<E> {
         let i = &*interface;
         let (typekind, itemsize) = (i.typekind as u8, i.itemsize as usize);
         let dtype = if matches!(typekind, b'M' | b'm') {
-            dtype_str(obj)?
+            dtype_str(self.st, obj)?
         } else {
             DTypeText::of(typekind, itemsize, i.flags & NOT_SWAPPED == 0)
         };

@@ -11,20 +11,20 @@ use crate::cpython::dict::dict_len;
 use crate::cpython::ffi::_PyType_Lookup;
 use crate::encode::error::EncodeError;
 use crate::encode::walker::Walker;
-use crate::module::state::state;
+use crate::state::State;
 
 /// Whether `obj`'s class is a pydantic model.
 #[inline]
-pub unsafe fn is_pydantic_model(obj: *mut PyObject) -> bool {
-    is_pydantic_type(Py_TYPE(obj))
+pub unsafe fn is_pydantic_model(st: &State, obj: *mut PyObject) -> bool {
+    is_pydantic_type(st, Py_TYPE(obj))
 }
 
 /// Whether `ty` is a pydantic model class: a v2 model has
 /// `__pydantic_fields__`; a v1 model (`pydantic.v1.BaseModel`, shipped with
 /// pydantic 2) has `__fields__` in its own class dict, which is what
 /// ormsgpack looks for.
-pub unsafe fn is_pydantic_type(ty: *mut PyTypeObject) -> bool {
-    let s = state();
+pub unsafe fn is_pydantic_type(st: &State, ty: *mut PyTypeObject) -> bool {
+    let s = st;
     if !_PyType_Lookup(ty, s.str_pydantic_fields).is_null() {
         return true;
     }
@@ -49,7 +49,7 @@ unsafe fn dict_attr(obj: *mut PyObject, name: *mut PyObject) -> *mut PyObject {
 impl<E: Emitter> Walker<E> {
     #[cold]
     pub(crate) unsafe fn pydantic_model(&mut self, obj: *mut PyObject) -> Result<(), EncodeError> {
-        let s = state();
+        let s = self.st;
         let fields = dict_attr(obj, s.str_dict);
         if fields.is_null() {
             return self.call_default(obj);

@@ -4,17 +4,13 @@ use pyo3_ffi::*;
 
 use crate::cpython::types::slot_value;
 use crate::encode::error::EncodeError;
-use crate::encode::types::LazyAttr;
-use crate::module::state::state;
-
-/// `uuid.UUID`, once `uuid` is imported.
-static UUID_TYPE: LazyAttr = LazyAttr::new();
+use crate::state::State;
 
 /// Whether `ty` is `uuid.UUID` (exactly, as the peers have it).
 #[inline]
-pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
+pub unsafe fn is_uuid_type(st: &State, ty: *mut PyTypeObject) -> bool {
     // Once found, one compare.
-    let uuid = UUID_TYPE.found();
+    let uuid = st.found.uuid_type.found();
     if !uuid.is_null() {
         return ty == uuid as *mut PyTypeObject;
     }
@@ -25,7 +21,7 @@ pub unsafe fn is_uuid_type(ty: *mut PyTypeObject) -> bool {
     if !is_named_uuid((*ty).tp_name) {
         return false;
     }
-    ty == UUID_TYPE.get(state().str_uuid, c"UUID") as *mut PyTypeObject
+    ty == st.found.uuid_type.get(st.str_uuid, c"UUID") as *mut PyTypeObject
 }
 
 /// Whether the NUL-terminated `name` is `UUID`, reading no byte past its NUL.
@@ -38,11 +34,11 @@ unsafe fn is_named_uuid(name: *const core::ffi::c_char) -> bool {
 }
 
 /// The canonical text of a UUID object (from its `int` attribute).
-pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
-    if let Some(value) = int_slot(obj).and_then(|int| crate::cpython::int::u128_value(int)) {
+pub unsafe fn uuid_text(st: &State, obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
+    if let Some(value) = int_slot(st, obj).and_then(|int| crate::cpython::int::u128_value(int)) {
         return Ok(format_uuid_u128(value));
     }
-    let int = PyObject_GetAttr(obj, state().str_int);
+    let int = PyObject_GetAttr(obj, st.str_int);
     if int.is_null() {
         return Err(EncodeError::Raised);
     }
@@ -65,8 +61,8 @@ pub unsafe fn uuid_text(obj: *mut PyObject) -> Result<[u8; 36], EncodeError> {
 /// [`slot_value`]) and it holds an int. None otherwise (the caller calls
 /// `getattr`).
 #[inline]
-unsafe fn int_slot(obj: *mut PyObject) -> Option<*mut PyObject> {
-    slot_value(obj, state().str_int).filter(|&value| PyLong_Check(value) != 0)
+unsafe fn int_slot(st: &State, obj: *mut PyObject) -> Option<*mut PyObject> {
+    slot_value(obj, st.str_int).filter(|&value| PyLong_Check(value) != 0)
 }
 
 /// The 16 big-endian bytes of a non-negative int below 2**128: 0, or -1
