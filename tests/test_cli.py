@@ -444,11 +444,20 @@ def test_convert_writes_through_device_nodes(tmp_path):
         f"orcodec: cannot write {full_gz}: No space left on device\n",
     )
     # stdout on a full device: the same status and message.
-    with open(full, "wb") as sink:
-        result = subprocess.run(
-            [sys.executable, "-m", "orcodec", "pretty", str(small)], stdout=sink, stderr=subprocess.PIPE, timeout=60
-        )
-    assert (result.returncode, result.stderr) == (2, b"orcodec: cannot write stdout: No space left on device\n")
+    for args in [["pretty", small], ["stats", "--json", big], ["validate", small], ["--help"]]:
+        for buffered in [True, False]:
+            with open(full, "wb") as sink:
+                result = subprocess.run(
+                    [sys.executable, "-m", "orcodec", *map(str, args)],
+                    stdout=sink,
+                    stderr=subprocess.PIPE,
+                    env=stdout_env(buffered),
+                    timeout=60,
+                )
+            assert (result.returncode, result.stderr) == (
+                2,
+                b"orcodec: cannot write stdout: No space left on device\n",
+            ), (args, buffered)
     for node, minor in [(null, 3), (full, 7), (full_gz, 7)]:
         st = os.lstat(node)
         assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, minor)
@@ -598,10 +607,18 @@ def test_a_conversion_ended_by_a_signal_leaves_nothing(tmp_path, signum):
     assert list(tmp_path.iterdir()) == []
 
 
-def closed_stdout(*args, read: int = 10) -> tuple[bytes, int, bytes]:
+def stdout_env(buffered: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return env if buffered else dict(env, PYTHONUNBUFFERED="1")
+
+
+def closed_stdout(*args, read: int = 10, buffered: bool = True) -> tuple[bytes, int, bytes]:
     """Runs the command with a stdout pipe closed after `read` bytes (at once for 0)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "orcodec", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "orcodec", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=stdout_env(buffered),
     )
     first = proc.stdout.read(read) if read else b""
     proc.stdout.close()
@@ -610,18 +627,19 @@ def closed_stdout(*args, read: int = 10) -> tuple[bytes, int, bytes]:
     return first, proc.wait(timeout=60), err
 
 
-def test_a_closed_pipe_ends_quietly(tmp_path):
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_closed_pipe_ends_quietly(tmp_path, buffered):
     big = big_jsonl(tmp_path)
-    first, status, err = closed_stdout("pretty", big)
+    first, status, err = closed_stdout("pretty", big, buffered=buffered)
     assert (first, status, err) == (b'{\n  "a": [', 141, b"")
-    first, status, err = closed_stdout("convert", big, "-", "--to", "jsonl")
+    first, status, err = closed_stdout("convert", big, "-", "--to", "jsonl", buffered=buffered)
     assert (first, status, err) == (b'{"a":[1,2,', 141, b"")
     small = tmp_path / "a.json"
     small.write_bytes(b"[1]")
-    first, status, err = closed_stdout("validate", *[small] * 3000)
+    first, status, err = closed_stdout("validate", *[small] * 3000, buffered=buffered)
     assert (first, status, err) == (f"{small}: ok\n".encode()[:10], 141, b"")
     for args in [["--help"], ["stats", small], ["stats", "--json", small], ["validate", small]]:
-        assert closed_stdout(*args, read=0) == (b"", 141, b""), args
+        assert closed_stdout(*args, read=0, buffered=buffered) == (b"", 141, b""), args
 
 
 def test_file_names_that_are_not_utf8(tmp_path):
@@ -680,3 +698,39 @@ def test_a_write_error_on_a_regular_file_leaves_nothing(tmp_path):
         assert (result.returncode, result.stderr.decode()) == (2, f"orcodec: cannot write {dst}: File too large\n")
     assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", "out.jsonl"]
+
+
+def test_validate_prints_each_line_at_once_on_a_terminal(tmp_path):
+    good = tmp_path / "a.json"
+    good.write_bytes(b"[1]")
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "orcodec", "validate", str(good), "-", "--from", "json"],
+            stdin=subprocess.PIPE,
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # stdout buffered
+        )
+        os.close(secondary)
+        # The first file's line shows while the command still waits for stdin.
+        shown = b""
+        deadline = time.monotonic() + 30
+        while b"\n" not in shown and time.monotonic() < deadline:
+            readable, _, _ = select.select([primary], [], [], 1)
+            if readable:
+                shown += os.read(primary, 1024)
+        assert shown == f"{good}: ok\r\n".encode() and proc.poll() is None
+        _, err = proc.communicate(b"{}", timeout=60)
+        while True:
+            try:
+                chunk = os.read(primary, 1024)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(primary)
+    assert (proc.returncode, err) == (0, b"")
+    assert shown == f"{good}: ok\r\n-: ok\r\n".encode()

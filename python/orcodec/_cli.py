@@ -39,7 +39,16 @@ from . import (
     packb,
     unpackb,
 )
-from ._cli_output import Ended, UsageError, as_bytes, closed_pipe, json_name, open_output, say_error
+from ._cli_output import (
+    Ended,
+    UsageError,
+    as_bytes,
+    closed_pipe,
+    json_name,
+    open_output,
+    say_error,
+    stdout_failed,
+)
 
 FORMATS = ("json", "jsonl", "msgpack", "msgpack-stream")
 SUFFIXES = {
@@ -403,18 +412,19 @@ def cmd_stats(args) -> int:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, except that a closed pipe while printing help or usage is
-    seen (argparse ignores every error while printing), so that it ends the command as
-    a closed pipe does anywhere else."""
+    """argparse's parser, except that an error while printing help or usage on stdout
+    is raised (argparse ignores every error while printing): a closed pipe ends the
+    command as it does anywhere else, a full device is reported."""
 
     def _print_message(self, message, file=None):
-        if message:
-            try:
-                (file or sys.stderr).write(message)
-            except BrokenPipeError:
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(message)
+        except (AttributeError, OSError):
+            if file is sys.stdout:
                 raise
-            except (AttributeError, OSError):
-                pass
 
 
 def parser() -> argparse.ArgumentParser:
@@ -484,32 +494,38 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse(argv):
+    """The arguments. What argparse prints (help, usage errors) is written at once, so
+    that an error writing it is seen here rather than at exit."""
+    try:
+        return parser().parse_args(argv)
+    except SystemExit:
+        sys.stdout.flush()
+        raise
+
+
 def main(argv=None) -> int:
     try:
-        try:
-            args = parser().parse_args(argv)
-        except SystemExit:
-            # --help, or a usage error: what argparse printed is written now, so
-            # that a closed pipe is seen here rather than at exit.
-            sys.stdout.flush()
-            raise
-        try:
-            return args.run(args)
-        except UsageError as e:
-            say_error(str(e))
-            return 2
-        except BrokenPipeError:
-            raise
-        except (JSONDecodeError, MsgpackDecodeError, JSONEncodeError, MsgpackEncodeError, OSError, EOFError) as e:
-            say_error(str(e))
-            return 1
-        except KeyboardInterrupt:
-            return 130
-        except Ended as e:
-            return e.status
+        args = parse(argv)
+    except BrokenPipeError:
+        return closed_pipe()
+    except OSError as e:
+        return stdout_failed(e)
+    try:
+        return args.run(args)
     except BrokenPipeError:
         # The reader of stdout (or of a FIFO or socket OUT) is gone: stop quietly.
         return closed_pipe()
+    except UsageError as e:
+        say_error(str(e))
+        return 2
+    except (JSONDecodeError, MsgpackDecodeError, JSONEncodeError, MsgpackEncodeError, OSError, EOFError) as e:
+        say_error(str(e))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Ended as e:
+        return e.status
 
 
 def console_main() -> None:
@@ -518,4 +534,6 @@ def console_main() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         status = closed_pipe()
+    except OSError as e:
+        status = stdout_failed(e)
     sys.exit(status)

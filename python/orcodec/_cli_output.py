@@ -105,9 +105,10 @@ def say_error(message: str) -> None:
         pass
 
 
-def closed_pipe() -> int:
-    """The status for a closed pipe, with stdout pointed at the null device so that the
-    output still buffered goes nowhere at exit (instead of raising again there)."""
+def silence_stdout() -> None:
+    """Points stdout at the null device, so that the output still buffered for it goes
+    nowhere at exit (instead of failing again there, which would print an error and
+    make the exit status 120)."""
     try:
         null = os.open(os.devnull, os.O_WRONLY)
         try:
@@ -116,6 +117,18 @@ def closed_pipe() -> int:
             os.close(null)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def stdout_failed(error: OSError) -> int:
+    """Says that stdout cannot be written; the status for it."""
+    silence_stdout()
+    say_error(f"cannot write stdout: {reason(error)}")
+    return 2
+
+
+def closed_pipe() -> int:
+    """The status for a closed pipe, stdout silenced."""
+    silence_stdout()
     return CLOSED_PIPE
 
 
@@ -157,13 +170,19 @@ class Output:
         self.keep: os.stat_result | None = None  # the existing file's mode and owner
         self.socket: socket.socket | None = None
         self.signals: dict = {}
+        # Lines show as they are written on a terminal, as print() shows them.
+        self.by_line = temporary is None and isatty(raw)
 
     def failed(self, error: OSError) -> UsageError:
+        if self.raw is sys.stdout.buffer:
+            silence_stdout()
         return UsageError(f"cannot write {self.name}: {reason(error)}")
 
     def write(self, data) -> None:
         try:
             self.stream.write(data)
+            if self.by_line and b"\n" in data:
+                self.stream.flush()
         except BrokenPipeError:
             raise
         except OSError as e:
@@ -284,6 +303,13 @@ class Output:
             except (ValueError, OSError):
                 pass
         self.signals = {}
+
+
+def isatty(raw) -> bool:
+    try:
+        return raw.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def open_output(path: str) -> Output:
