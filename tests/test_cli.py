@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import msgpack
@@ -397,6 +398,29 @@ def test_convert_writes_through_a_fifo(tmp_path):
     assert result.returncode == 0 and result.stderr == b""
     assert b"".join(got) == orcodec.json_to_msgpack(src.read_bytes())
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # A conversion that fails part-way has written what came before the error, but a
+    # gzip output lacks its trailer: it does not read as complete.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\n' * 1000 + b"{broken\n")
+    fifo_gz = tmp_path / "out.jsonl.gz"
+    os.mkfifo(fifo_gz)
+    fd = os.open(fifo_gz, os.O_RDWR)
+    stop, got = threading.Event(), []
+    reader = threading.Thread(target=drain, args=(fd, stop, got))
+    reader.start()
+    try:
+        result = run("convert", bad, fifo_gz, check=False)
+    finally:
+        stop.set()
+        reader.join(timeout=30)
+        os.close(fd)
+    assert result.returncode == 1 and "line 1001" in result.stderr.decode()
+    data = b"".join(got)
+    assert data[:2] == b"\x1f\x8b"
+    partial = zlib.decompressobj(31)
+    text = partial.decompress(data)
+    assert not partial.eof and (b'{"a":1}\n' * 1000).startswith(text)
+    assert stat.S_ISFIFO(os.lstat(fifo_gz).st_mode)
     assert leftovers(tmp_path) == []
 
 

@@ -243,7 +243,9 @@ class Output:
             self.temporary = None
 
     def abandon(self) -> None:
-        """Close everything, writing nothing more that could fail or look complete."""
+        """Close everything after a failure: a file written through gets what was
+        made before it (as a pipe would), but no gzip trailer that would make it look
+        complete."""
         if self.gate is not None:
             self.gate.open = False
         for closing in (self.stream, self.raw, self.socket):
@@ -252,9 +254,7 @@ class Output:
             try:
                 closing.close()
             except (OSError, ValueError):
-                # What was buffered for a file written through is lost with the
-                # rest; a temporary file is removed anyway.
-                pass
+                pass  # the failure being reported, or one that follows from it
 
     def set_mode(self) -> None:
         """The temporary file's mode and owner: the existing file's, or those open()
