@@ -698,6 +698,9 @@ def test_file_names_that_are_not_utf8(tmp_path):
     assert result.returncode == 2
     assert result.stdout == b"n\xff\xfe.json: ok\n"
     assert result.stderr == b"orcodec: cannot read bad\xff.json: No such file or directory\n"
+    result = orcodec_in("stats", b"n\xff.txt")
+    assert result.returncode == 2
+    assert result.stderr.startswith(b"orcodec: cannot tell the format of 'n\xff.txt' (known extensions: .json, ")
     result = orcodec_in("convert", name, b"out\xff.msgpack")
     assert result.returncode == 0
     assert (tmp_path / os.fsdecode(b"out\xff.msgpack")).read_bytes() == orcodec.packb({"a": [1, 2]})

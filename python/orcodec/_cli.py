@@ -81,7 +81,7 @@ def format_of(path: str, given: str | None, role: str) -> str:
     if path == "-" or suffix not in SUFFIXES:
         known = ", ".join(sorted(SUFFIXES))
         what = "stdin" if role == "input" else "stdout"
-        where = what if path == "-" else repr(path)
+        where = what if path == "-" else f"'{path}'"
         flag = "--from" if role == "input" else "--to"
         raise UsageError(f"cannot tell the format of {where} (known extensions: {known}); give {flag}")
     return SUFFIXES[suffix]
