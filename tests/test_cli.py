@@ -450,7 +450,7 @@ def test_convert_writes_through_device_nodes(tmp_path):
     os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))
     small = tmp_path / "small.json"
     small.write_bytes(b'{"a": [1, 2]}')
-    big = big_jsonl(tmp_path)
+    big = big_jsonl(tmp_path, 20_000)  # errors in the middle of the output
     for src in [small, big]:
         result = run("convert", src, null, "--to", "msgpack-stream")
         assert result.stderr == b""
