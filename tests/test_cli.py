@@ -5,11 +5,20 @@ validate (exit status, file:line:col), stats, --help, progress on a terminal."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import pty
+import resource
+import select
 import shutil
+import signal
+import socket
+import stat
 import subprocess
 import sys
+import threading
+import time
+import zlib
 from pathlib import Path
 
 import msgpack
@@ -335,3 +344,420 @@ def test_a_failed_conversion_leaves_no_output_file(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert (tmp_path / "out.msgpacks").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# ---------------------------------------------------------------------------------------
+# Output files: devices, FIFOs, sockets, symlinks, directories, modes; closed pipes;
+# file names that are not UTF-8
+# ---------------------------------------------------------------------------------------
+
+
+def leftovers(*directories):
+    return [p for d in directories for p in Path(d).iterdir() if p.name.startswith(".orcodec-")]
+
+
+def drain(fd: int, stop: threading.Event, got: list) -> None:
+    """Reads `fd` (non-blocking) into `got` until `stop` is set and nothing is left."""
+    os.set_blocking(fd, False)
+    while True:
+        readable, _, _ = select.select([fd], [], [], 0.05)
+        if readable:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if chunk:
+                got.append(chunk)
+                continue
+        if stop.is_set():
+            return
+
+
+def big_jsonl(tmp_path: Path, lines: int = 100_000) -> Path:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b'{"a": [1, 2, 3], "b": "text"}\n' * lines)
+    return path
+
+
+def test_convert_writes_through_a_fifo(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    src = fixture_file("citm_catalog.json")
+    # Opened read-write, the FIFO has a reader at once (so the writer's open does not
+    # wait) and no test can hang: the drain stops when the command has ended.
+    fd = os.open(fifo, os.O_RDWR)
+    stop, got = threading.Event(), []
+    reader = threading.Thread(target=drain, args=(fd, stop, got))
+    reader.start()
+    try:
+        result = run("convert", src, fifo, "--to", "msgpack", check=False)
+    finally:
+        stop.set()
+        reader.join(timeout=30)
+        os.close(fd)
+    assert result.returncode == 0 and result.stderr == b""
+    assert b"".join(got) == orcodec.json_to_msgpack(src.read_bytes())
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # A conversion that fails part-way has written what came before the error, but a
+    # gzip output lacks its trailer: it does not read as complete.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\n' * 1000 + b"{broken\n")
+    fifo_gz = tmp_path / "out.jsonl.gz"
+    os.mkfifo(fifo_gz)
+    fd = os.open(fifo_gz, os.O_RDWR)
+    stop, got = threading.Event(), []
+    reader = threading.Thread(target=drain, args=(fd, stop, got))
+    reader.start()
+    try:
+        result = run("convert", bad, fifo_gz, check=False)
+    finally:
+        stop.set()
+        reader.join(timeout=30)
+        os.close(fd)
+    assert result.returncode == 1 and "line 1001" in result.stderr.decode()
+    data = b"".join(got)
+    assert data[:2] == b"\x1f\x8b"
+    partial = zlib.decompressobj(31)
+    text = partial.decompress(data)
+    assert not partial.eof and (b'{"a":1}\n' * 1000).startswith(text)
+    assert stat.S_ISFIFO(os.lstat(fifo_gz).st_mode)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_fifo_whose_reader_goes_away_is_a_closed_pipe(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orcodec", "convert", str(big_jsonl(tmp_path)), str(fifo), "--to", "jsonl"],
+        stderr=subprocess.PIPE,
+    )
+    try:
+        readable, _, _ = select.select([fd], [], [], 60)
+        first = os.read(fd, 10) if readable else b""
+    finally:
+        os.close(fd)
+    _, err = proc.communicate(timeout=60)
+    assert first == b'{"a":[1,2,'
+    assert (proc.returncode, err) == (141, b"")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_convert_writes_through_device_nodes(tmp_path):
+    null = tmp_path / "null"
+    full = tmp_path / "full"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    small = tmp_path / "small.json"
+    small.write_bytes(b'{"a": [1, 2]}')
+    big = big_jsonl(tmp_path, 20_000)  # errors in the middle of the output
+    for src in [small, big]:
+        result = run("convert", src, null, "--to", "msgpack-stream")
+        assert result.stderr == b""
+        # Whether the error comes at a write or when the last bytes are flushed.
+        for fmt in ["json", "msgpack-stream"]:
+            result = run("convert", src, full, "--to", fmt, check=False)
+            assert result.returncode == 2
+            assert result.stderr.decode() == f"orcodec: cannot write {full}: No space left on device\n"
+    # Nor does gzip's trailer make it look complete.
+    full_gz = tmp_path / "full.gz"
+    os.mknod(full_gz, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    result = run("convert", small, full_gz, "--to", "jsonl", check=False)
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"orcodec: cannot write {full_gz}: No space left on device\n",
+    )
+    # stdout on a full device: the same status and message.
+    for args in [["pretty", small], ["stats", "--json", big], ["validate", small], ["--help"]]:
+        for buffered in [True, False]:
+            with open(full, "wb") as sink:
+                result = subprocess.run(
+                    [sys.executable, "-m", "orcodec", *map(str, args)],
+                    stdout=sink,
+                    stderr=subprocess.PIPE,
+                    env=stdout_env(buffered),
+                    timeout=60,
+                )
+            assert (result.returncode, result.stderr) == (
+                2,
+                b"orcodec: cannot write stdout: No space left on device\n",
+            ), (args, buffered)
+    for node, minor in [(null, 3), (full, 7), (full_gz, 7)]:
+        st = os.lstat(node)
+        assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, minor)
+    assert leftovers(tmp_path) == []
+
+
+def test_convert_writes_through_a_unix_socket(tmp_path):
+    path = tmp_path / "out.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    server.settimeout(60)
+    got = []
+
+    def serve():
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(60)
+            while chunk := conn.recv(1 << 16):
+                got.append(chunk)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        src = fixture_file("github.json")
+        result = run("convert", src, path, "--to", "jsonl", check=False)
+    finally:
+        thread.join(timeout=60)
+        server.close()
+    assert result.returncode == 0 and result.stderr == b""
+    assert b"".join(got) == orcodec.dumps_lines(doc("github"))
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    # A socket nobody listens on any more: a file that cannot be opened.
+    result = run("convert", src, path, "--to", "jsonl", check=False)
+    assert (result.returncode, result.stderr.decode()) == (2, f"orcodec: cannot write {path}: Connection refused\n")
+
+
+def test_convert_through_a_symlink_writes_its_target(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "data.msgpack"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.msgpack"
+    link.symlink_to(os.path.relpath(target, tmp_path))
+    src = tmp_path / "in.json"
+    src.write_bytes(b'{"a": [1, 2]}')
+    run("convert", src, link)
+    assert os.readlink(link) == os.path.join("elsewhere", "data.msgpack")
+    assert target.read_bytes() == orcodec.packb({"a": [1, 2]})
+    assert target.stat().st_mode & 0o777 == 0o600
+    # A chain of links, and one pointing at a file yet to be made.
+    second = tmp_path / "second.msgpack"
+    second.symlink_to(link)
+    dangling = tmp_path / "dangling.msgpack"
+    dangling.symlink_to(elsewhere / "new.msgpack")
+    src.write_bytes(b"[3]")
+    run("convert", src, second)
+    run("convert", src, dangling)
+    assert target.read_bytes() == (elsewhere / "new.msgpack").read_bytes() == b"\x91\x03"
+    assert all(p.is_symlink() for p in [link, second, dangling])
+    # A link to a directory and a loop of links: files that cannot be written.
+    (tmp_path / "dir.msgpack").symlink_to(elsewhere)
+    (tmp_path / "loop.msgpack").symlink_to(tmp_path / "loop.msgpack")
+    result = run("convert", src, tmp_path / "dir.msgpack", check=False)
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"orcodec: cannot write {tmp_path / 'dir.msgpack'}: Is a directory\n",
+    )
+    result = run("convert", src, tmp_path / "loop.msgpack", check=False)
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"orcodec: cannot write {tmp_path / 'loop.msgpack'}: Too many levels of symbolic links\n",
+    )
+    assert leftovers(tmp_path, elsewhere) == []
+
+
+def test_convert_to_a_directory_is_refused_and_leaves_nothing(tmp_path):
+    out = tmp_path / "out.json"
+    out.mkdir()
+    src = big_jsonl(tmp_path, 1000)
+    for dst in [out, tmp_path / "missing" / "x.json"]:
+        result = run("convert", src, dst, check=False)
+        reason = "Is a directory" if dst == out else "No such file or directory"
+        assert (result.returncode, result.stderr.decode()) == (2, f"orcodec: cannot write {dst}: {reason}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", "out.json"]
+    assert list(out.iterdir()) == []
+
+
+def test_convert_keeps_an_existing_files_mode_and_owner(tmp_path):
+    src = tmp_path / "in.json"
+    src.write_bytes(b"[1]")
+    private = tmp_path / "private.msgpack"
+    private.write_bytes(b"old")
+    os.chmod(private, 0o600)
+    run("convert", src, private)
+    assert private.read_bytes() == b"\x91\x01"
+    assert private.stat().st_mode & 0o7777 == 0o600
+    shared = tmp_path / "shared.msgpack.gz"
+    shared.write_bytes(b"old")
+    os.chmod(shared, 0o2640)
+    if os.geteuid() == 0:
+        os.chown(shared, 1234, 5678)
+    run("convert", src, shared)
+    st = shared.stat()
+    assert gzip.decompress(shared.read_bytes()) == b"\x91\x01"
+    assert st.st_mode & 0o7777 == 0o2640
+    if os.geteuid() == 0:
+        assert (st.st_uid, st.st_gid) == (1234, 5678)
+    # A new file gets the mode open() gives it under the umask.
+    result = subprocess.run(
+        [sys.executable, "-m", "orcodec", "convert", str(src), str(tmp_path / "new.msgpack")],
+        capture_output=True,
+        timeout=60,
+        umask=0o027,
+    )
+    assert result.returncode == 0
+    assert (tmp_path / "new.msgpack").stat().st_mode & 0o7777 == 0o640
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_conversion_ended_by_a_signal_leaves_nothing(tmp_path, signum):
+    out = tmp_path / "out.msgpacks"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orcodec", "convert", "--from", "jsonl", "-", str(out)],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(b'{"a": 1}\n' * 1000)
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not leftovers(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert leftovers(tmp_path), "the temporary file is made before the input ends"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, err) == (128 + signum, b"")
+    assert list(tmp_path.iterdir()) == []
+
+
+def stdout_env(buffered: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return env if buffered else dict(env, PYTHONUNBUFFERED="1")
+
+
+def closed_stdout(*args, read: int = 10, buffered: bool = True) -> tuple[bytes, int, bytes]:
+    """Runs the command with a stdout pipe closed after `read` bytes (at once for 0)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orcodec", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=stdout_env(buffered),
+    )
+    first = proc.stdout.read(read) if read else b""
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    return first, proc.wait(timeout=60), err
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_closed_pipe_ends_quietly(tmp_path, buffered):
+    big = big_jsonl(tmp_path)
+    first, status, err = closed_stdout("pretty", big, buffered=buffered)
+    assert (first, status, err) == (b'{\n  "a": [', 141, b"")
+    first, status, err = closed_stdout("convert", big, "-", "--to", "jsonl", buffered=buffered)
+    assert (first, status, err) == (b'{"a":[1,2,', 141, b"")
+    small = tmp_path / "a.json"
+    small.write_bytes(b"[1]")
+    first, status, err = closed_stdout("validate", *[small] * 3000, buffered=buffered)
+    assert (first, status, err) == (f"{small}: ok\n".encode()[:10], 141, b"")
+    for args in [["--help"], ["stats", small], ["stats", "--json", small], ["validate", small]]:
+        assert closed_stdout(*args, read=0, buffered=buffered) == (b"", 141, b""), args
+
+
+def test_file_names_that_are_not_utf8(tmp_path):
+    name = b"n\xff\xfe.json"
+    (tmp_path / os.fsdecode(name)).write_bytes(b'{"a": [1, 2]}')
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")  # stdout would refuse surrogates
+
+    def orcodec_in(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "orcodec", *args], cwd=tmp_path, env=env, capture_output=True, timeout=60
+        )
+
+    result = orcodec_in("stats", "--json", name)
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout.startswith(b'{\n  "file": "n\\udcff\\udcfe.json",\n  "format": "json",\n')
+    stats = json.loads(result.stdout)
+    assert os.fsencode(stats["file"]) == name
+    assert stats == {
+        "file": os.fsdecode(name),
+        "format": "json",
+        "bytes": 13,
+        "records": 1,
+        "values": 4,
+        "keys": 1,
+        "max_depth": 3,
+        "types": {"int": 2, "array": 1, "map": 1},
+    }
+    # Text output has the name's own bytes.
+    result = orcodec_in("stats", name)
+    assert result.returncode == 0 and result.stdout.startswith(b"file       n\xff\xfe.json\nformat     json\n")
+    result = orcodec_in("validate", name, b"bad\xff.json")
+    assert result.returncode == 2
+    assert result.stdout == b"n\xff\xfe.json: ok\n"
+    assert result.stderr == b"orcodec: cannot read bad\xff.json: No such file or directory\n"
+    result = orcodec_in("stats", b"n\xff.txt")
+    assert result.returncode == 2
+    assert result.stderr.startswith(b"orcodec: cannot tell the format of 'n\xff.txt' (known extensions: .json, ")
+    result = orcodec_in("convert", name, b"out\xff.msgpack")
+    assert result.returncode == 0
+    assert (tmp_path / os.fsdecode(b"out\xff.msgpack")).read_bytes() == orcodec.packb({"a": [1, 2]})
+
+
+def test_a_write_error_on_a_regular_file_leaves_nothing(tmp_path):
+    src = big_jsonl(tmp_path)
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"old")
+
+    def small_files():
+        # Writes past 64 KiB fail with EFBIG (Python ignores SIGXFSZ).
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+    for dst in [out, tmp_path / "new.msgpacks"]:
+        result = subprocess.run(
+            [sys.executable, "-m", "orcodec", "convert", str(src), str(dst)],
+            capture_output=True,
+            timeout=60,
+            preexec_fn=small_files,
+        )
+        assert (result.returncode, result.stderr.decode()) == (2, f"orcodec: cannot write {dst}: File too large\n")
+    assert out.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", "out.jsonl"]
+
+
+def test_validate_prints_each_line_at_once_on_a_terminal(tmp_path):
+    good = tmp_path / "a.json"
+    good.write_bytes(b"[1]")
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "orcodec", "validate", str(good), "-", "--from", "json"],
+            stdin=subprocess.PIPE,
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # stdout buffered
+        )
+        os.close(secondary)
+        # The first file's line shows while the command still waits for stdin.
+        shown = b""
+        deadline = time.monotonic() + 30
+        while b"\n" not in shown and time.monotonic() < deadline:
+            readable, _, _ = select.select([primary], [], [], 1)
+            if readable:
+                shown += os.read(primary, 1024)
+        assert shown == f"{good}: ok\r\n".encode() and proc.poll() is None
+        _, err = proc.communicate(b"{}", timeout=60)
+        while True:
+            try:
+                chunk = os.read(primary, 1024)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(primary)
+    assert (proc.returncode, err) == (0, b"")
+    assert shown == f"{good}: ok\r\n-: ok\r\n".encode()

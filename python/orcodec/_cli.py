@@ -19,7 +19,6 @@ import io
 import os
 import re
 import sys
-import tempfile
 
 from . import (
     OPT_INDENT_2,
@@ -40,6 +39,16 @@ from . import (
     packb,
     unpackb,
 )
+from ._cli_output import (
+    Ended,
+    UsageError,
+    as_bytes,
+    closed_pipe,
+    json_name,
+    open_output,
+    say_error,
+    stdout_failed,
+)
 
 FORMATS = ("json", "jsonl", "msgpack", "msgpack-stream")
 SUFFIXES = {
@@ -59,10 +68,6 @@ PROGRESS_FROM = 64 << 20
 AT_BYTE = re.compile(r" at byte (\d+)$")
 
 
-class UsageError(Exception):
-    """A mistake in the command line or a file that cannot be opened: exit status 2."""
-
-
 # ---------------------------------------------------------------------------------------
 # Files
 # ---------------------------------------------------------------------------------------
@@ -76,7 +81,7 @@ def format_of(path: str, given: str | None, role: str) -> str:
     if path == "-" or suffix not in SUFFIXES:
         known = ", ".join(sorted(SUFFIXES))
         what = "stdin" if role == "input" else "stdout"
-        where = what if path == "-" else repr(path)
+        where = what if path == "-" else f"'{path}'"
         flag = "--from" if role == "input" else "--to"
         raise UsageError(f"cannot tell the format of {where} (known extensions: {known}); give {flag}")
     return SUFFIXES[suffix]
@@ -133,45 +138,6 @@ def close_input(stream, path: str) -> None:
     stream.close()
     if inner is not None:
         inner.close()
-
-
-def open_output(path: str):
-    """A binary file to write `path` ('-': stdout) through: a temporary file
-    beside it, which `close_output` puts in its place only when the whole
-    output was written (a failed conversion leaves no partial file)."""
-    if path == "-":
-        return sys.stdout.buffer
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=".orcodec-", dir=directory)
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror}") from None
-    # The permissions open() would give a new file (mkstemp's are 0600).
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o666 & ~umask)
-    raw = os.fdopen(fd, "wb")
-    raw.orcodec_temporary = temporary
-    return gzip.GzipFile(fileobj=raw, mode="wb") if path.endswith(".gz") else raw
-
-
-def close_output(out, path: str, complete: bool) -> None:
-    if path == "-":
-        out.flush()
-        return
-    raw = out.fileobj if isinstance(out, gzip.GzipFile) else out
-    try:
-        out.close()
-        if raw is not out:
-            raw.close()
-    except OSError:
-        complete = False
-        raise
-    finally:
-        if complete:
-            os.replace(raw.orcodec_temporary, path)
-        else:
-            os.unlink(raw.orcodec_temporary)
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,7 +223,7 @@ def cmd_convert(args) -> int:
             convert(stream, out, src, dst, args)
             complete = True
         finally:
-            close_output(out, args.output, complete)
+            out.close(complete)
     finally:
         close_input(stream, args.input)
     return 0
@@ -266,7 +232,7 @@ def cmd_convert(args) -> int:
 def cmd_pretty(args) -> int:
     src = format_of(args.file, args.src, "input")
     stream = open_input(args.file)
-    out = sys.stdout.buffer
+    out = open_output("-")
     opt = json_options(args) | OPT_INDENT_2
     try:
         if src in RECORDS:
@@ -348,15 +314,17 @@ def check(path: str, fmt: str) -> str | None:
 
 
 def cmd_validate(args) -> int:
+    out = open_output("-")
     failed = False
     for path in args.files:
         fmt = format_of(path, args.src, "input")
         found = check(path, fmt)
         if found:
             failed = True
-            print(found)
+            out.write(as_bytes(found) + b"\n")
         elif not args.quiet:
-            print(f"{path}: ok")
+            out.write(as_bytes(path) + b": ok\n")
+    out.close(True)
     return 1 if failed else 0
 
 
@@ -409,7 +377,7 @@ def cmd_stats(args) -> int:
     finally:
         close_input(stream, args.file)
     stats = {
-        "file": args.file,
+        "file": json_name(args.file),
         "format": fmt,
         "bytes": counted.count,
         "records": records,
@@ -418,18 +386,23 @@ def cmd_stats(args) -> int:
         "max_depth": seen["depth"],
         "types": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
     }
+    out = open_output("-")
     if args.json:
-        sys.stdout.buffer.write(dumps(stats, option=OPT_INDENT_2) + b"\n")
+        out.write(dumps(stats, option=OPT_INDENT_2) + b"\n")
+        out.close(True)
         return 0
-    print(f"file       {stats['file']}")
-    print(f"format     {fmt}")
-    print(f"bytes      {stats['bytes']}")
-    print(f"records    {records}")
-    print(f"values     {stats['values']}")
-    print(f"keys       {stats['keys']}")
-    print(f"max depth  {stats['max_depth']}")
-    for name, count in stats["types"].items():
-        print(f"  {name:<8} {count}")
+    lines = [
+        f"file       {args.file}",
+        f"format     {fmt}",
+        f"bytes      {stats['bytes']}",
+        f"records    {records}",
+        f"values     {stats['values']}",
+        f"keys       {stats['keys']}",
+        f"max depth  {stats['max_depth']}",
+    ]
+    lines.extend(f"  {name:<8} {count}" for name, count in stats["types"].items())
+    out.write(as_bytes("\n".join(lines) + "\n"))
+    out.close(True)
     return 0
 
 
@@ -438,9 +411,25 @@ def cmd_stats(args) -> int:
 # ---------------------------------------------------------------------------------------
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, except that an error while printing help or usage on stdout
+    is raised (argparse ignores every error while printing): a closed pipe ends the
+    command as it does anywhere else, a full device is reported."""
+
+    def _print_message(self, message, file=None):
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(message)
+        except (AttributeError, OSError):
+            if file is sys.stdout:
+                raise
+
+
 def parser() -> argparse.ArgumentParser:
     formats = ", ".join(FORMATS)
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="orcodec",
         description="Convert, pretty-print, validate and count JSON, JSON Lines and MessagePack files.",
         epilog=(
@@ -505,21 +494,46 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse(argv):
+    """The arguments. What argparse prints (help, usage errors) is written at once, so
+    that an error writing it is seen here rather than at exit."""
+    try:
+        return parser().parse_args(argv)
+    except SystemExit:
+        sys.stdout.flush()
+        raise
+
+
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parse(argv)
+    except BrokenPipeError:
+        return closed_pipe()
+    except OSError as e:
+        return stdout_failed(e)
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # The reader of stdout (or of a FIFO or socket OUT) is gone: stop quietly.
+        return closed_pipe()
     except UsageError as e:
-        print(f"orcodec: {e}", file=sys.stderr)
+        say_error(str(e))
         return 2
     except (JSONDecodeError, MsgpackDecodeError, JSONEncodeError, MsgpackEncodeError, OSError, EOFError) as e:
-        print(f"orcodec: {e}", file=sys.stderr)
+        say_error(str(e))
         return 1
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 1
+    except Ended as e:
+        return e.status
 
 
 def console_main() -> None:
-    sys.exit(main())
+    status = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = closed_pipe()
+    except OSError as e:
+        status = stdout_failed(e)
+    sys.exit(status)
