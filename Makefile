@@ -176,7 +176,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
 	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
-	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
+	$(PY) bench/memory.py --mb 10 --cjk-mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 

@@ -288,3 +288,22 @@ def test_fresh_rows_give_every_call_an_object_of_its_own(monkeypatch) -> None:
             assert all(obj == doc.expected for obj in calls)
         if fresh:
             assert not {id(o) for o in seen["orcodec"]} & {id(o) for o in seen["orjson"]}
+
+
+# --- memory: what encoding does to the user's strs -------------------------------------
+
+
+def test_cjk_memory_rows_count_the_utf8_copies_left_in_the_strs() -> None:
+    """memory.py's CJK table, at 1 MB: orjson's strs grow by their UTF-8 (3 bytes a character,
+    plus a terminator each), orcodec's not at all, in either format."""
+    import memory
+
+    cells = {
+        (lib, op): memory.run_cjk_child(lib, op, 1_000_000) for lib, op in memory.CJK_LIBS[:2] + (("orcodec", "packb"),)
+    }
+    orjson = cells["orjson", "dumps"]
+    assert orjson["strs"] == 84 and orjson["output_bytes"] >= 1_000_000
+    assert orjson["strs_growth_bytes"] == orjson["strs"] * (3 * memory.CJK_CHARS_PER_STR + 1)
+    for op in ("dumps", "packb"):
+        assert cells["orcodec", op]["strs_growth_bytes"] == 0
+        assert cells["orcodec", op]["strs_bytes"] == orjson["strs_bytes"]

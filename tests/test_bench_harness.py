@@ -24,6 +24,7 @@ from test_bench import (  # noqa: E402, F401
     test_a_library_marked_wrong_is_not_ranked,
     test_check_independent_refuses_shared_and_cached_strs,
     test_check_marks_wrong_output_on_either_call,
+    test_cjk_memory_rows_count_the_utf8_copies_left_in_the_strs,
     test_every_library_of_a_row_gets_its_own_strs,
     test_fresh_rows_give_every_call_an_object_of_its_own,
     test_has_utf8_copy_sees_the_cache_of_every_string_kind,
