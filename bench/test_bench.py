@@ -307,3 +307,19 @@ def test_cjk_memory_rows_count_the_utf8_copies_left_in_the_strs() -> None:
     for op in ("dumps", "packb"):
         assert cells["orcodec", op]["strs_growth_bytes"] == 0
         assert cells["orcodec", op]["strs_bytes"] == orjson["strs_bytes"]
+
+
+# --- numpy round trip in a fresh process -------------------------------------------------
+
+
+def test_numpy_fresh_process_samples_time_a_checked_round_trip_per_process() -> None:
+    import numpy_roundtrip
+
+    cells = numpy_roundtrip.fresh_process_samples(2)
+    assert set(cells) == {"orcodec", "pickle5"}
+    for cell in cells.values():
+        assert "error" not in cell
+        assert len(cell["first"]) == len(cell["second"]) == 2
+        for first, encode, decode in zip(cell["first"], cell["encode"], cell["decode"]):
+            assert 0 < encode < first and 0 < decode < first and first == encode + decode
+        assert set(cell["median_s"]) == {"first", "encode", "decode", "second"}

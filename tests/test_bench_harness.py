@@ -30,5 +30,6 @@ from test_bench import (  # noqa: E402, F401
     test_has_utf8_copy_sees_the_cache_of_every_string_kind,
     test_kept_sample_starts_collected_and_ends_with_the_young_collection_left_due,
     test_kept_setting_times_every_library_with_one_count,
+    test_numpy_fresh_process_samples_time_a_checked_round_trip_per_process,
     test_the_loader_rebuilds_strs_that_the_builder_shares,
 )
