@@ -12,8 +12,13 @@ own cost), with N calibrated per library so that a sample lasts roughly
 5-20 ms; and enabled with every result kept alive until the sample ends (what
 a program that holds its data pays, collections included), with one N for
 every library of the row, the smallest of their calibrated ones, so that all
-keep the same number of results per sample (see `sample_counts`).  See
-bench/README.md for the columns and how fixtures are found.
+keep the same number of results per sample (see `sample_counts`).
+
+Every library of a row gets its own copy of the document, made by the
+document's one loader and verified to share no non-ASCII str with another's
+(`build_row`), so that no library is timed on strs whose UTF-8 another one
+cached in them; the `*_fresh` rows give every call a fresh copy (`measure`).
+See bench/README.md for the columns and how fixtures are found.
 """
 
 from __future__ import annotations
