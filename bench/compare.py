@@ -876,7 +876,9 @@ def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, s
     library stored UTF-8 in the strs it was given.
     """
     cells, copies = {}, {}
-    for lib in columns(FAMILY[op]):
+    # The copies are made in a shuffled order, so that no library's is always the first made
+    # after the previous row freed its own (into a heap with that row's holes in it).
+    for lib in random.Random(f"{doc.name}.{op}").sample(columns(FAMILY[op]), len(columns(FAMILY[op]))):
         if lib in missing:
             cells[lib] = Cell(status=MISSING, reason=missing[lib])
             continue
@@ -892,6 +894,7 @@ def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, s
                 cells[lib].fresh = doc.fresh_value
                 # The checks run on a copy of their own: every timed object is fresh.
                 copies[f"{lib} (checked)"] = doc.fresh_value()
+    cells = {lib: cells[lib] for lib in columns(FAMILY[op])}
     check_independent(copies)
     for lib, cell in cells.items():
         if cell.fn is None:
