@@ -124,8 +124,9 @@ NOTES = [
     "ssrjson = ssrjson.dumps_to_bytes / ssrjson.loads, writing the UTF-8 cache into the strs it encodes (its default);",
     "  ssrjson-nocache = the same with ssrjson.write_utf8_cache(False) (set outside the timing; loads: see ssrjson).",
     "yyjson (py-yyjson, unranked): yyjson.dumps(obj).encode() and yyjson.loads.",
-    "every library gets its own copy of the document, made by one loader (json.loads of the document's JSON;",
-    "  typed and numpy documents built again), so none is timed on strs whose UTF-8 another library cached.",
+    "every library gets its own copy of the document, made by one loader (the document as json.loads reads it,",
+    "  rebuilt by marshal; typed and numpy documents built again), so none is timed on strs whose UTF-8 another",
+    "  library cached.",
     "*_fresh rows: fresh objects, each dumped once: each sample's calls go to as many copies made (untimed)"
     " just before it.",
     "every library is checked on two calls (first and repeated) before timing; a time marked ≠ was measured but",
@@ -572,6 +573,18 @@ def sample_counts(calibrated: dict[str, int]) -> dict[str, dict[str, int]]:
     return {lib: {GC_OFF: n, GC_KEPT: kept} for lib, n in calibrated.items()}
 
 
+def make_copies(make: Callable[[], Any], n: int) -> list[Any]:
+    """n new copies of a document, made with the collector paused (the copies are all live: a
+    collection while they are made finds nothing to free, and costs up to 4 times the making)."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [make() for _ in range(n)]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
 def measure(row: Row, settings: Settings) -> None:
     """Fill the per-call times of every timed cell of the row, in both collector settings, round-robin.
 
@@ -608,7 +621,7 @@ def measure(row: Row, settings: Settings) -> None:
                 with cell.setting():
                     elapsed = sample(cell.fn, cell.arg, n, mode)
             else:
-                pool = [cell.fresh() for _ in range(n)]
+                pool = make_copies(cell.fresh, n)
                 gc.freeze()
                 with cell.setting():
                     elapsed = sample_each(cell.fn, pool, mode)
@@ -895,14 +908,16 @@ def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, s
                 # The checks run on a copy of their own: every timed object is fresh.
                 copies[f"{lib} (checked)"] = doc.fresh_value()
     cells = {lib: cells[lib] for lib in columns(FAMILY[op])}
-    check_independent(copies)
+    # (A document without non-ASCII strs has nothing to verify or count.)
+    if doc.non_ascii_strs:
+        check_independent(copies)
     for lib, cell in cells.items():
         if cell.fn is None:
             continue
         checked = copies.get(f"{lib} (checked)", cell.arg)
         with cell.setting():
             cell.status, cell.reason = check(lib, op, cell.fn, checked, doc, msgpack)
-        cell.non_ascii_strs = len(non_ascii_strs(checked)) if lib in copies else 0
+        cell.non_ascii_strs = len(non_ascii_strs(checked)) if lib in copies and doc.non_ascii_strs else 0
         if cell.non_ascii_strs:
             cell.utf8_copies = strs_with_utf8_copy(checked)
     nocache = cells.get("ssrjson-nocache")
