@@ -16,7 +16,7 @@
 #                to bench/results/ (not tracked), so the tree stays unchanged.
 #   make publish-chart   copy the chart of the last `make bench` to
 #                doc/benchmark.png, the chart README.md shows.
-#   make bench-quick   the same as a smoke run of about a minute
+#   make bench-quick   the same as a smoke run of a few minutes
 #   make bench-versions   the quick side-by-side table on each of
 #                OTHER_PYTHONS (their venvs and builds as test-versions makes them)
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
