@@ -16,7 +16,7 @@
 #                to bench/results/ (not tracked), so the tree stays unchanged.
 #   make publish-chart   copy the chart of the last `make bench` to
 #                doc/benchmark.png, the chart README.md shows.
-#   make bench-quick   the same as a smoke run of about a minute
+#   make bench-quick   the same as a smoke run of a few minutes
 #   make bench-versions   the quick side-by-side table on each of
 #                OTHER_PYTHONS (their venvs and builds as test-versions makes them)
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
@@ -176,7 +176,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
 	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
-	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
+	$(PY) bench/memory.py --mb 10 --cjk-mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 

@@ -6,6 +6,10 @@ Two horizontal bars per row, grouped by operation, one per collector setting
 (disabled; enabled with the results kept alive): orcodec's median divided by
 the best peer's in that setting (below 1.0 orcodec is faster), labelled with
 the ratio and the best peer. Rows where orcodec could not run are listed as n/a.
+The fresh-object rows (`dumps_fresh`, `packb_fresh`: each object dumped once)
+have panels of their own; the ranked peers of each format are named under the
+title (ssrjson and ssrjson-nocache are ssrJSON with its UTF-8 cache writing
+on and off).
 
 The chart goes under bench/results/ (not tracked), so a benchmark run leaves
 the tree unchanged; `make publish-chart` copies it to doc/benchmark.png, the
@@ -22,7 +26,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "latest.json"
 DEFAULT_OUT = REPO_ROOT / "bench" / "results" / "benchmark.png"
-OPERATIONS = ("dumps", "loads", "packb", "unpackb")
+OPERATIONS = ("dumps", "loads", "packb", "unpackb", "dumps_fresh", "packb_fresh")
+TITLES = {"dumps_fresh": "dumps, fresh objects", "packb_fresh": "packb, fresh objects"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,17 +82,21 @@ def main(argv: list[str] | None = None) -> int:
         ax.set_xlim(0, top)
         for y, v, _, note in bars:
             ax.text(v + top * 0.01, y, note, va="center", fontsize=6)
-        ax.set_title(op, fontsize=10)
+        ax.set_title(TITLES.get(op, op), fontsize=10)
         ax.set_xlabel("orcodec time / best peer (< 1: faster)", fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
+    # Results from before the peers were listed have none.
+    peers = "; ".join(f"{family}: {', '.join(names)}" for family, names in results.get("peers", {}).items())
     fig.suptitle(
         f"orcodec {meta['versions'].get('orcodec', '')} vs the best peer per row"
         f"{' (dark: collector off; light: on, results kept)' if len(modes) > 1 else ''}\n"
-        f"({meta['mode']} run, {meta['timestamp'][:10]}, {meta['cpu_count']} CPUs, Python {meta['python'].split()[0]})",
+        f"({meta['mode']} run, {meta['timestamp'][:10]}, {meta['cpu_count']} CPUs, Python {meta['python'].split()[0]})"
+        + (f"\npeers ranked: {peers}" if peers else ""),
         fontsize=10,
     )
-    # Leave the two-line title half an inch of its own above the panels.
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
+    # Leave the title half an inch a line of its own above the panels.
+    lines = 3 if peers else 2
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.25 * lines / fig.get_figheight()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)
     print(f"chart written to {args.out}")

@@ -12,13 +12,19 @@ own cost), with N calibrated per library so that a sample lasts roughly
 5-20 ms; and enabled with every result kept alive until the sample ends (what
 a program that holds its data pays, collections included), with one N for
 every library of the row, the smallest of their calibrated ones, so that all
-keep the same number of results per sample (see `sample_counts`).  See
-bench/README.md for the columns and how fixtures are found.
+keep the same number of results per sample (see `sample_counts`).
+
+Every library of a row gets its own copy of the document, made by the
+document's one loader and verified to share no non-ASCII str with another's
+(`build_row`), so that no library is timed on strs whose UTF-8 another one
+cached in them; the `*_fresh` rows give every call a fresh copy (`measure`).
+See bench/README.md for the columns and how fixtures are found.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import fnmatch
 import functools
@@ -34,6 +40,8 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -46,22 +54,49 @@ from documents import (  # noqa: E402
     GENERATED_FIXTURES,
     REPO_ROOT,
     Document,
+    check_independent,
     fixtures_dir,
     load_document,
+    non_ascii_strs,
+    strs_with_utf8_copy,
 )
 
 DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "latest.json"
 
-OPERATIONS = ("dumps", "loads", "packb", "unpackb")
-FAMILY = {"dumps": "JSON", "loads": "JSON", "packb": "MessagePack", "unpackb": "MessagePack"}
+# `dumps_fresh` and `packb_fresh` time fresh objects, each dumped once (see `measure`).
+OPERATIONS = ("dumps", "loads", "packb", "unpackb", "dumps_fresh", "packb_fresh")
+FAMILY = {
+    "dumps": "JSON",
+    "loads": "JSON",
+    "packb": "MessagePack",
+    "unpackb": "MessagePack",
+    "dumps_fresh": "JSON",
+    "packb_fresh": "MessagePack",
+}
 PEERS = {
-    "JSON": ("orjson", "msgspec", "ujson", "rapidjson", "json"),
+    "JSON": ("orjson", "msgspec", "ssrjson", "ssrjson-nocache", "ujson", "rapidjson", "json"),
     "MessagePack": ("ormsgpack", "msgspec", "msgpack"),
 }
+# Timed and checked like the peers, never ranked: py-yyjson decodes non-ASCII
+# text inside containers wrongly (`["café"]` as `["cafÃ©"]`).
+UNRANKED = {"JSON": ("yyjson",), "MessagePack": ()}
 # Unranked reference columns: the floor of what (de)serializing the object graph costs.
 FLOORS = ("marshal",)
+# Columns that are one module in another setting.
+MODULES = {"ssrjson-nocache": "ssrjson"}
 # Distribution names for version lookup, where they differ from the module.
 DISTRIBUTIONS = {"rapidjson": "python-rapidjson"}
+
+
+def columns(family: str) -> tuple[str, ...]:
+    """Every column of a family's table, in order: orcodec, the ranked peers, the unranked ones, the floors."""
+    return ("orcodec",) + PEERS[family] + UNRANKED[family] + FLOORS
+
+
+def base_op(op: str) -> str:
+    """The library call of an operation: `dumps_fresh` is `dumps` on fresh objects."""
+    return op[: -len("_fresh")] if op.endswith("_fresh") else op
+
 
 # The collector settings every cell is timed in: the cyclic GC disabled during
 # the sample; and enabled, with the results kept alive until the sample ends.
@@ -86,7 +121,16 @@ NOTES = [
     "  loads/unpackb; plain documents only.",
     "typed rows (dataclasses, typed_values) and numpy rows: each library's native support (orjson/ormsgpack with",
     "  OPT_SERIALIZE_NUMPY for numpy, orcodec likewise); n/a = the library cannot do the row (or raised: see below).",
-    "a time marked ≠ was measured but the output decodes to a different value (listed below); it is not ranked.",
+    "ssrjson = ssrjson.dumps_to_bytes / ssrjson.loads, writing the UTF-8 cache into the strs it encodes (its default);",
+    "  ssrjson-nocache = the same with ssrjson.write_utf8_cache(False) (set outside the timing; loads: see ssrjson).",
+    "yyjson (py-yyjson, unranked): yyjson.dumps(obj).encode() and yyjson.loads.",
+    "every library gets its own copy of the document, made by one loader (the document as json.loads reads it,",
+    "  rebuilt by marshal; typed and numpy documents built again), so none is timed on strs whose UTF-8 another",
+    "  library cached.",
+    "*_fresh rows: fresh objects, each dumped once: each sample's calls go to as many copies made (untimed)"
+    " just before it.",
+    "every library is checked on two calls (first and repeated) before timing; a time marked ≠ was measured but",
+    "  an output decodes to a different value (listed below); it is not ranked.",
 ]
 
 
@@ -112,6 +156,15 @@ class Cell:
     arg: Any = None
     status: str | None = None  # None (fine), MISSING, NA, RAISED or DIFFERS
     reason: str | None = None
+    # Fresh-object rows: makes one new copy of the input (the document's loader); `arg` is then
+    # the copy the calls per sample are calibrated on.
+    fresh: Callable[[], Any] | None = None
+    # Entered around every call of the library (outside the timing): a global setting of its own.
+    setting: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
+    # For encoders: how many of the non-ASCII strs of its input the library left with a UTF-8 copy,
+    # of how many (None: not counted, or the input has none).
+    utf8_copies: int | None = None
+    non_ascii_strs: int = 0
     # Calls per sample in each collector setting (see `measure`).
     iterations: dict[str, int] = field(default_factory=lambda: {mode: 0 for mode in MODES})
     per_call_s: dict[str, list[float]] = field(default_factory=lambda: {mode: [] for mode in MODES})
@@ -147,6 +200,15 @@ class Row:
     def peers(self) -> tuple[str, ...]:
         return PEERS[FAMILY[self.op]]
 
+    @property
+    def fresh(self) -> bool:
+        return self.op != base_op(self.op)
+
+    def release(self) -> None:
+        """Drop the libraries' copies of the document once the row is measured."""
+        for cell in self.cells.values():
+            cell.arg = cell.fresh = None
+
     def best_peer(self, mode: str = GC_OFF) -> tuple[str | None, float | None]:
         timed = [
             (self.cells[p].median_s(mode), p)
@@ -169,9 +231,10 @@ class Row:
         return None if ours is None or best_time is None else ours / best_time
 
     def failed(self) -> bool:
-        """orcodec raised on a plain document, or produced output that decodes to something else."""
+        """orcodec raised on a plain document, produced output that decodes to something else, or left
+        a UTF-8 copy in the user's strs (it leaves them as they were)."""
         cell = self.cells["orcodec"]
-        return cell.status == DIFFERS or (cell.status == RAISED and self.doc.kind == "plain")
+        return bool(cell.utf8_copies) or cell.status == DIFFERS or (cell.status == RAISED and self.doc.kind == "plain")
 
 
 # --- libraries -----------------------------------------------------------------
@@ -195,9 +258,9 @@ def import_orcodec():
 def import_peers() -> tuple[dict[str, Any], dict[str, str]]:
     """Import every peer that is installed; return (modules, {name: why missing})."""
     modules, missing = {"marshal": marshal}, {}
-    for name in sorted(set(itertools.chain(*PEERS.values()))):
+    for name in sorted(set(itertools.chain(*PEERS.values(), *UNRANKED.values()))):
         try:
-            modules[name] = importlib.import_module(name)
+            modules[name] = importlib.import_module(MODULES.get(name, name))
         except ImportError as exc:
             missing[name] = f"not installed ({exc})"
     if "msgpack" not in modules:
@@ -227,10 +290,37 @@ class Libraries:
         if "json" in peers:
             self.json_encode = peers["json"].JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
+    def setting(self, lib: str) -> Callable[[], AbstractContextManager[Any]]:
+        """What is entered around the library's calls: ssrJSON's UTF-8 cache writing, on or off."""
+        if lib not in ("ssrjson", "ssrjson-nocache") or lib not in self.peers:
+            return contextlib.nullcontext
+        ssrjson, write = self.peers[lib], lib == "ssrjson"
+
+        @contextlib.contextmanager
+        def cache_writing():
+            was = ssrjson.get_current_features()["write_utf8_cache"]
+            ssrjson.write_utf8_cache(write)
+            try:
+                yield
+            finally:
+                ssrjson.write_utf8_cache(was)
+
+        return cache_writing
+
     def function(self, lib: str, op: str, doc: Document) -> tuple[Callable[[Any], Any], Any]:
-        """(callable, argument) for lib on the row, or NotApplicable."""
-        arg = doc.input_for(op)
-        kind = doc.kind
+        """(callable, argument) for lib on the row, or NotApplicable. The argument of an encoder is
+        the library's own copy of the document (`Document.input_for`)."""
+        op = base_op(op)
+        if lib == "marshal":
+            if doc.kind != "plain":
+                raise NotApplicable("marshal handles builtin types only")
+            if op in ("loads", "unpackb"):
+                return marshal.loads, marshal.dumps(doc.expected)
+            return marshal.dumps, doc.input_for(op)
+        return self.call(lib, op, doc.kind), doc.input_for(op)
+
+    def call(self, lib: str, op: str, kind: str) -> Callable[[Any], Any]:
+        """The callable of lib for the operation (dumps, loads, packb, unpackb) on a kind of document."""
         m = self.peers.get(lib)
         if lib == "orcodec":
             fn = getattr(self.orcodec, op, None)
@@ -238,58 +328,66 @@ class Libraries:
                 raise NotApplicable(f"orcodec has no {op}()")
             if kind == "numpy":
                 fn = functools.partial(fn, option=getattr(self.orcodec, "OPT_SERIALIZE_NUMPY", 16))
-            return fn, arg
-        if lib == "marshal":
-            if kind != "plain":
-                raise NotApplicable("marshal handles builtin types only")
-            if op in ("loads", "unpackb"):
-                return marshal.loads, marshal.dumps(doc.expected)
-            return marshal.dumps, arg
+            return fn
         if lib == "orjson":
             if op == "loads":
-                return m.loads, arg
+                return m.loads
             if kind == "numpy":
-                return functools.partial(m.dumps, option=m.OPT_SERIALIZE_NUMPY), arg
-            return m.dumps, arg
+                return functools.partial(m.dumps, option=m.OPT_SERIALIZE_NUMPY)
+            return m.dumps
         if lib == "ormsgpack":
             if op == "unpackb":
-                return m.unpackb, arg
+                return m.unpackb
             if kind == "numpy":
-                return functools.partial(m.packb, option=m.OPT_SERIALIZE_NUMPY), arg
-            return m.packb, arg
+                return functools.partial(m.packb, option=m.OPT_SERIALIZE_NUMPY)
+            return m.packb
         if lib == "msgspec":
             if kind == "numpy":
                 raise NotApplicable("msgspec does not serialize numpy arrays")
-            return self.msgspec[op], arg
+            return self.msgspec[op]
         if kind != "plain":
             raise NotApplicable(f"{lib} has no native support for these types")
+        if lib in ("ssrjson", "ssrjson-nocache"):
+            if op == "loads":
+                if lib == "ssrjson-nocache":
+                    raise NotApplicable("cache writing is an encoder setting: its loads is ssrjson's")
+                return m.loads
+            # Cache writing on or off: the global setting, entered around the calls (`setting`),
+            # so that no keyword argument adds to the per-call time.
+            return m.dumps_to_bytes
+        if lib == "yyjson":
+            if op == "dumps":
+                return lambda obj: m.dumps(obj).encode()
+            return m.loads
         if lib == "ujson":
             if op == "dumps":
-                return lambda obj: m.dumps(obj, ensure_ascii=False, escape_forward_slashes=False).encode(), arg
-            return m.loads, arg
+                return lambda obj: m.dumps(obj, ensure_ascii=False, escape_forward_slashes=False).encode()
+            return m.loads
         if lib == "rapidjson":
             if op == "dumps":
-                return lambda obj: m.dumps(obj, ensure_ascii=False).encode(), arg
-            return m.loads, arg
+                return lambda obj: m.dumps(obj, ensure_ascii=False).encode()
+            return m.loads
         if lib == "json":
             if op == "dumps":
                 encode = self.json_encode
-                return lambda obj: encode(obj).encode(), arg
-            return m.loads, arg
+                return lambda obj: encode(obj).encode()
+            return m.loads
         if lib == "msgpack":
             if int(m.version[0]) >= 1:
                 # Since msgpack 1.0 use_bin_type=True and raw=False are the defaults;
                 # calling the functions directly avoids a keyword-argument wrapper.
-                return (m.packb if op == "packb" else m.unpackb), arg
+                return m.packb if op == "packb" else m.unpackb
             if op == "packb":
-                return lambda obj: m.packb(obj, use_bin_type=True), arg
-            return lambda data: m.unpackb(data, raw=False), arg
+                return lambda obj: m.packb(obj, use_bin_type=True)
+            return lambda data: m.unpackb(data, raw=False)
         raise NotApplicable(f"unknown library {lib}")
 
 
 def library_versions(orcodec: Any, peers: dict[str, Any]) -> dict[str, str]:
     versions = {}
     for name, module in [("orcodec", orcodec), *sorted(peers.items())]:
+        if name in MODULES:
+            continue  # the same module as another column
         if name in ("json", "marshal"):
             version = getattr(module, "__version__", getattr(module, "version", ""))
             versions[name] = f"stdlib {version}".strip()
@@ -298,6 +396,9 @@ def library_versions(orcodec: Any, peers: dict[str, Any]) -> dict[str, str]:
             versions[name] = importlib.metadata.version(DISTRIBUTIONS.get(name, name))
         except importlib.metadata.PackageNotFoundError:
             versions[name] = str(getattr(module, "__version__", "unknown"))
+        if name == "ssrjson":
+            # Its build picks a SIMD variant for the CPU at import.
+            versions[name] += f" ({module.get_current_features().get('simd', '?')})"
     return versions
 
 
@@ -352,19 +453,31 @@ def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
 
 
 def check(lib: str, op: str, fn: Callable, arg: Any, doc: Document, msgpack: Any) -> tuple[str | None, str | None]:
-    """Run fn once on the row's input: (status, reason), status None when its result is right."""
+    """Run fn twice on the row's input: (status, reason), status None when both results are right.
+
+    Twice, because the second call may take another path: a library that stored the UTF-8 of
+    the input's strs in them on the first call copies it on the second.
+    """
+    for call in ("first", "second"):
+        status, reason = check_once(lib, op, fn, arg, doc, msgpack)
+        if status is not None:
+            return status, reason if call == "first" else f"on the second call: {reason}"
+    return None, None
+
+
+def check_once(lib: str, op: str, fn: Callable, arg: Any, doc: Document, msgpack: Any) -> tuple[str | None, str | None]:
     try:
         out = fn(arg)
     except Exception as exc:  # any failure of the library is a result to report
         return RAISED, f"{type(exc).__name__}: {exc}"
-    if op in ("dumps", "packb"):
+    if base_op(op) in ("dumps", "packb"):
         if not isinstance(out, bytes):
             return DIFFERS, f"returned {type(out).__name__}, expected bytes"
         # Decode with the reference implementations, independent of the library under test.
         try:
             if lib == "marshal":
                 out = marshal.loads(out)
-            elif op == "dumps":
+            elif base_op(op) == "dumps":
                 out = json.loads(out)
             else:
                 out = msgpack.unpackb(out, raw=False, strict_map_key=False)
@@ -378,7 +491,12 @@ def check(lib: str, op: str, fn: Callable, arg: Any, doc: Document, msgpack: Any
 
 
 def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
-    """Seconds for n back-to-back calls.
+    """Seconds for n back-to-back calls on arg: `sample_each` of n times the same object."""
+    return sample_each(fn, itertools.repeat(arg, n), mode)
+
+
+def sample_each(fn: Callable, args: Iterable[Any], mode: str = GC_OFF) -> float:
+    """Seconds for back-to-back calls, one on each of args, in order.
 
     GC_OFF: the cyclic GC paused, each result dropped at once, so no collection
     lands in a sample. GC_KEPT: the GC enabled and every result kept until the
@@ -393,13 +511,12 @@ def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
     collector while it builds a large document defers that traversal past the
     call; in a program that keeps the document it is still paid).
     """
-    loop = itertools.repeat(None, n)
     gc_was_enabled = gc.isenabled()
     try:
         if mode == GC_OFF:
             gc.disable()
             start = time.perf_counter()
-            for _ in loop:
+            for arg in args:
                 fn(arg)
             return time.perf_counter() - start
         gc.collect()
@@ -407,7 +524,7 @@ def sample(fn: Callable, arg: Any, n: int, mode: str = GC_OFF) -> float:
         kept: list[Any] = []
         keep = kept.append
         start = time.perf_counter()
-        for _ in loop:
+        for arg in args:
             keep(fn(arg))
         gc.collect(0)
         del kept[:]
@@ -456,8 +573,26 @@ def sample_counts(calibrated: dict[str, int]) -> dict[str, dict[str, int]]:
     return {lib: {GC_OFF: n, GC_KEPT: kept} for lib, n in calibrated.items()}
 
 
+def make_copies(make: Callable[[], Any], n: int) -> list[Any]:
+    """n new copies of a document, made with the collector paused (the copies are all live: a
+    collection while they are made finds nothing to free, and costs up to 4 times the making)."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [make() for _ in range(n)]
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
 def measure(row: Row, settings: Settings) -> None:
-    """Fill the per-call times of every timed cell of the row, in both collector settings, round-robin."""
+    """Fill the per-call times of every timed cell of the row, in both collector settings, round-robin.
+
+    On a fresh-objects row (`dumps_fresh`, `packb_fresh`) every call of a sample gets an object
+    no library has touched: before each sample (untimed), as many copies as the sample has calls
+    are made by the document's loader, and frozen out of the collector's view as the harness's
+    own documents are. The calls per sample are calibrated on repeated calls on one copy.
+    """
     libs = [lib for lib, cell in row.cells.items() if cell.timed]
     if not libs:
         return
@@ -466,10 +601,11 @@ def measure(row: Row, settings: Settings) -> None:
     # calibrated in such an order too, so no library is always the first
     # timed after the row's checks.
     order = random.Random(row.name)
-    calibrated = {
-        lib: calibrate(row.cells[lib].fn, row.cells[lib].arg, settings.target_sample_s)
-        for lib in order.sample(libs, len(libs))
-    }
+    calibrated = {}
+    for lib in order.sample(libs, len(libs)):
+        cell = row.cells[lib]
+        with cell.setting():
+            calibrated[lib] = calibrate(cell.fn, cell.arg, settings.target_sample_s)
     for lib, n in sample_counts(calibrated).items():
         row.cells[lib].iterations = n
     samples = [(lib, mode) for lib in libs for mode in MODES]
@@ -481,7 +617,16 @@ def measure(row: Row, settings: Settings) -> None:
         for lib, mode in samples:
             cell = row.cells[lib]
             n = cell.iterations[mode]
-            cell.per_call_s[mode].append(sample(cell.fn, cell.arg, n, mode) / n)
+            if cell.fresh is None:
+                with cell.setting():
+                    elapsed = sample(cell.fn, cell.arg, n, mode)
+            else:
+                pool = make_copies(cell.fresh, n)
+                gc.freeze()
+                with cell.setting():
+                    elapsed = sample_each(cell.fn, pool, mode)
+                del pool
+            cell.per_call_s[mode].append(elapsed / n)
 
 
 # --- row selection ---------------------------------------------------------------------
@@ -583,7 +728,7 @@ def print_header(info: dict[str, Any]) -> None:
 
 
 def print_table(family: str, rows: list[Row], mode: str) -> None:
-    libs = ("orcodec",) + PEERS[family] + FLOORS
+    libs = columns(family)
     head = ["row", *libs, "ratio", "best peer"]
     body = []
     for row in rows:
@@ -591,9 +736,10 @@ def print_table(family: str, rows: list[Row], mode: str) -> None:
         label = f"{row.doc.name}{'*' if row.doc.generated else ''}.{row.op}"
         body.append([label, *(cell_text(row, lib, mode) for lib in libs), ratio_text(row, mode), best or "-"])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    unranked = f"; {', '.join(UNRANKED[family])} unranked" if UNRANKED[family] else ""
     print(
         f"\n{family}, {MODE_TITLES[mode]} (median µs per call; ratio = orcodec / best peer,"
-        f" < 1.00 means orcodec is faster; {', '.join(FLOORS)} is an unranked floor)"
+        f" < 1.00 means orcodec is faster; {', '.join(FLOORS)} is an unranked floor{unranked})"
     )
     for line in [head, *body]:
         cols = [line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:-1], widths[1:-1])), line[-1]]
@@ -636,15 +782,43 @@ def print_report(info: dict[str, Any], rows: list[Row], unavailable: dict[str, s
         )
     for note in NOTES:
         print(note)
+    print_utf8_copies(rows)
     for name, why in unavailable.items():
         print(f"document {name} skipped: {why}")
     problems = [
-        (r.name, lib, c.status, c.reason) for r in rows for lib, c in r.cells.items() if c.status in (RAISED, DIFFERS)
+        (r.name, lib, c.status, c.reason)
+        for r in rows
+        for lib, c in r.cells.items()
+        if c.status in (RAISED, DIFFERS) or (lib == "orcodec" and c.utf8_copies)
     ]
     if problems:
         print("\nn/a and ≠ cells:")
         for name, lib, status, reason in problems:
             print(f"  {name} {lib}: {'raised ' if status == RAISED else ''}{reason}"[:200])
+
+
+def utf8_copies_by_library(rows: list[Row]) -> dict[str, tuple[int, int]]:
+    """Per library: (non-ASCII strs it left with a UTF-8 copy, non-ASCII strs it was given), over the
+    rows where that was counted (each encoder's own copy, after its two checking calls)."""
+    totals: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        for lib, cell in row.cells.items():
+            if cell.utf8_copies is not None:
+                cached, seen = totals.get(lib, (0, 0))
+                totals[lib] = (cached + cell.utf8_copies, seen + cell.non_ascii_strs)
+    return totals
+
+
+def print_utf8_copies(rows: list[Row]) -> None:
+    totals = utf8_copies_by_library(rows)
+    if not totals:
+        return
+    wrote = [f"{lib} ({c}/{n})" for lib, (c, n) in totals.items() if c]
+    kept = [lib for lib, (c, _) in totals.items() if not c]
+    print(
+        "UTF-8 copies left in the non-ASCII strs of the encoders' inputs (strs with one / strs given):"
+        f" {', '.join(wrote) or 'none'}; left none: {', '.join(kept) or '-'}."
+    )
 
 
 def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
@@ -662,6 +836,7 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
             "iterations_per_sample": cell.iterations[mode],
             "status": cell.status,
             "error": cell.reason,
+            "utf8_copies_left": cell.utf8_copies,
         }
 
     def setting_json(row: Row, mode: str) -> dict[str, Any]:
@@ -674,7 +849,7 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
 
     out_rows = []
     for row in rows:
-        arg = row.doc.input_for(row.op)
+        arg = {"loads": row.doc.json_bytes, "unpackb": row.doc.msgpack_bytes}.get(row.op)
         settings = {mode: setting_json(row, mode) for mode in MODES}
         out_rows.append(
             {
@@ -684,6 +859,7 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
                 "family": FAMILY[row.op],
                 "kind": row.doc.kind,
                 "generated": row.doc.generated,
+                "fresh_objects": row.fresh,
                 "source": row.doc.source,
                 "input_bytes": len(arg) if isinstance(arg, bytes) else None,
                 # The collector-off figures at the top level; both settings under "settings".
@@ -691,15 +867,31 @@ def results_json(info: dict[str, Any], rows: list[Row]) -> dict[str, Any]:
                 "settings": settings,
             }
         )
-    return {"meta": info, "notes": NOTES, "modes": MODE_TITLES, "rows": out_rows}
+    return {
+        "meta": info,
+        "notes": NOTES,
+        "modes": MODE_TITLES,
+        "peers": PEERS,
+        "unranked": UNRANKED,
+        "floors": FLOORS,
+        "rows": out_rows,
+    }
 
 
 # --- main --------------------------------------------------------------------------------------
 
 
 def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, str], msgpack: Any) -> Row:
-    cells = {}
-    for lib in ("orcodec",) + PEERS[FAMILY[op]] + FLOORS:
+    """The row's cells, each library with its own copy of the input, checked before timing.
+
+    Before any library runs, the copies are verified to share no non-ASCII str and to carry no
+    cached UTF-8 (`check_independent`). After its checks, an encoder's copy tells whether the
+    library stored UTF-8 in the strs it was given.
+    """
+    cells, copies = {}, {}
+    # The copies are made in a shuffled order, so that no library's is always the first made
+    # after the previous row freed its own (into a heap with that row's holes in it).
+    for lib in random.Random(f"{doc.name}.{op}").sample(columns(FAMILY[op]), len(columns(FAMILY[op]))):
         if lib in missing:
             cells[lib] = Cell(status=MISSING, reason=missing[lib])
             continue
@@ -708,8 +900,32 @@ def build_row(doc: Document, op: str, libraries: Libraries, missing: dict[str, s
         except NotApplicable as exc:
             cells[lib] = Cell(status=NA, reason=str(exc))
             continue
-        status, reason = check(lib, op, fn, arg, doc, msgpack)
-        cells[lib] = Cell(fn=fn, arg=arg, status=status, reason=reason)
+        cells[lib] = Cell(fn=fn, arg=arg, setting=libraries.setting(lib))
+        if base_op(op) in ("dumps", "packb"):
+            copies[lib] = arg
+            if op != base_op(op):
+                cells[lib].fresh = doc.fresh_value
+                # The checks run on a copy of their own: every timed object is fresh.
+                copies[f"{lib} (checked)"] = doc.fresh_value()
+    cells = {lib: cells[lib] for lib in columns(FAMILY[op])}
+    # (A document without non-ASCII strs has nothing to verify or count.)
+    if doc.non_ascii_strs:
+        check_independent(copies)
+    for lib, cell in cells.items():
+        if cell.fn is None:
+            continue
+        checked = copies.get(f"{lib} (checked)", cell.arg)
+        with cell.setting():
+            cell.status, cell.reason = check(lib, op, cell.fn, checked, doc, msgpack)
+        cell.non_ascii_strs = len(non_ascii_strs(checked)) if lib in copies and doc.non_ascii_strs else 0
+        if cell.non_ascii_strs:
+            cell.utf8_copies = strs_with_utf8_copy(checked)
+    nocache = cells.get("ssrjson-nocache")
+    if nocache is not None and nocache.utf8_copies and nocache.status is None:
+        nocache.status, nocache.reason = RAISED, "ssrjson.write_utf8_cache(False) did not stop its cache writing"
+    orcodec = cells.get("orcodec")
+    if orcodec is not None and orcodec.utf8_copies:
+        orcodec.reason = (orcodec.reason or "") + f"left a UTF-8 copy in {orcodec.utf8_copies} of the input's strs"
     return Row(doc, op, cells)
 
 
@@ -760,13 +976,16 @@ def main(argv: list[str] | None = None) -> int:
         row = build_row(docs[name], op, libraries, missing, peers["msgpack"])
         print(f"[{i}/{len(selected)}] {row.name}", file=sys.stderr, flush=True)
         cell = row.cells["orcodec"]
-        if cell.status in (RAISED, DIFFERS):
+        if cell.status in (RAISED, DIFFERS) or cell.utf8_copies:
             print(
                 f"    orcodec {'FAILED' if row.failed() else 'n/a'} on {row.name}: {cell.reason}"[:300],
                 file=sys.stderr,
                 flush=True,
             )
+        # This row's copies of the document live as long as the row: frozen like the documents.
+        gc.freeze()
         measure(row, settings)
+        row.release()
         rows.append(row)
 
     print_report(info, rows, unavailable)

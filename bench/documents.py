@@ -18,6 +18,19 @@ the long strings are encoder rows; the floats are JSON rows.
 Each document also carries ``expected``: the plain value its encoded form must
 decode to (for typed/numpy documents, the types spelled the way orjson and
 ormsgpack spell them), which is what the outputs are checked against.
+
+No two libraries are timed on the same objects. orjson, msgspec, ssrJSON (by
+default) and msgpack store a UTF-8 copy inside every non-ASCII ``str`` they
+serialize (CPython's ``PyUnicode_AsUTF8`` cache, kept for the life of the
+string), and a library that finds one can copy it instead of converting the
+text. So every library of a row gets its own copy of the encoders' input,
+made by the document's one loader (``Document.fresh_value``): for plain
+documents ``marshal.loads`` of the document as ``json.loads`` reads its JSON
+(the same objects, shared keys included, 2-5 times faster to make again than
+parsing the JSON), the builder called again for typed and numpy ones, so every
+copy has its own ``str`` objects, none of them carrying a UTF-8 copy.
+``check_independent`` verifies that of the copies of a row. (``copy.deepcopy``
+would not do: it returns the same ``str`` objects.)
 """
 
 from __future__ import annotations
@@ -25,14 +38,16 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import functools
 import json
+import marshal
 import os
 import string
 import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
@@ -99,8 +114,18 @@ def records_300() -> list[dict[str, Any]]:
 
 
 def strings_non_ascii() -> list[str]:
-    """200 non-ASCII strings (Latin-1, astral emoji and CJK in each)."""
+    """200 non-ASCII strings (Latin-1, astral emoji and CJK in each): CPython's 4-byte kind."""
     return ["café 😀 中文 " * 20 for _ in range(200)]
+
+
+def strings_ucs2() -> list[str]:
+    """200 strings of Japanese text (kana, kanji, full-width punctuation): CPython's 2-byte kind."""
+    return ["日本語のテキストを、そのまま書き出します。" * 10 for _ in range(200)]
+
+
+def strings_latin1() -> list[str]:
+    """200 strings of accented Latin text, no character above U+00FF: CPython's 1-byte kind, not ASCII."""
+    return ["déjà vu, café crème à la française; " * 6 for _ in range(200)]
 
 
 def str_11kb() -> str:
@@ -125,7 +150,14 @@ STRING_DOCUMENTS = {
     "dict_2000_keys": dict_2000_keys,
     "records_300": records_300,
     "strings_non_ascii": strings_non_ascii,
+    "strings_ucs2": strings_ucs2,
+    "strings_latin1": strings_latin1,
 }
+
+# Documents that also get rows of fresh objects, each dumped once
+# (`dumps_fresh`, `packb_fresh`): the fixtures and the non-ASCII string shapes.
+FRESH_DOCUMENTS = (*FIXTURE_DOCUMENTS, "strings_non_ascii", "strings_ucs2", "strings_latin1")
+FRESH_OPS = ("dumps_fresh", "packb_fresh")
 
 # Plain documents with only some operations.
 PARTIAL_DOCUMENTS = {
@@ -269,15 +301,83 @@ class Document:
     source: str
     generated: bool = False
     only: tuple[str, ...] | None = None  # the operations, where not all that apply to the kind
+    # The loader: a new copy of `value`, with str objects of its own (see the module's docstring).
+    loader: Callable[[], Any] | None = None
 
     @property
     def ops(self) -> tuple[str, ...]:
         if self.only is not None:
             return self.only
-        return ALL_OPS if self.kind == "plain" else ENCODE_OPS
+        ops = ALL_OPS if self.kind == "plain" else ENCODE_OPS
+        return ops + FRESH_OPS if self.name in FRESH_DOCUMENTS else ops
+
+    @functools.cached_property
+    def non_ascii_strs(self) -> int:
+        """How many non-ASCII strs (of more than one character) the encoders' input has."""
+        return len(non_ascii_strs(self.expected))
+
+    def fresh_value(self) -> Any:
+        """A new copy of the encoders' input, made by the document's loader."""
+        if self.loader is None:
+            raise ValueError(f"document {self.name} has no encoder input")
+        return self.loader()
 
     def input_for(self, op: str) -> Any:
-        return {"dumps": self.value, "packb": self.value, "loads": self.json_bytes, "unpackb": self.msgpack_bytes}[op]
+        """One library's input for the operation: a fresh copy for encoders; the shared bytes for decoders
+        (bytes hold no cache a library could leave behind)."""
+        if op in ("loads", "unpackb"):
+            return self.json_bytes if op == "loads" else self.msgpack_bytes
+        return self.fresh_value()
+
+
+# --- each library its own strings ---------------------------------------------------
+
+
+def non_ascii_strs(value: Any) -> list[str]:
+    """Every non-ASCII str of more than one character in the value: dict keys and values, list and
+    tuple items, dataclass fields. (CPython shares its one-character Latin-1 strs process-wide.)"""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            if len(item) > 1 and not item.isascii():
+                found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+    return found
+
+
+def has_utf8_copy(text: str) -> bool:
+    """Whether a non-ASCII str carries the UTF-8 copy that PyUnicode_AsUTF8 stores in it: it makes the
+    str larger (sys.getsizeof) than an equal str made just now, which has none."""
+    return sys.getsizeof(text) != sys.getsizeof(text[:1] + text[1:])
+
+
+def strs_with_utf8_copy(value: Any) -> int:
+    """How many of the value's non-ASCII strs carry a UTF-8 copy."""
+    return sum(has_utf8_copy(s) for s in non_ascii_strs(value))
+
+
+class SharedObjects(AssertionError):
+    """Two libraries' copies of a document share str objects, or a copy starts with cached UTF-8."""
+
+
+def check_independent(copies: dict[str, Any]) -> None:
+    """Raise SharedObjects unless no two of the copies (one per library) share a non-ASCII str object,
+    and none of those strs carries a UTF-8 copy yet."""
+    owner: dict[int, str] = {}
+    for lib, value in copies.items():
+        for text in non_ascii_strs(value):
+            other = owner.setdefault(id(text), lib)
+            if other != lib:
+                raise SharedObjects(f"{lib}'s and {other}'s copies share the str {text[:30]!r}")
+            if has_utf8_copy(text):
+                raise SharedObjects(f"{lib}'s copy starts with a UTF-8 copy cached in the str {text[:30]!r}")
 
 
 def document_ops(name: str) -> tuple[str, ...]:
@@ -288,7 +388,7 @@ def document_ops(name: str) -> tuple[str, ...]:
         return ("loads",)
     if name in TYPED_DOCUMENTS or name in NUMPY_DOCUMENTS:
         return ENCODE_OPS
-    return ALL_OPS
+    return ALL_OPS + FRESH_OPS if name in FRESH_DOCUMENTS else ALL_OPS
 
 
 def fixtures_dir() -> Path:
@@ -309,9 +409,15 @@ def fixture_path(name: str) -> tuple[Path, bool]:
 def plain_document(
     name: str, value: Any, raw: bytes | None, source: str, msgpack: Any, generated: bool = False
 ) -> Document:
+    """A JSON-native document; its loader rebuilds the document as json.loads reads its JSON, with
+    marshal, so every copy has new strs. `value` is kept as `expected`, the reference no library is
+    given."""
     if raw is None:
         raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-    return Document(name, "plain", value, value, raw, msgpack.packb(value, use_bin_type=True), source, generated)
+    loader = functools.partial(marshal.loads, marshal.dumps(json.loads(raw)))
+    return Document(
+        name, "plain", loader(), value, raw, msgpack.packb(value, use_bin_type=True), source, generated, loader=loader
+    )
 
 
 def load_document(name: str, msgpack: Any) -> Document:
@@ -332,9 +438,11 @@ def load_document(name: str, msgpack: Any) -> Document:
         raw = json.dumps(base.value).encode()
         return Document(name, "plain", None, base.value, raw, None, base.source, base.generated, only=("loads",))
     if name in TYPED_DOCUMENTS:
-        value = TYPED_DOCUMENTS[name]()
-        return Document(name, "typed", value, plain_of(value), None, None, "built-in")
+        loader = TYPED_DOCUMENTS[name]
+        value = loader()
+        return Document(name, "typed", value, plain_of(value), None, None, "built-in", loader=loader)
     if name in NUMPY_DOCUMENTS:
-        value = numpy_array(NUMPY_DOCUMENTS[name])
-        return Document(name, "numpy", value, value.tolist(), None, None, "built-in")
+        loader = functools.partial(numpy_array, NUMPY_DOCUMENTS[name])
+        value = loader()
+        return Document(name, "numpy", value, value.tolist(), None, None, "built-in", loader=loader)
     raise KeyError(name)

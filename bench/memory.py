@@ -17,6 +17,15 @@ directory; then for each library and operation a fresh interpreter
 For loads/unpackb the growth is the decoded object graph plus whatever the
 decoder needed on the side; for dumps/packb it is compared with the output
 size (one output-sized buffer is the floor).
+
+A second table is what encoding does to the user's strings: a list of CJK
+text strs (4,000 characters each, CPython's 2-byte kind) whose UTF-8 is at
+least --cjk-mb MB (default 100), made in a fresh interpreter, is dumped once
+by each library; then the output is freed. Reported: how much the strs grew
+(sys.getsizeof, summed: orjson, msgspec, ssrJSON by default and msgpack store
+a UTF-8 copy in each, for the life of the str), the RSS still held after the
+output is freed, and the peak RSS growth of the call. orcodec leaves the strs
+as they were: if they grew, the script fails.
 """
 
 from __future__ import annotations
@@ -93,6 +102,142 @@ print(peak - base, out, method)
 """
 
 
+# Encoders of the CJK table: (label, operation), each run in its own interpreter.
+CJK_LIBS = (
+    ("orcodec", "dumps"),
+    ("orjson", "dumps"),
+    ("msgspec", "dumps"),
+    ("ssrjson", "dumps"),
+    ("ssrjson-nocache", "dumps"),
+    ("json", "dumps"),
+    ("orcodec", "packb"),
+    ("ormsgpack", "packb"),
+    ("msgspec", "packb"),
+    ("msgpack", "packb"),
+)
+CJK_CHARS_PER_STR = 4000
+
+CJK_CHILD = r"""
+import gc, sys
+lib, op, min_bytes, per_str = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+def encoder():
+    if lib == "msgspec":
+        import msgspec
+        return (msgspec.json if op == "dumps" else msgspec.msgpack).Encoder().encode
+    if lib.startswith("ssrjson"):
+        import ssrjson
+        ssrjson.write_utf8_cache(lib == "ssrjson")
+        return ssrjson.dumps_to_bytes
+    if lib == "json":
+        import json
+        encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        return lambda obj: encode(obj).encode()
+    return getattr(__import__(lib), op)
+
+def rss_kb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise OSError(field)
+
+fn = encoder()
+fn(["warm-up 中文"])
+# CJK unified ideographs, every str a slice of its own (new objects, no UTF-8 cached).
+pool = "".join(chr(0x4E00 + (i * 7919) % 20992) for i in range(1 << 16))
+count = -(-min_bytes // (3 * per_str))
+strs = [pool[(k * 997) % (len(pool) - per_str):][:per_str] for k in range(count)]
+before = sum(map(sys.getsizeof, strs))
+gc.collect()
+try:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak RSS mark to the current RSS
+    peak_field = "VmHWM"
+except OSError:
+    peak_field = None
+base = rss_kb("VmRSS")
+out = fn(strs)
+peak = rss_kb(peak_field) if peak_field else None
+out_len = len(out)
+del out
+gc.collect()
+kept = rss_kb("VmRSS")
+grown = sum(map(sys.getsizeof, strs)) - before
+print(len(strs), before, grown, (kept - base) * 1024, None if peak is None else (peak - base) * 1024, out_len)
+"""
+
+
+def run_cjk_child(lib: str, op: str, min_bytes: int) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", CJK_CHILD, lib, op, str(min_bytes), str(CJK_CHARS_PER_STR)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        return {"error": tail[:200]}
+    count, size, grown, kept, peak, out = proc.stdout.split()
+    return {
+        "strs": int(count),
+        "strs_bytes": int(size),
+        "strs_growth_bytes": int(grown),
+        "rss_kept_bytes": int(kept),
+        "peak_growth_bytes": None if peak == "None" else int(peak),
+        "output_bytes": int(out),
+    }
+
+
+def cjk_table(min_bytes: int) -> tuple[dict, bool]:
+    """The CJK rows: {op: {lib: cell}}, and whether orcodec grew the strs (or failed)."""
+    rows: dict = {}
+    failed = False
+    for lib, op in CJK_LIBS:
+        print(f"memory: CJK text {op} {lib}", file=sys.stderr, flush=True)
+        cell = rows.setdefault(op, {})[lib] = run_cjk_child(lib, op, min_bytes)
+        if lib == "orcodec":
+            failed = failed or "error" in cell or cell["strs_growth_bytes"] != 0
+    return rows, failed
+
+
+def print_cjk_table(rows: dict, min_bytes: int) -> None:
+    first = next((c for cells in rows.values() for c in cells.values() if "error" not in c), None)
+    what = "" if first is None else f", {first['strs']} strs of {mb(first['strs_bytes'])} MB"
+    print(
+        f"\nCJK text dumped once, each in a fresh process: {CJK_CHARS_PER_STR} characters a str, at least"
+        f" {mb(min_bytes)} MB of UTF-8{what} (MB)"
+    )
+    head = ["operation", "library", "strs grew", "RSS kept", "peak RSS growth", "output"]
+    body = []
+    for op, cells in rows.items():
+        for lib, c in cells.items():
+            if "error" in c:
+                body.append([op, lib, "error", c["error"][:60], "", ""])
+                continue
+            body.append(
+                [
+                    op,
+                    lib,
+                    mb(c["strs_growth_bytes"]),
+                    mb(c["rss_kept_bytes"]),
+                    mb(c["peak_growth_bytes"]),
+                    mb(c["output_bytes"]),
+                ]
+            )
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+    for line in [head, *body]:
+        print(
+            "  "
+            + "  ".join(
+                [*(c.ljust(w) for c, w in zip(line[:2], widths)), *(c.rjust(w) for c, w in zip(line[2:], widths[2:]))]
+            )
+        )
+    print(
+        "  strs grew: sys.getsizeof of the strs after the call minus before (the UTF-8 copy a library stored in"
+        " them);\n  RSS kept: resident memory still held once the output is freed; peak: during the call."
+    )
+
+
 def build_document(min_bytes: int) -> list:
     """Records of the fixtures, repeated until their JSON is at least min_bytes long."""
     records = []
@@ -128,6 +273,9 @@ def mb(n: int | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=50, help="minimum size of the JSON document in MB (default 50)")
+    parser.add_argument(
+        "--cjk-mb", type=float, default=100, help="minimum UTF-8 size of the CJK text in MB (default 100)"
+    )
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH")
     args = parser.parse_args(argv)
 
@@ -183,6 +331,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             failed = failed or ours is None
         print(f"  {op:8} " + ", ".join(parts) + f"; {verdict}")
+    cjk_bytes = int(args.cjk_mb * 1e6)
+    results["cjk_text"] = {"min_utf8_bytes": cjk_bytes, "chars_per_str": CJK_CHARS_PER_STR}
+    results["cjk_text"]["rows"], cjk_failed = cjk_table(cjk_bytes)
+    print_cjk_table(results["cjk_text"]["rows"], cjk_bytes)
+    if cjk_failed:
+        print("memory: orcodec grew the strs it encoded, or failed (see the CJK table)", file=sys.stderr)
+    failed = failed or cjk_failed
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     print(f"memory results written to {args.json}")

@@ -28,6 +28,18 @@ into an array, for the single-array rows:
   np.array(orjson)   np.array(orjson.loads(text), dtype=dtype), what users do today
   np.array(orcodec)  the same with orcodec's untyped loads
   ratio              np.array(orjson) / orcodec typed (goal >= 3.00)
+
+A third table is the 1000x100 float64 round trip in a fresh process, orcodec
+(OPT_NUMPY_EXT) against pickle protocol 5: the tables above time a long-running,
+warmed process, where the allocator may keep the 0.8 MB blocks of one round trip
+for the next; a process that ships one array (a worker, a CLI) gets fresh pages
+each time. Each sample is a new interpreter that imports numpy and orcodec, does
+one round trip of a 2x2 array (so the one-time setup of either way, such as a
+type lookup, is not in the sample), makes the array, then times one round trip
+(encode and decode apart) and a second one, checks the result bit for bit and
+prints its timings; the ways alternate in a shuffled order each round, and the
+medians over the processes are reported beside the warmed-process figures of the
+first table.
 """
 
 from __future__ import annotations
@@ -38,6 +50,7 @@ import json
 import pickle
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -279,6 +292,96 @@ def print_report(results: dict[str, dict[str, Any]], nbytes: dict[str, int]) -> 
                 print(f"  {row} {name}: {cell['status']}: {cell['reason']}")
 
 
+FRESH_WAYS = ("orcodec", "pickle5")
+FRESH_ROW = "float64_1000x100"
+# Processes per way: a sample each.
+FRESH_SAMPLES = {"quick": 5, "full": 21}
+
+FRESH_CHILD = r"""
+import pickle, sys, time
+import numpy as np
+import orcodec
+
+way = sys.argv[1]
+if way == "orcodec":
+    ext = orcodec.OPT_NUMPY_EXT
+    encode = lambda a: orcodec.packb(a, option=ext)
+    decode = lambda b: orcodec.unpackb(b, option=ext)
+else:
+    encode = lambda a: pickle.dumps(a, protocol=5)
+    decode = pickle.loads
+warm = np.arange(4.0).reshape(2, 2)
+assert decode(encode(warm)).tobytes() == warm.tobytes()
+array = np.random.default_rng(18).standard_normal((1000, 100))
+times = []
+for _ in range(2):
+    t0 = time.perf_counter()
+    data = encode(array)
+    t1 = time.perf_counter()
+    back = decode(data)
+    t2 = time.perf_counter()
+    if not (back.dtype == array.dtype and back.shape == array.shape and back.tobytes() == array.tobytes()):
+        sys.exit("the round trip did not give the array back")
+    times += [t1 - t0, t2 - t1]
+    del data, back
+print(*times)
+"""
+
+
+def fresh_process_samples(samples: int) -> dict[str, dict[str, Any]]:
+    """The float64 round trip of each fresh-process way, one new interpreter per sample."""
+    cells: dict[str, dict[str, Any]] = {
+        way: {"first": [], "encode": [], "decode": [], "second": []} for way in FRESH_WAYS
+    }
+    order = random.Random(FRESH_ROW)
+    ways = list(FRESH_WAYS)
+    for _ in range(samples):
+        order.shuffle(ways)
+        for way in ways:
+            cell = cells[way]
+            if "error" in cell:
+                continue
+            proc = subprocess.run([sys.executable, "-c", FRESH_CHILD, way], capture_output=True, text=True)
+            if proc.returncode != 0:
+                cell["error"] = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1][:200]
+                continue
+            encode, decode, encode2, decode2 = map(float, proc.stdout.split())
+            cell["encode"].append(encode)
+            cell["decode"].append(decode)
+            cell["first"].append(encode + decode)
+            cell["second"].append(encode2 + decode2)
+    for cell in cells.values():
+        if "error" not in cell:
+            cell["median_s"] = {key: statistics.median(cell[key]) for key in ("first", "encode", "decode", "second")}
+    return cells
+
+
+def print_fresh_report(fresh: dict[str, dict[str, Any]], warm: dict[str, Any] | None, samples: int) -> None:
+    print(
+        f"\n1000x100 float64 round trip, warmed process and fresh process (median µs; fresh: {samples} processes"
+        " a way, the first round trip after a 2x2 warm-up, and the second)"
+    )
+    head = ["way", "warmed process", "fresh: round trip", "encode", "decode", "2nd round trip"]
+    body = []
+    for way in FRESH_WAYS:
+        cell = fresh[way]
+        warmed = text(warm.get(way)) if warm else "-"
+        if "error" in cell:
+            body.append([way, warmed, "error: " + cell["error"], "", "", ""])
+            continue
+        m = cell["median_s"]
+        body.append([way, warmed, *(fmt_us(m[key]) for key in ("first", "encode", "decode", "second"))])
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+    for line in [head, *body]:
+        print("  ".join([line[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(line[1:], widths[1:]))]))
+    ours, theirs = (fresh[w].get("median_s", {}).get("first") for w in FRESH_WAYS)
+    if ours and theirs:
+        print(f"fresh process: orcodec / pickle5 {ours / theirs:.2f}", end="")
+        if warm:
+            print(f"; warmed process: {ratio(warm, 'orcodec', 'pickle5')}", end="")
+        print()
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="numpy round trips: orcodec against pickle, np.save, msgpack-numpy.")
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples (a smoke run)")
@@ -306,11 +409,18 @@ def main(argv: list[str] | None = None) -> int:
     json_results = {row: measure_json(row, obj, orcodec, settings) for row, obj in singles.items()}
     if json_results:
         print_json_report(json_results)
+    fresh = None
+    if not args.rows or FRESH_ROW in args.rows:
+        samples = FRESH_SAMPLES["quick" if args.quick else "full"]
+        fresh = fresh_process_samples(samples)
+        print_fresh_report(fresh, results.get(FRESH_ROW), samples)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        report = {"machine": info, "nbytes": nbytes, "rows": results, "json_rows": json_results}
+        report = {"machine": info, "nbytes": nbytes, "rows": results, "json_rows": json_results, "fresh_process": fresh}
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     failed = [row for row, cells in results.items() if "median_s" not in cells["orcodec"]]
+    if fresh and "error" in fresh["orcodec"]:
+        failed.append(f"{FRESH_ROW} in a fresh process")
     return 1 if failed else 0
 
 
