@@ -61,7 +61,6 @@ from ._orcodec import (
 )
 
 
-
 def json_schema(type, *, ref_template="#/$defs/{name}"):
     """The JSON Schema (Draft 2020-12) of the JSON documents
     loads(data, type=type) accepts, as a dict.

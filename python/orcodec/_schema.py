@@ -187,7 +187,7 @@ def _auto_doc(cls) -> str | None:
         except (TypeError, ValueError):  # pragma: no cover - a signature Python cannot show
             return None
     if _typed._is_namedtuple(cls):
-        return f"{cls.__name__}({', '.join(cls._fields)})"
+        return f"{cls.__name__}({repr(tuple(cls._fields)).replace(chr(39), '')[1:-1]})"
     if isinstance(cls, type) and issubclass(cls, enum.Enum):
         return "An enumeration."
     return None
@@ -444,8 +444,7 @@ class _Generator:
             return self.ndarray(node)
         if kind == CUSTOM:
             raise TypeError(
-                f"Type `{node[2]!r}` has no JSON Schema: typed decoding hands it to dec_hook, "
-                "which may accept anything"
+                f"Type `{node[2]!r}` has no JSON Schema: typed decoding hands it to dec_hook, which may accept anything"
             )
         raise TypeError(f"json_schema: unknown node kind {kind}")  # pragma: no cover
 
@@ -560,12 +559,18 @@ class _Generator:
         _, _, dtype, shape = node
         element = _element_schema(dtype)
         if shape is not None:
+            # The dimensions are read from the nesting: an empty array above
+            # the last level would leave the others unknown, and is refused.
+            if 0 in shape[:-1]:
+                return {"not": {}}
             out = element
-            for length in reversed(shape):
+            for depth, length in enumerate(reversed(shape)):
                 out = {"type": "array", "items": out}
                 if length >= 0:
                     out["minItems"] = length
                     out["maxItems"] = length
+                elif depth > 0:
+                    out["minItems"] = 1
             return out
         # Any number of dimensions: an element, or an array of such.
         name = "ndarray" if dtype < 0 else f"ndarray_{_typed._NDARRAY_DTYPES[dtype]}"
@@ -663,4 +668,3 @@ def json_schema_components(types, ref_template: str = "#/$defs/{name}"):
     if isinstance(types, (str, bytes)) or not hasattr(types, "__iter__"):
         raise TypeError(f"types must be an iterable of types, not {type(types).__name__}")
     return components(list(types), ref_template)
-
