@@ -5,8 +5,10 @@ tagged union, a recursive type) is served by a real uvicorn process on a
 free loopback port, started by the `server` fixture (`--app-dir` is this
 directory). Its openapi.json is compared with tests/golden/openapi/app.json
 (rewritten with ``ORCODEC_REGENERATE_GOLDEN=1``), validated with
-openapi-spec-validator, and schemathesis runs against the server (bounded:
-30 examples per operation and a time budget) with every check.
+openapi-spec-validator, and schemathesis runs against the server with every
+check, bounded: 30 examples per operation and 20 s in the normal run
+(``make schemathesis`` runs it for longer, through ORCODEC_SCHEMATHESIS_TIME
+and ORCODEC_SCHEMATHESIS_EXAMPLES).
 """
 
 from __future__ import annotations
@@ -265,9 +267,10 @@ def test_schemathesis_finds_no_failure(server, tmp_path) -> None:
         [str(schemathesis), "run", server + "/openapi.json", "--checks", "all",
          # Replaced by the hooks' schema_valid_data_is_accepted (see there).
          "--exclude-checks", "positive_data_acceptance",
-         "--max-examples", "30", "--max-time", "120", "--generation-deterministic",
+         "--max-examples", os.environ.get("ORCODEC_SCHEMATHESIS_EXAMPLES", "30"),
+         "--max-time", os.environ.get("ORCODEC_SCHEMATHESIS_TIME", "20"), "--generation-deterministic",
          "--request-timeout", "10", "--no-color"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        capture_output=True, text=True, timeout=1200, cwd=tmp_path,
         env={**os.environ, "SCHEMATHESIS_HOOKS": str(Path(__file__).with_name("schemathesis_hooks.py"))},
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
