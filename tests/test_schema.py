@@ -672,7 +672,17 @@ LOOSER = [
     (typing.Union[Annotated[int, at.Ge(0)], float], b"-1"),
     # Constraints on int keys are checked on the number, not on the key's text.
     (dict[Annotated[int, at.Ge(0)], int], b'{"-1": 1}'),
+    # A float multiple is checked as value % m == 0 in binary floating point.
+    (Annotated[float, at.MultipleOf(0.1)], b"0.5"),
+    # An inferred array's elements are all bools or all numbers.
+    (np.ndarray, b"[true, 1]"),
 ]
+
+
+def test_timezone_is_checked_by_neither() -> None:
+    tp = Annotated[datetime.datetime, at.Timezone(None)]
+    assert orcodec.loads(b'"2024-01-01T00:00:00Z"', type=tp).tzinfo is datetime.timezone.utc
+    assert orcodec.json_schema(tp) == orcodec.json_schema(datetime.datetime)
 
 
 @pytest.mark.parametrize(("tp", "data"), LOOSER, ids=lambda x: repr(x)[:40])
