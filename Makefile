@@ -168,6 +168,7 @@ bench: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --json bench/results/typed.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/streams.py --json bench/results/streams.json
+	$(PY) bench/schema.py --json bench/results/schema.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
 
 # The README's chart is refreshed only on request, from a full `make bench`.
@@ -182,6 +183,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
 	$(PY) bench/memory.py --mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
+	$(PY) bench/schema.py --quick --json bench/results/schema-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 
 # Writes its results to bench/results/ (git-ignored) as well as printing them.

@@ -195,7 +195,14 @@ def _auto_doc(cls) -> str | None:
 
 def _description(cls) -> str | None:
     doc = cls.__dict__.get("__doc__")
-    if not isinstance(doc, str) or not doc.strip() or doc == _auto_doc(cls):
+    if not isinstance(doc, str) or not doc.strip():
+        return None
+    # The made-up ones are the class's name and a parenthesized list on one
+    # line (a signature costs more to compute than the rest of the schema).
+    if doc.startswith(f"{cls.__name__}(") and doc.endswith(")") and "\n" not in doc:
+        if dataclasses.is_dataclass(cls) or doc == _auto_doc(cls):
+            return None
+    if doc == "An enumeration.":
         return None
     return inspect.cleandoc(doc)
 
