@@ -40,6 +40,7 @@ from hypothesis import HealthCheck, given, settings
 from numpy.typing import NDArray
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "schema"
+# ORCODEC_SCHEMA_EXAMPLES=1000 runs the differential longer (60 documents per type by default).
 REGENERATE = os.environ.get("ORCODEC_REGENERATE_GOLDEN") == "1"
 
 # -- the catalogue: one type per kind ------------------------------------------
@@ -438,7 +439,7 @@ def check_agreement(tp, doc) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=int(os.environ.get("ORCODEC_SCHEMA_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_schema_and_decoder_agree(name, data) -> None:
     tp = CATALOGUE[name]
