@@ -439,7 +439,11 @@ def check_agreement(tp, doc) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))
-@settings(max_examples=int(os.environ.get("ORCODEC_SCHEMA_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=int(os.environ.get("ORCODEC_SCHEMA_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(data=st.data())
 def test_schema_and_decoder_agree(name, data) -> None:
     tp = CATALOGUE[name]
