@@ -34,6 +34,10 @@
 #                which .ci/run installs). `make test` runs a few-second version
 #                (tests/test_integrations_loadtest.py). Also times FastAPI's
 #                serialization paths (bench/fastapi_paths.py).
+#   make schemathesis   set up, build, then run schemathesis (every check)
+#                for 10 minutes against the OpenAPI test app served by
+#                uvicorn (tests/test_schema_openapi.py; `make test` runs it
+#                for 20 s).
 #   make test-versions   build and run pytest on each of OTHER_PYTHONS that is
 #                installed (on PATH or under pyenv), each in .venv-X.Y; part
 #                of `make test`: code following CPython's struct layouts
@@ -58,7 +62,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest clean peer-suites
+.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites
 
 all: test
 
@@ -164,6 +168,7 @@ bench: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --json bench/results/typed.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/streams.py --json bench/results/streams.json
+	$(PY) bench/schema.py --json bench/results/schema.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
 
 # The README's chart is refreshed only on request, from a full `make bench`.
@@ -178,6 +183,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
 	$(PY) bench/memory.py --mb 10 --cjk-mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
+	$(PY) bench/schema.py --quick --json bench/results/schema-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
 
 # Writes its results to bench/results/ (git-ignored) as well as printing them.
@@ -185,6 +191,10 @@ loadtest: build
 	@command -v wrk >/dev/null || { echo "loadtest: wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)" >&2; exit 2; }
 	$(PY) bench/loadtest.py --json bench/results/loadtest.json
 	$(PY) bench/fastapi_paths.py --json bench/results/fastapi_paths.json
+
+# schemathesis against the OpenAPI test app for 10 minutes (make test runs it for 20 s).
+schemathesis: build
+	ORCODEC_SCHEMATHESIS_TIME=600 ORCODEC_SCHEMATHESIS_EXAMPLES=200 $(PY) -m pytest -q tests/test_schema_openapi.py -k schemathesis
 
 clean:
 	rm -rf $(VENV) .venv-3.* target fuzz/target

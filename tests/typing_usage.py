@@ -252,6 +252,14 @@ def use_typed() -> None:
         assert isinstance(exc, ValueError) and isinstance(exc, JSONDecodeError)
     rejected(lambda: orcodec.loads(b"1", type=int, strict="no", dec_hook=1), TypeError)  # type: ignore[call-overload]
     rejected(lambda: orcodec.convert(1), TypeError)  # type: ignore[call-overload]
+    schema = orcodec.json_schema(Item, ref_template="#/$defs/{name}")
+    assert_type(schema, dict[str, Any])
+    assert schema["$ref"] == "#/$defs/Item"
+    schemas, components = orcodec.json_schema_components([Item, list[Item]])
+    assert_type(schemas, tuple[dict[str, Any], ...])
+    assert_type(components, dict[str, dict[str, Any]])
+    assert sorted(components) == ["Item"]
+    rejected(lambda: orcodec.json_schema(Item, "#/{name}"), TypeError)  # type: ignore[call-arg]
 
 
 def main() -> None:

@@ -60,6 +60,34 @@ from ._orcodec import (
     unpackb,
 )
 
+
+def json_schema(type, *, ref_template="#/$defs/{name}"):
+    """The JSON Schema (Draft 2020-12) of the JSON documents
+    loads(data, type=type) accepts, as a dict.
+
+    Dataclasses, TypedDicts, NamedTuples, attrs classes and enums are
+    defined once in "$defs" and referred to by ref_template (its {name} is
+    the class's name), so recursive types are references. The schema says
+    what the decoder accepts (strict=True); where JSON Schema cannot say it,
+    the schema is the looser one (doc/typed.md lists those cases). Raises
+    TypeError for a type typed decoding does not take, or one it hands to
+    dec_hook."""
+    from ._schema import json_schema as make
+
+    return make(type, ref_template)
+
+
+def json_schema_components(types, *, ref_template="#/$defs/{name}"):
+    """The JSON Schemas of several types sharing their definitions: a tuple
+    of one schema per type (references to the definitions where the type is a
+    class) and a dict of the definitions by name, for a document that keeps
+    them in one place (OpenAPI's components/schemas, with
+    ref_template="#/components/schemas/{name}")."""
+    from ._schema import json_schema_components as make
+
+    return make(types, ref_template)
+
+
 # A plain namedtuple (its types are in the stub): importing typing would
 # triple the package's import time.
 FlagInfo = namedtuple("FlagInfo", ["name", "value", "formats", "functions", "description"])
@@ -158,6 +186,8 @@ __all__ = [
     "dumps_lines",
     "flags",
     "iter_lines",
+    "json_schema",
+    "json_schema_components",
     "json_to_msgpack",
     "load",
     "loads",

@@ -622,6 +622,27 @@ def dump(
     Raises what dumps raises, and what fp.write raises.
     """
 
+def json_schema(type: Any, *, ref_template: str = ...) -> dict[str, Any]:
+    """The JSON Schema (Draft 2020-12) of the JSON documents
+    loads(data, type=type) accepts, as a dict.
+
+    Dataclasses, TypedDicts, NamedTuples, attrs classes and enums are
+    defined once in "$defs" and referred to by ref_template (its {name} is
+    the class's name), so recursive types are references. The schema says
+    what the decoder accepts (strict=True); where JSON Schema cannot say it,
+    the schema is the looser one (doc/typed.md lists those cases). Raises
+    TypeError for a type typed decoding does not take, or one it hands to
+    dec_hook."""
+
+def json_schema_components(
+    types: Iterable[Any], *, ref_template: str = ...
+) -> tuple[tuple[dict[str, Any], ...], dict[str, dict[str, Any]]]:
+    """The JSON Schemas of several types sharing their definitions: a tuple
+    of one schema per type (references to the definitions where the type is a
+    class) and a dict of the definitions by name, for a document that keeps
+    them in one place (OpenAPI's components/schemas, with
+    ref_template="#/components/schemas/{name}")."""
+
 def load(
     fp: SupportsRead[bytes | str],
     *,

@@ -28,6 +28,10 @@ application's error handling.
   fit is FastAPI's 422, with the location and message of the error.
 - `read_body(request, T)`: the same for plain Starlette, where a body that
   does not fit is an `HTTPException(422)` with the message as its detail.
+- `add_openapi(app)`: puts the JSON Schemas of `TypedBody` request bodies
+  and of `OrcodecRoute` responses (a return annotation orcodec knows) into
+  the FastAPI application's OpenAPI document, their classes in
+  `components/schemas`.
 
 Starlette (and FastAPI, for `OrcodecRoute` and `TypedBody`) is imported when
 one of these names is first used, not when this module is imported.
@@ -40,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import orcodec
 
-__all__ = ["JSONResponse", "MsgpackResponse", "OrcodecRoute", "TypedBody", "read_body"]
+__all__ = ["JSONResponse", "MsgpackResponse", "OrcodecRoute", "TypedBody", "add_openapi", "read_body"]
 
 T = TypeVar("T")
 
@@ -69,7 +73,8 @@ if TYPE_CHECKING:  # pragma: no cover - what type checkers see
 
     class MsgpackResponse(_OrcodecResponse): ...
 
-    class OrcodecRoute(APIRoute): ...
+    class OrcodecRoute(APIRoute):
+        orcodec_response_type: Any
 
     class TypedBody(Generic[T]):
         type: Any
@@ -144,8 +149,11 @@ def _build_route() -> dict[str, Any]:
     import starlette.responses
     from fastapi.datastructures import DefaultPlaceholder
     from fastapi.dependencies import models as dependency_models
+    from fastapi.dependencies.utils import get_typed_return_annotation
     from fastapi.utils import is_body_allowed_for_status_code
     from starlette.responses import Response
+
+    from orcodec.integrations._openapi import known_type
 
     json_response = globals().get("JSONResponse") or __getattr__("JSONResponse")
 
@@ -169,10 +177,24 @@ def _build_route() -> dict[str, Any]:
         parameter apply as in FastAPI, and a returned `Response` is sent as
         it is.
 
-        Routes with a response model (`response_model=` or a return
-        annotation) keep FastAPI's own path, which validates and filters
-        the value first; so do streaming endpoints (generators).
+        A return annotation that is a type orcodec knows (a dataclass, a
+        TypedDict, `list[Item]`: anything `orcodec.json_schema` describes)
+        is not made a response model: the value is rendered as it is, and
+        `add_openapi(app)` documents the response with the type's schema.
+        Routes with a response model (`response_model=`, or a return
+        annotation orcodec does not know, such as a pydantic model) keep
+        FastAPI's own path, which validates and filters the value first; so
+        do streaming endpoints (generators).
         """
+
+        def __init__(self, path: str, endpoint: Any, **kwargs: Any) -> None:
+            self.orcodec_response_type = None
+            if isinstance(kwargs.get("response_model", DefaultPlaceholder(None)), DefaultPlaceholder):
+                annotation = get_typed_return_annotation(endpoint)
+                if known_type(annotation):
+                    kwargs["response_model"] = None
+                    self.orcodec_response_type = annotation
+            super().__init__(path, endpoint, **kwargs)
 
         def get_route_handler(self):  # type: ignore[no-untyped-def]
             # A route included from another router is built once more for
@@ -438,6 +460,24 @@ def _build_typed_body() -> dict[str, Any]:
     TypedBody.__call__.__annotations__ = {"request": Request, "return": Any}
     TypedBody.__module__ = __name__
     return {"TypedBody": TypedBody}
+
+
+def add_openapi(app: Any) -> Any:
+    """Put orcodec's JSON Schemas into a FastAPI application's OpenAPI document.
+
+    Wraps `app.openapi`: each operation that reads its body with a
+    `TypedBody(T)` dependency gets a `requestBody` with the schema of `T`
+    under each media type the dependency reads (`application/json`,
+    `application/msgpack`) and its 422 and 415 answers (413 with
+    `max_size`); each `OrcodecRoute` whose endpoint's return annotation is
+    a type orcodec knows gets that schema as its response, under the route's
+    response class's media type. Classes and enums go into
+    `components/schemas` (renamed if FastAPI has another schema of the same
+    name). Returns `app`; calling it twice changes nothing.
+    """
+    from orcodec.integrations._openapi import add_openapi as add
+
+    return add(app)
 
 
 def __getattr__(name: str) -> Any:
