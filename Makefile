@@ -62,7 +62,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites
+.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites bench-parallel
 
 all: test
 
@@ -170,6 +170,15 @@ bench: build $(BENCH_DEPS)
 	$(PY) bench/streams.py --json bench/results/streams.json
 	$(PY) bench/schema.py --json bench/results/schema.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
+	$(MAKE) --no-print-directory bench-parallel
+
+# One worker against two: isolated interpreters (their own GIL is new in
+# CPython 3.12), transcoding threads, threads of one interpreter and a
+# process pool, on PARALLEL_PYTHON (built as test-versions builds it).
+PARALLEL_PYTHON ?= 3.13
+bench-parallel: OTHER_PYTHONS = $(PARALLEL_PYTHON)
+bench-parallel:
+	$(call each_other_python,the parallel benchmark,$$venv/bin/python bench/parallel.py $(PARALLEL_ARGS) --json bench/results/parallel-$$v.json)
 
 # The README's chart is refreshed only on request, from a full `make bench`.
 publish-chart:
@@ -185,6 +194,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
 	$(PY) bench/schema.py --quick --json bench/results/schema-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png
+	$(MAKE) --no-print-directory bench-parallel PARALLEL_ARGS=--quick
 
 # Writes its results to bench/results/ (git-ignored) as well as printing them.
 loadtest: build

@@ -5,9 +5,12 @@
 //!
 //! # Map
 //!
-//! - [`module`]: the Python module: its initialization (the method table,
-//!   the exceptions, the classes, the `OPT_*` flags), its docstrings, the
-//!   objects it looks up once, argument parsing and the raising helpers.
+//! - [`state`]: the per-interpreter state every other part reads: the
+//!   exceptions and classes of the interpreter's module, interned names,
+//!   the types found there, every cache and kept buffer.
+//! - [`module`]: the Python module: its definition and initialization (the
+//!   method table, the exceptions, the classes, the `OPT_*` flags), its
+//!   docstrings, argument parsing and the raising helpers.
 //! - [`encode`]: `dumps` and `packb`: one object walker generic over the
 //!   format's `Emitter`, the output (a bytes object filled in place), the
 //!   encode error and its messages, dict keys that are not str, and
@@ -24,23 +27,27 @@
 //!
 //! # The GIL contract
 //!
-//! Every entry point runs on a thread that holds the GIL: `PyInit__orcodec`
-//! (the import system calls it so), the module's functions and the slots of
-//! its classes (CPython calls them so). The module declares no support for
-//! free threading, so a free-threaded interpreter turns the GIL on when it
-//! imports it. Nothing here releases the GIL. Throughout the crate, then:
+//! Every entry point runs on a thread that holds its interpreter's GIL:
+//! `PyInit__orcodec` and `Py_mod_exec` (the import system calls them so),
+//! the module's functions and the slots of its classes (CPython calls them
+//! so). Each interpreter has a module and a state of its own (`state`), and
+//! on CPython 3.12+ may have a GIL of its own. The module declares no
+//! support for free threading, so a free-threaded interpreter turns the GIL
+//! on when it imports it. The GIL is released only around transcoding
+//! (`BytesSink::release_gil`), which touches no Python object meanwhile.
+//! Throughout the crate, then:
 //!
 //! - Calling the C API needs no further justification: an `unsafe fn` states
 //!   only its other conditions (live objects, their types), and a function
 //!   with no such condition may be safe even though it calls the C API.
-//! - The process-wide statics (the module state, the lazily found types, the
-//!   decoders' caches and kept stacks, the dataclass field cache) are never
-//!   used by two threads at once: their `unsafe impl Sync` rests on this.
+//! - A state (its lazily found types, the decoders' caches and kept stacks,
+//!   the dataclass caches) is never used by two threads at once: its cells
+//!   need no locks. No `static` holds a Python object or mutable state.
 //! - Holding the GIL does not mean holding it for a whole call: wherever
 //!   Python code runs (`default`, `ext_hook`, a tzinfo's `utcoffset()`, a
 //!   property, a finalizer run by a decref), other threads may run, and that
-//!   code may call orcodec again. So no reference into a static is held
-//!   across anything that can run Python code (each static says how its uses
+//!   code may call orcodec again. So no reference into a cache is held
+//!   across anything that can run Python code (each cache says how its uses
 //!   avoid it), and the walker holds a reference to what it walks.
 
 // Release builds abort on any panic (`panic = "abort"`), so library code
