@@ -22,6 +22,7 @@
 //! - CPython 3.11 to 3.13, full API, 64-bit: `decimal.Decimal` objects made
 //!   in place ([`decimal`]), after a check of their layout against the
 //!   type's own instances.
+//! - CPython 3.9 to 3.13, full API: a module's state pointer ([`module`]).
 //! - every version: `bytes` storage ([`bytes`]), a dict's length,
 //!   `__slots__` members and type slots ([`types`]), and the private
 //!   functions pyo3-ffi does not declare ([`ffi`]).
@@ -45,6 +46,7 @@ pub mod float;
 pub mod inline_attrs;
 pub mod instance;
 pub mod int;
+pub mod module;
 pub mod object;
 pub mod str;
 pub mod types;

@@ -327,7 +327,7 @@ impl State {
         // SAFETY: the module's state is one pointer, set to a live `State`
         // by `install` before any function of the module can be called, and
         // cleared only by `m_free`, after the last call.
-        &**(PyModule_GetState(module) as *mut *mut State)
+        &**(crate::cpython::module::module_state(module) as *mut *mut State)
     }
 
     /// The state of the module whose class `ty` is or derives from, or None
