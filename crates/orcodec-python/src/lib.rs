@@ -8,9 +8,11 @@
 //! - [`state`]: the per-interpreter state every other part reads: the
 //!   exceptions and classes of the interpreter's module, interned names,
 //!   the types found there, every cache and kept buffer.
-//! - [`module`]: the Python module: its definition and initialization (the
-//!   method table, the exceptions, the classes, the `OPT_*` flags), its
-//!   docstrings, argument parsing and the raising helpers.
+//! - [`module`]: what the parts share of the module's interface: its
+//!   docstrings, argument parsing, the flags, the raising helpers.
+//! - [`init`]: the module's definition and its execution in each
+//!   interpreter (the state, the exceptions, the classes, the flags), on
+//!   top of everything else.
 //! - [`encode`]: `dumps` and `packb`: one object walker generic over the
 //!   format's `Emitter`, the output (a bytes object filled in place), the
 //!   encode error and its messages, dict keys that are not str, and
@@ -72,6 +74,7 @@ mod classes;
 mod cpython;
 mod decode;
 mod encode;
+mod init;
 mod module;
 mod state;
 mod transcode;
@@ -85,5 +88,5 @@ use pyo3_ffi::PyObject;
 #[allow(non_snake_case)]
 #[no_mangle]
 pub unsafe extern "C" fn PyInit__orcodec() -> *mut PyObject {
-    module::definition()
+    init::definition()
 }

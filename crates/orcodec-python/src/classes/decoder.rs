@@ -51,7 +51,7 @@ impl Decoder {
 }
 
 unsafe extern "C" fn decoder_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+    let Some(st) = State::of_type(ty) else {
         return null_mut();
     };
     let s = st;

@@ -28,7 +28,7 @@ pub struct Packer {
 }
 
 unsafe extern "C" fn packer_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+    let Some(st) = State::of_type(ty) else {
         return null_mut();
     };
     let names = [c"default", c"option", c"numpy_ext_code"];

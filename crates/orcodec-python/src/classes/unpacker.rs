@@ -348,7 +348,7 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
 }
 
 unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kwargs: *mut PyObject) -> *mut PyObject {
-    let Some(st) = State::of_type(ty, crate::module::module_def()) else {
+    let Some(st) = State::of_type(ty) else {
         return null_mut();
     };
     let names = [

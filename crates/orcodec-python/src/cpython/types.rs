@@ -91,38 +91,32 @@ pub unsafe fn version_tag(ty: *mut PyTypeObject) -> u32 {
     }
 }
 
-/// The module defined by `def` whose class `ty` is or derives from
-/// (borrowed), or None with a TypeError set: how an instance's constructor
-/// finds the state of the module that made its class.
+/// The module, among those `ours` accepts by their definition, whose class
+/// `ty` is or derives from (borrowed), or None with a TypeError set: how an
+/// instance's constructor finds the state of the module that made its class
+/// (`PyType_GetModuleByDef`'s walk of the MRO).
 ///
 /// # Safety
 /// `ty` is a live type.
-pub unsafe fn module_by_def(ty: *mut PyTypeObject, def: *mut PyModuleDef) -> Option<*mut PyObject> {
-    #[cfg(Py_3_11)]
-    {
-        let module = PyType_GetModuleByDef(ty, def);
-        (!module.is_null()).then_some(module)
-    }
-    #[cfg(not(Py_3_11))]
-    {
-        // `PyType_GetModuleByDef`'s walk: the MRO's heap types, each asked
-        // for the module it was made from.
-        let mro = (*ty).tp_mro;
-        if !mro.is_null() {
-            for i in 0..PyTuple_GET_SIZE(mro) {
-                let base = PyTuple_GET_ITEM(mro, i) as *mut PyTypeObject;
-                if PyType_HasFeature(base, Py_TPFLAGS_HEAPTYPE) == 0 {
-                    continue;
-                }
-                let module = PyType_GetModule(base);
-                if module.is_null() {
-                    PyErr_Clear();
-                } else if PyModule_GetDef(module) == def {
-                    return Some(module);
-                }
+pub unsafe fn module_of_class(ty: *mut PyTypeObject, ours: impl Fn(*mut PyModuleDef) -> bool) -> Option<*mut PyObject> {
+    let mro = (*ty).tp_mro;
+    if !mro.is_null() {
+        for i in 0..PyTuple_GET_SIZE(mro) {
+            let base = PyTuple_GET_ITEM(mro, i) as *mut PyTypeObject;
+            if PyType_HasFeature(base, Py_TPFLAGS_HEAPTYPE) == 0 {
+                continue;
+            }
+            let module = PyType_GetModule(base);
+            if module.is_null() {
+                PyErr_Clear();
+                continue;
+            }
+            let def = PyModule_GetDef(module);
+            if !def.is_null() && ours(def) {
+                return Some(module);
             }
         }
-        PyErr_SetString(PyExc_TypeError, c"PyType_GetModuleByDef: no module found".as_ptr());
-        None
     }
+    PyErr_SetString(PyExc_TypeError, c"not a class of orcodec's".as_ptr());
+    None
 }

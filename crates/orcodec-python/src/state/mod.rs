@@ -260,10 +260,6 @@ impl core::ops::Deref for State {
     }
 }
 
-/// The module definition's identity: `PyModule_GetDef` of a module is this
-/// when it is orcodec's (see [`State::of_type`]).
-pub type ModuleDef = *mut PyModuleDef;
-
 impl State {
     pub fn new(o: Objects) -> State {
         State {
@@ -330,12 +326,19 @@ impl State {
         &**(crate::cpython::module::module_state(module) as *mut *mut State)
     }
 
-    /// The state of the module whose class `ty` is or derives from, or None
-    /// with a TypeError set. For constructors, called once per instance.
-    pub unsafe fn of_type(ty: *mut PyTypeObject, def: ModuleDef) -> Option<&'static State> {
-        let module = crate::cpython::types::module_by_def(ty, def)?;
+    /// The state of the orcodec module whose class `ty` is or derives from,
+    /// or None with a TypeError set. For constructors, called once per
+    /// instance. An orcodec module is told by its definition's `m_free`,
+    /// which is this file's.
+    pub unsafe fn of_type(ty: *mut PyTypeObject) -> Option<&'static State> {
+        let ours = |def: *mut PyModuleDef| (*def).m_free.is_some_and(|f| core::ptr::fn_addr_eq(f, free as freefunc));
+        let module = crate::cpython::types::module_of_class(ty, ours)?;
         let state = *(PyModule_GetState(module) as *mut *mut State);
-        (!state.is_null()).then(|| &*state)
+        if state.is_null() {
+            PyErr_SetString(PyExc_TypeError, c"orcodec's module is not initialized".as_ptr());
+            return None;
+        }
+        Some(&*state)
     }
 
     /// Stores `state` as `module`'s; `module`'s state is one pointer.

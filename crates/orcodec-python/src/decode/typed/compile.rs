@@ -254,7 +254,7 @@ unsafe fn compile_node(st: &State, k: i64, t: *mut PyObject, count: usize) -> Re
             let dtype = if code == -1 {
                 None
             } else {
-                match crate::decode::typed::ndarray::Dtype::from_code(code) {
+                match crate::decode::typed::dtype::Dtype::from_code(code) {
                     Some(dtype) => Some(dtype),
                     None => return Err(bad_spec("unknown ndarray dtype")),
                 }

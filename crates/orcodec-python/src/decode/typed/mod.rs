@@ -24,6 +24,7 @@ pub mod cache;
 mod classes;
 pub mod compile;
 mod containers;
+pub mod dtype;
 pub mod error;
 pub mod input;
 pub mod json_input;

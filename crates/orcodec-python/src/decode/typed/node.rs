@@ -333,7 +333,7 @@ pub enum Node {
 
 pub struct NdArrayNode {
     /// The element type (None: inferred from the values).
-    pub dtype: Option<crate::decode::typed::ndarray::Dtype>,
+    pub dtype: Option<crate::decode::typed::dtype::Dtype>,
     /// The shape the type states, if it states one: per dimension, its
     /// length, or None for any length.
     pub shape: Option<Box<[Option<usize>]>>,
