@@ -66,6 +66,7 @@ mod cpython;
 mod decode;
 mod encode;
 mod module;
+mod msgpack_compat;
 mod transcode;
 
 use core::ptr::null_mut;
