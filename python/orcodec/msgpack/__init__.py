@@ -9,6 +9,7 @@ orcodec.msgpack differs, and why: doc/msgpack-python.md.
 """
 
 import datetime as _datetime
+import operator
 
 from .. import _orcodec
 from .. import Ext as _Ext
@@ -153,6 +154,9 @@ class Packer:
         self._old_raw = not use_bin_type
         self._autoreset = bool(autoreset)
         self._unicode_errors = unicode_errors
+        if buf_size is not None:
+            # Read once (it may be any object with __index__).
+            self._buf_size = operator.index(buf_size)
         self._buffer = bytearray()
 
     def _pack(self, obj):
@@ -318,21 +322,28 @@ def unpackb(
         and ext_hook is ExtType
         and max_str_len == max_bin_len == max_array_len == max_map_len == max_ext_len == -1
     ):
-        return _mp_unpackb(packed, _DEFAULT_CONFIG)
-    limits = (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len)
-    cfg = _config(
-        use_list,
-        raw,
-        timestamp,
-        strict_map_key,
-        object_hook,
-        object_pairs_hook,
-        list_hook,
-        unicode_errors,
-        ext_hook,
-        limits,
-    )
-    return _mp_unpackb(packed, cfg)
+        cfg = _DEFAULT_CONFIG
+    else:
+        cfg = _config(
+            use_list,
+            raw,
+            timestamp,
+            strict_map_key,
+            object_hook,
+            object_pairs_hook,
+            list_hook,
+            unicode_errors,
+            ext_hook,
+            (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len),
+        )
+    try:
+        return _mp_unpackb(packed, cfg)
+    except BufferError:
+        # A buffer that is not contiguous (a strided memoryview): read from
+        # a contiguous copy, as msgpack-python does.
+        if not isinstance(packed, memoryview) or packed.contiguous:
+            raise
+    return _mp_unpackb(packed.tobytes(), cfg)
 
 
 _CONSTRUCT, _SKIP, _ARRAY_HEADER, _MAP_HEADER = range(4)
@@ -454,7 +465,7 @@ class Unpacker:
                     try:
                         result = _mp_stream(self._buf, self._cfg, mode)
                     except BaseException:
-                        self._failed()
+                        self._failed(mode)
                         raise
                     if type(result) is tuple:
                         self._consume(result[1])
@@ -469,12 +480,14 @@ class Unpacker:
         finally:
             self._unpacking = False
 
-    def _failed(self):
+    def _failed(self, mode):
         # What a failed value leaves: its bytes are consumed, as far as they
         # are known (an invalid value that cannot be delimited stays, and
-        # fails again).
+        # fails again). A header of the wrong type is not consumed.
         self._pending = None
         self._partial = 0
+        if mode in (_ARRAY_HEADER, _MAP_HEADER):
+            return
         try:
             result = _mp_stream(self._buf, self._cfg, _SKIP)
         except Exception:

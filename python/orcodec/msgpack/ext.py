@@ -103,7 +103,9 @@ class Timestamp:
 
     @staticmethod
     def from_datetime(dt):
-        """From an aware datetime."""
+        """From a datetime (a naive one is local time, as ``dt.timestamp()`` reads it)."""
+        if dt.tzinfo is None:
+            dt = dt.astimezone(_UTC)
         delta = dt - _EPOCH
         return Timestamp(delta.days * 86400 + delta.seconds, delta.microseconds * 1000)
 
