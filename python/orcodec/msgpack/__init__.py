@@ -93,10 +93,21 @@ def _builtin(obj, strict, datetime):
     return _NOT
 
 
+def _type_name(t):
+    # CPython's tp_name, which msgpack-python's messages show: a static
+    # (C) type's carries its module unless builtins, a class's is its name.
+    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+_HEAPTYPE = 1 << 9
+
+
 def _unsupported(obj, datetime):
     if type(obj) is int:
         raise OverflowError("Integer value out of range")
-    name = type(obj).__name__
+    name = _type_name(type(obj))
     if datetime and type(obj) is _datetime.datetime:
         raise ValueError(f"can not serialize {name!r} object where tzinfo=None")
     raise TypeError(f"can not serialize {name!r} object")

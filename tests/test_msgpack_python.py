@@ -1,0 +1,274 @@
+"""orcodec.msgpack against msgpack-python itself: random documents times random option
+combinations, packed and unpacked by both, must give identical bytes, identical values
+and exceptions of the same type; streams fed in random pieces must give the same
+values and the same ``tell()`` after every call. The deviations of doc/msgpack-python.md
+are asserted to still deviate at the end."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import io
+import uuid
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import orcodec.msgpack as om
+from orcodec.msgpack import exceptions as om_exceptions
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=40),
+    st.binary(max_size=40),
+)
+keys = st.one_of(st.text(max_size=10), st.binary(max_size=10))
+any_keys = st.one_of(keys, st.integers(-1000, 1000), st.none(), st.booleans())
+
+
+def documents(key_strategy=keys):
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=6),
+            st.tuples(inner, inner),
+            st.dictionaries(key_strategy, inner, max_size=6),
+        ),
+        max_leaves=30,
+    )
+
+
+def outcome(call):
+    """The value, or the exception's type (a bytes object and a str compare unequal)."""
+    try:
+        return ("ok", call())
+    except Exception as e:  # noqa: BLE001 - the kind is what is compared
+        return ("raised", type(e).__name__)
+
+
+pack_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "use_single_float": st.booleans(),
+        "use_bin_type": st.booleans(),
+        "strict_types": st.booleans(),
+        "datetime": st.booleans(),
+    },
+)
+
+unpack_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "use_list": st.booleans(),
+        "raw": st.booleans(),
+        "strict_map_key": st.booleans(),
+        "timestamp": st.integers(0, 3),
+        "unicode_errors": st.sampled_from(["strict", "replace", "ignore", "surrogateescape"]),
+        "max_str_len": st.integers(-1, 20),
+        "max_bin_len": st.integers(-1, 20),
+        "max_array_len": st.integers(-1, 5),
+        "max_map_len": st.integers(-1, 5),
+        "max_ext_len": st.integers(-1, 12),
+    },
+)
+
+
+@SETTINGS
+@given(documents(any_keys), pack_options)
+def test_packb_bytes_are_msgpacks(doc, opts):
+    assert outcome(lambda: om.packb(doc, **opts)) == outcome(lambda: msgpack.packb(doc, **opts))
+
+
+@SETTINGS
+@given(documents(any_keys), unpack_options, st.sampled_from(["none", "object", "pairs", "list"]))
+def test_unpackb_values_are_msgpacks(doc, opts, hook):
+    data = msgpack.packb(doc)
+    theirs, ours = dict(opts), dict(opts)
+    if hook == "object":
+        theirs["object_hook"] = ours["object_hook"] = lambda d: ("obj", sorted(map(repr, d.items())))
+    elif hook == "pairs":
+        theirs["object_pairs_hook"] = ours["object_pairs_hook"] = lambda pairs: ("pairs", pairs)
+    elif hook == "list":
+        theirs["list_hook"] = ours["list_hook"] = lambda items: ("list", items)
+    assert repr(outcome(lambda: om.unpackb(data, **ours))) == repr(outcome(lambda: msgpack.unpackb(data, **theirs)))
+
+
+@SETTINGS
+@given(st.binary(max_size=60), unpack_options)
+def test_unpackb_of_any_bytes(data, opts):
+    # Random bytes: the same value or the same kind of exception.
+    ours = outcome(lambda: om.unpackb(data, **opts))
+    theirs = outcome(lambda: msgpack.unpackb(data, **opts))
+    if ours[0] == "ok" and theirs[0] == "ok":
+        assert repr(ours[1]) == repr(theirs[1])
+    elif theirs == ("raised", "StackError") or theirs[1] == "StackError":
+        assert ours[1] == "StackError"
+    else:
+        assert ours[0] == theirs[0], (data, opts, ours, theirs)
+        assert ours[1] == theirs[1] or {ours[1], theirs[1]} <= {"ValueError", "ExtraData", "UnicodeDecodeError"}
+
+
+@SETTINGS
+@given(st.lists(documents(), min_size=1, max_size=5), st.data())
+def test_unpacker_fed_in_pieces(docs, data):
+    stream = b"".join(msgpack.packb(d) for d in docs)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=6)))
+    pieces = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])]
+    ours, theirs = om.Unpacker(), msgpack.Unpacker()
+    for piece in pieces:
+        ours.feed(piece)
+        theirs.feed(piece)
+        assert list(ours) == list(theirs)
+        assert ours.tell() == theirs.tell()
+
+
+def test_exceptions_hierarchy_and_names():
+    for name in ["UnpackException", "BufferFull", "OutOfData", "FormatError", "StackError", "ExtraData"]:
+        ours, theirs = getattr(om, name), getattr(msgpack, name)
+        assert [c.__name__ for c in ours.__mro__] == [c.__name__ for c in theirs.__mro__]
+        assert getattr(om_exceptions, name) is ours
+    assert om.PackValueError is ValueError and om.PackOverflowError is OverflowError
+    e = pytest.raises(om.ExtraData, om.unpackb, b"\x01\x02").value
+    assert (e.unpacked, e.extra, str(e)) == (1, b"\x02", "unpack(b) received extra data.")
+
+
+def test_messages_match():
+    cases = [
+        (lambda m: m.unpackb(b"\x81\x01\x02"), "int is not allowed for map key when strict_map_key=True"),
+        (lambda m: m.unpackb(b"\x93\x01\x02\x03", max_array_len=2), "3 exceeds max_array_len(2)"),
+        (lambda m: m.unpackb(b"\xa3abc", max_str_len=2), "3 exceeds max_str_len(2)"),
+        (lambda m: m.unpackb(b"\xd5\x01\x00\x00", max_ext_len=1), "3 exceeds max_ext_len(1)"),
+        (lambda m: m.unpackb(b"\x92\x01"), "Unpack failed: incomplete input"),
+        (lambda m: m.unpackb(b"\xd5\xff\x00\x00"), "invalid timestamp data (length 2)"),
+        (lambda m: m.packb(object()), "can not serialize 'object' object"),
+        (lambda m: m.packb(dt.datetime(2020, 1, 1)), "can not serialize 'datetime.datetime' object"),
+        (lambda m: m.packb(2**64), "Integer value out of range"),
+        (lambda m: m.packb(uuid.UUID(int=1)), "can not serialize 'UUID' object"),
+        (lambda m: m.Packer().pack_array_header(-1), "array size must be non-negative"),
+    ]
+    for call, message in cases:
+        for module in (om, msgpack):
+            with pytest.raises(Exception) as info:
+                call(module)
+            assert str(info.value) == message, (module, message)
+        assert type(pytest.raises(Exception, call, om).value) is type(pytest.raises(Exception, call, msgpack).value)
+
+
+def test_types_msgpack_does_not_serialize_go_to_default():
+    class Color(enum.Enum):
+        RED = "red"
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    for obj in [dt.date(2020, 1, 1), dt.time(1), uuid.UUID(int=5), Color.RED, {1, 2}]:
+        for module in (om, msgpack):
+            assert module.packb(obj, default=repr) == msgpack.packb(repr(obj))
+            with pytest.raises(TypeError):
+                module.packb(obj)
+    assert om.packb(Level.LOW) == msgpack.packb(Level.LOW)
+    assert om.packb(Level.LOW, strict_types=True, default=int) == msgpack.packb(1)
+
+
+def test_timestamps_ext_types_and_datetimes():
+    utc = dt.timezone.utc
+    for seconds, ns in [(0, 0), (1, 0), (2**32, 5), (2**34, 1), (-1, 999_999_999), (-(2**40), 0)]:
+        ours, theirs = om.Timestamp(seconds, ns), msgpack.Timestamp(seconds, ns)
+        assert om.packb(ours) == msgpack.packb(theirs)
+        assert ours.to_bytes() == theirs.to_bytes()
+        assert ours.to_unix_nano() == theirs.to_unix_nano() and ours.to_unix() == theirs.to_unix()
+        for mode in range(4):
+            packed = msgpack.packb(theirs)
+            assert repr(outcome(lambda: om.unpackb(packed, timestamp=mode))) == repr(
+                outcome(lambda: msgpack.unpackb(packed, timestamp=mode))
+            )
+    aware = dt.datetime(2024, 4, 16, 8, 43, 9, 420317, tzinfo=utc)
+    assert om.packb(aware, datetime=True) == msgpack.packb(aware, datetime=True)
+    assert om.unpackb(om.packb(aware, datetime=True), timestamp=3) == aware
+    assert om.packb(om.ExtType(5, b"xy")) == msgpack.packb(msgpack.ExtType(5, b"xy"))
+    assert om.unpackb(b"\xd5\x05xy") == om.ExtType(5, b"xy")
+    assert om.Timestamp.from_unix(-1.5) == om.Timestamp(-2, 500_000_000)
+    assert msgpack.Timestamp.from_unix(-1.5) == msgpack.Timestamp(-2, 500_000_000)
+
+
+def test_packer_methods_match():
+    for module in (om, msgpack):
+        p = module.Packer(autoreset=False)
+        p.pack_array_header(3)
+        p.pack_map_header(70000)
+        p.pack_ext_type(9, b"abc")
+        p.pack_map_pairs([("a", 1), (2, b"b")])
+        p.pack([1.5, "x" * 40])
+        if module is om:
+            ours = p.bytes()
+            assert bytes(p.getbuffer()) == ours
+        else:
+            assert p.bytes() == ours
+        p.reset()
+        assert p.bytes() == b""
+
+
+def test_unpacker_methods_and_tell():
+    stream = msgpack.packb([1, 2]) + msgpack.packb({"a": b"b"}) + msgpack.packb("tail") + b"\x01\x02\x03"
+    results = []
+    for module in (om, msgpack):
+        u = module.Unpacker(io.BytesIO(stream), read_size=3)
+        got = [u.read_array_header(), u.unpack(), u.tell(), u.skip(), u.read_map_header(), u.unpack()]
+        got += [u.unpack(), u.tell(), u.unpack(), u.read_bytes(2), u.tell(), u.unpack(), u.tell()]
+        with pytest.raises(module.OutOfData):
+            u.unpack()
+        results.append(got)
+    assert results[0] == results[1]
+    # tell() counts what was consumed of an incomplete value, as msgpack-python does.
+    for partial in [b"\x92", b"\x92\x01", b"\xcd\x01", b"\xd9", b"\xd9\x05ab", b"\xc7\x02\x05", b"\x91\x92\xc0"]:
+        ours, theirs = om.Unpacker(), msgpack.Unpacker()
+        ours.feed(partial)
+        theirs.feed(partial)
+        for u, module in ((ours, om), (theirs, msgpack)):
+            with pytest.raises(module.OutOfData):
+                u.unpack()
+        assert ours.tell() == theirs.tell(), partial
+
+
+def test_unpacker_limits_buffer_and_reentry():
+    for module in (om, msgpack):
+        u = module.Unpacker(max_buffer_size=4)
+        with pytest.raises(module.BufferFull):
+            u.feed(b"12345")
+        u = module.Unpacker(max_buffer_size=6)
+        u.feed(b"\xde\x00\x04zzz")
+        with pytest.raises(ValueError, match="exceeds max_map_len"):
+            u.unpack()
+        fed = module.Unpacker(object_hook=lambda d: fed.feed(b"\x01"))
+        fed.feed(b"\x80")
+        with pytest.raises(RuntimeError):
+            fed.unpack()
+
+
+def test_deviations_still_deviate():
+    # Nesting: orcodec's walker writes at most 255 levels, msgpack-python 1024.
+    deep = None
+    for _ in range(300):
+        deep = [deep]
+    assert msgpack.packb(deep)
+    with pytest.raises(ValueError, match="recursion limit exceeded"):
+        om.packb(deep)
+    # unicode_errors does not let the packer write lone surrogates.
+    assert msgpack.packb("a\udc80", unicode_errors="ignore") == b"\xa1a"
+    with pytest.raises(UnicodeEncodeError):
+        om.packb("a\udc80", unicode_errors="ignore")
+    # Hooks of an incomplete value run once it is whole.
+    calls = []
+    for module in (om, msgpack):
+        u = module.Unpacker(ext_hook=lambda code, data: calls.append(module) or data, strict_map_key=False)
+        u.feed(b"\x91\x81\xd4\x01a")
+        with pytest.raises(module.OutOfData):
+            u.unpack()
+    assert calls == [msgpack]
