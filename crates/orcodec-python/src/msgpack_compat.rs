@@ -8,8 +8,11 @@
 //! ```text
 //! (flags, object_hook, object_pairs_hook, list_hook, ext_hook, timestamp_factory,
 //!  unicode_errors, max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len,
-//!  FormatError, StackError, ExtraData)
+//!  FormatError, StackError, ExtraData, stacks)
 //! flags: 1 use_list, 2 raw, 4 strict_map_key; a limit < 0 is none; hooks None or callables
+//! stacks: None, or a capsule from `_mp_stacks()`: the decoder's stacks, kept
+//!         between the calls that share the tuple (a small document then
+//!         allocates nothing of its own)
 //! ```
 
 use core::ffi::{c_char, CStr};
@@ -31,7 +34,7 @@ use crate::module::errors::{raise, Raised};
 const USE_LIST: i64 = 1;
 const RAW: i64 = 2;
 const STRICT_MAP_KEY: i64 = 4;
-const CONFIG_LEN: Py_ssize_t = 15;
+const CONFIG_LEN: Py_ssize_t = 16;
 
 /// The decode options of one call, borrowed from the config tuple (which
 /// the caller holds for the call).
@@ -50,6 +53,38 @@ struct Config {
     format_error: *mut PyObject,
     stack_error: *mut PyObject,
     extra_data: *mut PyObject,
+    /// The kept stacks (NULL: none kept).
+    stacks: *mut Kept,
+}
+
+/// Stacks kept in a capsule: taken out while a decode runs (a decode that
+/// a hook starts meanwhile makes its own), put back after.
+struct Kept(Option<ReadStacks<Owned>>);
+
+const CAPSULE: &CStr = c"orcodec.msgpack stacks";
+
+unsafe extern "C" fn free_kept(capsule: *mut PyObject) {
+    let ptr = PyCapsule_GetPointer(capsule, CAPSULE.as_ptr()) as *mut Kept;
+    if !ptr.is_null() {
+        // SAFETY: made by `Box::into_raw` in `mp_stacks`, freed once here.
+        drop(Box::from_raw(ptr));
+    }
+}
+
+/// `_mp_stacks()`: a capsule of empty stacks for a config tuple.
+pub unsafe extern "C" fn mp_stacks(
+    _module: *mut PyObject,
+    _args: *const *mut PyObject,
+    _nargs: Py_ssize_t,
+    _kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let kept = Box::into_raw(Box::new(Kept(Some(ReadStacks::new()))));
+    let capsule = PyCapsule_New(kept as *mut core::ffi::c_void, CAPSULE.as_ptr(), Some(free_kept));
+    if capsule.is_null() {
+        // SAFETY: not handed to the capsule.
+        drop(Box::from_raw(kept));
+    }
+    capsule
 }
 
 unsafe fn none_null(obj: *mut PyObject) -> *mut PyObject {
@@ -113,6 +148,15 @@ unsafe fn config(cfg: *mut PyObject) -> Result<Config, Raised> {
         format_error: item(12),
         stack_error: item(13),
         extra_data: item(14),
+        stacks: if item(15) == Py_None() {
+            null_mut()
+        } else {
+            let ptr = PyCapsule_GetPointer(item(15), CAPSULE.as_ptr());
+            if ptr.is_null() {
+                return Err(Raised);
+            }
+            ptr as *mut Kept
+        },
     })
 }
 
@@ -400,9 +444,20 @@ const READ: ReadOptions = ReadOptions { non_str_keys: true, timestamps: false, b
 /// Decodes the value at the start of `bytes`: it and its length.
 unsafe fn decode_prefix(cfg: &Config, bytes: &[u8]) -> Result<(Owned, usize), Raised> {
     let mut builder = MpBuilder { inner: PyBuilder::new(null_mut()).collecting_young(), cfg };
+    // SAFETY: the capsule lives as long as the config tuple the caller
+    // holds; the GIL is held between taking and putting back.
+    let kept = cfg.stacks.as_mut();
+    let mut stacks = kept.and_then(|k| k.0.take()).unwrap_or_default();
     let pause = GcPause::new(bytes.len());
-    let result = read_prefix_with(bytes, &mut builder, READ, &mut ReadStacks::new());
+    let result = read_prefix_with(bytes, &mut builder, READ, &mut stacks);
     drop(pause);
+    if let Some(kept) = cfg.stacks.as_mut() {
+        // Large stacks are not kept: one big document should not hold its
+        // memory for the small ones after it.
+        if stacks.capacity() <= 1 << 12 {
+            kept.0 = Some(stacks);
+        }
+    }
     match result {
         Ok(done) => Ok(done),
         Err(Failure::Syntax(e)) => Err(syntax_error(cfg, &e)),

@@ -138,6 +138,21 @@ def _make_default(user_default, strict, datetime):
     return default
 
 
+def _reraise(e):
+    """msgpack-python's exception for the walker's encode error `e`: what a
+    `default` raised (msgpack's own types' errors included), else the error
+    for nesting or text."""
+    cause = e.__cause__
+    if cause is not None:
+        raise cause.with_traceback(cause.__traceback__) from None
+    message = str(e)
+    if message.startswith("Recursion limit"):
+        raise ValueError("recursion limit exceeded.") from None
+    if "surrogate" in message:
+        raise UnicodeEncodeError("utf-8", "", 0, 1, "surrogates not allowed") from None
+    raise e
+
+
 class Packer:
     """msgpack-python's Packer: ``pack(obj)`` returns the packed bytes (with
     ``autoreset``, the default) or appends them to the packer's buffer."""
@@ -172,17 +187,9 @@ class Packer:
 
     def _pack(self, obj):
         try:
-            data = _packb(obj, default=self._default, option=self._opt)
+            data = _packb(obj, self._default, self._opt)
         except _EncodeError as e:
-            cause = e.__cause__
-            if cause is not None:
-                raise cause.with_traceback(cause.__traceback__) from None
-            message = str(e)
-            if message.startswith("Recursion limit"):
-                raise ValueError("recursion limit exceeded.") from None
-            if "surrogate" in message:
-                raise UnicodeEncodeError("utf-8", "", 0, 1, "surrogates not allowed") from None
-            raise
+            _reraise(e)
         if self._single_float or self._old_raw:
             data = _mp_rewrite(data, self._single_float, self._old_raw)
         return data
@@ -264,6 +271,7 @@ def _config(
     unicode_errors,
     ext_hook,
     limits,
+    stacks=None,
 ):
     if object_hook is not None and object_pairs_hook is not None:
         raise TypeError("object_pairs_hook and object_hook are mutually exclusive.")
@@ -292,13 +300,32 @@ def _config(
         FormatError,
         StackError,
         ExtraData,
+        stacks,
     )
 
 
-_DEFAULT_CONFIG = _config(True, False, 0, True, None, None, None, None, ExtType, (-1,) * 5)
+_DEFAULT_CONFIG = _config(True, False, 0, True, None, None, None, None, ExtType, (-1,) * 5, _orcodec._mp_stacks())
 
 
-def unpackb(
+def unpackb(packed, **kwargs):
+    """Unpack the single value `packed` (any bytes-like object).
+
+    Raises ``ExtraData`` when bytes follow it, ``ValueError`` when it is
+    incomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when
+    nested too deep; other exceptions (a hook's) propagate. The options are
+    ``Unpacker``'s (but ``file_like``, ``read_size`` and ``max_buffer_size``);
+    the ``max_*_len`` limits default to none."""
+    if not kwargs:
+        try:
+            return _mp_unpackb(packed, _DEFAULT_CONFIG)
+        except BufferError:
+            if not isinstance(packed, memoryview) or packed.contiguous:
+                raise
+        return _mp_unpackb(packed.tobytes(), _DEFAULT_CONFIG)
+    return _unpackb(packed, **kwargs)
+
+
+def _unpackb(
     packed,
     *,
     object_hook=None,
@@ -316,11 +343,6 @@ def unpackb(
     max_map_len=-1,
     max_ext_len=-1,
 ):
-    """Unpack the single value `packed` (any bytes-like object).
-
-    Raises ``ExtraData`` when bytes follow it, ``ValueError`` when it is
-    incomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when
-    nested too deep; other exceptions (a hook's) propagate."""
     if (
         object_hook is None
         and list_hook is None
@@ -420,6 +442,7 @@ class Unpacker:
             unicode_errors,
             ext_hook,
             tuple(limits),
+            _orcodec._mp_stacks(),
         )
         self._max_buffer_size = max_buffer_size
         self._read_size = read_size
@@ -548,9 +571,12 @@ class Unpacker:
 
 def packb(o, **kwargs):
     """Pack `o` and return the bytes (see ``Packer`` for the options)."""
-    if not kwargs:
-        return _DEFAULT_PACKER._pack(o)
-    return Packer(**kwargs).pack(o)
+    if kwargs:
+        return Packer(**kwargs).pack(o)
+    try:
+        return _packb(o, _DEFAULT_DEFAULT, _BASE_OPT)
+    except _EncodeError as e:
+        _reraise(e)
 
 
 def pack(o, stream, **kwargs):
@@ -563,7 +589,8 @@ def unpack(stream, **kwargs):
     return unpackb(stream.read(), **kwargs)
 
 
-_DEFAULT_PACKER = Packer()
+_DEFAULT_DEFAULT = _make_default(None, False, False)
+unpackb.__wrapped__ = _unpackb  # inspect.signature() shows the options
 
 load = unpack
 loads = unpackb

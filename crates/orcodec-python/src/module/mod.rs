@@ -26,7 +26,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 15] = [
+static mut METHODS: [PyMethodDef; 16] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -42,6 +42,7 @@ static mut METHODS: [PyMethodDef; 15] = [
     method(c"_mp_stream", msgpack_compat::mp_stream, c""),
     method(c"_mp_rewrite", msgpack_compat::mp_rewrite, c""),
     method(c"_mp_header", msgpack_compat::mp_header, c""),
+    method(c"_mp_stacks", msgpack_compat::mp_stacks, c""),
     PyMethodDef::zeroed(),
 ];
 
