@@ -9,7 +9,9 @@
 //! (flags, object_hook, object_pairs_hook, list_hook, ext_hook, timestamp_factory,
 //!  unicode_errors, max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len,
 //!  FormatError, StackError, ExtraData, stacks)
-//! flags: 1 use_list, 2 raw, 4 strict_map_key; a limit < 0 is none; hooks None or callables
+//! flags: 1 use_list, 2 raw, 4 strict_map_key, 8 no user code (no hook, the
+//!        default ext_hook: a value may be built before it is known whole);
+//!        a limit < 0 is none; hooks None or callables
 //! stacks: None, or a capsule from `_mp_stacks()`: the decoder's stacks, kept
 //!         between the calls that share the tuple (a small document then
 //!         allocates nothing of its own)
@@ -34,6 +36,7 @@ use crate::module::errors::{raise, Raised};
 const USE_LIST: i64 = 1;
 const RAW: i64 = 2;
 const STRICT_MAP_KEY: i64 = 4;
+const NO_USER_CODE: i64 = 8;
 const CONFIG_LEN: Py_ssize_t = 16;
 
 /// The decode options of one call, borrowed from the config tuple (which
@@ -42,6 +45,7 @@ struct Config {
     use_list: bool,
     raw: bool,
     strict_map_key: bool,
+    no_user_code: bool,
     object_hook: *mut PyObject,
     pairs_hook: *mut PyObject,
     list_hook: *mut PyObject,
@@ -132,6 +136,7 @@ unsafe fn config(cfg: *mut PyObject) -> Result<Config, Raised> {
         use_list: flags & USE_LIST != 0,
         raw: flags & RAW != 0,
         strict_map_key: flags & STRICT_MAP_KEY != 0,
+        no_user_code: flags & NO_USER_CODE != 0,
         object_hook: none_null(item(1)),
         pairs_hook: none_null(item(2)),
         list_hook: none_null(item(3)),
@@ -443,6 +448,15 @@ const READ: ReadOptions = ReadOptions { non_str_keys: true, timestamps: false, b
 
 /// Decodes the value at the start of `bytes`: it and its length.
 unsafe fn decode_prefix(cfg: &Config, bytes: &[u8]) -> Result<(Owned, usize), Raised> {
+    match decode_prefix_raw(cfg, bytes) {
+        Ok(done) => Ok(done),
+        Err(Failure::Syntax(e)) => Err(syntax_error(cfg, &e)),
+        Err(Failure::Build(())) => Err(Raised),
+    }
+}
+
+/// [`decode_prefix`] with the reader's error not raised yet.
+unsafe fn decode_prefix_raw(cfg: &Config, bytes: &[u8]) -> Result<(Owned, usize), Failure<()>> {
     let mut builder = MpBuilder { inner: PyBuilder::new(null_mut()).collecting_young(), cfg };
     // SAFETY: the capsule lives as long as the config tuple the caller
     // holds; the GIL is held between taking and putting back.
@@ -458,11 +472,7 @@ unsafe fn decode_prefix(cfg: &Config, bytes: &[u8]) -> Result<(Owned, usize), Ra
             kept.0 = Some(stacks);
         }
     }
-    match result {
-        Ok(done) => Ok(done),
-        Err(Failure::Syntax(e)) => Err(syntax_error(cfg, &e)),
-        Err(Failure::Build(())) => Err(Raised),
-    }
+    result
 }
 
 unsafe fn arg(args: *const *mut PyObject, nargs: Py_ssize_t, want: Py_ssize_t, name: &str) -> Result<(), Raised> {
@@ -610,6 +620,21 @@ unsafe fn stream_step(cfg: &Config, bytes: &[u8], mode: i64) -> Result<*mut PyOb
             return Err(raise(PyExc_ValueError, "Unexpected type header on stream"));
         };
         return pair(PyLong_FromSize_t(n), len);
+    }
+    if mode == CONSTRUCT && cfg.no_user_code && !bytes.is_empty() {
+        // Built straight from the buffer when the value is whole there (the
+        // usual case: many values a feed), so its bytes are read once. Only
+        // where building runs no user code: an incomplete value is dropped
+        // without a trace, and the scan below decides what it is.
+        match decode_prefix_raw(cfg, bytes) {
+            Ok((value, len)) => return pair(value.into_raw(), len),
+            Err(Failure::Build(())) => return Err(Raised),
+            Err(Failure::Syntax(e)) => {
+                if !matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. }) {
+                    return Err(syntax_error(cfg, &e));
+                }
+            }
+        }
     }
     let limits = if mode == SKIP { Limits::NONE } else { cfg.limits };
     let len = match scan(bytes, &limits, &mut Vec::new()) {

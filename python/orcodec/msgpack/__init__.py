@@ -288,6 +288,8 @@ def _config(
     if unicode_errors is not None and not isinstance(unicode_errors, str):
         raise TypeError("unicode_errors must be a str")
     flags = (1 if use_list else 0) | (2 if raw else 0) | (4 if strict_map_key else 0)
+    if object_hook is None and object_pairs_hook is None and list_hook is None and ext_hook is ExtType:
+        flags |= 8  # no user code runs while a value is built
     return (
         flags,
         object_hook,
@@ -566,6 +568,21 @@ class Unpacker:
         return self
 
     def __next__(self):
+        # The usual step first: a value whole in the buffer, nothing pending.
+        if self._buf and not self._unpacking and self._pending is None:
+            self._unpacking = True
+            try:
+                result = _mp_stream(self._buf, self._cfg, _CONSTRUCT)
+            except BaseException:
+                self._failed(_CONSTRUCT)
+                raise
+            finally:
+                self._unpacking = False
+            if type(result) is tuple:
+                n = result[1]
+                del self._buf[:n]
+                self._offset += n
+                return result[0]
         return self._unpack(_CONSTRUCT, True)
 
 
