@@ -272,3 +272,41 @@ def test_deviations_still_deviate():
         with pytest.raises(module.OutOfData):
             u.unpack()
     assert calls == [msgpack]
+    # After a value failed inside, msgpack-python goes on inside it; orcodec drops it.
+    results = []
+    for module in (om, msgpack):
+        u = module.Unpacker()
+        u.feed(b"\x82\x01\x02\xa1a\x03\x05")
+        got = []
+        for _ in range(3):
+            try:
+                got.append(u.unpack())
+            except (ValueError, module.OutOfData) as e:
+                got.append(type(e).__name__)
+        results.append(got)
+    assert results == [["ValueError", 5, "OutOfData"], ["ValueError", 2, "a"]]
+
+
+def test_stubs_type_check(tmp_path):
+    import subprocess
+    import sys
+
+    usage = tmp_path / "usage.py"
+    usage.write_text(
+        "import io\n"
+        "import orcodec.msgpack as msgpack\n"
+        "from orcodec.msgpack.ext import Timestamp\n"
+        "b: bytes = msgpack.packb({'a': 1}, use_bin_type=True)\n"
+        "v = msgpack.unpackb(b, raw=False, strict_map_key=False, object_hook=dict)\n"
+        "u = msgpack.Unpacker(io.BytesIO(b), max_buffer_size=1024, max_str_len=10)\n"
+        "n: int = u.tell() + u.read_array_header()\n"
+        "t: Timestamp = msgpack.Timestamp.from_unix(1.5)\n"
+        "code: int = msgpack.ExtType(1, b'x').code\n"
+        "wrong: str = msgpack.packb(1)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(usage)], capture_output=True, text=True
+    )
+    errors = [line for line in run.stdout.splitlines() if ": error:" in line]
+    # Only the wrong line is an error: bytes is no str.
+    assert len(errors) == 1 and "usage.py:10:" in errors[0] and "[assignment]" in errors[0], run.stdout
