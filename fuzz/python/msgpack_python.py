@@ -10,9 +10,8 @@ import atheris
 
 with atheris.instrument_imports():
     import msgpack
-    from oracle import feature
-
     import orcodec.msgpack as om
+    from oracle import feature
 
 # Kinds of exception that may name the same bad input: msgpack-python builds
 # as it reads, so on input that is both incomplete and wrong inside it may

@@ -31,7 +31,9 @@ use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::input::{borrow_input, ViewSlot};
 use crate::decode::{unpaused, GcPause};
+use crate::encode::output::BytesSink;
 use crate::module::errors::{raise, Raised};
+use orcodec_core::sink::Sink;
 
 const USE_LIST: i64 = 1;
 const RAW: i64 = 2;
@@ -221,10 +223,7 @@ impl MpBuilder<'_> {
             // SAFETY: the GIL is held.
             unsafe {
                 if matches!(data.len(), 4 | 8 | 12) {
-                    raise(
-                        PyExc_ValueError,
-                        "nanoseconds must be a non-negative integer not greater than 999999999.",
-                    );
+                    raise(PyExc_ValueError, "nanoseconds must be a non-negative integer not greater than 999999999.");
                 } else {
                     raise(PyExc_ValueError, &format!("invalid timestamp data (length {})", data.len()));
                 }
@@ -672,9 +671,18 @@ pub unsafe extern "C" fn mp_rewrite(
     let input = crate::cpython::bytes::bytes_data(*args);
     let dialect =
         Dialect { single_float: PyObject_IsTrue(*args.add(1)) == 1, old_raw: PyObject_IsTrue(*args.add(2)) == 1 };
-    let mut out = Vec::with_capacity(input.len() + input.len() / 8);
+    // Written straight into the bytes object returned.
+    let Some(mut out) = BytesSink::with_capacity(input.len() + input.len() / 8) else {
+        return null_mut();
+    };
     match rewrite(input, dialect, &mut out) {
-        Ok(()) => PyBytes_FromStringAndSize(out.as_ptr() as *const c_char, out.len() as Py_ssize_t),
+        Ok(()) if out.failed() => {
+            drop(out);
+            crate::encode::out_of_memory();
+            null_mut()
+        }
+        Ok(()) => out.finish(),
+        Err(RewriteError::NoMemory) => PyErr_NoMemory(),
         Err(RewriteError::FloatRange) => {
             raise(PyExc_OverflowError, "float too large to pack with float format");
             null_mut()
@@ -708,7 +716,7 @@ pub unsafe extern "C" fn mp_header(
         return null_mut();
     }
     let n = n as usize;
-    let mut out: Vec<u8> = Vec::with_capacity(8);
+    let mut out: Vec<u8> = Vec::new();
     match kind {
         0 => write_array_header(&mut out, n),
         1 => write_map_header(&mut out, n),

@@ -11,9 +11,9 @@ orcodec.msgpack differs, and why: doc/msgpack-python.md.
 import datetime as _datetime
 import operator
 
-from .. import _orcodec
 from .. import Ext as _Ext
 from .. import Fragment as _Fragment
+from .. import _orcodec
 from .exceptions import (
     BufferFull,
     ExtraData,

@@ -56,7 +56,7 @@ impl ReadOptions {
     /// datetime, as ormsgpack refuses them (`ExtKey` at its header).
     #[inline(always)]
     pub(super) fn refuses_ext_key(&self, tag: i8) -> bool {
-        !(tag == -1 && self.timestamps) && !self.plain_keys
+        !(tag == -1 && self.timestamps || self.plain_keys)
     }
 }
 
@@ -336,7 +336,8 @@ mod tests {
     use super::*;
     use crate::testing::msgpack_all_ways;
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false, plain_keys: false };
+    const PLAIN: ReadOptions =
+        ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false, plain_keys: false };
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false };
 
     fn ok(b: &[u8]) -> String {

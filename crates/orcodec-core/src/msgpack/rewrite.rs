@@ -27,6 +27,8 @@ pub enum RewriteError {
     Decode(DecodeError),
     /// A finite double too large for a float 32.
     FloatRange,
+    /// No memory for the nesting.
+    NoMemory,
 }
 
 /// Writes a raw (old-format str) header for `len` bytes.
@@ -69,7 +71,8 @@ pub fn rewrite<S: Sink>(input: &[u8], dialect: Dialect, out: &mut S) -> Result<(
                     write_array_header(out, n)
                 }
                 if n != 0 {
-                    left.push(if is_map { 2 * n } else { n });
+                    let items = if is_map { 2 * n } else { n };
+                    crate::fallible::push(&mut left, items).map_err(|_| RewriteError::NoMemory)?;
                     continue;
                 }
             }

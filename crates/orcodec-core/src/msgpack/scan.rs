@@ -47,7 +47,8 @@ pub enum Scanned {
 /// Why a scan failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScanError {
-    /// A reserved header byte or nesting too deep (kind and offset).
+    /// A reserved header byte, nesting too deep, or no memory for the
+    /// nesting (kind and offset).
     Decode(DecodeError),
     /// A declared length over its limit: `what` is "str", "bin", "array",
     /// "map" or "ext", `len` the length as msgpack-python reports it (an
@@ -184,7 +185,10 @@ fn scan_in(input: &[u8], limits: &Limits, frames: &mut Vec<usize>) -> Result<Sca
                     if frames.len() >= crate::MAX_DECODE_DEPTH {
                         return Err(ScanError::Decode(DecodeError::new(Kind::DepthLimit, at)));
                     }
-                    frames.push(if is_map { len.saturating_mul(2) } else { len });
+                    let items = if is_map { len.saturating_mul(2) } else { len };
+                    if crate::fallible::push(frames, items).is_err() {
+                        return Err(ScanError::Decode(DecodeError::new(Kind::NoMemory, at)));
+                    }
                     continue;
                 }
             }
