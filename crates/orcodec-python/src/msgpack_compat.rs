@@ -543,11 +543,21 @@ const CONSTRUCT: i64 = 0;
 const SKIP: i64 = 1;
 const ARRAY_HEADER: i64 = 2;
 const MAP_HEADER: i64 = 3;
+const BATCH: i64 = 4;
+
+/// Most values one batch builds ahead.
+const BATCH_MOST: usize = 64;
 
 /// `_mp_stream(buffer, config, mode)`: the `Unpacker`'s step over the
 /// bytes it holds. Returns `(value, length)` for a whole value (mode 0:
 /// built; 1: skipped, None; 2/3: the array/map header's count), or the
 /// number of bytes a resumable reader has consumed of an incomplete one.
+/// Mode 4 (only where no user code runs while building): the values whole
+/// at the front of the buffer, up to 64, as a list of `(value, length)`
+/// pairs, the last first; it stops before a value that is not whole or does
+/// not decode (raising nothing: the single step then says what it is). When
+/// the first value is incomplete (and within the limits so far), the count
+/// a resumable reader has consumed of it instead, as mode 0 returns it.
 pub unsafe extern "C" fn mp_stream(
     _module: *mut PyObject,
     args: *const *mut PyObject,
@@ -602,6 +612,9 @@ unsafe fn pair(value: *mut PyObject, len: usize) -> Result<*mut PyObject, Raised
 }
 
 unsafe fn stream_step(cfg: &Config, bytes: &[u8], mode: i64) -> Result<*mut PyObject, Raised> {
+    if mode == BATCH {
+        return batch(cfg, bytes);
+    }
     if mode == ARRAY_HEADER || mode == MAP_HEADER {
         let Some(&marker) = bytes.first() else {
             return Ok(PyLong_FromLong(0));
@@ -650,6 +663,43 @@ unsafe fn stream_step(cfg: &Config, bytes: &[u8], mode: i64) -> Result<*mut PyOb
     let (value, used) = decode_prefix(cfg, &bytes[..len])?;
     debug_assert_eq!(used, len);
     pair(value.into_raw(), len)
+}
+
+unsafe fn batch(cfg: &Config, bytes: &[u8]) -> Result<*mut PyObject, Raised> {
+    let list = Owned::new(PyList_New(0)).map_err(|()| Raised)?;
+    if !cfg.no_user_code {
+        return Ok(list.into_raw());
+    }
+    let mut at = 0;
+    while at < bytes.len() && (PyList_GET_SIZE(list.as_ptr()) as usize) < BATCH_MOST {
+        match decode_prefix_raw(cfg, &bytes[at..]) {
+            Ok((value, len)) => {
+                let item = Owned::new(pair(value.into_raw(), len)?).map_err(|()| Raised)?;
+                if PyList_Append(list.as_ptr(), item.as_ptr()) != 0 {
+                    return Err(Raised);
+                }
+                at += len;
+            }
+            Err(Failure::Build(())) => {
+                // Left for the single step to raise again, in its place.
+                PyErr_Clear();
+                break;
+            }
+            Err(Failure::Syntax(e)) => {
+                let incomplete = matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. });
+                if incomplete && at == 0 {
+                    if let Ok(Scanned::Partial(consumed)) = scan(bytes, &cfg.limits, &mut Vec::new()) {
+                        return Ok(PyLong_FromSize_t(consumed));
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if PyList_Reverse(list.as_ptr()) != 0 {
+        return Err(Raised);
+    }
+    Ok(list.into_raw())
 }
 
 /// `_mp_rewrite(packed, single_float, old_raw)`: `packed` (one value) in

@@ -381,7 +381,7 @@ def _unpackb(
     return _mp_unpackb(packed.tobytes(), cfg)
 
 
-_CONSTRUCT, _SKIP, _ARRAY_HEADER, _MAP_HEADER = range(4)
+_CONSTRUCT, _SKIP, _ARRAY_HEADER, _MAP_HEADER, _BATCH = range(5)
 _INT_MAX = 2**31 - 1
 
 
@@ -456,6 +456,11 @@ class Unpacker:
         self._partial = 0
         self._pending = None
         self._unpacking = False
+        # Values built ahead (no user code runs while they are built), still
+        # in the buffer: (value, length) pairs, the next last. Any step but
+        # the next value drops them.
+        self._ready = []
+        self._batch = bool(self._cfg[0] & 8)
 
     def feed(self, next_bytes):
         """Append `next_bytes` (any bytes-like object) to the buffer."""
@@ -463,8 +468,11 @@ class Unpacker:
             raise RuntimeError("Unpacker.feed() cannot be called while unpacking is in progress")
         if self._file_like is not None:
             raise AssertionError("unpacker.feed() is not be able to use with `file_like`.")
-        view = memoryview(next_bytes)
-        self._append(view)
+        if type(next_bytes) is not bytes:
+            next_bytes = memoryview(next_bytes).cast("B")
+        if len(self._buf) - self._partial + len(next_bytes) > self._max_buffer_size:
+            raise BufferFull
+        self._buf += next_bytes
 
     def _append(self, data):
         n = data.nbytes if isinstance(data, memoryview) else len(data)
@@ -489,6 +497,10 @@ class Unpacker:
         self._pending = None
 
     def _unpack(self, mode, iterating=False):
+        if self._ready:
+            if mode == _CONSTRUCT and not self._unpacking:
+                return self._take_ready()
+            self._ready = []
         if self._unpacking:
             raise RuntimeError("Unpacker cannot be called recursively while unpacking is in progress")
         if self._pending is not None and self._pending != mode:
@@ -549,6 +561,7 @@ class Unpacker:
 
     def read_bytes(self, nbytes):
         """The next `nbytes` bytes of the stream, raw (fewer at its end)."""
+        self._ready = []
         if self._unpacking:
             raise RuntimeError("Unpacker.read_bytes() cannot be called while unpacking is in progress")
         if self._pending is not None:
@@ -567,9 +580,32 @@ class Unpacker:
     def __iter__(self):
         return self
 
+    def _take_ready(self):
+        value, n = self._ready.pop()
+        del self._buf[:n]
+        self._offset += n
+        return value
+
     def __next__(self):
-        # The usual step first: a value whole in the buffer, nothing pending.
-        if self._buf and not self._unpacking and self._pending is None:
+        # The usual steps first: values built ahead, or whole in the buffer.
+        if self._ready and not self._unpacking:
+            return self._take_ready()
+        if self._batch and self._buf and not self._unpacking and self._pending is None:
+            self._unpacking = True
+            try:
+                ready = _mp_stream(self._buf, self._cfg, _BATCH)
+            finally:
+                self._unpacking = False
+            if type(ready) is int:
+                # The value at the front is incomplete.
+                self._partial = ready
+                self._pending = _CONSTRUCT
+                if self._file_like is None:
+                    raise StopIteration("No more data to unpack.")
+            elif ready:
+                self._ready = ready
+                return self._take_ready()
+        elif self._buf and not self._unpacking and self._pending is None:
             self._unpacking = True
             try:
                 result = _mp_stream(self._buf, self._cfg, _CONSTRUCT)
