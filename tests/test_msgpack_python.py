@@ -10,6 +10,7 @@ import datetime as dt
 import enum
 import functools
 import io
+import os
 import uuid
 
 import msgpack
@@ -19,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from orcodec.msgpack import exceptions as om_exceptions
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("MP_EXAMPLES", 150)), deadline=None, suppress_health_check=list(HealthCheck))
+# MP_EXAMPLES=2000 for a longer run than the normal one.
+EXAMPLES = int(os.environ.get("MP_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 scalars = st.one_of(
     st.none(),
