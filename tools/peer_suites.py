@@ -72,8 +72,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     # Each is a deviation listed in doc/msgpack-python.md.
     "msgpack": {
         "test/test_limits.py::test_nest_limit_1024": "packs 1024 nested lists; orcodec's walker nests at most 255",
-        "test/test_pack.py::testIgnoreErrorsPack": "Packer(unicode_errors=...) on lone surrogates: "
-        "orcodec's writer refuses them whatever the handler",
         "test/test_unpack.py::test_unpacker_reinit_clears_partial_state": "expects ext_hook to run for an "
         "incomplete value; orcodec builds a value once it is whole",
         "test/test_except.py::test_unpacker_should_not_crash_after_exception": "expects the stream to resume "

@@ -22,7 +22,7 @@ use core::ptr::null_mut;
 use orcodec_core::builder::Builder;
 use orcodec_core::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use orcodec_core::msgpack::reader::{read_prefix_with, ReadOptions, ReadStacks};
-use orcodec_core::msgpack::rewrite::{rewrite, write_raw_header, Dialect, RewriteError};
+use orcodec_core::msgpack::rewrite::{rewrite, write_raw_header, write_str_header, Dialect, RewriteError};
 use orcodec_core::msgpack::scan::{scan, Limits, ScanError, Scanned};
 use orcodec_core::msgpack::writer::{write_array_header, write_ext_header, write_map_header};
 use pyo3_ffi::*;
@@ -745,7 +745,7 @@ pub unsafe extern "C" fn mp_rewrite(
 }
 
 /// `_mp_header(kind, n, tag)`: the header of an array (0), map (1), ext
-/// of `tag` and `n` data bytes (2), or raw str (3).
+/// of `tag` and `n` data bytes (2), raw str (3) or str (4).
 pub unsafe extern "C" fn mp_header(
     _module: *mut PyObject,
     args: *const *mut PyObject,
@@ -771,7 +771,8 @@ pub unsafe extern "C" fn mp_header(
         0 => write_array_header(&mut out, n),
         1 => write_map_header(&mut out, n),
         2 => write_ext_header(&mut out, tag as i8, n),
-        _ => write_raw_header(&mut out, n),
+        3 => write_raw_header(&mut out, n),
+        _ => write_str_header(&mut out, n),
     }
     PyBytes_FromStringAndSize(out.as_ptr() as *const c_char, out.len() as Py_ssize_t)
 }

@@ -138,18 +138,47 @@ def _make_default(user_default, strict, datetime):
     return default
 
 
+def _pack_text_errors(packer, obj):
+    """`obj` packed where the writer refused a str (a lone surrogate): its
+    containers here, their headers from the core's writer, every str encoded
+    with the packer's `unicode_errors` as msgpack-python encodes it, every
+    other value by the packer. Without a handler, the first such str raises
+    UnicodeEncodeError as msgpack-python's does. Only called after the walker
+    refused a str, so documents without one never come here."""
+    errors = packer._unicode_errors or "strict"
+    strict = packer._strict
+    kind = 3 if packer._old_raw else 4
+
+    def emit(o, depth):
+        if depth > 255:
+            raise ValueError("recursion limit exceeded.")
+        t = type(o)
+        if t is str or (not strict and isinstance(o, str)):
+            data = o.encode("utf-8", errors)
+            return _mp_header(kind, len(data), 0) + data
+        if t is list or (not strict and isinstance(o, (list, tuple)) and not isinstance(o, ExtType)):
+            return _mp_header(0, len(o), 0) + b"".join([emit(v, depth + 1) for v in o])
+        if t is dict or (not strict and isinstance(o, dict)):
+            parts = [_mp_header(1, len(o), 0)]
+            for k, v in o.items():
+                parts.append(emit(k, depth + 1))
+                parts.append(emit(v, depth + 1))
+            return b"".join(parts)
+        return packer._pack(o)
+
+    return emit(obj, 0)
+
+
 def _reraise(e):
     """msgpack-python's exception for the walker's encode error `e`: what a
     `default` raised (msgpack's own types' errors included), else the error
-    for nesting or text."""
+    for nesting."""
     cause = e.__cause__
     if cause is not None:
         raise cause.with_traceback(cause.__traceback__) from None
     message = str(e)
     if message.startswith("Recursion limit"):
         raise ValueError("recursion limit exceeded.") from None
-    if "surrogate" in message:
-        raise UnicodeEncodeError("utf-8", "", 0, 1, "surrogates not allowed") from None
     raise e
 
 
@@ -189,7 +218,11 @@ class Packer:
         try:
             data = _packb(obj, self._default, self._opt)
         except _EncodeError as e:
-            _reraise(e)
+            if e.__cause__ is not None or "surrogate" not in str(e):
+                _reraise(e)
+            # Strs with lone surrogates: msgpack-python encodes them with
+            # the handler, which the writer has none of.
+            return _pack_text_errors(self, obj)
         if self._single_float or self._old_raw:
             data = _mp_rewrite(data, self._single_float, self._old_raw)
         return data
@@ -628,8 +661,8 @@ def packb(o, **kwargs):
         return Packer(**kwargs).pack(o)
     try:
         return _packb(o, _DEFAULT_DEFAULT, _BASE_OPT)
-    except _EncodeError as e:
-        _reraise(e)
+    except _EncodeError:
+        return _DEFAULT_PACKER._pack(o)
 
 
 def pack(o, stream, **kwargs):
@@ -643,6 +676,7 @@ def unpack(stream, **kwargs):
 
 
 _DEFAULT_DEFAULT = _make_default(None, False, False)
+_DEFAULT_PACKER = Packer()
 unpackb.__wrapped__ = _unpackb  # inspect.signature() shows the options
 
 load = unpack

@@ -44,6 +44,19 @@ pub fn write_raw_header<S: Sink>(out: &mut S, len: usize) {
     }
 }
 
+/// Writes a str header for `len` bytes, the smallest form (as the writer's
+/// strs have): for text the caller encoded itself (an error handler's
+/// bytes, which may not be UTF-8).
+pub fn write_str_header<S: Sink>(out: &mut S, len: usize) {
+    if len < 32 {
+        out.push(0xa0 | len as u8);
+    } else if len <= u8::MAX as usize {
+        out.extend(&[0xd9, len as u8]);
+    } else {
+        write_raw_header(out, len);
+    }
+}
+
 /// Rewrites the single value `input` into `out` in `dialect`.
 pub fn rewrite<S: Sink>(input: &[u8], dialect: Dialect, out: &mut S) -> Result<(), RewriteError> {
     let opts = ReadOptions { plain_keys: true, ..ReadOptions::default() };
@@ -123,6 +136,18 @@ mod tests {
     fn rw(input: &[u8], dialect: Dialect) -> Result<Vec<u8>, RewriteError> {
         let mut out = Vec::new();
         rewrite(input, dialect, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn str_header_is_the_writers() {
+        for len in [0usize, 31, 32, 255, 256, 65535, 65536] {
+            let text = vec![b'a'; len];
+            let mut written = Vec::new();
+            super::super::writer::write_utf8(&mut written, &text);
+            let mut header = Vec::new();
+            write_str_header(&mut header, len);
+            assert_eq!(header[..], written[..written.len() - len], "{len}");
+        }
     }
 
     #[test]
