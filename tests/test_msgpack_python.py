@@ -384,3 +384,61 @@ def test_unpacker_any_sequence_of_calls(docs, calls):
             # where each resumes after it differs (doc/msgpack-python.md).
             break
         assert ours.tell() == theirs.tell(), call
+
+
+LEAK_CALLS = 20_000
+
+
+def _leak_calls():
+    # Every path of the extension's half: values, hooks, errors, limits,
+    # ExtraData, a stream's batches and partial values, the dialects.
+    doc = {"a": [1, 2.5, "x" * 40, b"b", om.ExtType(3, b"z"), om.Timestamp(5, 6)], "b": {"c": None}}
+    packed = om.packb(doc)
+
+    def raising(obj):
+        raise KeyError("hook")
+
+    for _ in range(LEAK_CALLS // 20):
+        om.unpackb(packed)
+        om.unpackb(packed, use_list=False, raw=True, timestamp=3, object_pairs_hook=list, list_hook=tuple)
+        om.unpackb(b"\xa2\xc3\x28", unicode_errors="replace")
+        for bad, kwargs in [
+            (packed + b"\x01", {}),
+            (packed[:-1], {}),
+            (b"\xc1", {}),
+            (packed, {"object_hook": raising}),
+            (packed, {"max_str_len": 3}),
+            (b"\x81\x01\x02", {}),
+            (b"\xa2\xc3\x28", {}),
+        ]:
+            with pytest.raises((ValueError, KeyError)):
+                om.unpackb(bad, **kwargs)
+        u = om.Unpacker(max_buffer_size=1 << 16)
+        u.feed(packed * 3 + packed[:7])
+        assert len(list(u)) == 3
+        u.feed(packed[7:])
+        assert u.unpack() == om.unpackb(packed)
+        u.feed(b"\x93\x01")
+        with pytest.raises(om.OutOfData):
+            u.unpack()
+        om.packb([1.5, "x" * 40, b"y"], use_single_float=True, use_bin_type=False)
+        om.packb(["a\udc80"], unicode_errors="replace")
+        with pytest.raises(TypeError):
+            om.packb([object()])
+        with pytest.raises(KeyError):
+            om.packb([object()], default=raising)
+
+
+def test_no_leaks():
+    import gc
+    import sys
+
+    from helpers import assert_blocks_steady, assert_resident_set_steady, rss
+
+    _leak_calls()
+    gc.collect()
+    blocks, resident = sys.getallocatedblocks(), rss()
+    _leak_calls()
+    gc.collect()
+    assert_blocks_steady(sys.getallocatedblocks() - blocks, _leak_calls, 100, LEAK_CALLS)
+    assert_resident_set_steady(rss() - resident, _leak_calls, 1 << 20, LEAK_CALLS)
