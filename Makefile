@@ -21,9 +21,10 @@
 #                OTHER_PYTHONS (their venvs and builds as test-versions makes them)
 #   make fuzz    set up, build, run every fuzz target FUZZ_TIME seconds (needs
 #                nightly, fails without it; installs cargo-fuzz if missing).
-#   make peer-suites   set up, build, then run orjson's and ormsgpack's own test
-#                suites (fetched from PyPI at run time, never kept in the
-#                tree) with the peer and with orcodec in its place, and
+#   make peer-suites   set up, build, then run orjson's, ormsgpack's and
+#                msgpack-python's own test suites (fetched from PyPI at run
+#                time, never kept in the tree) with the peer and with orcodec
+#                (orcodec.msgpack for msgpack-python's) in its place, and
 #                compare their failures (tools/peer_suites.py; a few minutes,
 #                not part of `make test`). ormsgpack's sdist ships no tests:
 #                PEER_SUITES_ARGS="--ormsgpack-tests DIR" names a checkout's.

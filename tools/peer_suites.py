@@ -1,11 +1,12 @@
-"""Run orjson's and ormsgpack's own test suites against orcodec.
+"""Run orjson's, ormsgpack's and msgpack-python's own test suites against orcodec.
 
 The drop-in promise is that code written and tested against orjson or ormsgpack keeps
 passing when it imports orcodec instead. This script checks it with the peers' own tests:
 it downloads the source distributions of the pinned versions (requirements-dev.txt) with
 pip, runs each suite once as shipped (against the installed peer) and once with orcodec
 injected as the peer's module (``sys.modules["orjson"] = orcodec``, by a pytest plugin
-loaded before collection), and prints the failures of both runs side by side.
+loaded before collection; msgpack-python's gets ``orcodec.msgpack`` and its submodules
+``exceptions`` and ``ext``), and prints the failures of both runs side by side.
 
 The bar: orcodec fails no test the peer passes, apart from the ones listed in ALLOWED
 below with their reason (a function's ``__module__`` being literally the peer's name, which
@@ -22,7 +23,11 @@ as the tests expect. ormsgpack's sdist ships no tests: the script then tries the
 source archive on GitHub, and ``--ormsgpack-tests DIR`` points it at a checkout's
 ``tests/`` directory instead.
 
-    python tools/peer_suites.py [--only orjson|ormsgpack] [--workdir DIR] [--ormsgpack-tests DIR]
+msgpack-python's sdist ships its tests; they run from a copy outside the unpacked source
+tree, whose ``msgpack/`` directory (uncompiled) would otherwise shadow the installed
+module.
+
+    python tools/peer_suites.py [--only orjson|ormsgpack|msgpack] [--workdir DIR] [--ormsgpack-tests DIR]
 """
 
 from __future__ import annotations
@@ -64,6 +69,14 @@ ALLOWED: dict[str, dict[str, str]] = {
         "tests/test_api.py::test_invalid_data": "expects Fragment(invalid MessagePack) to raise when made",
         "tests/test_fragment.py::test_fragment": "expects Fragment(two values) to raise when made",
     },
+    # Each is a deviation listed in doc/msgpack-python.md.
+    "msgpack": {
+        "test/test_limits.py::test_nest_limit_1024": "packs 1024 nested lists; orcodec's walker nests at most 255",
+        "test/test_unpack.py::test_unpacker_reinit_clears_partial_state": "expects ext_hook to run for an "
+        "incomplete value; orcodec builds a value once it is whole",
+        "test/test_except.py::test_unpacker_should_not_crash_after_exception": "expects the stream to resume "
+        "inside a value that failed; orcodec drops a failed value whole",
+    },
 }
 
 
@@ -72,12 +85,23 @@ class Suite:
     name: str  # the peer's module name, also its PyPI name
     tests: str  # the test directory inside the source tree
     archive: str  # the tagged source on GitHub, tried when the sdist ships no tests
+    target: str = "orcodec"  # what is injected as the peer's module
+    submodules: tuple[str, ...] = ()  # the peer's submodules, injected as target's
+    isolated: bool = False  # build the sdist's metadata in an isolated environment
 
 
 SUITES = {
     "orjson": Suite("orjson", "test", "https://github.com/ijl/orjson/archive/refs/tags/{version}.tar.gz"),
     "ormsgpack": Suite(
         "ormsgpack", "tests", "https://github.com/ormsgpack/ormsgpack/archive/refs/tags/{version}.tar.gz"
+    ),
+    "msgpack": Suite(
+        "msgpack",
+        "test",
+        "https://github.com/msgpack/msgpack-python/archive/refs/tags/v{version}.tar.gz",
+        target="orcodec.msgpack",
+        submodules=("exceptions", "ext"),
+        isolated=True,
     ),
 }
 
@@ -107,7 +131,9 @@ def download_sdist(suite: Suite, version: str, workdir: Path) -> Path:
     # pip does not build maturin itself from source.
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-    cmd += ["--no-build-isolation", "--dest", str(downloads), f"{suite.name}=={version}"]
+    if not suite.isolated:
+        cmd.append("--no-build-isolation")
+    cmd += ["--dest", str(downloads), f"{suite.name}=={version}"]
     subprocess.run(cmd, check=True, env=env)
     (archive,) = downloads.glob(f"{suite.name}-{version}.tar.gz")
     with tarfile.open(archive) as tar:
@@ -171,8 +197,9 @@ def orjson_data(root: Path) -> None:
             (data / f"{name}.xz").write_bytes(lzma.compress((shared / name).read_bytes()))
 
 
-def alias_plugin(workdir: Path, module: str) -> Path:
-    """A directory with a pytest plugin that makes ``import <module>`` give orcodec."""
+def alias_plugin(workdir: Path, module: str, target: str = "orcodec", submodules: tuple[str, ...] = ()) -> Path:
+    """A directory with a pytest plugin that makes ``import <module>`` give ``target``
+    (and ``import <module>.<sub>`` give ``target.<sub>``)."""
     plugin_dir = workdir / f"alias-{module}"
     plugin_dir.mkdir(parents=True, exist_ok=True)
     (plugin_dir / "orcodec_alias.py").write_text(
@@ -180,11 +207,12 @@ def alias_plugin(workdir: Path, module: str) -> Path:
             f"""\
             # Loaded by pytest before the tests are collected: every `import {module}`
             # that follows gets orcodec.
+            import importlib
             import sys
 
-            import orcodec
-
-            sys.modules[{module!r}] = orcodec
+            sys.modules[{module!r}] = importlib.import_module({target!r})
+            for sub in {submodules!r}:
+                sys.modules[{module!r} + "." + sub] = importlib.import_module({target!r} + "." + sub)
             """
         )
     )
@@ -232,9 +260,20 @@ def check(suite: Suite, args) -> int:
         return 2
     if suite.name == "orjson":
         orjson_data(root)
+    if suite.name == "msgpack":
+        # Out of the source tree, whose msgpack/ would shadow the installed module.
+        run_root = workdir / f"{suite.name}-{version}-run"
+        if not run_root.is_dir():
+            shutil.copytree(tests, run_root / suite.tests)
+            # Its own rootdir: pytest would otherwise take this repository's settings.
+            (run_root / "pytest.ini").write_text("[pytest]\n")
+        root, tests = run_root, run_root / suite.tests
     peer_failed, peer_total = run_pytest(root, tests, workdir / f"{suite.name}-peer.xml", None)
     ours_failed, ours_total = run_pytest(
-        root, tests, workdir / f"{suite.name}-orcodec.xml", alias_plugin(workdir, suite.name)
+        root,
+        tests,
+        workdir / f"{suite.name}-orcodec.xml",
+        alias_plugin(workdir, suite.name, suite.target, suite.submodules),
     )
     allowed = ALLOWED[suite.name]
     only_ours = sorted(ours_failed - peer_failed)

@@ -31,7 +31,7 @@ pub enum Value {
 
 /// How the targets read MessagePack: str keys only (the tree's maps have str
 /// keys), timestamps decoded, every other extension kept as it is.
-pub const READ: ReadOptions = ReadOptions { non_str_keys: false, timestamps: true, bin_keys: false };
+pub const READ: ReadOptions = ReadOptions { non_str_keys: false, timestamps: true, bin_keys: false, plain_keys: false };
 
 /// Builds [`Value`]s; never fails.
 pub struct Tree;

@@ -59,6 +59,18 @@ pub trait Builder {
     }
     /// A map key: the same text may come back many times, so builders cache.
     fn key(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
+    /// A map key of `bytes`, which hold a byte beyond ASCII and may or may
+    /// not be valid UTF-8; `None` if they are not (nothing built). A builder
+    /// that reads invalid text its own way (an error handler, str as bytes)
+    /// overrides it.
+    #[inline(always)]
+    fn checked_key(&mut self, bytes: &[u8]) -> Result<Option<Self::Value>, Self::Error> {
+        if !crate::text::decode::is_valid(bytes) {
+            return Ok(None);
+        }
+        // SAFETY: just validated.
+        self.key(unsafe { core::str::from_utf8_unchecked(bytes) }).map(Some)
+    }
     /// Binary data (MessagePack bin).
     fn bytes(&mut self, value: &[u8]) -> Result<Self::Value, Self::Error>;
     /// A MessagePack extension value; `None` when the builder has no use for

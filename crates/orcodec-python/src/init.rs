@@ -9,7 +9,7 @@ use pyo3_ffi::*;
 
 use crate::module::{args, docs, options};
 use crate::state::{self, State};
-use crate::{classes, decode, encode, transcode};
+use crate::{classes, decode, encode, msgpack_compat, transcode};
 
 const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'static CStr) -> PyMethodDef {
     PyMethodDef {
@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 11] = [
+static mut METHODS: [PyMethodDef; 16] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -31,6 +31,12 @@ static mut METHODS: [PyMethodDef; 11] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
+    // orcodec.msgpack's building blocks (private: the package wraps them).
+    method(c"_mp_unpackb", msgpack_compat::mp_unpackb, c""),
+    method(c"_mp_stream", msgpack_compat::mp_stream, c""),
+    method(c"_mp_rewrite", msgpack_compat::mp_rewrite, c""),
+    method(c"_mp_header", msgpack_compat::mp_header, c""),
+    method(c"_mp_stacks", msgpack_compat::mp_stacks, c""),
     PyMethodDef::zeroed(),
 ];
 

@@ -76,6 +76,7 @@ mod decode;
 mod encode;
 mod init;
 mod module;
+mod msgpack_compat;
 mod state;
 mod transcode;
 

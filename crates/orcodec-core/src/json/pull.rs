@@ -921,8 +921,10 @@ mod tests {
             let want = json_all_ways(&json).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             // The same document as MessagePack reads back to the same values.
             let packed = parse(&json, &mut MsgpackBytes).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            for opts in [ReadOptions::default(), ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false }]
-            {
+            for opts in [
+                ReadOptions::default(),
+                ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false },
+            ] {
                 assert_eq!(msgpack_all_ways(&packed, opts).as_ref(), Ok(&want), "{name} as msgpack");
             }
         }
@@ -948,8 +950,10 @@ mod tests {
                 let end = (start + 1 + rng.below(2048) as usize).min(packed.len());
                 let window = mutate(&mut rng, &packed[start..end]);
                 let _ = msgpack_all_ways(&window, ReadOptions::default());
-                let _ =
-                    msgpack_all_ways(&window, ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false });
+                let _ = msgpack_all_ways(
+                    &window,
+                    ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false },
+                );
             }
         }
     }

@@ -6,6 +6,10 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same items read one at a time by the
 //!   caller (typed decoding, transcoding, streaming).
+//! * [`rewrite`]: MessagePack into msgpack-python's older dialects (float 32,
+//!   the raw type).
+//! * [`scan`]: where a value ends and how much of it a resumable reader
+//!   has consumed (msgpack-python's `Unpacker` model, its limits).
 //! * [`stream`]: where a value ends in bytes that arrive in pieces (the
 //!   streaming reader's extent scan).
 //! * `lex`: what both decoders read through (header decoding, length checks
@@ -18,6 +22,8 @@ mod lex;
 pub mod numpy;
 pub mod pull;
 pub mod reader;
+pub mod rewrite;
+pub mod scan;
 pub mod stream;
 pub mod validate;
 pub mod writer;

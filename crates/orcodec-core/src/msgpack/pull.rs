@@ -347,8 +347,9 @@ mod tests {
     use super::*;
     use crate::testing::{msgpack_all_ways, Rng};
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
-    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
+    const PLAIN: ReadOptions =
+        ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false, plain_keys: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false };
 
     /// A random MessagePack value of every family (some of them broken:
     /// invalid UTF-8, bad timestamps, non-str and map keys), appended to `out`.
@@ -478,7 +479,9 @@ mod tests {
                     mutate(&mut rng, &mut input);
                 }
             }
-            for opts in [PLAIN, ALL, ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false }] {
+            for opts in
+                [PLAIN, ALL, ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false, plain_keys: false }]
+            {
                 accepted += msgpack_all_ways(&input, opts).is_ok() as usize;
                 total += 1;
             }

@@ -31,6 +31,11 @@ pub struct ReadOptions {
     /// Map keys may also be bin (msgpack-numpy's maps have bytes keys); only
     /// matters without `non_str_keys`.
     pub bin_keys: bool,
+    /// Map keys are read as values are (msgpack-python's model): any type,
+    /// maps and extensions too, arrays as arrays; a str key still goes
+    /// through `Builder::key`. Overrides the three options above for keys,
+    /// and leaves the builder to refuse or hash what it must.
+    pub plain_keys: bool,
 }
 
 impl ReadOptions {
@@ -39,8 +44,10 @@ impl ReadOptions {
     /// its skip.
     #[inline(always)]
     pub(super) fn refuses_key(&self, marker: u8) -> bool {
-        let allowed =
-            matches!(marker, str_marker!()) || self.non_str_keys || (self.bin_keys && matches!(marker, 0xc4..=0xc6));
+        let allowed = matches!(marker, str_marker!())
+            || self.non_str_keys
+            || self.plain_keys
+            || (self.bin_keys && matches!(marker, 0xc4..=0xc6));
         !allowed
     }
 
@@ -49,7 +56,7 @@ impl ReadOptions {
     /// datetime, as ormsgpack refuses them (`ExtKey` at its header).
     #[inline(always)]
     pub(super) fn refuses_ext_key(&self, tag: i8) -> bool {
-        !(tag == -1 && self.timestamps)
+        !(tag == -1 && self.timestamps || self.plain_keys)
     }
 }
 
@@ -155,10 +162,10 @@ fn read_in<B: Builder, const PREFIX: bool>(
         let value = match item {
             Item::Value(v) => v,
             Item::Container { is_map, len, header } => {
-                if is_map && slot != Slot::Value {
+                if is_map && slot != Slot::Value && !opts.plain_keys {
                     return err(Kind::MapKey, header);
                 }
-                let in_key = slot != Slot::Value;
+                let in_key = slot != Slot::Value && !opts.plain_keys;
                 let needed = container_len(is_map, len, input.len() - r.pos, header)?;
                 // Counted like JSON: opening a container one level too deep
                 // fails, even an empty one.
@@ -289,11 +296,11 @@ fn read_item<B: Builder>(
                     b.ascii_str(text)
                 }
             } else if slot == Slot::Key {
-                if !crate::text::decode::is_valid(bytes) {
-                    return err(Kind::InvalidUtf8, at);
+                match b.checked_key(bytes) {
+                    Ok(Some(value)) => return Ok(Item::Value(value)),
+                    Ok(None) => return err(Kind::InvalidUtf8, at),
+                    Err(e) => return Err(Failure::Build(e)),
                 }
-                // SAFETY: just validated.
-                b.key(unsafe { core::str::from_utf8_unchecked(bytes) })
             } else {
                 match b.checked_non_ascii_str(bytes) {
                     Ok(Some(value)) => return Ok(Item::Value(value)),
@@ -329,8 +336,9 @@ mod tests {
     use super::*;
     use crate::testing::msgpack_all_ways;
 
-    const PLAIN: ReadOptions = ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false };
-    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false };
+    const PLAIN: ReadOptions =
+        ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false, plain_keys: false };
+    const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false };
 
     fn ok(b: &[u8]) -> String {
         ok_with(b, PLAIN)

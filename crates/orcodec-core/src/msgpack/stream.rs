@@ -297,7 +297,8 @@ mod tests {
                 // Whatever the decoder says of those bytes alone, it does not
                 // stop short of them or read past them.
                 Ok(Some(n)) => {
-                    let opts = ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false };
+                    let opts =
+                        ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false, plain_keys: false };
                     if let Err(crate::error::Failure::Syntax(e)) = read(&bytes[..n], &mut AnyExt, opts) {
                         assert!(
                             !matches!(
@@ -314,7 +315,7 @@ mod tests {
                     if let Err(crate::error::Failure::Syntax(e)) = read(
                         &bytes,
                         &mut AnyExt,
-                        ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false },
+                        ReadOptions { non_str_keys: true, timestamps: false, bin_keys: false, plain_keys: false },
                     ) {
                         assert!(
                             !matches!(e.kind, Kind::TrailingData),

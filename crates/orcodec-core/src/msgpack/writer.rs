@@ -120,7 +120,7 @@ pub fn write_str<S: Sink>(out: &mut S, text: Text<'_>) -> Result<(), SurrogateEr
 
 /// Writes UTF-8 `bytes` (shorter than 2**32) as str.
 #[inline(always)]
-fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
+pub fn write_utf8<S: Sink>(out: &mut S, bytes: &[u8]) {
     let len = bytes.len();
     if len < 32 {
         // fixstr, the usual map key: one byte of header, and a copy made of

@@ -88,7 +88,12 @@ pub fn msgpack_to_json<O: Output, const PRETTY: bool>(
     state.frames.clear();
     state.keys.clear();
     state.keys.texts_in_input = true;
-    let read = ReadOptions { non_str_keys: opts.non_str_keys, timestamps: opts.timestamps, bin_keys: false };
+    let read = ReadOptions {
+        non_str_keys: opts.non_str_keys,
+        timestamps: opts.timestamps,
+        bin_keys: false,
+        plain_keys: false,
+    };
     let mut p = MsgpackPull::with_options(input, read);
     let MsgpackToJson { frames, keys, tmp, order, key_text } = state;
     'value: loop {

@@ -226,7 +226,12 @@ fn pack(w: &mut MsgpackWriter<Vec<u8>>, v: &Py, depth: usize) -> Result<(), ()> 
 /// earlier one.
 pub fn msgpack_to_json(input: &[u8], opts: ToJsonOptions, pretty: bool) -> (Two, bool) {
     let mut tree = PyTree::default();
-    let read_opts = ReadOptions { non_str_keys: opts.non_str_keys, timestamps: opts.timestamps, bin_keys: false };
+    let read_opts = ReadOptions {
+        non_str_keys: opts.non_str_keys,
+        timestamps: opts.timestamps,
+        bin_keys: false,
+        plain_keys: false,
+    };
     let value = match read(input, &mut tree, read_opts) {
         Ok(v) => v,
         Err(Failure::Syntax(e)) => return (Two::Decode(e), tree.replaced.get() > 0),

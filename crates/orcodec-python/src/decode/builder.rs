@@ -64,7 +64,7 @@ impl PyBuilder {
     /// when one is due: before the container is made, so every object made
     /// so far is whole.
     #[inline(always)]
-    fn count_container(&mut self) {
+    pub(crate) fn count_container(&mut self) {
         self.young_countdown -= 1;
         if self.young_countdown == 0 {
             self.young_countdown = YOUNG_COLLECTION_EVERY;

@@ -261,6 +261,7 @@ pub(crate) unsafe fn msgpack_options(
         non_str_keys: opts & options::NON_STR_KEYS != 0,
         timestamps: opts & options::DATETIME_AS_TIMESTAMP_EXT != 0,
         bin_keys: opts & options::MSGPACK_NUMPY != 0,
+        plain_keys: false,
     };
     Some((ext_hook, read_opts, opts))
 }
