@@ -4,11 +4,13 @@ which compares what each returned (byte-equal) and raised (type, message,
 notes).
 
 Kept free of anything a subinterpreter may not load: numpy and pydantic
-(their extension modules refuse isolated interpreters), and on CPython 3.12
-the C `datetime` (an isolated interpreter there runs the pure-Python one).
+(their extension modules refuse isolated interpreters) and zoneinfo (on
+CPython 3.12 an isolated interpreter runs the pure-Python `datetime`,
+which orcodec reads and makes too, and zoneinfo's C part needs the C one).
 """
 
 import dataclasses
+import datetime
 import enum
 import io
 import sys
@@ -84,6 +86,27 @@ def battery():
         results[name] = outcome(call)
 
     o = orcodec
+    tz = datetime.timezone(datetime.timedelta(hours=-5, minutes=-30))
+    dt = datetime.datetime(2024, 2, 29, 23, 59, 58, 123456, tzinfo=tz)
+    times = [dt, datetime.datetime(2000, 1, 1), datetime.date(1999, 12, 31), datetime.time(12, 0, 0, 5)]
+    case("dumps datetimes", lambda: o.dumps(times, option=o.OPT_UTC_Z))
+    case("dumps datetimes naive utc", lambda: o.dumps(times, option=o.OPT_NAIVE_UTC | o.OPT_OMIT_MICROSECONDS))
+    case("packb datetimes", lambda: o.packb(times))
+    case("packb timestamps", lambda: o.packb(dt, option=o.OPT_DATETIME_AS_TIMESTAMP_EXT))
+    case("dumps time with tzinfo", lambda: o.dumps(datetime.time(1, tzinfo=tz)))
+    case(
+        "unpackb timestamps",
+        lambda: o.unpackb(o.packb(dt, option=o.OPT_DATETIME_AS_TIMESTAMP_EXT), option=o.OPT_DATETIME_AS_TIMESTAMP_EXT),
+    )
+    case(
+        "typed datetimes",
+        lambda: o.loads(
+            b'["2024-01-02T03:04:05.5+01:00", "2024-01-02", "10:11:12Z"]',
+            type=tuple[datetime.datetime, datetime.date, datetime.time],
+        ),
+    )
+    case("typed datetime error", lambda: o.loads(b'"2024-13-01T00:00:00"', type=datetime.datetime))
+    case("convert datetime", lambda: o.convert(dt, datetime.datetime))
     case("dumps", lambda: o.dumps(doc))
     case("dumps options", lambda: o.dumps(doc, option=o.OPT_SORT_KEYS | o.OPT_INDENT_2 | o.OPT_APPEND_NEWLINE))
     case("dumps non-str keys", lambda: o.dumps({1: "a", uid: "b", Color.BLUE: "c"}, option=o.OPT_NON_STR_KEYS))

@@ -303,6 +303,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
     o.str_normalize = args::intern(c"normalize");
     o.str_pytz_tzinfo = args::intern(c"pytz.tzinfo");
     o.str_decimal = args::intern(c"decimal");
+    o.str_datetime = args::intern(c"datetime");
     o.gc_collect = gc_collect();
     o.base64_default = transcode::new_base64_default(module);
     o.fragment_type = classes::fragment::new_fragment_type(module);

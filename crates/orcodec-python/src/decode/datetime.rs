@@ -23,7 +23,9 @@ pub unsafe fn datetime_from_timestamp(st: &State, seconds: i64, nanoseconds: u32
     if capi.is_null() {
         capi = st.load_datetime(true);
         if capi.is_null() {
-            return crate::cpython::datetime::no_capi();
+            let fields = [year as i32, month as i32, day as i32, second_of_day / 3600, second_of_day / 60 % 60];
+            let fields = [&fields[..], &[second_of_day % 60, (nanoseconds / 1000) as i32]].concat();
+            return crate::decode::pydatetime::make(st, c"datetime", &fields, Some(Some(0)));
         }
     }
     let api = &*capi;

@@ -23,6 +23,7 @@ pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
 pub(crate) mod numpy;
+pub(crate) mod pydatetime;
 pub(crate) mod strs;
 pub mod typed;
 

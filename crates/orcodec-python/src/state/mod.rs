@@ -104,11 +104,12 @@ pub struct Objects {
     pub str_normalize: *mut PyObject,
     pub str_pytz_tzinfo: *mut PyObject,
     pub str_decimal: *mut PyObject,
+    pub str_datetime: *mut PyObject,
 }
 
 impl Objects {
     /// Every field, in declaration order (for traversal and release).
-    pub fn all(&mut self) -> [&mut *mut PyObject; 49] {
+    pub fn all(&mut self) -> [&mut *mut PyObject; 50] {
         macro_rules! fields {
             ($($f:ident),* ; $($t:ident),*) => { [$(&mut self.$f,)* $(as_object(&mut self.$t),)*] };
         }
@@ -119,7 +120,7 @@ impl Objects {
             kw_default, kw_option, kw_ext_hook, kw_numpy_ext_code, kw_base64, kw_read_size, str_utcoffset, str_int,
             str_value, str_uuid, str_enum, str_dataclasses, str_dataclass_fields, str_field_type, str_numpy,
             str_array_struct, str_dtype, str_str, str_dict, str_pydantic_fields, str_pydantic_extra, str_fields,
-            str_slots, str_normalize, str_pytz_tzinfo, str_decimal;
+            str_slots, str_normalize, str_pytz_tzinfo, str_decimal, str_datetime;
             fragment_type, ext_type, decoder_type, unpacker_type, packer_type, line_iterator_type
         )
     }
@@ -165,10 +166,15 @@ pub struct Found {
     pub numpy_bool: Lazy,
     pub numpy_integer: Lazy,
     pub numpy_floating: Lazy,
+    /// The pure-Python `datetime` module's classes, where the C module
+    /// cannot be loaded (see `encode/types/pydatetime.rs`).
+    pub py_datetime: Lazy,
+    pub py_date: Lazy,
+    pub py_time: Lazy,
 }
 
 impl Found {
-    fn all(&self) -> [&Lazy; 11] {
+    fn all(&self) -> [&Lazy; 14] {
         [
             &self.uuid_type,
             &self.safe_uuid,
@@ -181,6 +187,9 @@ impl Found {
             &self.numpy_bool,
             &self.numpy_integer,
             &self.numpy_floating,
+            &self.py_datetime,
+            &self.py_date,
+            &self.py_time,
         ]
     }
 }

@@ -22,6 +22,7 @@ use orcodec_core::parse::{Date, Time};
 
 use crate::cpython::datetime::{is_date, is_datetime, is_time};
 use crate::cpython::object::Owned;
+use crate::decode::pydatetime as pure;
 use crate::decode::typed::error::{invalid, Fail};
 use crate::decode::typed::input::{Format, Head, Input, Value};
 use crate::decode::typed::node::{FastLeaf, Node, NodeId};
@@ -79,6 +80,13 @@ unsafe fn capi(st: &State) -> Result<&PyDateTime_CAPI, Fail> {
     Ok(&*capi)
 }
 
+/// Whether `obj` is an instance of the pure-Python `datetime.<name>`, in an
+/// interpreter without the C module (never true elsewhere).
+#[inline(always)]
+unsafe fn pure_instance(st: &State, name: &core::ffi::CStr, obj: *mut PyObject) -> bool {
+    datetime_api(st).is_null() && pure::is_instance(name, obj)
+}
+
 /// The interpreter's C `datetime` API, loaded (importing `datetime`: a
 /// datetime type was named, or a timestamp is read) the first time; NULL
 /// where it cannot be had.
@@ -126,6 +134,11 @@ unsafe fn other_zone(st: &State, seconds: i32) -> Result<*mut PyObject, Fail> {
 }
 
 unsafe fn new_datetime(st: &State, d: Date, t: Time) -> Result<Owned, Fail> {
+    if datetime_api(st).is_null() {
+        let fields = [d.year, d.month as i32, d.day as i32, t.hour as i32, t.minute as i32, t.second as i32];
+        let fields = [&fields[..], &[t.microsecond as i32]].concat();
+        return Ok(Owned::new(pure::make(st, c"datetime", &fields, Some(t.offset)))?);
+    }
     let tz = zone(st, t.offset)?;
     if let Some(made) = crate::cpython::datetime::new_datetime(datetime_api(st), d, t, tz) {
         return Ok(Owned::new(made)?);
@@ -204,7 +217,9 @@ pub fn datetime<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Re
         Value::U64(v) if lax => epoch(st, v as f64, path, h.at),
         Value::F64(v) if lax => epoch(st, v, path, h.at),
         // SAFETY: a live object.
-        Value::Py(obj) if unsafe { is_datetime(datetime_api(st), obj) } => unsafe { keep(obj) },
+        Value::Py(obj) if unsafe { is_datetime(datetime_api(st), obj) || pure_instance(st, c"datetime", obj) } => unsafe {
+            keep(obj)
+        },
         _ => {
             if let Value::Py(obj) = h.v {
                 // SAFETY: a live object.
@@ -237,7 +252,14 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     let st = ctx.st;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object.
-        if unsafe { is_date(datetime_api(st), obj) && !is_datetime(datetime_api(st), obj) } {
+        // SAFETY: loads the C API, or none.
+        let capi = unsafe { datetime_api(st) };
+        // SAFETY: a live object.
+        let is_date = unsafe {
+            (is_date(capi, obj) && !is_datetime(capi, obj))
+                || (pure_instance(st, c"date", obj) && !pure_instance(st, c"datetime", obj))
+        };
+        if is_date {
             // SAFETY: a new reference to a live object.
             return unsafe { keep(obj) };
         }
@@ -255,6 +277,9 @@ pub fn date<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
 /// A new `datetime.date` (NULL with an exception set on failure).
 #[inline(always)]
 unsafe fn new_date(st: &State, d: Date) -> Result<*mut PyObject, Fail> {
+    if datetime_api(st).is_null() {
+        return Ok(pure::make(st, c"date", &[d.year, d.month as i32, d.day as i32], None));
+    }
     if let Some(made) = crate::cpython::datetime::new_date(datetime_api(st), d) {
         return Ok(made);
     }
@@ -378,7 +403,7 @@ pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     let st = ctx.st;
     if let Value::Py(obj) = h.v {
         // SAFETY: a live object.
-        if unsafe { is_time(datetime_api(st), obj) } {
+        if unsafe { is_time(datetime_api(st), obj) || pure_instance(st, c"time", obj) } {
             // SAFETY: a new reference to a live object.
             return unsafe { keep(obj) };
         }
@@ -389,6 +414,10 @@ pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
     match orcodec_core::parse::parse_time(text.as_bytes()) {
         // SAFETY: makes a time.
         Some(t) => unsafe {
+            if datetime_api(st).is_null() {
+                let fields = [t.hour as i32, t.minute as i32, t.second as i32, t.microsecond as i32];
+                return Ok(Owned::new(pure::make(st, c"time", &fields, Some(t.offset)))?);
+            }
             let api = capi(st)?;
             let tz = zone(st, t.offset)?;
             Ok(Owned::new((api.Time_FromTime)(

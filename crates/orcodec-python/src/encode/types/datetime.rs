@@ -172,6 +172,10 @@ impl<E: Emitter> Walker<E> {
     #[inline]
     pub(crate) unsafe fn date_or_time(&mut self, obj: *mut PyObject) -> Option<Result<(), EncodeError>> {
         let capi = datetime_api_for(self.st, Py_TYPE(obj));
+        if capi.is_null() {
+            let kind = crate::encode::types::pydatetime::pure_kind(self.st, Py_TYPE(obj))?;
+            return Some(self.pure_date_or_time(obj, kind));
+        }
         if is_datetime_exact(capi, obj) {
             return Some(self.datetime(obj));
         }

@@ -17,4 +17,5 @@ pub mod fragment;
 pub mod numpy;
 pub mod numpy_ext;
 pub mod pydantic;
+pub mod pydatetime;
 pub mod uuid;
