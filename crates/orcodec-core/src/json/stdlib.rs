@@ -1,0 +1,537 @@
+//! The text of Python's standard library `json` module, byte for byte: its
+//! separators (`", "` and `": "` by default, any text the caller chooses),
+//! its indentation (a newline and the indent text once per level), its
+//! `ensure_ascii` escaping (`\uXXXX` in lowercase hex, surrogate pairs above
+//! the BMP, DEL escaped too), Python's `repr(float)` (`1e+16`, `1e-05`,
+//! `0.1`, `1000000000000000.0`) and `NaN` / `Infinity` / `-Infinity`.
+//!
+//! The orjson-compatible writer (`writer.rs`) is untouched by any of this:
+//! the stdlib's text differs from orjson's in almost every respect, so it is
+//! a writer of its own, into a `Vec<u8>`, that the caller turns into a `str`.
+//!
+//! Strings arrive as CPython stores them (see [`Text`]): UTF-8 for ASCII or
+//! when a UTF-8 form is cached, else 1, 2 or 4 byte code units. Lone
+//! surrogates (possible in a Python `str`) are written as themselves when
+//! `ensure_ascii` is off, in the 3-byte form UTF-8 would give them (the
+//! caller decodes the output with `surrogatepass`); [`StdlibWriter::surrogates`]
+//! tells that it happened.
+
+use crate::text::Text;
+
+/// Lowercase hex digits, as the stdlib writes `\uXXXX`.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// What a byte below 0x80 becomes inside a string: 0 stays as it is, `u`
+/// takes `\u00XX`, any other is the letter after the backslash.
+const ESCAPE: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = b'u';
+        i += 1;
+    }
+    table[b'\x08' as usize] = b'b';
+    table[b'\x0c' as usize] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// The layout options of the standard library's encoder.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// Between the items of an array or object (`", "`, or `","` with indent).
+    pub item_separator: Vec<u8>,
+    /// Between a key and its value (`": "`).
+    pub key_separator: Vec<u8>,
+    /// Written once per level after a newline; None writes no newlines.
+    pub indent: Option<Vec<u8>>,
+    /// Escape every character outside printable ASCII as `\uXXXX`.
+    pub ensure_ascii: bool,
+}
+
+/// A writer of the standard library's JSON text.
+pub struct StdlibWriter {
+    pub out: Vec<u8>,
+    layout: Layout,
+    level: usize,
+    /// A lone surrogate was written in its 3-byte form.
+    pub surrogates: bool,
+}
+
+impl StdlibWriter {
+    pub fn new(layout: Layout) -> StdlibWriter {
+        StdlibWriter { out: Vec::with_capacity(256), layout, level: 0, surrogates: false }
+    }
+
+    /// True when every byte of the output is ASCII by construction:
+    /// `ensure_ascii` and ASCII separators and indent.
+    pub fn is_ascii_only(&self) -> bool {
+        let l = &self.layout;
+        l.ensure_ascii
+            && l.item_separator.is_ascii()
+            && l.key_separator.is_ascii()
+            && l.indent.as_ref().is_none_or(|i| i.is_ascii())
+    }
+
+    #[inline]
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn newline_indent(&mut self) {
+        if let Some(indent) = &self.layout.indent {
+            self.out.push(b'\n');
+            for _ in 0..self.level {
+                self.out.extend_from_slice(indent);
+            }
+        }
+    }
+
+    /// Opens a non-empty array (`[`) or object (`{`).
+    pub fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        if self.layout.indent.is_some() {
+            self.level += 1;
+            self.newline_indent();
+        }
+    }
+
+    /// Between two items of the innermost container.
+    pub fn item_separator(&mut self) {
+        self.out.extend_from_slice(&self.layout.item_separator);
+        self.newline_indent();
+    }
+
+    pub fn key_separator(&mut self) {
+        self.out.extend_from_slice(&self.layout.key_separator);
+    }
+
+    /// Closes what [`open`](Self::open) opened.
+    pub fn close(&mut self, bracket: u8) {
+        if self.layout.indent.is_some() {
+            self.level -= 1;
+            self.newline_indent();
+        }
+        self.out.push(bracket);
+    }
+
+    pub fn i64(&mut self, v: i64) {
+        let mut buf = itoa_buf();
+        let n = unsafe {
+            // SAFETY: 20 bytes hold any i64 in decimal.
+            crate::number::int::write_i64(buf.as_mut_ptr(), v)
+        };
+        self.out.extend_from_slice(&buf[..n]);
+    }
+
+    /// A finite float as Python's `repr` writes it; the non-finite ones as
+    /// `NaN`, `Infinity`, `-Infinity` (the caller decides if they are allowed).
+    pub fn f64(&mut self, v: f64) {
+        write_float_repr(&mut self.out, v);
+    }
+
+    /// A string value or key, quoted and escaped.
+    pub fn str(&mut self, text: Text<'_>) {
+        self.out.push(b'"');
+        match (text, self.layout.ensure_ascii) {
+            (Text::Utf8(b), true) => escape_utf8_ascii(&mut self.out, b),
+            (Text::Utf8(b), false) => escape_utf8(&mut self.out, b),
+            (Text::Ucs1(u), true) => escape_units_ascii(&mut self.out, u.iter().map(|&c| c as u32)),
+            (Text::Ucs2(u), true) => escape_units_ascii(&mut self.out, u.iter().map(|&c| c as u32)),
+            (Text::Ucs4(u), true) => escape_units_ascii(&mut self.out, u.iter().copied()),
+            (Text::Ucs1(u), false) => {
+                escape_units(&mut self.out, u.iter().map(|&c| c as u32));
+            }
+            (Text::Ucs2(u), false) => {
+                if escape_units(&mut self.out, u.iter().map(|&c| c as u32)) {
+                    self.surrogates = true;
+                }
+            }
+            (Text::Ucs4(u), false) => {
+                if escape_units(&mut self.out, u.iter().copied()) {
+                    self.surrogates = true;
+                }
+            }
+        }
+        self.out.push(b'"');
+    }
+}
+
+fn itoa_buf() -> [u8; 24] {
+    [0u8; 24]
+}
+
+#[inline]
+fn push_u_escape(out: &mut Vec<u8>, c: u32) {
+    out.extend_from_slice(&[
+        b'\\',
+        b'u',
+        HEX[(c >> 12 & 0xf) as usize],
+        HEX[(c >> 8 & 0xf) as usize],
+        HEX[(c >> 4 & 0xf) as usize],
+        HEX[(c & 0xf) as usize],
+    ]);
+}
+
+/// An ASCII character that needs escaping (`ensure_ascii` adds DEL).
+#[inline]
+fn push_ascii_escape(out: &mut Vec<u8>, c: u8) {
+    match ESCAPE[c as usize] {
+        b'u' => push_u_escape(out, c as u32),
+        0 => push_u_escape(out, c as u32), // DEL under ensure_ascii
+        letter => out.extend_from_slice(&[b'\\', letter]),
+    }
+}
+
+/// Any code point under `ensure_ascii`.
+#[inline]
+fn push_code_point_ascii(out: &mut Vec<u8>, c: u32) {
+    if c < 0x80 {
+        if ESCAPE[c as usize] == 0 && c != 0x7f {
+            out.push(c as u8);
+        } else {
+            push_ascii_escape(out, c as u8);
+        }
+    } else if c < 0x10000 {
+        push_u_escape(out, c);
+    } else {
+        let v = c - 0x10000;
+        push_u_escape(out, 0xd800 | (v >> 10));
+        push_u_escape(out, 0xdc00 | (v & 0x3ff));
+    }
+}
+
+/// True for a byte that `ensure_ascii` writes as it is.
+#[inline(always)]
+fn plain_ascii(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\'
+}
+
+/// True for a byte written as it is without `ensure_ascii`.
+#[inline(always)]
+fn plain_utf8(b: u8) -> bool {
+    b >= 0x20 && b != b'"' && b != b'\\'
+}
+
+/// How many leading bytes of `b` satisfy `plain`, eight at a time while
+/// they are all plain printable ASCII (the common case).
+#[inline(always)]
+fn plain_run(b: &[u8], plain: impl Fn(u8) -> bool) -> usize {
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        // Any byte < 0x20, >= 0x80, '"' or '\\' (or DEL) ends the fast run.
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let low = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        let special = has_zero(w ^ (ONES * b'"' as u64))
+            | has_zero(w ^ (ONES * b'\\' as u64))
+            | has_zero(w ^ (ONES * 0x7f))
+            | (w & HIGH)
+            | low;
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && plain(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn escape_utf8_ascii(out: &mut Vec<u8>, b: &[u8]) {
+    let mut i = 0;
+    while i < b.len() {
+        let run = plain_run(&b[i..], plain_ascii);
+        out.extend_from_slice(&b[i..i + run]);
+        i += run;
+        if i >= b.len() {
+            break;
+        }
+        let c = b[i];
+        if c < 0x80 {
+            push_ascii_escape(out, c);
+            i += 1;
+        } else {
+            // Valid UTF-8 (a `str`'s cached form): decode one code point.
+            let (cp, len) = decode_utf8(&b[i..]);
+            push_code_point_ascii(out, cp);
+            i += len;
+        }
+    }
+}
+
+fn escape_utf8(out: &mut Vec<u8>, b: &[u8]) {
+    let mut i = 0;
+    while i < b.len() {
+        let run = plain_run(&b[i..], plain_utf8);
+        out.extend_from_slice(&b[i..i + run]);
+        i += run;
+        if i >= b.len() {
+            break;
+        }
+        push_ascii_escape(out, b[i]);
+        i += 1;
+    }
+}
+
+/// One code point of valid UTF-8 starting at a non-ASCII lead byte.
+#[inline]
+fn decode_utf8(b: &[u8]) -> (u32, usize) {
+    let lead = b[0] as u32;
+    let cont = |k: usize| (b.get(k).copied().unwrap_or(0x80) & 0x3f) as u32;
+    if lead < 0xe0 {
+        (((lead & 0x1f) << 6) | cont(1), 2)
+    } else if lead < 0xf0 {
+        (((lead & 0x0f) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (((lead & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4)
+    }
+}
+
+fn escape_units_ascii(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) {
+    for c in units {
+        if c < 0x80 && plain_ascii(c as u8) {
+            out.push(c as u8);
+        } else {
+            push_code_point_ascii(out, c);
+        }
+    }
+}
+
+/// Code units to UTF-8, escaping only what JSON requires. Returns true if a
+/// lone surrogate was written (in its 3-byte form).
+fn escape_units(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> bool {
+    let mut surrogates = false;
+    for c in units {
+        if c < 0x80 {
+            if plain_utf8(c as u8) {
+                out.push(c as u8);
+            } else {
+                push_ascii_escape(out, c as u8);
+            }
+        } else if c < 0x800 {
+            out.extend_from_slice(&[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8]);
+        } else if c < 0x10000 {
+            surrogates |= (0xd800..0xe000).contains(&c);
+            out.extend_from_slice(&[0xe0 | (c >> 12) as u8, 0x80 | (c >> 6 & 0x3f) as u8, 0x80 | (c & 0x3f) as u8]);
+        } else {
+            out.extend_from_slice(&[
+                0xf0 | (c >> 18) as u8,
+                0x80 | (c >> 12 & 0x3f) as u8,
+                0x80 | (c >> 6 & 0x3f) as u8,
+                0x80 | (c & 0x3f) as u8,
+            ]);
+        }
+    }
+    surrogates
+}
+
+/// `repr(float)` of CPython: the shortest digits that read back to `v`, in
+/// fixed notation when the decimal exponent is from -4 to 16 (`0.0001`,
+/// `1e+16` is the first in exponent form, `1e-05` the last below), with at
+/// least one digit after the point (`1.0`) and at least two exponent digits.
+pub fn write_float_repr(out: &mut Vec<u8>, v: f64) {
+    if v.is_nan() {
+        out.extend_from_slice(b"NaN");
+        return;
+    }
+    if v.is_infinite() {
+        out.extend_from_slice(if v > 0.0 { b"Infinity" } else { b"-Infinity" });
+        return;
+    }
+    if v.is_sign_negative() {
+        out.push(b'-');
+    }
+    if v == 0.0 {
+        out.extend_from_slice(b"0.0");
+        return;
+    }
+    let mut buf = zmij::Buffer::new();
+    let text = buf.format_finite(v.abs()).as_bytes();
+    // Digits and the position of the decimal point among them.
+    let (mantissa, exp) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&text[..e], parse_exp(&text[e + 1..])),
+        None => (text, 0i32),
+    };
+    let mut digits = [0u8; 32];
+    let mut n = 0usize;
+    let mut int_len = 0i32;
+    let mut seen_point = false;
+    for &b in mantissa {
+        if b == b'.' {
+            seen_point = true;
+        } else {
+            if !seen_point {
+                int_len += 1;
+            }
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    let mut point = int_len + exp;
+    let mut start = 0;
+    while start < n && digits[start] == b'0' {
+        start += 1;
+        point -= 1;
+    }
+    let mut end = n;
+    while end > start && digits[end - 1] == b'0' {
+        end -= 1;
+    }
+    let d = &digits[start..end];
+    let len = d.len() as i32;
+    if !(-4 < point && point <= 16) {
+        out.push(d[0]);
+        if d.len() > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&d[1..]);
+        }
+        let e = point - 1;
+        out.push(b'e');
+        out.push(if e < 0 { b'-' } else { b'+' });
+        let e = e.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        let mut tmp = [0u8; 4];
+        let mut k = tmp.len();
+        let mut x = e;
+        loop {
+            k -= 1;
+            tmp[k] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&tmp[k..]);
+    } else if point <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(core::iter::repeat_n(b'0', (-point) as usize));
+        out.extend_from_slice(d);
+    } else if point >= len {
+        out.extend_from_slice(d);
+        out.extend(core::iter::repeat_n(b'0', (point - len) as usize));
+        out.extend_from_slice(b".0");
+    } else {
+        out.extend_from_slice(&d[..point as usize]);
+        out.push(b'.');
+        out.extend_from_slice(&d[point as usize..]);
+    }
+}
+
+fn parse_exp(b: &[u8]) -> i32 {
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let mut e = 0i32;
+    for &c in digits {
+        e = e * 10 + (c - b'0') as i32;
+    }
+    if neg {
+        -e
+    } else {
+        e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repr(v: f64) -> String {
+        let mut out = Vec::new();
+        write_float_repr(&mut out, v);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn float_repr_is_pythons() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (123456789012345680.0, "1.2345678901234568e+17"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (1e100, "1e+100"),
+            (3.14159, "3.14159"),
+            (-2.5, "-2.5"),
+            (100.0, "100.0"),
+            (1617161771.7650001, "1617161771.765"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ];
+        for &(v, want) in cases {
+            assert_eq!(repr(v), want, "{v:e}");
+        }
+    }
+
+    fn write(text: Text<'_>, ensure_ascii: bool) -> Vec<u8> {
+        let mut w = StdlibWriter::new(Layout { ensure_ascii, ..Layout::default() });
+        w.str(text);
+        w.out
+    }
+
+    #[test]
+    fn strings_escape_as_the_stdlib_does() {
+        let s = "a\"b\\c\n\t\x08\x0c\r\x01\x1f\x7f\u{e9}\u{3b1}\u{1d120}";
+        assert_eq!(
+            write(Text::Utf8(s.as_bytes()), true),
+            br#""a\"b\\c\n\t\b\f\r\u0001\u001f\u007f\u00e9\u03b1\ud834\udd20""#.to_vec()
+        );
+        let plain = write(Text::Utf8(s.as_bytes()), false);
+        assert_eq!(plain, "\"a\\\"b\\\\c\\n\\t\\b\\f\\r\\u0001\\u001f\x7f\u{e9}\u{3b1}\u{1d120}\"".as_bytes());
+        let units: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        assert_eq!(write(Text::Ucs4(&units), true), write(Text::Utf8(s.as_bytes()), true));
+        assert_eq!(write(Text::Ucs4(&units), false), plain);
+        let lone = [0x61u16, 0xd800, 0x62];
+        assert_eq!(write(Text::Ucs2(&lone), true), br#""a\ud800b""#.to_vec());
+        let mut w = StdlibWriter::new(Layout::default());
+        w.str(Text::Ucs2(&lone));
+        assert!(w.surrogates);
+        assert_eq!(w.out, b"\"a\xed\xa0\x80b\"".to_vec());
+    }
+
+    #[test]
+    fn long_plain_runs_stop_at_every_special_byte() {
+        for special in [b'"', b'\\', 0x7f, 0x00, 0x1f, 0xc3] {
+            for at in 0..20 {
+                let mut s = vec![b'x'; 20];
+                s[at] = special;
+                if special == 0xc3 {
+                    s.insert(at + 1, 0xa9);
+                }
+                let text = Text::Utf8(&s);
+                let got = write(text, true);
+                let want: String = core::str::from_utf8(&s)
+                    .unwrap()
+                    .chars()
+                    .map(|c| match c {
+                        '"' => "\\\"".to_string(),
+                        '\\' => "\\\\".to_string(),
+                        c if (c as u32) < 0x20 || (c as u32) >= 0x7f => format!("\\u{:04x}", c as u32),
+                        c => c.to_string(),
+                    })
+                    .collect();
+                assert_eq!(got, format!("\"{want}\"").into_bytes());
+            }
+        }
+    }
+}
