@@ -458,3 +458,51 @@ def test_random_texts_decode_as_the_stdlibs(text):
     ours, theirs = outcome(oj.loads, text), outcome(json.loads, text)
     # NaN compares unequal to itself: compare the reprs.
     assert repr(ours) == repr(theirs)
+
+
+# --- what runs in the Rust core ---------------------------------------------------
+
+
+def test_the_core_reads_what_it_reads_as_the_stdlib_and_declines_the_rest():
+    from orcodec._orcodec import _json_loads
+
+    for text in ('{"a": [1, -2, 2.5, "\\u00e9", true, null]}', "18446744073709551615", "-9223372036854775808", " 1 "):
+        assert repr(_json_loads(text)) == repr(json.loads(text))
+    for text in (
+        "18446744073709551616",
+        "-9223372036854775809",
+        "1" * 5000,
+        "[1e400]",
+        "NaN",
+        "[-Infinity]",
+        '"\\ud800"',
+        "\ud800",
+        "[1,]",
+        "",
+        "[" * 2000 + "]" * 2000,
+    ):
+        assert _json_loads(text) is NotImplemented, text
+    with pytest.raises(TypeError):
+        _json_loads()
+
+
+def test_keys_are_one_object_per_document_as_the_stdlibs_memo():
+    long_key = "k" * 100
+    text = json.dumps([{"a": 1, "\u00e9t\u00e9": 2, long_key: 3}] * 3)
+    first, *rest = oj.loads(text)
+    for other in rest:
+        for a, b in zip(first, other):
+            assert a is b
+
+
+def test_big_ints_keep_the_interpreters_digit_limit():
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(5000)
+    try:
+        assert oj.loads("1" * 5000) == int("1" * 5000)
+        with pytest.raises(ValueError, match="Exceeds the limit"):
+            oj.loads("1" * 5001)
+        with pytest.raises(ValueError, match="Exceeds the limit"):
+            oj.dumps(10**6000)
+    finally:
+        sys.set_int_max_str_digits(old)

@@ -23,6 +23,7 @@ pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
 pub(crate) mod numpy;
+pub mod stdlib;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};

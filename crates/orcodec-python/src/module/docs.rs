@@ -436,3 +436,10 @@ pub const JSON_ENCODE: &CStr = c"_json_encode(obj, default, skipkeys, ensure_asc
 
 The encoder of orcodec.json (private: call orcodec.json.dumps). Writes obj
 as the standard library's json module does, into a str.";
+
+pub const JSON_LOADS: &CStr = c"_json_loads(s, /)
+--
+
+The fast path of orcodec.json.loads (private: call orcodec.json.loads). The
+value of JSON text s, or NotImplemented when the standard library's decoder
+must read it (its extensions, its error messages).";

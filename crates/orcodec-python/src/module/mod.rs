@@ -26,7 +26,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 12] = [
+static mut METHODS: [PyMethodDef; 13] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -38,6 +38,7 @@ static mut METHODS: [PyMethodDef; 12] = [
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
+    method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
     PyMethodDef::zeroed(),
 ];
 
