@@ -11,11 +11,10 @@ import math
 import sys
 from pathlib import Path
 
+import orcodec.json as oj
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import orcodec.json as oj
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
 
@@ -114,7 +113,8 @@ class MyDict(dict):
         MyDict(a=MyDict()),
         collections.OrderedDict([("b", 1), ("a", 2)]),
         (1, (2, ())),
-        {1: 1, 2.5: 2, True: 3, False: 4, None: 5, "s": 6, MyStr("t"): 7, Color.RED: 8, 2**70: 9},
+        {3: 1, 2.5: 2, True: 3, False: 4, None: 5, "s": 6, MyStr("t"): 7, 2**70: 9},
+        {Color.RED: 8, MyInt(5): 1, -7: 2, MyFloat(0.5): 3},
         {float("nan"): 1, float("inf"): 2, float("-inf"): 3, -0.0: 4},
     ],
     ids=repr,

@@ -16,7 +16,11 @@
 //! caller decodes the output with `surrogatepass`); [`StdlibWriter::surrogates`]
 //! tells that it happened.
 
+use crate::fallible::{extend, push, NoMemory};
 use crate::text::Text;
+
+/// A write that may run out of memory.
+pub type Written = Result<(), NoMemory>;
 
 /// Lowercase hex digits, as the stdlib writes `\uXXXX`.
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -64,7 +68,7 @@ pub struct StdlibWriter {
 
 impl StdlibWriter {
     pub fn new(layout: Layout) -> StdlibWriter {
-        StdlibWriter { out: Vec::with_capacity(256), layout, level: 0, surrogates: false }
+        StdlibWriter { out: Vec::new(), layout, level: 0, surrogates: false }
     }
 
     /// True when every byte of the output is ASCII by construction:
@@ -78,130 +82,121 @@ impl StdlibWriter {
     }
 
     #[inline]
-    pub fn raw(&mut self, bytes: &[u8]) {
-        self.out.extend_from_slice(bytes);
+    pub fn raw(&mut self, bytes: &[u8]) -> Written {
+        extend(&mut self.out, bytes)
     }
 
-    fn newline_indent(&mut self) {
+    fn newline_indent(&mut self) -> Written {
         if let Some(indent) = &self.layout.indent {
-            self.out.push(b'\n');
+            push(&mut self.out, b'\n')?;
             for _ in 0..self.level {
-                self.out.extend_from_slice(indent);
+                extend(&mut self.out, indent)?;
             }
         }
+        Ok(())
     }
 
     /// Opens a non-empty array (`[`) or object (`{`).
-    pub fn open(&mut self, bracket: u8) {
-        self.out.push(bracket);
+    pub fn open(&mut self, bracket: u8) -> Written {
+        push(&mut self.out, bracket)?;
         if self.layout.indent.is_some() {
             self.level += 1;
-            self.newline_indent();
+            self.newline_indent()?;
         }
+        Ok(())
     }
 
     /// Between two items of the innermost container.
-    pub fn item_separator(&mut self) {
-        self.out.extend_from_slice(&self.layout.item_separator);
-        self.newline_indent();
+    pub fn item_separator(&mut self) -> Written {
+        extend(&mut self.out, &self.layout.item_separator)?;
+        self.newline_indent()
     }
 
-    pub fn key_separator(&mut self) {
-        self.out.extend_from_slice(&self.layout.key_separator);
+    pub fn key_separator(&mut self) -> Written {
+        extend(&mut self.out, &self.layout.key_separator)
     }
 
     /// Closes what [`open`](Self::open) opened.
-    pub fn close(&mut self, bracket: u8) {
+    pub fn close(&mut self, bracket: u8) -> Written {
         if self.layout.indent.is_some() {
             self.level -= 1;
-            self.newline_indent();
+            self.newline_indent()?;
         }
-        self.out.push(bracket);
+        push(&mut self.out, bracket)
     }
 
-    pub fn i64(&mut self, v: i64) {
-        let mut buf = itoa_buf();
-        let n = unsafe {
-            // SAFETY: 20 bytes hold any i64 in decimal.
-            crate::number::int::write_i64(buf.as_mut_ptr(), v)
-        };
-        self.out.extend_from_slice(&buf[..n]);
+    pub fn i64(&mut self, v: i64) -> Written {
+        let mut buf = [0u8; 24];
+        // SAFETY: 20 bytes hold any i64 in decimal.
+        let n = unsafe { crate::number::int::write_i64(buf.as_mut_ptr(), v) };
+        extend(&mut self.out, &buf[..n])
     }
 
     /// A finite float as Python's `repr` writes it; the non-finite ones as
     /// `NaN`, `Infinity`, `-Infinity` (the caller decides if they are allowed).
-    pub fn f64(&mut self, v: f64) {
-        write_float_repr(&mut self.out, v);
+    pub fn f64(&mut self, v: f64) -> Written {
+        write_float_repr(&mut self.out, v)
     }
 
     /// A string value or key, quoted and escaped.
-    pub fn str(&mut self, text: Text<'_>) {
-        self.out.push(b'"');
-        match (text, self.layout.ensure_ascii) {
-            (Text::Utf8(b), true) => escape_utf8_ascii(&mut self.out, b),
-            (Text::Utf8(b), false) => escape_utf8(&mut self.out, b),
-            (Text::Ucs1(u), true) => escape_units_ascii(&mut self.out, u.iter().map(|&c| c as u32)),
-            (Text::Ucs2(u), true) => escape_units_ascii(&mut self.out, u.iter().map(|&c| c as u32)),
-            (Text::Ucs4(u), true) => escape_units_ascii(&mut self.out, u.iter().copied()),
-            (Text::Ucs1(u), false) => {
-                escape_units(&mut self.out, u.iter().map(|&c| c as u32));
-            }
-            (Text::Ucs2(u), false) => {
-                if escape_units(&mut self.out, u.iter().map(|&c| c as u32)) {
-                    self.surrogates = true;
-                }
-            }
-            (Text::Ucs4(u), false) => {
-                if escape_units(&mut self.out, u.iter().copied()) {
-                    self.surrogates = true;
-                }
-            }
-        }
-        self.out.push(b'"');
+    pub fn str(&mut self, text: Text<'_>) -> Written {
+        let out = &mut self.out;
+        push(out, b'"')?;
+        let surrogates = match (text, self.layout.ensure_ascii) {
+            (Text::Utf8(b), true) => escape_utf8_ascii(out, b).map(|_| false),
+            (Text::Utf8(b), false) => escape_utf8(out, b).map(|_| false),
+            (Text::Ucs1(u), true) => escape_units_ascii(out, u.iter().map(|&c| c as u32)).map(|_| false),
+            (Text::Ucs2(u), true) => escape_units_ascii(out, u.iter().map(|&c| c as u32)).map(|_| false),
+            (Text::Ucs4(u), true) => escape_units_ascii(out, u.iter().copied()).map(|_| false),
+            (Text::Ucs1(u), false) => escape_units(out, u.iter().map(|&c| c as u32)),
+            (Text::Ucs2(u), false) => escape_units(out, u.iter().map(|&c| c as u32)),
+            (Text::Ucs4(u), false) => escape_units(out, u.iter().copied()),
+        }?;
+        self.surrogates |= surrogates;
+        push(&mut self.out, b'"')
     }
 }
 
-fn itoa_buf() -> [u8; 24] {
-    [0u8; 24]
-}
-
 #[inline]
-fn push_u_escape(out: &mut Vec<u8>, c: u32) {
-    out.extend_from_slice(&[
-        b'\\',
-        b'u',
-        HEX[(c >> 12 & 0xf) as usize],
-        HEX[(c >> 8 & 0xf) as usize],
-        HEX[(c >> 4 & 0xf) as usize],
-        HEX[(c & 0xf) as usize],
-    ]);
+fn push_u_escape(out: &mut Vec<u8>, c: u32) -> Written {
+    extend(
+        out,
+        &[
+            b'\\',
+            b'u',
+            HEX[(c >> 12 & 0xf) as usize],
+            HEX[(c >> 8 & 0xf) as usize],
+            HEX[(c >> 4 & 0xf) as usize],
+            HEX[(c & 0xf) as usize],
+        ],
+    )
 }
 
 /// An ASCII character that needs escaping (`ensure_ascii` adds DEL).
 #[inline]
-fn push_ascii_escape(out: &mut Vec<u8>, c: u8) {
+fn push_ascii_escape(out: &mut Vec<u8>, c: u8) -> Written {
     match ESCAPE[c as usize] {
         b'u' => push_u_escape(out, c as u32),
         0 => push_u_escape(out, c as u32), // DEL under ensure_ascii
-        letter => out.extend_from_slice(&[b'\\', letter]),
+        letter => extend(out, &[b'\\', letter]),
     }
 }
 
 /// Any code point under `ensure_ascii`.
 #[inline]
-fn push_code_point_ascii(out: &mut Vec<u8>, c: u32) {
+fn push_code_point_ascii(out: &mut Vec<u8>, c: u32) -> Written {
     if c < 0x80 {
         if ESCAPE[c as usize] == 0 && c != 0x7f {
-            out.push(c as u8);
+            push(out, c as u8)
         } else {
-            push_ascii_escape(out, c as u8);
+            push_ascii_escape(out, c as u8)
         }
     } else if c < 0x10000 {
-        push_u_escape(out, c);
+        push_u_escape(out, c)
     } else {
         let v = c - 0x10000;
-        push_u_escape(out, 0xd800 | (v >> 10));
-        push_u_escape(out, 0xdc00 | (v & 0x3ff));
+        push_u_escape(out, 0xd800 | (v >> 10))?;
+        push_u_escape(out, 0xdc00 | (v & 0x3ff))
     }
 }
 
@@ -223,7 +218,9 @@ fn plain_utf8(b: u8) -> bool {
 fn plain_run(b: &[u8], plain: impl Fn(u8) -> bool) -> usize {
     let mut i = 0;
     while i + 8 <= b.len() {
-        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
         // Any byte < 0x20, >= 0x80, '"' or '\\' (or DEL) ends the fast run.
         const ONES: u64 = 0x0101_0101_0101_0101;
         const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -245,40 +242,42 @@ fn plain_run(b: &[u8], plain: impl Fn(u8) -> bool) -> usize {
     i
 }
 
-fn escape_utf8_ascii(out: &mut Vec<u8>, b: &[u8]) {
+fn escape_utf8_ascii(out: &mut Vec<u8>, b: &[u8]) -> Written {
     let mut i = 0;
     while i < b.len() {
         let run = plain_run(&b[i..], plain_ascii);
-        out.extend_from_slice(&b[i..i + run]);
+        extend(out, &b[i..i + run])?;
         i += run;
         if i >= b.len() {
             break;
         }
         let c = b[i];
         if c < 0x80 {
-            push_ascii_escape(out, c);
+            push_ascii_escape(out, c)?;
             i += 1;
         } else {
             // Valid UTF-8 (a `str`'s cached form): decode one code point.
             let (cp, len) = decode_utf8(&b[i..]);
-            push_code_point_ascii(out, cp);
+            push_code_point_ascii(out, cp)?;
             i += len;
         }
     }
+    Ok(())
 }
 
-fn escape_utf8(out: &mut Vec<u8>, b: &[u8]) {
+fn escape_utf8(out: &mut Vec<u8>, b: &[u8]) -> Written {
     let mut i = 0;
     while i < b.len() {
         let run = plain_run(&b[i..], plain_utf8);
-        out.extend_from_slice(&b[i..i + run]);
+        extend(out, &b[i..i + run])?;
         i += run;
         if i >= b.len() {
             break;
         }
-        push_ascii_escape(out, b[i]);
+        push_ascii_escape(out, b[i])?;
         i += 1;
     }
+    Ok(())
 }
 
 /// One code point of valid UTF-8 starting at a non-ASCII lead byte.
@@ -295,63 +294,64 @@ fn decode_utf8(b: &[u8]) -> (u32, usize) {
     }
 }
 
-fn escape_units_ascii(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) {
+fn escape_units_ascii(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> Written {
     for c in units {
         if c < 0x80 && plain_ascii(c as u8) {
-            out.push(c as u8);
+            push(out, c as u8)?;
         } else {
-            push_code_point_ascii(out, c);
+            push_code_point_ascii(out, c)?;
         }
     }
+    Ok(())
 }
 
 /// Code units to UTF-8, escaping only what JSON requires. Returns true if a
 /// lone surrogate was written (in its 3-byte form).
-fn escape_units(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> bool {
+fn escape_units(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> Result<bool, NoMemory> {
     let mut surrogates = false;
     for c in units {
         if c < 0x80 {
             if plain_utf8(c as u8) {
-                out.push(c as u8);
+                push(out, c as u8)?;
             } else {
-                push_ascii_escape(out, c as u8);
+                push_ascii_escape(out, c as u8)?;
             }
         } else if c < 0x800 {
-            out.extend_from_slice(&[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8]);
+            extend(out, &[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8])?;
         } else if c < 0x10000 {
             surrogates |= (0xd800..0xe000).contains(&c);
-            out.extend_from_slice(&[0xe0 | (c >> 12) as u8, 0x80 | (c >> 6 & 0x3f) as u8, 0x80 | (c & 0x3f) as u8]);
+            extend(out, &[0xe0 | (c >> 12) as u8, 0x80 | (c >> 6 & 0x3f) as u8, 0x80 | (c & 0x3f) as u8])?;
         } else {
-            out.extend_from_slice(&[
-                0xf0 | (c >> 18) as u8,
-                0x80 | (c >> 12 & 0x3f) as u8,
-                0x80 | (c >> 6 & 0x3f) as u8,
-                0x80 | (c & 0x3f) as u8,
-            ]);
+            extend(
+                out,
+                &[
+                    0xf0 | (c >> 18) as u8,
+                    0x80 | (c >> 12 & 0x3f) as u8,
+                    0x80 | (c >> 6 & 0x3f) as u8,
+                    0x80 | (c & 0x3f) as u8,
+                ],
+            )?;
         }
     }
-    surrogates
+    Ok(surrogates)
 }
 
 /// `repr(float)` of CPython: the shortest digits that read back to `v`, in
 /// fixed notation when the decimal exponent is from -4 to 16 (`0.0001`,
 /// `1e+16` is the first in exponent form, `1e-05` the last below), with at
 /// least one digit after the point (`1.0`) and at least two exponent digits.
-pub fn write_float_repr(out: &mut Vec<u8>, v: f64) {
+pub fn write_float_repr(out: &mut Vec<u8>, v: f64) -> Written {
     if v.is_nan() {
-        out.extend_from_slice(b"NaN");
-        return;
+        return extend(out, b"NaN");
     }
     if v.is_infinite() {
-        out.extend_from_slice(if v > 0.0 { b"Infinity" } else { b"-Infinity" });
-        return;
+        return extend(out, if v > 0.0 { b"Infinity" } else { b"-Infinity" });
     }
     if v.is_sign_negative() {
-        out.push(b'-');
+        push(out, b'-')?;
     }
     if v == 0.0 {
-        out.extend_from_slice(b"0.0");
-        return;
+        return extend(out, b"0.0");
     }
     let mut buf = zmij::Buffer::new();
     let text = buf.format_finite(v.abs()).as_bytes();
@@ -388,17 +388,17 @@ pub fn write_float_repr(out: &mut Vec<u8>, v: f64) {
     let d = &digits[start..end];
     let len = d.len() as i32;
     if !(-4 < point && point <= 16) {
-        out.push(d[0]);
+        push(out, d[0])?;
         if d.len() > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&d[1..]);
+            push(out, b'.')?;
+            extend(out, &d[1..])?;
         }
         let e = point - 1;
-        out.push(b'e');
-        out.push(if e < 0 { b'-' } else { b'+' });
+        push(out, b'e')?;
+        push(out, if e < 0 { b'-' } else { b'+' })?;
         let e = e.unsigned_abs();
         if e < 10 {
-            out.push(b'0');
+            push(out, b'0')?;
         }
         let mut tmp = [0u8; 4];
         let mut k = tmp.len();
@@ -411,21 +411,25 @@ pub fn write_float_repr(out: &mut Vec<u8>, v: f64) {
                 break;
             }
         }
-        out.extend_from_slice(&tmp[k..]);
+        extend(out, &tmp[k..])
     } else if point <= 0 {
-        out.extend_from_slice(b"0.");
-        out.extend(core::iter::repeat_n(b'0', (-point) as usize));
-        out.extend_from_slice(d);
+        // -point is at most 3 here.
+        extend(out, b"0.")?;
+        extend(out, &ZEROS[..(-point) as usize])?;
+        extend(out, d)
     } else if point >= len {
-        out.extend_from_slice(d);
-        out.extend(core::iter::repeat_n(b'0', (point - len) as usize));
-        out.extend_from_slice(b".0");
+        // point - len is at most 16 here.
+        extend(out, d)?;
+        extend(out, &ZEROS[..(point - len) as usize])?;
+        extend(out, b".0")
     } else {
-        out.extend_from_slice(&d[..point as usize]);
-        out.push(b'.');
-        out.extend_from_slice(&d[point as usize..]);
+        extend(out, &d[..point as usize])?;
+        push(out, b'.')?;
+        extend(out, &d[point as usize..])
     }
 }
+
+const ZEROS: [u8; 16] = [b'0'; 16];
 
 fn parse_exp(b: &[u8]) -> i32 {
     let (neg, digits) = match b.first() {
@@ -450,7 +454,7 @@ mod tests {
 
     fn repr(v: f64) -> String {
         let mut out = Vec::new();
-        write_float_repr(&mut out, v);
+        write_float_repr(&mut out, v).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -470,10 +474,10 @@ mod tests {
             (5e-324, "5e-324"),
             (f64::MAX, "1.7976931348623157e+308"),
             (1e100, "1e+100"),
-            (3.14159, "3.14159"),
+            (123.456, "123.456"),
             (-2.5, "-2.5"),
             (100.0, "100.0"),
-            (1617161771.7650001, "1617161771.765"),
+            (1_617_161_771.765, "1617161771.765"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Infinity"),
             (f64::NEG_INFINITY, "-Infinity"),
@@ -485,7 +489,7 @@ mod tests {
 
     fn write(text: Text<'_>, ensure_ascii: bool) -> Vec<u8> {
         let mut w = StdlibWriter::new(Layout { ensure_ascii, ..Layout::default() });
-        w.str(text);
+        w.str(text).unwrap();
         w.out
     }
 
@@ -504,7 +508,7 @@ mod tests {
         let lone = [0x61u16, 0xd800, 0x62];
         assert_eq!(write(Text::Ucs2(&lone), true), br#""a\ud800b""#.to_vec());
         let mut w = StdlibWriter::new(Layout::default());
-        w.str(Text::Ucs2(&lone));
+        w.str(Text::Ucs2(&lone)).unwrap();
         assert!(w.surrogates);
         assert_eq!(w.out, b"\"a\xed\xa0\x80b\"".to_vec());
     }

@@ -122,7 +122,14 @@ impl Builder for StdlibBuilder {
             Py_INCREF(key.as_ptr());
             Owned::new(key.as_ptr())?
         };
-        self.memo.insert(value.into(), kept);
+        // Growing the memo fails as a MemoryError, not an abort.
+        let Ok(text) = orcodec_core::fallible::copy_str(value) else {
+            return no_memory();
+        };
+        if self.memo.try_reserve(1).is_err() {
+            return no_memory();
+        }
+        self.memo.insert(text, kept);
         Ok(key)
     }
     fn bytes(&mut self, value: &[u8]) -> Result<Owned, ()> {
@@ -184,6 +191,13 @@ pub unsafe extern "C" fn json_loads(
         Err(Failure::Build(())) if builder.not_mine && PyErr_Occurred().is_null() => not_mine(),
         Err(Failure::Build(())) => null_mut(),
     }
+}
+
+#[cold]
+fn no_memory() -> Result<Owned, ()> {
+    // SAFETY: raising with the GIL held (every entry point holds it).
+    unsafe { PyErr_NoMemory() };
+    Err(())
 }
 
 unsafe fn not_mine() -> *mut PyObject {

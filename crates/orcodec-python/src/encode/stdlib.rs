@@ -48,6 +48,14 @@ struct Encoder {
 /// An exception is set.
 struct Raised;
 
+/// The writer could not grow its output: MemoryError.
+#[cold]
+fn no_memory(_: orcodec_core::fallible::NoMemory) -> Raised {
+    // SAFETY: raising with the GIL held (every entry point holds it).
+    unsafe { PyErr_NoMemory() };
+    Raised
+}
+
 type R = Result<(), Raised>;
 
 unsafe fn raise(exc: *mut PyObject, msg: &str) -> Raised {
@@ -101,7 +109,7 @@ impl Encoder {
             if self.markers.contains(&obj) {
                 return Err(raise(PyExc_ValueError, "Circular reference detected"));
             }
-            self.markers.push(obj);
+            orcodec_core::fallible::push(&mut self.markers, obj).map_err(no_memory)?;
         }
         Ok(())
     }
@@ -115,7 +123,7 @@ impl Encoder {
     unsafe fn string(&mut self, obj: *mut PyObject) -> R {
         match text_of(obj) {
             Some(text) => {
-                self.w.str(text);
+                self.w.str(text).map_err(no_memory)?;
                 Ok(())
             }
             None => Err(Raised),
@@ -130,13 +138,15 @@ impl Encoder {
             if v == -1 && !PyErr_Occurred().is_null() {
                 return Err(Raised);
             }
-            self.w.i64(v);
+            self.w.i64(v).map_err(no_memory)?;
             return Ok(());
         }
         // Beyond 64 bits: CPython's own text (which applies the interpreter's
         // limit on int digits).
-        let repr = (*core::ptr::addr_of_mut!(PyLong_Type)).tp_repr.expect("int has a repr");
-        let text = Owned::new(repr(obj)).map_err(|_| Raised)?;
+        let text = match (*core::ptr::addr_of_mut!(PyLong_Type)).tp_repr {
+            Some(repr) => Owned::new(repr(obj)).map_err(|_| Raised)?,
+            None => Owned::new(PyObject_Str(obj)).map_err(|_| Raised)?,
+        };
         self.string_raw(text.as_ptr())
     }
 
@@ -144,7 +154,7 @@ impl Encoder {
     unsafe fn string_raw(&mut self, obj: *mut PyObject) -> R {
         match text_of(obj) {
             Some(Text::Utf8(bytes)) => {
-                self.w.raw(bytes);
+                self.w.raw(bytes).map_err(no_memory)?;
                 Ok(())
             }
             Some(_) => Err(raise(PyExc_ValueError, "number text is not ASCII")),
@@ -163,11 +173,11 @@ impl Encoder {
             return Err(self.refused_float(obj));
         }
         if quoted {
-            self.w.raw(b"\"");
+            self.w.raw(b"\"").map_err(no_memory)?;
         }
-        self.w.f64(v);
+        self.w.f64(v).map_err(no_memory)?;
         if quoted {
-            self.w.raw(b"\"");
+            self.w.raw(b"\"").map_err(no_memory)?;
         }
         Ok(())
     }
@@ -198,11 +208,11 @@ impl Encoder {
     /// Any value, in the order of checks of the standard library's encoder.
     unsafe fn value(&mut self, obj: *mut PyObject) -> R {
         if obj == Py_None() {
-            self.w.raw(b"null");
+            self.w.raw(b"null").map_err(no_memory)?;
         } else if obj == Py_True() {
-            self.w.raw(b"true");
+            self.w.raw(b"true").map_err(no_memory)?;
         } else if obj == Py_False() {
-            self.w.raw(b"false");
+            self.w.raw(b"false").map_err(no_memory)?;
         } else if PyUnicode_Check(obj) != 0 {
             self.string(obj)?;
         } else if PyLong_Check(obj) != 0 {
@@ -245,11 +255,11 @@ impl Encoder {
         let is_list = PyList_Check(seq) != 0;
         let len = |seq| if is_list { PyList_GET_SIZE(seq) } else { PyTuple_GET_SIZE(seq) };
         if len(seq) == 0 {
-            self.w.raw(b"[]");
+            self.w.raw(b"[]").map_err(no_memory)?;
             return Ok(());
         }
         self.mark(seq)?;
-        self.w.open(b'[');
+        self.w.open(b'[').map_err(no_memory)?;
         let mut i = 0;
         // The length is read again after every item: `default` may shrink a list.
         while i < len(seq) {
@@ -257,23 +267,23 @@ impl Encoder {
             Py_INCREF(item);
             let item = Owned::new(item).map_err(|_| Raised)?;
             if i > 0 {
-                self.w.item_separator();
+                self.w.item_separator().map_err(no_memory)?;
             }
             self.value(item.as_ptr())?;
             i += 1;
         }
-        self.w.close(b']');
+        self.w.close(b']').map_err(no_memory)?;
         self.unmark();
         Ok(())
     }
 
     unsafe fn dict(&mut self, dct: *mut PyObject) -> R {
         if PyDict_Size(dct) == 0 {
-            self.w.raw(b"{}");
+            self.w.raw(b"{}").map_err(no_memory)?;
             return Ok(());
         }
         self.mark(dct)?;
-        self.w.open(b'{');
+        self.w.open(b'{').map_err(no_memory)?;
         let mut first = true;
         if PyDict_CheckExact(dct) != 0 && !self.sort_keys {
             let mut pos: Py_ssize_t = 0;
@@ -306,7 +316,7 @@ impl Encoder {
                 i += 1;
             }
         }
-        self.w.close(b'}');
+        self.w.close(b'}').map_err(no_memory)?;
         self.unmark();
         Ok(())
     }
@@ -316,22 +326,22 @@ impl Encoder {
         // The key's text first: a skipped key writes no separator.
         let start = self.w.out.len();
         if !*first {
-            self.w.item_separator();
+            self.w.item_separator().map_err(no_memory)?;
         }
         if PyUnicode_Check(key) != 0 {
             self.string(key)?;
         } else if PyFloat_Check(key) != 0 {
             self.float(key, true)?;
         } else if key == Py_True() {
-            self.w.raw(b"\"true\"");
+            self.w.raw(b"\"true\"").map_err(no_memory)?;
         } else if key == Py_False() {
-            self.w.raw(b"\"false\"");
+            self.w.raw(b"\"false\"").map_err(no_memory)?;
         } else if key == Py_None() {
-            self.w.raw(b"\"null\"");
+            self.w.raw(b"\"null\"").map_err(no_memory)?;
         } else if PyLong_Check(key) != 0 {
-            self.w.raw(b"\"");
+            self.w.raw(b"\"").map_err(no_memory)?;
             self.int(key)?;
-            self.w.raw(b"\"");
+            self.w.raw(b"\"").map_err(no_memory)?;
         } else if self.skipkeys {
             self.w.out.truncate(start);
             return Ok(());
@@ -340,7 +350,7 @@ impl Encoder {
             return Err(raise(PyExc_TypeError, &format!("keys must be str, int, float, bool or None, not {name}")));
         }
         *first = false;
-        self.w.key_separator();
+        self.w.key_separator().map_err(no_memory)?;
         self.value(value)
     }
 }
