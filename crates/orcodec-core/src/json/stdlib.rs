@@ -16,7 +16,7 @@
 //! caller decodes the output with `surrogatepass`); [`StdlibWriter::surrogates`]
 //! tells that it happened.
 
-use crate::fallible::{extend, push, NoMemory};
+use crate::fallible::{extend, push, reserve, NoMemory};
 use crate::text::Text;
 
 /// A write that may run out of memory.
@@ -138,65 +138,105 @@ impl StdlibWriter {
         write_float_repr(&mut self.out, v)
     }
 
-    /// A string value or key, quoted and escaped.
+    /// A string value or key, quoted and escaped. Room for the worst case
+    /// is reserved once (six bytes per code unit under `ensure_ascii`, twelve
+    /// per UCS-4 character, else the UTF-8 length or six per escaped byte),
+    /// then the text is written without further checks.
     pub fn str(&mut self, text: Text<'_>) -> Written {
-        let out = &mut self.out;
-        push(out, b'"')?;
-        let surrogates = match (text, self.layout.ensure_ascii) {
-            (Text::Utf8(b), true) => escape_utf8_ascii(out, b).map(|_| false),
-            (Text::Utf8(b), false) => escape_utf8(out, b).map(|_| false),
-            (Text::Ucs1(u), true) => escape_units_ascii(out, u.iter().map(|&c| c as u32)).map(|_| false),
-            (Text::Ucs2(u), true) => escape_units_ascii(out, u.iter().map(|&c| c as u32)).map(|_| false),
-            (Text::Ucs4(u), true) => escape_units_ascii(out, u.iter().copied()).map(|_| false),
-            (Text::Ucs1(u), false) => escape_units(out, u.iter().map(|&c| c as u32)),
-            (Text::Ucs2(u), false) => escape_units(out, u.iter().map(|&c| c as u32)),
-            (Text::Ucs4(u), false) => escape_units(out, u.iter().copied()),
-        }?;
-        self.surrogates |= surrogates;
-        push(&mut self.out, b'"')
+        let ascii = self.layout.ensure_ascii;
+        let per_unit = if ascii && matches!(text, Text::Ucs4(_)) { 12 } else { 6 };
+        let bound = text.units().checked_mul(per_unit).and_then(|n| n.checked_add(2)).ok_or(NoMemory)?;
+        reserve(&mut self.out, bound)?;
+        let len = self.out.len();
+        // SAFETY: `bound` bytes are reserved past `len`, and no path writes
+        // more than `per_unit` bytes per code unit plus the two quotes.
+        unsafe {
+            let start = self.out.as_mut_ptr().add(len);
+            let mut dst = start;
+            *dst = b'"';
+            dst = dst.add(1);
+            dst = match (text, ascii) {
+                (Text::Utf8(b), true) => escape_utf8_ascii(dst, b),
+                (Text::Utf8(b), false) => escape_utf8(dst, b),
+                (Text::Ucs1(u), true) => escape_units_ascii(dst, u.iter().map(|&c| c as u32)),
+                (Text::Ucs2(u), true) => escape_ucs2_ascii(dst, u),
+                (Text::Ucs4(u), true) => escape_units_ascii(dst, u.iter().copied()),
+                (Text::Ucs1(u), false) => escape_units(dst, u.iter().map(|&c| c as u32)).0,
+                (Text::Ucs2(u), false) => {
+                    let (end, surrogates) = escape_units(dst, u.iter().map(|&c| c as u32));
+                    self.surrogates |= surrogates;
+                    end
+                }
+                (Text::Ucs4(u), false) => {
+                    let (end, surrogates) = escape_units(dst, u.iter().copied());
+                    self.surrogates |= surrogates;
+                    end
+                }
+            };
+            *dst = b'"';
+            dst = dst.add(1);
+            self.out.set_len(len + dst.offset_from(start) as usize);
+        }
+        Ok(())
     }
 }
 
-#[inline]
-fn push_u_escape(out: &mut Vec<u8>, c: u32) -> Written {
-    extend(
-        out,
-        &[
-            b'\\',
-            b'u',
-            HEX[(c >> 12 & 0xf) as usize],
-            HEX[(c >> 8 & 0xf) as usize],
-            HEX[(c >> 4 & 0xf) as usize],
-            HEX[(c & 0xf) as usize],
-        ],
-    )
+/// Writes `bytes` at `dst`; returns the end.
+///
+/// # Safety
+/// `dst` must be writable for `bytes.len()` bytes.
+#[inline(always)]
+unsafe fn put(dst: *mut u8, bytes: &[u8]) -> *mut u8 {
+    core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+    dst.add(bytes.len())
+}
+
+/// Two lowercase hex digits per byte value, in memory order.
+const HEX2: [[u8; 2]; 256] = {
+    let mut table = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = [HEX[i >> 4], HEX[i & 0xf]];
+        i += 1;
+    }
+    table
+};
+
+/// `\uXXXX` for `c` below 0x10000. Safety: 6 bytes writable at `dst`.
+#[inline(always)]
+unsafe fn u_escape(dst: *mut u8, c: u32) -> *mut u8 {
+    let [a, b] = HEX2[(c >> 8 & 0xff) as usize];
+    let [d, e] = HEX2[(c & 0xff) as usize];
+    put(dst, &[b'\\', b'u', a, b, d, e])
 }
 
 /// An ASCII character that needs escaping (`ensure_ascii` adds DEL).
-#[inline]
-fn push_ascii_escape(out: &mut Vec<u8>, c: u8) -> Written {
+/// Safety: 6 bytes writable at `dst`.
+#[inline(always)]
+unsafe fn ascii_escape(dst: *mut u8, c: u8) -> *mut u8 {
     match ESCAPE[c as usize] {
-        b'u' => push_u_escape(out, c as u32),
-        0 => push_u_escape(out, c as u32), // DEL under ensure_ascii
-        letter => extend(out, &[b'\\', letter]),
+        b'u' | 0 => u_escape(dst, c as u32), // 0: DEL under ensure_ascii
+        letter => put(dst, &[b'\\', letter]),
     }
 }
 
-/// Any code point under `ensure_ascii`.
-#[inline]
-fn push_code_point_ascii(out: &mut Vec<u8>, c: u32) -> Written {
+/// Any code point under `ensure_ascii`. Safety: 12 bytes writable at `dst`
+/// (6 below 0x10000).
+#[inline(always)]
+unsafe fn code_point_ascii(dst: *mut u8, c: u32) -> *mut u8 {
     if c < 0x80 {
-        if ESCAPE[c as usize] == 0 && c != 0x7f {
-            push(out, c as u8)
+        if plain_ascii(c as u8) {
+            *dst = c as u8;
+            dst.add(1)
         } else {
-            push_ascii_escape(out, c as u8)
+            ascii_escape(dst, c as u8)
         }
     } else if c < 0x10000 {
-        push_u_escape(out, c)
+        u_escape(dst, c)
     } else {
         let v = c - 0x10000;
-        push_u_escape(out, 0xd800 | (v >> 10))?;
-        push_u_escape(out, 0xdc00 | (v & 0x3ff))
+        let dst = u_escape(dst, 0xd800 | (v >> 10));
+        u_escape(dst, 0xdc00 | (v & 0x3ff))
     }
 }
 
@@ -242,42 +282,45 @@ fn plain_run(b: &[u8], plain: impl Fn(u8) -> bool) -> usize {
     i
 }
 
-fn escape_utf8_ascii(out: &mut Vec<u8>, b: &[u8]) -> Written {
+/// UTF-8 `b` under `ensure_ascii`. Safety: `6 * b.len()` bytes writable.
+unsafe fn escape_utf8_ascii(mut dst: *mut u8, b: &[u8]) -> *mut u8 {
     let mut i = 0;
     while i < b.len() {
         let run = plain_run(&b[i..], plain_ascii);
-        extend(out, &b[i..i + run])?;
+        dst = put(dst, &b[i..i + run]);
         i += run;
         if i >= b.len() {
             break;
         }
         let c = b[i];
         if c < 0x80 {
-            push_ascii_escape(out, c)?;
+            dst = ascii_escape(dst, c);
             i += 1;
         } else {
-            // Valid UTF-8 (a `str`'s cached form): decode one code point.
+            // Valid UTF-8 (a `str`'s cached form): one code point of `len`
+            // bytes, at most 12 bytes out for 4 in (6 for 2 or 3).
             let (cp, len) = decode_utf8(&b[i..]);
-            push_code_point_ascii(out, cp)?;
+            dst = code_point_ascii(dst, cp);
             i += len;
         }
     }
-    Ok(())
+    dst
 }
 
-fn escape_utf8(out: &mut Vec<u8>, b: &[u8]) -> Written {
+/// UTF-8 `b` without `ensure_ascii`. Safety: `6 * b.len()` bytes writable.
+unsafe fn escape_utf8(mut dst: *mut u8, b: &[u8]) -> *mut u8 {
     let mut i = 0;
     while i < b.len() {
         let run = plain_run(&b[i..], plain_utf8);
-        extend(out, &b[i..i + run])?;
+        dst = put(dst, &b[i..i + run]);
         i += run;
         if i >= b.len() {
             break;
         }
-        push_ascii_escape(out, b[i])?;
+        dst = ascii_escape(dst, b[i]);
         i += 1;
     }
-    Ok(())
+    dst
 }
 
 /// One code point of valid UTF-8 starting at a non-ASCII lead byte.
@@ -294,46 +337,82 @@ fn decode_utf8(b: &[u8]) -> (u32, usize) {
     }
 }
 
-fn escape_units_ascii(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> Written {
+/// Code units under `ensure_ascii`. Safety: 6 bytes per unit writable (12
+/// per UCS-4 unit).
+#[inline(always)]
+unsafe fn escape_units_ascii(mut dst: *mut u8, units: impl Iterator<Item = u32>) -> *mut u8 {
     for c in units {
-        if c < 0x80 && plain_ascii(c as u8) {
-            push(out, c as u8)?;
-        } else {
-            push_code_point_ascii(out, c)?;
-        }
+        dst = code_point_ascii(dst, c);
     }
-    Ok(())
+    dst
 }
 
-/// Code units to UTF-8, escaping only what JSON requires. Returns true if a
-/// lone surrogate was written (in its 3-byte form).
-fn escape_units(out: &mut Vec<u8>, units: impl Iterator<Item = u32>) -> Result<bool, NoMemory> {
+/// UCS-2 text under `ensure_ascii`, the common case of non-Latin text (CJK,
+/// Cyrillic, Greek...): nearly every unit becomes `\uXXXX`, and runs of four
+/// plain ASCII units (the spaces, digits and punctuation between) are
+/// checked and narrowed a word at a time. Lone surrogates are units like any
+/// other here. Safety: 6 bytes per unit writable.
+unsafe fn escape_ucs2_ascii(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
+    const ONES: u64 = 0x0001_0001_0001_0001;
+    const HIGH: u64 = 0x8000_8000_8000_8000;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut i = 0;
+    while i < units.len() {
+        if i + 4 <= units.len() {
+            let w = (units[i] as u64)
+                | (units[i + 1] as u64) << 16
+                | (units[i + 2] as u64) << 32
+                | (units[i + 3] as u64) << 48;
+            // All four below 0x80, none below 0x20, none DEL, '"' or '\\'.
+            let special = (w & 0xff80_ff80_ff80_ff80)
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+                | has_zero(w ^ (ONES * 0x7f))
+                | has_zero(w ^ (ONES * b'"' as u64))
+                | has_zero(w ^ (ONES * b'\\' as u64));
+            if special == 0 {
+                dst = put(dst, &[units[i] as u8, units[i + 1] as u8, units[i + 2] as u8, units[i + 3] as u8]);
+                i += 4;
+                continue;
+            }
+        }
+        dst = code_point_ascii(dst, units[i] as u32);
+        i += 1;
+    }
+    dst
+}
+
+/// Code units to UTF-8, escaping only what JSON requires. Returns the end
+/// and whether a lone surrogate was written (in its 3-byte form). Safety: 6
+/// bytes per unit writable.
+#[inline(always)]
+unsafe fn escape_units(mut dst: *mut u8, units: impl Iterator<Item = u32>) -> (*mut u8, bool) {
     let mut surrogates = false;
     for c in units {
-        if c < 0x80 {
+        dst = if c < 0x80 {
             if plain_utf8(c as u8) {
-                push(out, c as u8)?;
+                *dst = c as u8;
+                dst.add(1)
             } else {
-                push_ascii_escape(out, c as u8)?;
+                ascii_escape(dst, c as u8)
             }
         } else if c < 0x800 {
-            extend(out, &[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8])?;
+            put(dst, &[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8])
         } else if c < 0x10000 {
             surrogates |= (0xd800..0xe000).contains(&c);
-            extend(out, &[0xe0 | (c >> 12) as u8, 0x80 | (c >> 6 & 0x3f) as u8, 0x80 | (c & 0x3f) as u8])?;
+            put(dst, &[0xe0 | (c >> 12) as u8, 0x80 | (c >> 6 & 0x3f) as u8, 0x80 | (c & 0x3f) as u8])
         } else {
-            extend(
-                out,
+            put(
+                dst,
                 &[
                     0xf0 | (c >> 18) as u8,
                     0x80 | (c >> 12 & 0x3f) as u8,
                     0x80 | (c >> 6 & 0x3f) as u8,
                     0x80 | (c & 0x3f) as u8,
                 ],
-            )?;
-        }
+            )
+        };
     }
-    Ok(surrogates)
+    (dst, surrogates)
 }
 
 /// `repr(float)` of CPython: the shortest digits that read back to `v`, in
@@ -535,6 +614,46 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(got, format!("\"{want}\"").into_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn ucs2_words_agree_with_one_unit_at_a_time() {
+        let alphabet: [u16; 12] = [
+            b'a' as u16,
+            b' ' as u16,
+            b'"' as u16,
+            b'\\' as u16,
+            0x1f,
+            0x7f,
+            0x80,
+            0x3042,
+            0xd800,
+            0xdc00,
+            0xffff,
+            0x20,
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..40 {
+            for _ in 0..50 {
+                let units: Vec<u16> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let mut want = vec![b'"'];
+                for &c in &units {
+                    let mut buf = [0u8; 12];
+                    // SAFETY: 12 bytes for one unit.
+                    let n = unsafe { code_point_ascii(buf.as_mut_ptr(), c as u32).offset_from(buf.as_ptr()) } as usize;
+                    want.extend_from_slice(&buf[..n]);
+                }
+                want.push(b'"');
+                assert_eq!(write(Text::Ucs2(&units), true), want, "{units:x?}");
             }
         }
     }
