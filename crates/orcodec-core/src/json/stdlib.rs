@@ -145,7 +145,8 @@ impl StdlibWriter {
     pub fn str(&mut self, text: Text<'_>) -> Written {
         let ascii = self.layout.ensure_ascii;
         let per_unit = if ascii && matches!(text, Text::Ucs4(_)) { 12 } else { 6 };
-        let bound = text.units().checked_mul(per_unit).and_then(|n| n.checked_add(2)).ok_or(NoMemory)?;
+        // Two quotes, and the 16 bytes past the text the SIMD copy may store.
+        let bound = text.units().checked_mul(per_unit).and_then(|n| n.checked_add(2 + 16)).ok_or(NoMemory)?;
         reserve(&mut self.out, bound)?;
         let len = self.out.len();
         // SAFETY: `bound` bytes are reserved past `len`, and no path writes
@@ -252,42 +253,41 @@ fn plain_utf8(b: u8) -> bool {
     b >= 0x20 && b != b'"' && b != b'\\'
 }
 
-/// How many leading bytes of `b` satisfy `plain`, eight at a time while
-/// they are all plain printable ASCII (the common case).
+/// How many leading bytes of `b` are below 0x7f, eight at a time.
 #[inline(always)]
-fn plain_run(b: &[u8], plain: impl Fn(u8) -> bool) -> usize {
+fn below_del(b: &[u8]) -> usize {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
     while i + 8 <= b.len() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&b[i..i + 8]);
         let w = u64::from_le_bytes(word);
-        // Any byte < 0x20, >= 0x80, '"' or '\\' (or DEL) ends the fast run.
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        let low = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-        let special = has_zero(w ^ (ONES * b'"' as u64))
-            | has_zero(w ^ (ONES * b'\\' as u64))
-            | has_zero(w ^ (ONES * 0x7f))
-            | (w & HIGH)
-            | low;
-        if special != 0 {
-            break;
+        // A byte's top bit ends up set if it is >= 0x80, or 0x7f (+1 carries
+        // into bit 7, never out of the byte).
+        let stop = (w | ((w & LOW7) + 0x0101_0101_0101_0101)) & HIGH;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < b.len() && plain(b[i]) {
+    while i < b.len() && b[i] < 0x7f {
         i += 1;
     }
     i
 }
 
-/// UTF-8 `b` under `ensure_ascii`. Safety: `6 * b.len()` bytes writable.
+/// UTF-8 `b` under `ensure_ascii`. Runs that need no escaping go through
+/// the SIMD copy of the orjson writer (which stops at controls, `"` and `\`),
+/// cut at the first byte it lets through that `ensure_ascii` escapes (DEL
+/// and beyond ASCII). Safety: `6 * b.len() + 16` bytes writable.
 unsafe fn escape_utf8_ascii(mut dst: *mut u8, b: &[u8]) -> *mut u8 {
     let mut i = 0;
     while i < b.len() {
-        let run = plain_run(&b[i..], plain_ascii);
-        dst = put(dst, &b[i..i + run]);
+        let clean = crate::text::encode::copy_clean_prefix(&b[i..], dst);
+        // The copy stored `clean` bytes (and maybe more, overwritten below).
+        let run = below_del(&b[i..i + clean]);
+        dst = dst.add(run);
         i += run;
         if i >= b.len() {
             break;
@@ -307,12 +307,14 @@ unsafe fn escape_utf8_ascii(mut dst: *mut u8, b: &[u8]) -> *mut u8 {
     dst
 }
 
-/// UTF-8 `b` without `ensure_ascii`. Safety: `6 * b.len()` bytes writable.
+/// UTF-8 `b` without `ensure_ascii`: the orjson writer's SIMD copy finds the
+/// bytes to escape, which are the same. Safety: `6 * b.len() + 16` bytes
+/// writable.
 unsafe fn escape_utf8(mut dst: *mut u8, b: &[u8]) -> *mut u8 {
     let mut i = 0;
     while i < b.len() {
-        let run = plain_run(&b[i..], plain_utf8);
-        dst = put(dst, &b[i..i + run]);
+        let run = crate::text::encode::copy_clean_prefix(&b[i..], dst);
+        dst = dst.add(run);
         i += run;
         if i >= b.len() {
             break;
@@ -595,14 +597,15 @@ mod tests {
     #[test]
     fn long_plain_runs_stop_at_every_special_byte() {
         for special in [b'"', b'\\', 0x7f, 0x00, 0x1f, 0xc3] {
-            for at in 0..20 {
-                let mut s = vec![b'x'; 20];
+            for at in 0..90 {
+                let mut s = vec![b'x'; 90];
                 s[at] = special;
                 if special == 0xc3 {
                     s.insert(at + 1, 0xa9);
                 }
                 let text = Text::Utf8(&s);
                 let got = write(text, true);
+                let plain = write(text, false);
                 let want: String = core::str::from_utf8(&s)
                     .unwrap()
                     .chars()
@@ -614,6 +617,17 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(got, format!("\"{want}\"").into_bytes());
+                let want_plain: String = core::str::from_utf8(&s)
+                    .unwrap()
+                    .chars()
+                    .map(|c| match c {
+                        '"' => "\\\"".to_string(),
+                        '\\' => "\\\\".to_string(),
+                        c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32),
+                        c => c.to_string(),
+                    })
+                    .collect();
+                assert_eq!(plain, format!("\"{want_plain}\"").into_bytes());
             }
         }
     }
