@@ -354,11 +354,22 @@ unsafe fn escape_units_ascii(mut dst: *mut u8, units: impl Iterator<Item = u32>)
 /// plain ASCII units (the spaces, digits and punctuation between) are
 /// checked and narrowed a word at a time. Lone surrogates are units like any
 /// other here. Safety: 6 bytes per unit writable.
-unsafe fn escape_ucs2_ascii(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
+unsafe fn escape_ucs2_ascii(dst: *mut u8, units: &[u16]) -> *mut u8 {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::ssse3() {
+        return ucs2_ssse3::escape(dst, units);
+    }
+    escape_ucs2_ascii_words(dst, units, 0)
+}
+
+/// [`escape_ucs2_ascii`] from unit `i` on, without SIMD.
+///
+/// # Safety
+/// As [`escape_ucs2_ascii`], for `units[i..]`.
+unsafe fn escape_ucs2_ascii_words(mut dst: *mut u8, units: &[u16], mut i: usize) -> *mut u8 {
     const ONES: u64 = 0x0001_0001_0001_0001;
     const HIGH: u64 = 0x8000_8000_8000_8000;
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let mut i = 0;
     while i < units.len() {
         if i + 4 <= units.len() {
             let w = (units[i] as u64)
@@ -381,6 +392,68 @@ unsafe fn escape_ucs2_ascii(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
         i += 1;
     }
     dst
+}
+
+/// UCS-2 under `ensure_ascii`, eight units a step with SSSE3: a block of
+/// eight non-ASCII units (CJK text) becomes its 48 bytes of `\uXXXX` in three
+/// stores, the hex digits looked up with `pshufb`; other blocks take the word
+/// loop.
+#[cfg(target_arch = "x86_64")]
+mod ucs2_ssse3 {
+    use core::arch::x86_64::*;
+
+    const Z: i8 = -128; // pshufb: a zero byte
+    const BS: i8 = b'\\' as i8;
+    const U: i8 = b'u' as i8;
+
+    /// # Safety
+    /// The CPU has SSSE3; `dst` has room for 6 bytes per unit.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn escape(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
+        let hex = _mm_setr_epi8(
+            b'0' as i8, b'1' as i8, b'2' as i8, b'3' as i8, b'4' as i8, b'5' as i8, b'6' as i8, b'7' as i8, b'8' as i8,
+            b'9' as i8, b'a' as i8, b'b' as i8, b'c' as i8, b'd' as i8, b'e' as i8, b'f' as i8,
+        );
+        let low_nibbles = _mm_set1_epi8(0x0f);
+        let ascii_bits = _mm_set1_epi16(0xff80u16 as i16);
+        // Per unit k of a half (four units, 16 bytes: [n1, n0, n3, n2] each),
+        // the output wants `\`, `u`, n3, n2, n1, n0.
+        let idx0 = _mm_setr_epi8(Z, Z, 2, 3, 0, 1, Z, Z, 6, 7, 4, 5, Z, Z, 10, 11);
+        let pre0 = _mm_setr_epi8(BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0);
+        let idx1a = _mm_setr_epi8(8, 9, Z, Z, 14, 15, 12, 13, Z, Z, Z, Z, Z, Z, Z, Z);
+        let idx1b = _mm_setr_epi8(Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 2, 3, 0, 1, Z, Z);
+        let pre1 = _mm_setr_epi8(0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U);
+        let idx2 = _mm_setr_epi8(6, 7, 4, 5, Z, Z, 10, 11, 8, 9, Z, Z, 14, 15, 12, 13);
+        let pre2 = _mm_setr_epi8(0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0);
+        let n = units.len();
+        let p = units.as_ptr();
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: units i..i + 8 are in bounds.
+            let v = _mm_loadu_si128(p.add(i) as *const __m128i);
+            let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, ascii_bits), _mm_setzero_si128());
+            if _mm_movemask_epi8(ascii) != 0 {
+                // Some unit is ASCII: these eight go the word way.
+                dst = super::escape_ucs2_ascii_words(dst, &units[..i + 8], i);
+                i += 8;
+                continue;
+            }
+            let high = _mm_and_si128(_mm_srli_epi16(v, 4), low_nibbles);
+            let low = _mm_and_si128(v, low_nibbles);
+            let a = _mm_shuffle_epi8(hex, _mm_unpacklo_epi8(high, low));
+            let b = _mm_shuffle_epi8(hex, _mm_unpackhi_epi8(high, low));
+            let out0 = _mm_or_si128(_mm_shuffle_epi8(a, idx0), pre0);
+            let out1 = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, idx1a), _mm_shuffle_epi8(b, idx1b)), pre1);
+            let out2 = _mm_or_si128(_mm_shuffle_epi8(b, idx2), pre2);
+            // SAFETY: 48 bytes of room for these eight units.
+            _mm_storeu_si128(dst as *mut __m128i, out0);
+            _mm_storeu_si128(dst.add(16) as *mut __m128i, out1);
+            _mm_storeu_si128(dst.add(32) as *mut __m128i, out2);
+            dst = dst.add(48);
+            i += 8;
+        }
+        super::escape_ucs2_ascii_words(dst, units, i)
+    }
 }
 
 /// Code units to UTF-8, escaping only what JSON requires. Returns the end
@@ -633,8 +706,9 @@ mod tests {
     }
 
     #[test]
-    fn ucs2_words_agree_with_one_unit_at_a_time() {
-        let alphabet: [u16; 12] = [
+    fn ucs2_blocks_agree_with_one_unit_at_a_time() {
+        // Mixed, then nearly all non-ASCII (the eight-unit SIMD blocks).
+        let mixed: [u16; 12] = [
             b'a' as u16,
             b' ' as u16,
             b'"' as u16,
@@ -648,26 +722,31 @@ mod tests {
             0xffff,
             0x20,
         ];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for len in 0..40 {
-            for _ in 0..50 {
-                let units: Vec<u16> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        alphabet[(state % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                let mut want = vec![b'"'];
-                for &c in &units {
-                    let mut buf = [0u8; 12];
-                    // SAFETY: 12 bytes for one unit.
-                    let n = unsafe { code_point_ascii(buf.as_mut_ptr(), c as u32).offset_from(buf.as_ptr()) } as usize;
-                    want.extend_from_slice(&buf[..n]);
+        let cjk: [u16; 12] =
+            [0x3042, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xabcd, 0xd83d, 0xde00, 0xfedc, 0x4e00, b'x' as u16];
+        for alphabet in [mixed, cjk] {
+            let mut state = 0x2545_f491_4f6c_dd1du64;
+            for len in 0..70 {
+                for _ in 0..50 {
+                    let units: Vec<u16> = (0..len)
+                        .map(|_| {
+                            state ^= state << 13;
+                            state ^= state >> 7;
+                            state ^= state << 17;
+                            alphabet[(state % alphabet.len() as u64) as usize]
+                        })
+                        .collect();
+                    let mut want = vec![b'"'];
+                    for &c in &units {
+                        let mut buf = [0u8; 12];
+                        // SAFETY: 12 bytes for one unit.
+                        let n =
+                            unsafe { code_point_ascii(buf.as_mut_ptr(), c as u32).offset_from(buf.as_ptr()) } as usize;
+                        want.extend_from_slice(&buf[..n]);
+                    }
+                    want.push(b'"');
+                    assert_eq!(write(Text::Ucs2(&units), true), want, "{units:x?}");
                 }
-                want.push(b'"');
-                assert_eq!(write(Text::Ucs2(&units), true), want, "{units:x?}");
             }
         }
     }
