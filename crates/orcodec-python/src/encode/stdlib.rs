@@ -433,8 +433,17 @@ unsafe fn encode(a: &[*mut PyObject]) -> Result<*mut PyObject, Raised> {
         core::ptr::copy_nonoverlapping(out.as_ptr(), PyUnicode_DATA(s) as *mut u8, out.len());
         return Ok(s);
     }
-    let errors = if enc.w.surrogates || layout_surrogates { c"surrogatepass".as_ptr() } else { null_mut() };
-    let s = PyUnicode_DecodeUTF8(out.as_ptr() as *const _, out.len() as Py_ssize_t, errors);
+    let s = if enc.w.surrogates || layout_surrogates {
+        // Lone surrogates, written in their 3-byte form: CPython's decoder
+        // takes them back with `surrogatepass`.
+        PyUnicode_DecodeUTF8(out.as_ptr() as *const _, out.len() as Py_ssize_t, c"surrogatepass".as_ptr())
+    } else if orcodec_core::text::ascii::is_ascii(out) {
+        crate::decode::builder::new_ascii_str(out)
+    } else {
+        // SAFETY: valid UTF-8 (the writer encodes code points, and no
+        // surrogate was written) with a byte beyond ASCII.
+        crate::decode::builder::new_non_ascii_str(out)
+    };
     if s.is_null() {
         return Err(Raised);
     }
