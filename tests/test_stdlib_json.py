@@ -506,3 +506,23 @@ def test_big_ints_keep_the_interpreters_digit_limit():
             oj.dumps(10**6000)
     finally:
         sys.set_int_max_str_digits(old)
+
+
+def test_utf8_bytes_go_to_the_core_and_what_it_declines_to_the_stdlib():
+    from orcodec._orcodec import _json_loads
+
+    assert _json_loads(b'{"a": "\xc3\xa9"}') == {"a": "\u00e9"}
+    for raw in (b'"\xed\xa0\x80"', b'["\x80"]', b"[1,]", b"NaN", b"18446744073709551616"):
+        assert _json_loads(raw) is NotImplemented, raw
+        assert repr(outcome(oj.loads, raw)) == repr(outcome(json.loads, raw)), raw
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.binary(max_size=24)
+    | st.text(st.sampled_from('[]{}",:01.e-\\u\xe9\ud800'), max_size=20).map(
+        lambda t: t.encode("utf-8", "surrogatepass")
+    )
+)
+def test_random_bytes_decode_as_the_stdlibs(raw):
+    assert repr(outcome(oj.loads, raw)) == repr(outcome(json.loads, raw))

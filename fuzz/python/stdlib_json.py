@@ -5,7 +5,8 @@ str, list and dict subclasses; keys of every coercible type and some that are no
 objects only `default` knows; shared and circular containers) and one combination of
 dumps' options; `orcodec.json.dumps` and `json.dumps` must give the same text, or
 raise the same exception type with the same message. The text is then read back by
-both `loads`, and the rest of the input is decoded as JSON text by both too.
+both `loads` (as str and as UTF-8 bytes), and the rest of the input is decoded as
+JSON text by both too.
 
     python fuzz/python/stdlib_json.py [corpus...] [libFuzzer flags]
 """
@@ -143,6 +144,8 @@ def test_one_input(data: bytes) -> None:
     texts.append(fdp.ConsumeUnicode(fdp.remaining_bytes()))
     for t in texts:
         assert repr(outcome(oj.loads, t)) == repr(outcome(json.loads, t)), t
+        raw = t.encode("utf-8", "surrogatepass")
+        assert repr(outcome(oj.loads, raw)) == repr(outcome(json.loads, raw)), raw
 
 
 if __name__ == "__main__":

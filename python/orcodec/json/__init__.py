@@ -6,7 +6,7 @@ the same values, and both raise the same exceptions with the same messages. See
 doc/stdlib-json.md for what runs in Rust and for the deviations.
 """
 
-from .._orcodec import _json_encode
+from .._orcodec import _json_encode, _json_loads
 from .decoder import JSONDecodeError, JSONDecoder
 from .encoder import JSONEncoder
 
@@ -134,14 +134,7 @@ def loads(
 ):
     """Deserialize ``s`` (a ``str``, ``bytes`` or ``bytearray`` holding a JSON document)
     to a Python object, as ``json.loads``."""
-    if isinstance(s, str):
-        if s.startswith("\ufeff"):
-            raise JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0)
-    else:
-        if not isinstance(s, (bytes, bytearray)):
-            raise TypeError(f"the JSON object must be str, bytes or bytearray, not {s.__class__.__name__}")
-        s = s.decode(detect_encoding(s), "surrogatepass")
-    if (
+    plain = (
         cls is None
         and object_hook is None
         and parse_int is None
@@ -149,7 +142,21 @@ def loads(
         and parse_constant is None
         and object_pairs_hook is None
         and not kw
-    ):
+    )
+    if isinstance(s, str):
+        if s.startswith("\ufeff"):
+            raise JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0)
+    else:
+        if not isinstance(s, (bytes, bytearray)):
+            raise TypeError(f"the JSON object must be str, bytes or bytearray, not {s.__class__.__name__}")
+        encoding = detect_encoding(s)
+        if plain and encoding == "utf-8" and type(s) is bytes:
+            # UTF-8 bytes straight to the core, without a str in between.
+            value = _json_loads(s)
+            if value is not NotImplemented:
+                return value
+        s = s.decode(encoding, "surrogatepass")
+    if plain:
         return _default_decoder.decode(s)
     if cls is None:
         cls = JSONDecoder

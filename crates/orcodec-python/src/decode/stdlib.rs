@@ -10,7 +10,7 @@
 //! caller then runs the standard library's decoder, which gives its value or
 //! its exact error. Two differences from the orjson-flavoured `loads`
 //! besides: every key text of a document is one `str` object (the stdlib's
-//! memo), and the input is a `str` only.
+//! memo), and the input is a `str` or UTF-8 `bytes` only.
 
 use core::ptr::null_mut;
 use std::collections::HashMap;
@@ -148,8 +148,9 @@ impl Builder for StdlibBuilder {
     }
 }
 
-/// `_json_loads(s, /)`: the value of JSON text `s` (a str), or
-/// `NotImplemented` when the standard library's decoder must read it.
+/// `_json_loads(s, /)`: the value of JSON text `s` (a str, or bytes the
+/// caller found to be UTF-8), or `NotImplemented` when the standard library's
+/// decoder must read it.
 pub unsafe extern "C" fn json_loads(
     _module: *mut PyObject,
     args: *const *mut PyObject,
@@ -161,11 +162,17 @@ pub unsafe extern "C" fn json_loads(
         return null_mut();
     }
     let obj = *args;
-    if PyUnicode_Check(obj) == 0 {
-        return not_mine();
-    }
     let mut len: Py_ssize_t = 0;
-    let data = PyUnicode_AsUTF8AndSize(obj, &mut len) as *const u8;
+    let data = if PyBytes_Check(obj) != 0 {
+        // UTF-8 bytes (the caller checked the encoding): read as they are;
+        // what is not valid UTF-8 is declined like any syntax error.
+        len = PyBytes_Size(obj);
+        PyBytes_AsString(obj) as *const u8
+    } else if PyUnicode_Check(obj) != 0 {
+        PyUnicode_AsUTF8AndSize(obj, &mut len) as *const u8
+    } else {
+        return not_mine();
+    };
     if data.is_null() {
         // Lone surrogates: no UTF-8 form; the stdlib reads such text.
         if PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) != 0 {
@@ -174,7 +181,8 @@ pub unsafe extern "C" fn json_loads(
         }
         return null_mut();
     }
-    // SAFETY: CPython's UTF-8 form of `obj`, which the caller keeps alive.
+    // SAFETY: the bytes of `obj` or CPython's UTF-8 form of it, which the
+    // caller keeps alive.
     let bytes = core::slice::from_raw_parts(data, len as usize);
     let mut builder = StdlibBuilder {
         inner: PyBuilder::new(null_mut()).collecting_young(),
