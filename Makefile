@@ -28,6 +28,8 @@
 #                compare their failures (tools/peer_suites.py; a few minutes,
 #                not part of `make test`). ormsgpack's sdist ships no tests:
 #                PEER_SUITES_ARGS="--ormsgpack-tests DIR" names a checkout's.
+#                Also CPython's own Lib/test/test_json against orcodec.json
+#                (the interpreter's copy; tools/stdlib_json_suite.py).
 #   make loadtest   set up, build, serve bench/loadtest_app.py with uvicorn
 #                and load it with wrk on loopback (orcodec, orjson/ormsgpack,
 #                stdlib): zero non-2xx responses and flat server RSS, a table

@@ -262,8 +262,32 @@ def use_typed() -> None:
     rejected(lambda: orcodec.json_schema(Item, "#/{name}"), TypeError)  # type: ignore[call-arg]
 
 
+def use_stdlib_json() -> None:
+    import io
+
+    import orcodec.json as ojson
+
+    text = ojson.dumps({"a": [1, 2.5]}, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+    assert_type(text, str)
+    assert_type(ojson.loads(text, object_pairs_hook=dict), Any)
+    assert ojson.loads(b"[1]") == [1]
+    buffer = io.StringIO()
+    ojson.dump([1], buffer, separators=(",", ":"))
+    assert ojson.load(io.StringIO(buffer.getvalue())) == [1]
+
+    class Encoder(ojson.JSONEncoder):
+        def default(self, o: Any) -> Any:
+            return repr(o)
+
+    assert_type(Encoder(indent="\t").encode(object), str)
+    assert_type(ojson.JSONDecoder(strict=False).decode("[]"), Any)
+    assert ojson.JSONDecodeError is json.JSONDecodeError
+    rejected(lambda: ojson.dumps([], indent=[]), TypeError)  # type: ignore[arg-type]
+
+
 def main() -> None:
     use_json()
+    use_stdlib_json()
     use_msgpack()
     use_fragment_and_ext()
     use_flags()

@@ -27,7 +27,10 @@ msgpack-python's sdist ships its tests; they run from a copy outside the unpacke
 tree, whose ``msgpack/`` directory (uncompiled) would otherwise shadow the installed
 module.
 
-    python tools/peer_suites.py [--only orjson|ormsgpack|msgpack] [--workdir DIR] [--ormsgpack-tests DIR]
+CPython's ``Lib/test/test_json`` against ``orcodec.json`` runs too (``--only json`` runs
+it alone): see tools/stdlib_json_suite.py.
+
+    python tools/peer_suites.py [--only orjson|ormsgpack|msgpack|json] [--workdir DIR] [--ormsgpack-tests DIR]
 """
 
 from __future__ import annotations
@@ -301,11 +304,17 @@ def check(suite: Suite, args) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=sorted(SUITES))
+    parser.add_argument("--only", choices=sorted(SUITES) + ["json"])
     parser.add_argument("--workdir", default=str(REPO / "target" / "peer-suites"))
     parser.add_argument("--ormsgpack-tests", help="a directory with ormsgpack's tests (its sdist ships none)")
     args = parser.parse_args()
     statuses = [check(SUITES[name], args) for name in sorted(SUITES) if args.only in (None, name)]
+    if args.only in (None, "json"):
+        # CPython's own test_json against orcodec.json (tools/stdlib_json_suite.py).
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import stdlib_json_suite
+
+        statuses.append(stdlib_json_suite.main())
     return max(statuses)
 
 

@@ -23,6 +23,13 @@ pub trait Builder {
     fn i64(&mut self, value: i64) -> Result<Self::Value, Self::Error>;
     fn u64(&mut self, value: u64) -> Result<Self::Value, Self::Error>;
     fn f64(&mut self, value: f64) -> Result<Self::Value, Self::Error>;
+    /// A JSON integer beyond 64 bits, given as the nearest double (what
+    /// orjson reads it as, and the default). A builder that needs such
+    /// integers exactly refuses here.
+    #[inline(always)]
+    fn big_int(&mut self, value: f64) -> Result<Self::Value, Self::Error> {
+        self.f64(value)
+    }
     /// A string value.
     fn str(&mut self, value: &str) -> Result<Self::Value, Self::Error>;
     /// A string value the decoder already knows is all ASCII.

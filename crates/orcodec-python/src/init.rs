@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 16] = [
+static mut METHODS: [PyMethodDef; 18] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -31,6 +31,9 @@ static mut METHODS: [PyMethodDef; 16] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
+    // orcodec.json's (private: the package wraps them).
+    method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
+    method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
     // orcodec.msgpack's building blocks (private: the package wraps them).
     method(c"_mp_unpackb", msgpack_compat::mp_unpackb, c""),
     method(c"_mp_stream", msgpack_compat::mp_stream, c""),

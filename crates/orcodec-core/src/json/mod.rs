@@ -7,6 +7,8 @@
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
+//! * `stdlib`: the standard library `json` module's text (its separators,
+//!   indentation, `ensure_ascii` escapes and `repr(float)`).
 //! * `lex`: what both decoders read through (whitespace, literals, strings
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
 //!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
@@ -16,6 +18,7 @@ pub mod lines;
 pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;
+pub mod stdlib;
 pub(crate) mod unescape;
 pub(crate) mod unicode;
 pub mod writer;

@@ -316,8 +316,13 @@ impl<B: Builder> NumberSink for Values<'_, B> {
         self.0.i64(v)
     }
     #[inline(always)]
-    fn f64(&mut self, v: f64, _is_float: bool) -> Result<B::Value, B::Error> {
-        self.0.f64(v)
+    fn f64(&mut self, v: f64, is_float: bool) -> Result<B::Value, B::Error> {
+        // Not a float: an integer that did not fit 64 bits.
+        if is_float {
+            self.0.f64(v)
+        } else {
+            self.0.big_int(v)
+        }
     }
 }
 

@@ -25,6 +25,7 @@ pub mod lines;
 pub(crate) mod numpy;
 pub(crate) mod pydatetime;
 pub(crate) mod strs;
+pub mod stdlib;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};

@@ -7,6 +7,7 @@ mod keys;
 pub mod lines;
 pub mod notes;
 pub mod output;
+pub mod stdlib;
 pub mod types;
 pub mod walker;
 

@@ -430,3 +430,16 @@ JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
 what is wrong and where; path is the location ($.items[3].qty). When a
 dec_hook or __post_init__ rejected the value, its exception is the
 __cause__.";
+
+pub const JSON_ENCODE: &CStr = c"_json_encode(obj, default, skipkeys, ensure_ascii, check_circular, allow_nan, sort_keys, indent, key_separator, item_separator, py_messages, /)
+--
+
+The encoder of orcodec.json (private: call orcodec.json.dumps). Writes obj
+as the standard library's json module does, into a str.";
+
+pub const JSON_LOADS: &CStr = c"_json_loads(s, /)
+--
+
+The fast path of orcodec.json.loads (private: call orcodec.json.loads). The
+value of JSON text s, or NotImplemented when the standard library's decoder
+must read it (its extensions, its error messages).";
