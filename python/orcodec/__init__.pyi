@@ -1,7 +1,7 @@
 import builtins
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
+from typing import Any, Callable, Generic, Literal, NamedTuple, TypeVar, final, overload
 
 from _typeshed import SupportsRead, SupportsWrite
 
@@ -110,6 +110,7 @@ def loads(
     type: None = ...,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
 ) -> Any: ...
 @overload
 def loads(
@@ -119,6 +120,7 @@ def loads(
     type: type[_T],
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
 ) -> _T: ...
 @overload
 def loads(
@@ -128,6 +130,7 @@ def loads(
     type: Any,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
 ) -> Any:
     """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
     or str. Behaves like orjson.loads.
@@ -141,6 +144,11 @@ def loads(
     are cached. strict: False allows lax conversions (numeric text to
     numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
     for a type orcodec does not know, value decoded as builtins.
+    partial: True or "trailing-strings" reads text cut off anywhere (JSON
+    still arriving) as far as it is complete, as jiter's partial_mode: open
+    containers are closed, an incomplete entry or item dropped, an
+    unterminated string dropped or, with "trailing-strings", kept as far as it
+    goes. With type, what was read is validated as a whole document would be.
 
     Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
     that is not JSON or not UTF-8, that holds more than one value or nests

@@ -6,6 +6,8 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
+//! * [`partial`]: documents cut off anywhere, read as far as they are
+//!   complete (the push decoder's partial mode).
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `lex`: what both decoders read through (whitespace, literals, strings
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
@@ -13,6 +15,7 @@
 
 pub(crate) mod lex;
 pub mod lines;
+pub mod partial;
 pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;

@@ -23,6 +23,7 @@ pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
 pub(crate) mod numpy;
+pub(crate) mod pieces;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
@@ -349,7 +350,7 @@ pub(crate) fn numpy_read(flags: Opt, code: i8, obj: *mut PyObject, bytes: &[u8])
 
 /// The typed decoding arguments of a call, when `type` is given (not None).
 #[inline(always)]
-unsafe fn typed_call(
+pub(crate) unsafe fn typed_call(
     tp: *mut PyObject,
     strict: *mut PyObject,
     dec_hook: *mut PyObject,
@@ -384,11 +385,13 @@ pub unsafe extern "C" fn loads(
         obj
     } else {
         let s = state();
-        let Ok([obj, tp, strict, dec_hook]) =
-            call.parse_with("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1, &errors)
-        else {
+        let names = [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook, s.kw_partial];
+        let Ok([obj, tp, strict, dec_hook, partial]) = call.parse_with("loads", names, 1, &errors) else {
             return core::ptr::null_mut();
         };
+        if !partial.is_null() {
+            return pieces::loads(s, obj, tp, strict, dec_hook, partial);
+        }
         if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
             if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
                 return result;

@@ -58,7 +58,7 @@ container that contains itself), a dict or list changed while it is
 serialized, a time with a tzinfo, and an option that is not made of
 flags.";
 
-pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None)
+pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None, partial=None)
 --
 
 Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
@@ -73,6 +73,11 @@ type: the type to decode into (None: untyped, as orjson). Compiled types
 are cached. strict: False allows lax conversions (numeric text to
 numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
 for a type orcodec does not know, value decoded as builtins.
+partial: True or \"trailing-strings\" reads text cut off anywhere (JSON
+still arriving) as far as it is complete, as jiter's partial_mode: open
+containers are closed, an incomplete entry or item dropped, an
+unterminated string dropped or, with \"trailing-strings\", kept as far as it
+goes. With type, what was read is validated as a whole document would be.
 
 Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
 that is not JSON or not UTF-8, that holds more than one value or nests

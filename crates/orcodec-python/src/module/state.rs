@@ -27,6 +27,8 @@ pub struct State {
     pub kw_option: *mut PyObject,
     pub kw_ext_hook: *mut PyObject,
     pub kw_numpy_ext_code: *mut PyObject,
+    pub kw_partial: *mut PyObject,
+    pub kw_pointer: *mut PyObject,
     /// Interned attribute and module names the walker looks up.
     pub str_utcoffset: *mut PyObject,
     pub str_int: *mut PyObject,
@@ -79,6 +81,8 @@ static STATE: Cell = Cell(UnsafeCell::new(State {
     kw_option: null_mut(),
     kw_ext_hook: null_mut(),
     kw_numpy_ext_code: null_mut(),
+    kw_partial: null_mut(),
+    kw_pointer: null_mut(),
     str_utcoffset: null_mut(),
     str_int: null_mut(),
     str_value: null_mut(),
