@@ -111,6 +111,7 @@ def loads(
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
     partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> Any: ...
 @overload
 def loads(
@@ -121,6 +122,7 @@ def loads(
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
     partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> _T: ...
 @overload
 def loads(
@@ -131,6 +133,7 @@ def loads(
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
     partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> Any:
     """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
     or str. Behaves like orjson.loads.
@@ -149,6 +152,10 @@ def loads(
     containers are closed, an incomplete entry or item dropped, an
     unterminated string dropped or, with "trailing-strings", kept as far as it
     goes. With type, what was read is validated as a whole document would be.
+    pointer: a JSON Pointer (RFC 6901, e.g. "/items/0/name"): only the value
+    it leads to is built (decoded into type, if given); the values before it
+    are checked and skipped, those after it are not read. A path that does
+    not exist raises JSONDecodeError at the value where the lookup stopped.
 
     Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
     that is not JSON or not UTF-8, that holds more than one value or nests
@@ -207,6 +214,7 @@ def unpackb(
     type: None = ...,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> Any: ...
 @overload
 def unpackb(
@@ -219,6 +227,7 @@ def unpackb(
     type: type[_T],
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -231,6 +240,7 @@ def unpackb(
     type: Any,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> Any:
     """Deserialize one MessagePack value given as bytes, bytearray or
     memoryview. Behaves like ormsgpack.unpackb.
@@ -253,6 +263,9 @@ def unpackb(
     numpy_ext_code: the extension type read as numpy arrays with
     OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
     type, strict, dec_hook: as for loads.
+    pointer: a JSON Pointer to the value to decode, as for loads (map keys
+    are matched when they are str); a path that does not exist raises
+    MsgpackDecodeError, whose pos is where the lookup stopped.
 
     Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
     ends early or goes on after the value, nests deeper than 1024 levels, has

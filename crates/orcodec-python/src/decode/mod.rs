@@ -385,12 +385,12 @@ pub unsafe extern "C" fn loads(
         obj
     } else {
         let s = state();
-        let names = [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook, s.kw_partial];
-        let Ok([obj, tp, strict, dec_hook, partial]) = call.parse_with("loads", names, 1, &errors) else {
+        let names = [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook, s.kw_partial, s.kw_pointer];
+        let Ok([obj, tp, strict, dec_hook, partial, pointer]) = call.parse_with("loads", names, 1, &errors) else {
             return core::ptr::null_mut();
         };
-        if !partial.is_null() {
-            return pieces::loads(s, obj, tp, strict, dec_hook, partial);
+        if !partial.is_null() || !pointer.is_null() {
+            return pieces::loads(s, obj, tp, strict, dec_hook, partial, pointer);
         }
         if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
             if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
@@ -424,9 +424,18 @@ pub unsafe extern "C" fn unpackb(
 ) -> *mut PyObject {
     let s = state();
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let names =
-        [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_numpy_ext_code, s.kw_type, s.kw_strict, s.kw_dec_hook];
-    let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook]) = call.parse("unpackb", names, 1) else {
+    let names = [
+        core::ptr::null_mut(),
+        s.kw_ext_hook,
+        s.kw_option,
+        s.kw_numpy_ext_code,
+        s.kw_type,
+        s.kw_strict,
+        s.kw_dec_hook,
+        s.kw_pointer,
+    ];
+    let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook, pointer]) = call.parse("unpackb", names, 1)
+    else {
         return core::ptr::null_mut();
     };
     let Some((ext_hook, read_opts, opts)) = msgpack_options(ext_hook, option) else {
@@ -435,6 +444,9 @@ pub unsafe extern "C" fn unpackb(
     let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, s.msgpack_decode_error) else {
         return core::ptr::null_mut();
     };
+    if !pointer.is_null() {
+        return pieces::unpackb(s, obj, pointer, ext_hook, read_opts, opts, numpy_code, tp, strict, dec_hook);
+    }
     if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
         if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {
             return result;

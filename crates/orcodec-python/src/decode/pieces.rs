@@ -10,7 +10,14 @@ use orcodec_core::json::scanner::ScanStacks;
 
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
-use crate::decode::error::{raise_decode_error, raise_json_syntax_error};
+use crate::decode::error::{
+    new_msgpack_error, raise_decode_error, raise_json_error, raise_json_syntax_error, raise_msgpack_error,
+};
+use crate::decode::numpy::NumpyRead;
+use crate::decode::{msgpack_input, numpy_read};
+use crate::module::options::Opt;
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
+use orcodec_core::pointer::{self, LookupError};
 use crate::decode::typed::error::Source;
 use crate::decode::typed::py_input::PyInput;
 use crate::decode::{input, json_input, typed, GcPause};
@@ -51,11 +58,18 @@ pub(crate) unsafe fn loads(
     strict: *mut PyObject,
     dec_hook: *mut PyObject,
     partial: *mut PyObject,
+    pointer: *mut PyObject,
 ) -> *mut PyObject {
-    let _ = st;
     let Ok(mode) = parse_partial(partial) else {
         return core::ptr::null_mut();
     };
+    let Ok(tokens) = parse_pointer(st, pointer) else {
+        return core::ptr::null_mut();
+    };
+    if mode.is_some() && tokens.is_some() {
+        raise(PyExc_ValueError, "partial and pointer cannot be combined");
+        return core::ptr::null_mut();
+    }
     let typed: Typed = match crate::decode::typed_call(tp, strict, dec_hook) {
         None => None,
         Some(Ok(parts)) => Some(parts),
@@ -66,6 +80,24 @@ pub(crate) unsafe fn loads(
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
+    if let Some((text, tokens)) = &tokens {
+        let (start, end) = match pointer::find_json(bytes, tokens) {
+            Ok(range) => range,
+            Err(LookupError::Syntax(e)) => {
+                raise_decode_error(e, |e| raise_json_syntax_error(&e, bytes, obj));
+                return core::ptr::null_mut();
+            }
+            Err(LookupError::Pointer(e)) => {
+                raise_json_error(&e.message(text, tokens), bytes, obj, e.offset);
+                return core::ptr::null_mut();
+            }
+        };
+        let target = &bytes[start..end];
+        return match &typed {
+            Some((compiled, opts)) => typed::run::loads_with(compiled, opts, target, obj),
+            None => untyped(target, obj),
+        };
+    }
     let Some(mode) = mode else {
         // partial=False: loads as without it.
         return match &typed {
@@ -93,6 +125,103 @@ pub(crate) unsafe fn loads(
                 },
             )
         }
+    }
+}
+
+/// The `pointer` argument: None when absent, None or empty (the whole
+/// document); else its text and tokens. A pointer that is no str raises
+/// TypeError, one that is no JSON Pointer ValueError.
+unsafe fn parse_pointer(st: &State, pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
+    let _ = st;
+    if pointer.is_null() || pointer == Py_None() {
+        return Ok(None);
+    }
+    if PyUnicode_Check(pointer) == 0 {
+        return Err(raise(PyExc_TypeError, "pointer must be a str (a JSON Pointer such as '/items/0/name')"));
+    }
+    let mut len: Py_ssize_t = 0;
+    let data = PyUnicode_AsUTF8AndSize(pointer, &mut len);
+    if data.is_null() {
+        return Err(Raised);
+    }
+    // SAFETY: CPython's UTF-8 form of the str, `len` bytes, valid while `pointer` lives.
+    let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(data as *const u8, len as usize)) };
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match pointer::tokens(text) {
+        Ok(tokens) => Ok(Some((text.to_string(), tokens))),
+        Err(e) => Err(raise(PyExc_ValueError, &e.message(text, &[]))),
+    }
+}
+
+/// `unpackb` with `pointer` given (the other arguments as `unpackb` parsed them).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpackb(
+    st: &State,
+    obj: *mut PyObject,
+    pointer: *mut PyObject,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+    flags: Opt,
+    numpy_code: i8,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> *mut PyObject {
+    let Ok(tokens) = parse_pointer(st, pointer) else {
+        return core::ptr::null_mut();
+    };
+    let typed: Typed = match crate::decode::typed_call(tp, strict, dec_hook) {
+        None => None,
+        Some(Ok(parts)) => Some(parts),
+        Some(Err(Raised)) => return core::ptr::null_mut(),
+    };
+    let mut view = input::ViewSlot::new();
+    let Some(input) = msgpack_input(obj, &mut view) else {
+        return core::ptr::null_mut();
+    };
+    let bytes = input.bytes();
+    let (start, end) = match &tokens {
+        None => (0, bytes.len()),
+        Some((text, tokens)) => match pointer::find_msgpack(bytes, tokens, read_opts) {
+            Ok(range) => range,
+            Err(LookupError::Syntax(e)) => {
+                raise_decode_error(e, |e| raise_msgpack_error(&e.kind, e.offset, bytes));
+                return core::ptr::null_mut();
+            }
+            Err(LookupError::Pointer(e)) => {
+                let exc = new_msgpack_error(&e.message(text, tokens), e.offset as isize);
+                if !exc.is_null() {
+                    PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
+                    Py_DECREF(exc);
+                }
+                return core::ptr::null_mut();
+            }
+        },
+    };
+    let target = &bytes[start..end];
+    let mut numpy = numpy_read(flags, numpy_code, obj, bytes);
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
+    if let Some((compiled, opts)) = &typed {
+        return typed::run::unpackb_with(compiled, opts, target, ext_hook, read_opts, numpy);
+    }
+    let pause = GcPause::new(target.len());
+    let result = orcodec_core::msgpack::reader::read_with(
+        target,
+        &mut PyBuilder::with_numpy(ext_hook, numpy),
+        read_opts,
+        &mut ReadStacks::default(),
+    );
+    drop(pause);
+    match result {
+        Ok(value) => value.into_raw(),
+        Err(Failure::Syntax(e)) => {
+            raise_decode_error(e, |e| raise_msgpack_error(&e.kind, start + e.offset, bytes));
+            core::ptr::null_mut()
+        }
+        Err(Failure::Build(())) => core::ptr::null_mut(),
     }
 }
 
