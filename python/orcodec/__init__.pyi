@@ -506,6 +506,25 @@ def iter_lines(
     fp.read raises.
     """
 
+class JSONUnpacker:
+    """A reader of JSON values one after another, fed in pieces or read from a
+    file-like (see doc/streams.md)."""
+    def __init__(
+        self,
+        file_like: Any = None,
+        *,
+        read_size: int = ...,
+        max_buffer_size: int = ...,
+        type: Any = ...,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+    ) -> None: ...
+    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None: ...
+    def unpack(self) -> Any: ...
+    def tell(self) -> int: ...
+    def __iter__(self) -> JSONUnpacker: ...
+    def __next__(self) -> Any: ...
+
 class Unpacker:
     """A streaming MessagePack reader, like msgpack.Unpacker: feed it bytes in
     pieces of any size (or give it a file-like to read), and take the values

@@ -24,7 +24,9 @@ pub enum PointerErrorKind {
     /// More tokens than documents can nest.
     TooManyTokens(usize),
     NoSuchKey,
-    IndexPastEnd { len: usize },
+    IndexPastEnd {
+        len: usize,
+    },
     /// `-`: the element after the last, which never exists.
     AfterLast,
     LeadingZero,

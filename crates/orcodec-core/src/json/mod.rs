@@ -8,6 +8,7 @@
 //!   by the caller (typed decoding, transcoding, streaming).
 //! * [`partial`]: documents cut off anywhere, read as far as they are
 //!   complete (the push decoder's partial mode).
+//! * [`stream`]: where each value of a stream of JSON values ends.
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `lex`: what both decoders read through (whitespace, literals, strings
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
@@ -19,6 +20,7 @@ pub mod partial;
 pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;
+pub mod stream;
 pub(crate) mod unescape;
 pub(crate) mod unicode;
 pub mod writer;

@@ -14,15 +14,15 @@ use crate::decode::error::{
     new_msgpack_error, raise_decode_error, raise_json_error, raise_json_syntax_error, raise_msgpack_error,
 };
 use crate::decode::numpy::NumpyRead;
-use crate::decode::{msgpack_input, numpy_read};
-use crate::module::options::Opt;
-use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
-use orcodec_core::pointer::{self, LookupError};
 use crate::decode::typed::error::Source;
 use crate::decode::typed::py_input::PyInput;
 use crate::decode::{input, json_input, typed, GcPause};
+use crate::decode::{msgpack_input, numpy_read};
 use crate::module::errors::{raise, Raised};
+use crate::module::options::Opt;
 use crate::module::state::State;
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
+use orcodec_core::pointer::{self, LookupError};
 
 /// The `partial` argument: absent, None, False or "off" for none; True or
 /// "on", or "trailing-strings" (jiter's values); anything else raises ValueError.
@@ -260,4 +260,76 @@ unsafe fn finish(result: Result<Owned, Failure<()>>, bytes: &[u8], obj: *mut PyO
         }
         Err(Failure::Build(())) => None,
     }
+}
+
+/// `_json_extent(buf, pos, start, state, eof)`: where the next value of a
+/// stream of JSON values ends (`orcodec_core::json::stream`), for
+/// `JSONUnpacker`, which keeps the scan's place (`pos`, `start`, `state`)
+/// between calls. Returns `(start, end, pos, state)`: `end` is -1 while the
+/// value is not complete (`start` -1 while none has begun); when it is, the
+/// value is `buf[start:end]` and `pos`/`state` begin the next scan.
+pub(crate) unsafe extern "C" fn json_extent(
+    _module: *mut PyObject,
+    args: *mut *mut PyObject,
+    nargs: Py_ssize_t,
+) -> *mut PyObject {
+    if nargs != 5 {
+        raise(PyExc_TypeError, "_json_extent() takes 5 arguments");
+        return core::ptr::null_mut();
+    }
+    let arg = |i: usize| *args.add(i);
+    let mut view = input::ViewSlot::new();
+    let input = match crate::decode::input::borrow_input(arg(0), false, &mut view) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise(PyExc_TypeError, "_json_extent() needs a bytes-like buffer");
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => return core::ptr::null_mut(),
+    };
+    let bytes = input.bytes();
+    let pos = PyLong_AsSsize_t(arg(1));
+    let start = PyLong_AsSsize_t(arg(2));
+    let state = PyLong_AsUnsignedLongLong(arg(3));
+    let eof = PyObject_IsTrue(arg(4));
+    if !PyErr_Occurred().is_null() || eof < 0 {
+        return core::ptr::null_mut();
+    }
+    if pos < 0 || pos as usize > bytes.len() || start < -1 || start > pos {
+        raise(PyExc_ValueError, "_json_extent(): a position outside the buffer");
+        return core::ptr::null_mut();
+    }
+    let mut scan = orcodec_core::json::stream::JsonExtent::from_parts(
+        pos as usize,
+        (start >= 0).then_some(start as usize),
+        state as u64,
+    );
+    let (start, end) = match scan.next(bytes, eof == 1) {
+        Some((a, b)) => (a as isize, b as isize),
+        None => (scan.start.map_or(-1, |s| s as isize), -1),
+    };
+    let items = [
+        PyLong_FromSsize_t(start),
+        PyLong_FromSsize_t(end),
+        PyLong_FromSsize_t(scan.pos as isize),
+        PyLong_FromUnsignedLongLong(scan.state() as _),
+    ];
+    if items.iter().any(|i| i.is_null()) {
+        for i in items {
+            Py_XDECREF(i);
+        }
+        return core::ptr::null_mut();
+    }
+    let tuple = PyTuple_New(4);
+    if tuple.is_null() {
+        for i in items {
+            Py_DECREF(i);
+        }
+        return core::ptr::null_mut();
+    }
+    for (k, i) in items.into_iter().enumerate() {
+        // Steals the reference.
+        PyTuple_SET_ITEM(tuple, k as Py_ssize_t, i);
+    }
+    tuple
 }

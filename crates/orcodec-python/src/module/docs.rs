@@ -442,3 +442,5 @@ JSONDecodeError, raised by unpackb also a MsgpackDecodeError. str(e) says
 what is wrong and where; path is the location ($.items[3].qty). When a
 dec_hook or __post_init__ rejected the value, its exception is the
 __cause__.";
+
+pub const JSON_EXTENT: &CStr = c"Where the next value of a stream of JSON values ends (for JSONUnpacker).";

@@ -26,7 +26,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 11] = [
+static mut METHODS: [PyMethodDef; 12] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -37,6 +37,12 @@ static mut METHODS: [PyMethodDef; 11] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
+    PyMethodDef {
+        ml_name: c"_json_extent".as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunctionFast: decode::pieces::json_extent },
+        ml_flags: METH_FASTCALL,
+        ml_doc: docs::JSON_EXTENT.as_ptr(),
+    },
     PyMethodDef::zeroed(),
 ];
 
