@@ -20,7 +20,7 @@ def _size(name: str, value: Any, default: int) -> int:
 
 
 class JSONUnpacker:
-    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, strict=True, dec_hook=None)
+    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, ...)
 
     A reader of JSON values one after another (JSON Lines, values separated by
     whitespace, or by nothing where they delimit themselves: {}[]"x"), fed in
