@@ -205,3 +205,37 @@ def test_bad_sizes() -> None:
             orcodec.JSONUnpacker(read_size=bad)
         with pytest.raises((TypeError, ValueError)):
             orcodec.JSONUnpacker(max_buffer_size=bad)
+
+
+class Lines(io.RawIOBase):
+    """`count` JSON Lines records made as they are read."""
+
+    def __init__(self, count: int) -> None:
+        self.left = count
+        self.pending = b""
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        while len(self.pending) < n and self.left:
+            self.pending += b'{"id": %d, "tags": ["a", "b"], "text": "%s"}\n' % (self.left, b"x" * 60)
+            self.left -= 1
+        out, self.pending = self.pending[:n], self.pending[n:]
+        return out
+
+
+def test_memory_stays_bounded_over_a_long_stream() -> None:
+    import tracemalloc
+
+    # About 25 MB of records through a 64 KiB buffer.
+    unpacker = orcodec.JSONUnpacker(Lines(250_000), read_size=4096, max_buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        count = 0
+        for record in unpacker:
+            count += 1
+            assert record["tags"] == ["a", "b"]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 250_000
+    assert unpacker.tell() > 25_000_000
+    assert peak < 2 << 20, peak

@@ -183,3 +183,23 @@ def test_only_the_target_is_built() -> None:
     data = b"[" + b",".join([b'{"k": [1, 2, 3]}'] * 1_000_000) + b"]"
     assert orcodec.loads(data, pointer="/0/k/2") == 3
     assert orcodec.loads(data, pointer="/999999/k") == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("data", "pointer"),
+    [
+        (b"\xdd\xff\xff\xff\xff", "/0"),
+        (b"\xdf\xff\xff\xff\xff", "/a"),
+        (b"\xdb\xff\xff\xff\xff", "/a"),
+        (b"\x81\xa1a\xdd\xff\xff\xff\xff", "/a/3"),
+        (b"\x91" * 5000, "/0" * 1024),
+    ],
+)
+def test_hostile_msgpack(data: bytes, pointer: str) -> None:
+    # Declared sizes beyond the input and nesting past the limit: the decoder's errors,
+    # before anything is allocated for them.
+    with pytest.raises(orcodec.MsgpackDecodeError) as info:
+        orcodec.unpackb(data, pointer=pointer)
+    with pytest.raises(orcodec.MsgpackDecodeError) as whole:
+        orcodec.unpackb(data)
+    assert str(info.value) == str(whole.value)
