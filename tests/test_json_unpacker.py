@@ -239,3 +239,13 @@ def test_memory_stays_bounded_over_a_long_stream() -> None:
     assert count == 250_000
     assert unpacker.tell() > 25_000_000
     assert peak < 2 << 20, peak
+
+
+def test_the_stub_carries_the_runtime_docstring() -> None:
+    import ast
+    import inspect
+    from pathlib import Path
+
+    stub = Path(orcodec.__file__).with_name("__init__.pyi")
+    node = next(n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef) and n.name == "JSONUnpacker")
+    assert ast.get_docstring(node) == inspect.cleandoc(orcodec.JSONUnpacker.__doc__ or "")

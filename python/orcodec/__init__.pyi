@@ -507,8 +507,24 @@ def iter_lines(
     """
 
 class JSONUnpacker:
-    """A reader of JSON values one after another, fed in pieces or read from a
-    file-like (see doc/streams.md)."""
+    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, ...)
+
+    A reader of JSON values one after another (JSON Lines, values separated by
+    whitespace, or by nothing where they delimit themselves: {}[]"x"), fed in
+    pieces of any size with feed(), or read from file_like (anything with
+    read(n) returning bytes) read_size bytes at a time. Iterating yields every
+    complete value and stops at an incomplete tail; unpack() returns the next
+    value or raises OutOfData; tell() is the number of bytes consumed, the end
+    of the last value returned. A number at the end of the bytes so far waits
+    for more (it may continue), unless file_like's read returned b"".
+
+    Each value is what loads returns for its text, into type (with strict and
+    dec_hook) if given. A value that is not valid JSON raises JSONDecodeError
+    about that value (a note gives its offset in the stream) and is consumed.
+    max_buffer_size (0: 2**31-1) bounds the bytes held that are not consumed:
+    feed() raises BufferFull rather than pass it, as does reading a value
+    larger than it from file_like.
+    """
     def __init__(
         self,
         file_like: Any = None,

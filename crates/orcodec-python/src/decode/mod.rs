@@ -390,7 +390,7 @@ pub unsafe extern "C" fn loads(
             return core::ptr::null_mut();
         };
         if !partial.is_null() || !pointer.is_null() {
-            return pieces::loads(s, obj, tp, strict, dec_hook, partial, pointer);
+            return pieces::loads(obj, tp, strict, dec_hook, partial, pointer);
         }
         if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
             if let Some(result) = typed_loads(obj, tp, strict, dec_hook) {
@@ -445,7 +445,7 @@ pub unsafe extern "C" fn unpackb(
         return core::ptr::null_mut();
     };
     if !pointer.is_null() {
-        return pieces::unpackb(s, obj, pointer, ext_hook, read_opts, opts, numpy_code, tp, strict, dec_hook);
+        return pieces::unpackb(obj, pointer, ext_hook, read_opts, opts, numpy_code, tp, strict, dec_hook);
     }
     if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
         if let Some(result) = typed_unpackb(obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {

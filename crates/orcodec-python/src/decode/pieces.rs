@@ -20,7 +20,6 @@ use crate::decode::{input, json_input, typed, GcPause};
 use crate::decode::{msgpack_input, numpy_read};
 use crate::module::errors::{raise, Raised};
 use crate::module::options::Opt;
-use crate::module::state::State;
 use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
 use orcodec_core::pointer::{self, LookupError};
 
@@ -52,7 +51,6 @@ type Typed = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
 /// `loads` parsed them).
 #[inline(never)]
 pub(crate) unsafe fn loads(
-    st: &State,
     obj: *mut PyObject,
     tp: *mut PyObject,
     strict: *mut PyObject,
@@ -63,7 +61,7 @@ pub(crate) unsafe fn loads(
     let Ok(mode) = parse_partial(partial) else {
         return core::ptr::null_mut();
     };
-    let Ok(tokens) = parse_pointer(st, pointer) else {
+    let Ok(tokens) = parse_pointer(pointer) else {
         return core::ptr::null_mut();
     };
     if mode.is_some() && tokens.is_some() {
@@ -131,8 +129,7 @@ pub(crate) unsafe fn loads(
 /// The `pointer` argument: None when absent, None or empty (the whole
 /// document); else its text and tokens. A pointer that is no str raises
 /// TypeError, one that is no JSON Pointer ValueError.
-unsafe fn parse_pointer(st: &State, pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
-    let _ = st;
+unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
     if pointer.is_null() || pointer == Py_None() {
         return Ok(None);
     }
@@ -159,7 +156,6 @@ unsafe fn parse_pointer(st: &State, pointer: *mut PyObject) -> Result<Option<(St
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn unpackb(
-    st: &State,
     obj: *mut PyObject,
     pointer: *mut PyObject,
     ext_hook: *mut PyObject,
@@ -170,7 +166,7 @@ pub(crate) unsafe fn unpackb(
     strict: *mut PyObject,
     dec_hook: *mut PyObject,
 ) -> *mut PyObject {
-    let Ok(tokens) = parse_pointer(st, pointer) else {
+    let Ok(tokens) = parse_pointer(pointer) else {
         return core::ptr::null_mut();
     };
     let typed: Typed = match crate::decode::typed_call(tp, strict, dec_hook) {
