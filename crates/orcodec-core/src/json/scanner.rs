@@ -862,6 +862,64 @@ mod tests {
         }
     }
 
+    fn partial(s: &[u8], mode: PartialMode) -> Result<String, (Kind, usize)> {
+        match parse_partial_with(s, &mut Echo, &mut ScanStacks::new(), mode) {
+            Ok(v) => Ok(v),
+            Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+            Err(Failure::Build(())) => panic!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn partial_documents() {
+        use PartialMode::{On, TrailingStrings as Trailing};
+        // (input, partial=True, "trailing-strings"), as jiter reads them.
+        let cases: &[(&[u8], &str, &str)] = &[
+            (b"[1, 2", "[u1,u2]", "[u1,u2]"),
+            (b"[1, 2.", "[u1]", "[u1]"),
+            (b"[1e+", "[]", "[]"),
+            (b"[-0", "[i0]", "[i0]"),
+            (b"[tr", "[]", "[]"),
+            (b"[true", "[true]", "[true]"),
+            (br#"{"a": nul"#, "{}", "{}"),
+            (br#"{"a"#, "{}", "{}"),
+            (br#"{"a":"#, "{}", "{}"),
+            (br#"{"a": "b"#, "{}", r#"{k"a":"b"}"#),
+            (br#"{"a":1,"#, r#"{k"a":u1}"#, r#"{k"a":u1}"#),
+            (br#"["ab\u00e"#, "[]", r#"["ab"]"#),
+            (br#"["ab\ud83d\"#, "[]", r#"["ab"]"#),
+            (b"[\"a\xe4\xb8", "[]", r#"["a"]"#),
+            (b"[[", "[[]]", "[[]]"),
+            (br#"{"a": [1, {"b": "c"#, r#"{k"a":[u1,{}]}"#, r#"{k"a":[u1,{k"b":"c"}]}"#),
+            (b"12", "u12", "u12"),
+        ];
+        for &(input, on, trailing) in cases {
+            assert_eq!(partial(input, On).as_deref(), Ok(on), "{:?}", String::from_utf8_lossy(input));
+            assert_eq!(partial(input, Trailing).as_deref(), Ok(trailing), "{:?}", String::from_utf8_lossy(input));
+        }
+        // Nothing to return, and errors before the cut: parse's errors.
+        assert_eq!(partial(br#""abc"#, On), Err((Kind::UnexpectedEnd, 4)));
+        assert_eq!(partial(br#""abc"#, Trailing), Ok(r#""abc""#.into()));
+        for input in [&b"-"[..], b"tr", b"", b"[1, x", b"[1x]", b"[1, 2]x", br#"["a\x"#, b"[1.x", b"[\xff"] {
+            let whole = match parse(input, &mut Echo) {
+                Err(Failure::Syntax(e)) => (e.kind, e.offset),
+                other => panic!("{input:?}: {other:?}"),
+            };
+            assert_eq!(partial(input, On), Err(whole.clone()), "{input:?}");
+            assert_eq!(partial(input, Trailing), Err(whole), "{input:?}");
+        }
+        assert_eq!(partial(br#"["a\u12""#, On), Err((Kind::InvalidEscape, 3)));
+        assert_eq!(partial(b"[1]\xc3", On).unwrap_err().0, Kind::InvalidUtf8);
+        // Every cut of a document gives a value; the whole gives parse's.
+        let doc = r#"{"a": [1, -2.5e3, "x\u00e9\ud83d\ude00y", true, null, {"b": []}], "c": "中文"}"#.as_bytes();
+        for cut in 1..doc.len() {
+            for mode in [On, Trailing] {
+                assert!(partial(&doc[..cut], mode).is_ok(), "{:?}", &doc[..cut]);
+            }
+        }
+        assert_eq!(partial(doc, On), Ok(ok(core::str::from_utf8(doc).unwrap())));
+    }
+
     #[test]
     fn depth_limit() {
         let ok_depth = "[".repeat(1024) + &"]".repeat(1024);
