@@ -43,7 +43,7 @@ class JSONUnpacker:
         self,
         file_like: Any = None,
         *,
-        read_size: int = 0,
+        read_size: int = _DEFAULT_READ_SIZE,
         max_buffer_size: int = _DEFAULT_MAX_BUFFER_SIZE,
         type: Any = None,
         strict: bool = True,
