@@ -9,6 +9,14 @@ Rows:
                 file's lines, and the peak memory of each in a fresh process
                 for the file and for one a quarter of its size (the streaming
                 reader's peak does not grow with the file).
+  partial       40 cut points of each fixture: loads(partial=True) against
+                jiter.from_json(partial_mode=True).
+  pointer       twitter.json, a value near the start and one at the end:
+                loads(pointer=...) against loads + indexing, pysimdjson's
+                at_pointer and yyjson's get_pointer.
+  json_unpacker 100,000 small JSON messages, newline-separated, fed in 4 KiB
+                chunks: orcodec.JSONUnpacker against loads on each message
+                already split.
   json_to_msgpack / msgpack_to_json   the four fixtures: the transcoder against
                 orcodec's own two-step and every pair of peers (orjson, msgspec,
                 json) x (ormsgpack, msgspec, msgpack).
@@ -195,6 +203,104 @@ def iter_lines_rows(megabytes: int, repeat: int) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------
+# Partial documents, pointers, JSONUnpacker
+# ---------------------------------------------------------------------------------------
+
+
+def partial_rows(repeat: int) -> list[dict]:
+    import jiter
+
+    rows = []
+    for name in FIXTURES:
+        text = (fixtures_dir() / f"{name}.json").read_bytes()
+        cuts = [text[: len(text) * k // 40] for k in range(1, 41)]
+
+        def ours(cuts=cuts):
+            for c in cuts:
+                orcodec.loads(c, partial=True)
+
+        def theirs(cuts=cuts):
+            for c in cuts:
+                jiter.from_json(c, partial_mode=True)
+
+        t = best_of({"ours": ours, "jiter": theirs}, repeat)
+        rows.append(
+            {
+                "row": f"{name} partial, 40 cuts",
+                "orcodec_ms": t["ours"] * 1e3,
+                "jiter_ms": t["jiter"] * 1e3,
+                "speedup_vs_jiter": t["jiter"] / t["ours"],
+            }
+        )
+    return rows
+
+
+def pointer_rows(repeat: int) -> list[dict]:
+    import simdjson
+    import yyjson
+
+    text = (fixtures_dir() / "twitter.json").read_bytes()
+    rows = []
+    for pointer in ["/statuses/0/user/screen_name", "/search_metadata/count"]:
+        tokens = [int(t) if t.isdigit() else t for t in pointer[1:].split("/")]
+
+        def indexing(tokens=tokens):
+            v = orcodec.loads(text)
+            for t in tokens:
+                v = v[t]
+            return v
+
+        fns = {
+            "ours": lambda pointer=pointer: orcodec.loads(text, pointer=pointer),
+            "loads+index": indexing,
+            "simdjson": lambda pointer=pointer: simdjson.Parser().parse(text).at_pointer(pointer),
+            "yyjson": lambda pointer=pointer: yyjson.Document(text).get_pointer(pointer),
+        }
+        t = best_of(fns, repeat, 20)
+        rows.append(
+            {
+                "row": f"twitter {pointer}",
+                "orcodec_us": t["ours"] * 1e6,
+                "loads_and_index_us": t["loads+index"] * 1e6,
+                "pysimdjson_us": t.get("simdjson", float("nan")) * 1e6,
+                "yyjson_us": t.get("yyjson", float("nan")) * 1e6,
+                "speedup_vs_loads": t["loads+index"] / t["ours"],
+            }
+        )
+    return rows
+
+
+def json_unpacker_rows(repeat: int) -> list[dict]:
+    messages = [orcodec.dumps(orcodec.unpackb(m)) for m in small_messages(100_000)]
+    stream = b"\n".join(messages) + b"\n"
+    chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
+
+    def ours():
+        u = orcodec.JSONUnpacker()
+        n = 0
+        for c in chunks:
+            u.feed(c)
+            for _ in u:
+                n += 1
+        assert n == len(messages)
+
+    def presplit():
+        loads = orcodec.loads
+        for m in messages:
+            loads(m)
+
+    t = best_of({"ours": ours, "presplit": presplit}, repeat)
+    return [
+        {
+            "row": "JSONUnpacker 100k msgs / 4 KiB chunks",
+            "orcodec_ms": t["ours"] * 1e3,
+            "loads_presplit_ms": t["presplit"] * 1e3,
+            "ratio_to_presplit": t["ours"] / t["presplit"],
+        }
+    ]
+
+
+# ---------------------------------------------------------------------------------------
 # Transcoding
 # ---------------------------------------------------------------------------------------
 
@@ -271,6 +377,9 @@ def main() -> int:
     megabytes = args.mb or (20 if args.quick else 200)
     results = {
         "unpacker": unpacker_rows(repeat),
+        "partial": partial_rows(repeat),
+        "pointer": pointer_rows(repeat),
+        "json_unpacker": json_unpacker_rows(repeat),
         "transcode": transcode_rows(repeat),
         "iter_lines": iter_lines_rows(megabytes, 1 if args.quick else 3),
     }

@@ -62,14 +62,14 @@ flags=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048)
 logs=$(mktemp -d)
 
 cargo +nightly fuzz build --fuzz-dir fuzz
-for spec in json_scanner:json json_pull:json msgpack_reader:msgpack msgpack_pull:msgpack msgpack_stream:msgpack msgpack_scan:msgpack transcode:json,msgpack number_format:number string_format:string utf8_decode:json writer_roundtrip: numpy_ext:numpy-ext text_forms:text-forms; do
+for spec in json_scanner:json json_pull:json json_partial:json pointer:json json_stream:json msgpack_reader:msgpack msgpack_pull:msgpack msgpack_stream:msgpack msgpack_scan:msgpack transcode:json,msgpack number_format:number string_format:string utf8_decode:json writer_roundtrip: numpy_ext:numpy-ext text_forms:text-forms; do
     target="${spec%%:*}" seed="${spec#*:}" dirs=()
     for s in ${seed//,/ }; do dirs+=("$seeds/$s"); done
     # cargo-fuzz itself puts crashes in fuzz/artifacts/<target>/.
     run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
         "fuzz/corpus/$target" "${dirs[@]}" -- "${flags[@]}"
 done
-for spec in loads_bytes:json unpackb_bytes:msgpack msgpack_python:msgpack stream_chunks:msgpack transcode:json,msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed ndarray:ndarray dataclass_dumps: decimal_text:text-forms stdlib_json:json; do
+for spec in loads_bytes:json json_pieces:json unpackb_bytes:msgpack msgpack_python:msgpack stream_chunks:msgpack transcode:json,msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed ndarray:ndarray dataclass_dumps: decimal_text:text-forms stdlib_json:json; do
     target="${spec%%:*}" seed="${spec#*:}" dirs=()
     for s in ${seed//,/ }; do dirs+=("$seeds/$s"); done
     run "py_$target" "$logs/py_$target.log" "$python" "fuzz/python/$target.py" \

@@ -31,6 +31,10 @@ MAX_BLOCK_GROWTH = 100
 MAX_RSS_GROWTH = 1 << 20
 
 
+PIECES_JSON = b'{"a": [1, {"b": "text \\u00e9 and more"}], "c": [true, null]}'
+PIECES_MSGPACK = orcodec.packb(orcodec.loads(PIECES_JSON))
+
+
 class HookError(Exception):
     pass
 
@@ -267,9 +271,31 @@ CASES.update(
             "msgpack_to_json-error": (lambda: orcodec.msgpack_to_json(MSGPACK_BAD[0]), orcodec.MsgpackDecodeError),
             "msgpack_to_json-bin": (lambda: orcodec.msgpack_to_json(b"\xc4\x01x"), orcodec.JSONEncodeError),
             "msgpack_to_json-base64": (lambda: orcodec.msgpack_to_json(EXT, base64=True), None),
+            "loads-partial-ok": (lambda: orcodec.loads(PIECES_JSON[:-9], partial="trailing-strings"), None),
+            "loads-partial-error": (lambda: orcodec.loads(b'[1, "a\\x', partial=True), orcodec.JSONDecodeError),
+            "loads-partial-typed-error": (
+                lambda: orcodec.loads(b'[1, "x', type=list[int], partial="trailing-strings"),
+                orcodec.ValidationError,
+            ),
+            "loads-pointer-ok": (lambda: orcodec.loads(PIECES_JSON, pointer="/a/1/b"), None),
+            "loads-pointer-missing": (lambda: orcodec.loads(PIECES_JSON, pointer="/a/5"), orcodec.JSONDecodeError),
+            "unpackb-pointer-ok": (lambda: orcodec.unpackb(PIECES_MSGPACK, pointer="/a/1"), None),
+            "unpackb-pointer-missing": (
+                lambda: orcodec.unpackb(PIECES_MSGPACK, pointer="/a/1/c"),
+                orcodec.MsgpackDecodeError,
+            ),
+            "JSONUnpacker": (lambda: list(json_unpacker_run()), None, 20_000),
         }.items()
     }
 )
+
+
+def json_unpacker_run():
+    unpacker = orcodec.JSONUnpacker()
+    unpacker.feed(PIECES_JSON[:7])
+    yield from unpacker
+    unpacker.feed(PIECES_JSON[7:] + b" [1] {")
+    yield from unpacker
 
 
 def tracked() -> list:

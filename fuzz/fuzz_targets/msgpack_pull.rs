@@ -17,7 +17,10 @@ use orcodec_fuzz::{Tree, Value, READ};
 fuzz_target!(|data: &[u8]| {
     // Rendered values, and skip, against `read` (asserted inside).
     let pick = data.iter().fold(0u32, |h, &b| h.wrapping_mul(31).wrapping_add(b as u32));
-    let _ = msgpack_all_ways(data, ReadOptions { non_str_keys: pick & 1 != 0, timestamps: pick & 2 != 0, bin_keys: pick & 4 != 0, plain_keys: false });
+    let _ = msgpack_all_ways(
+        data,
+        ReadOptions { non_str_keys: pick & 1 != 0, timestamps: pick & 2 != 0, bin_keys: pick & 4 != 0, plain_keys: false },
+    );
     // Value trees (str keys only: the tree's maps have str keys), floats
     // compared as bits.
     let outcome = |r: Result<Value, Failure<()>>| match r {

@@ -22,13 +22,21 @@ fuzz_target!(|data: &[u8]| {
     check_f64(f64::from_bits(bits));
     check_int(bits as i128, |out| json::writer::write_u64(out, bits), |out| msgpack::writer::write_u64(out, bits));
     let signed = bits as i64;
-    check_int(signed as i128, |out| json::writer::write_i64(out, signed), |out| msgpack::writer::write_i64(out, signed));
+    check_int(
+        signed as i128,
+        |out| json::writer::write_i64(out, signed),
+        |out| msgpack::writer::write_i64(out, signed),
+    );
     // The same bits cut to a width of 1 to 19 digits (byte 8), either sign:
     // every length of the digit writer, not mostly 19 and 20 digits.
     if let Some(&width) = data.get(8) {
         let narrow = bits % 10u64.pow(1 + (width % 19) as u32);
         let narrow = if width & 0x80 != 0 { -(narrow as i64) } else { narrow as i64 };
-        check_int(narrow as i128, |out| json::writer::write_i64(out, narrow), |out| msgpack::writer::write_i64(out, narrow));
+        check_int(
+            narrow as i128,
+            |out| json::writer::write_i64(out, narrow),
+            |out| msgpack::writer::write_i64(out, narrow),
+        );
     }
     check_rows(data);
     check_float_arrays(data);
@@ -49,7 +57,10 @@ fn check_int_arrays(data: &[u8]) {
             let bits = u64::from_le_bytes(word);
             match bits & 3 {
                 0 => None,
-                1 => Some(((bits >> 8) % 10u64.pow(1 + ((bits >> 2) & 15) as u32)) as i64 * if bits & 64 != 0 { -1 } else { 1 }),
+                1 => Some(
+                    ((bits >> 8) % 10u64.pow(1 + ((bits >> 2) & 15) as u32)) as i64
+                        * if bits & 64 != 0 { -1 } else { 1 },
+                ),
                 _ => Some(bits as i64),
             }
         })

@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 use orcodec_core::datetime::Style;
 use orcodec_core::json::writer::JsonWriter;
 use orcodec_core::transcode::reference::{self, Two};
-use orcodec_core::transcode::{json_to_msgpack, msgpack_to_json, JsonToMsgpack, MsgpackToJson, ToJsonOptions, TranscodeError};
+use orcodec_core::transcode::{
+    json_to_msgpack, msgpack_to_json, JsonToMsgpack, MsgpackToJson, ToJsonOptions, TranscodeError,
+};
 
 fn agree(got: &Result<Vec<u8>, TranscodeError>, want: &Two, replaced: bool, input: &[u8]) {
     match (got, want) {

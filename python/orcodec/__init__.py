@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 from . import _orcodec
 from ._files import dump, load, pack, unpack
+from ._json_stream import JSONUnpacker
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -148,6 +149,7 @@ __all__ = [
     "JSONDecodeError",
     "JSONEncodeError",
     "JSONInputTypeError",
+    "JSONUnpacker",
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "MsgpackInputTypeError",

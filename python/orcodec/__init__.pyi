@@ -1,7 +1,7 @@
 import builtins
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable, Generic, NamedTuple, TypeVar, final, overload
+from typing import Any, Callable, Generic, Literal, NamedTuple, TypeVar, final, overload
 
 from _typeshed import SupportsRead, SupportsWrite
 
@@ -110,6 +110,8 @@ def loads(
     type: None = ...,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> Any: ...
 @overload
 def loads(
@@ -119,6 +121,8 @@ def loads(
     type: type[_T],
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> _T: ...
 @overload
 def loads(
@@ -128,6 +132,8 @@ def loads(
     type: Any,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+    pointer: str | None = ...,
 ) -> Any:
     """Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
     or str. Behaves like orjson.loads.
@@ -141,6 +147,15 @@ def loads(
     are cached. strict: False allows lax conversions (numeric text to
     numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
     for a type orcodec does not know, value decoded as builtins.
+    partial: True or "trailing-strings" reads text cut off anywhere (JSON
+    still arriving) as far as it is complete, as jiter's partial_mode: open
+    containers are closed, an incomplete entry or item dropped, an
+    unterminated string dropped or, with "trailing-strings", kept as far as it
+    goes. With type, what was read is validated as a whole document would be.
+    pointer: a JSON Pointer (RFC 6901, e.g. "/items/0/name"): only the value
+    it leads to is built (decoded into type, if given); the values before it
+    are checked and skipped, those after it are not read. A path that does
+    not exist raises JSONDecodeError at the value where the lookup stopped.
 
     Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
     that is not JSON or not UTF-8, that holds more than one value or nests
@@ -199,6 +214,7 @@ def unpackb(
     type: None = ...,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> Any: ...
 @overload
 def unpackb(
@@ -211,6 +227,7 @@ def unpackb(
     type: type[_T],
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> _T: ...
 @overload
 def unpackb(
@@ -223,6 +240,7 @@ def unpackb(
     type: Any,
     strict: bool = ...,
     dec_hook: Callable[[Any, Any], Any] | None = ...,
+    pointer: str | None = ...,
 ) -> Any:
     """Deserialize one MessagePack value given as bytes, bytearray or
     memoryview. Behaves like ormsgpack.unpackb.
@@ -245,6 +263,9 @@ def unpackb(
     numpy_ext_code: the extension type read as numpy arrays with
     OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
     type, strict, dec_hook: as for loads.
+    pointer: a JSON Pointer to the value to decode, as for loads (map keys
+    are matched when they are str); a path that does not exist raises
+    MsgpackDecodeError, whose pos is where the lookup stopped.
 
     Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
     ends early or goes on after the value, nests deeper than 1024 levels, has
@@ -484,6 +505,41 @@ def iter_lines(
     its number in the file), TypeError when fp has no read method, and what
     fp.read raises.
     """
+
+class JSONUnpacker:
+    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, ...)
+
+    A reader of JSON values one after another (JSON Lines, values separated by
+    whitespace, or by nothing where they delimit themselves: {}[]"x"), fed in
+    pieces of any size with feed(), or read from file_like (anything with
+    read(n) returning bytes) read_size bytes at a time. Iterating yields every
+    complete value and stops at an incomplete tail; unpack() returns the next
+    value or raises OutOfData; tell() is the number of bytes consumed, the end
+    of the last value returned. A number at the end of the bytes so far waits
+    for more (it may continue), unless file_like's read returned b"".
+
+    Each value is what loads returns for its text, into type (with strict and
+    dec_hook) if given. A value that is not valid JSON raises JSONDecodeError
+    about that value (a note gives its offset in the stream) and is consumed.
+    max_buffer_size (0: 2**31-1) bounds the bytes held that are not consumed:
+    feed() raises BufferFull rather than pass it, as does reading a value
+    larger than it from file_like.
+    """
+    def __init__(
+        self,
+        file_like: Any = None,
+        *,
+        read_size: int = ...,
+        max_buffer_size: int = ...,
+        type: Any = ...,
+        strict: bool = ...,
+        dec_hook: Callable[[Any, Any], Any] | None = ...,
+    ) -> None: ...
+    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None: ...
+    def unpack(self) -> Any: ...
+    def tell(self) -> int: ...
+    def __iter__(self) -> JSONUnpacker: ...
+    def __next__(self) -> Any: ...
 
 class Unpacker:
     """A streaming MessagePack reader, like msgpack.Unpacker: feed it bytes in

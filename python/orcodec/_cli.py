@@ -4,6 +4,7 @@
     orcodec pretty FILE         indented JSON on stdout
     orcodec validate FILE...    exit status 0 when every file is valid, 1 otherwise
     orcodec stats FILE          counts of values by type, depth, size
+    orcodec get FILE POINTER    the value a JSON Pointer leads to, as JSON
 
 Formats come from the file name (.json, .jsonl/.ndjson, .msgpack/.mpk, .msgpacks; a
 .gz after any of them is gzip) or from --from/--to; `-` is stdin or stdout. JSON Lines
@@ -235,13 +236,56 @@ def cmd_pretty(args) -> int:
     out = open_output("-")
     opt = json_options(args) | OPT_INDENT_2
     try:
+        if args.partial and src != "json":
+            raise UsageError("--partial reads JSON documents (.json)")
         if src in RECORDS:
             for value in read_records(stream, src):
                 out.write(dumps(value, option=opt) + b"\n")
+        elif args.partial:
+            out.write(dumps(loads(stream.read(), partial=args.partial), option=opt) + b"\n")
         elif src == "msgpack":
             out.write(msgpack_to_json(stream.read(), option=opt) + b"\n")
         else:
             out.write(dumps(loads(stream.read()), option=opt) + b"\n")
+    finally:
+        out.flush()
+        close_input(stream, args.file)
+    return 0
+
+
+def get_value(stream, fmt: str, pointer: str):
+    """The value `pointer` leads to. Records (JSON Lines, MessagePack streams) are an
+    array of them: the first token picks one, read without the others being kept."""
+    if fmt == "json":
+        return loads(stream.read(), pointer=pointer)
+    if fmt == "msgpack":
+        return unpackb(stream.read(), pointer=pointer, ext_hook=Ext, option=OPT_NON_STR_KEYS)
+    if not pointer:
+        return list(read_records(stream, fmt))
+    first, _, rest = pointer[1:].partition("/")
+    rest = "/" + rest if _ else ""
+    if not first.isdigit() or (len(first) > 1 and first.startswith("0")):
+        raise UsageError(f"pointer {pointer!r}: the records of {fmt} are an array; {first!r} is not an index")
+    want = int(first)
+    count = 0
+    for count, record in enumerate(read_records(stream, fmt), 1):
+        if count - 1 == want:
+            return unpackb(packb(record, option=OPT_NON_STR_KEYS), pointer=rest, ext_hook=Ext, option=OPT_NON_STR_KEYS)
+    raise UsageError(f"pointer {pointer!r}: index {want} is past the end of the records ({count} records)")
+
+
+def cmd_get(args) -> int:
+    src = format_of(args.file, args.src, "input")
+    stream = open_input(args.file)
+    out = sys.stdout.buffer
+    try:
+        try:
+            value = get_value(stream, src, args.pointer)
+        except ValueError as e:
+            if isinstance(e, (JSONDecodeError, MsgpackDecodeError)):
+                raise
+            raise UsageError(str(e)) from None
+        out.write(dumps(value, option=json_options(args)) + b"\n")
     finally:
         out.flush()
         close_input(stream, args.file)
@@ -465,7 +509,31 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("file", metavar="FILE", help="input file, or - for stdin")
     pr.add_argument("--from", dest="src", choices=FORMATS, help=f"format of FILE ({formats})")
     pr.add_argument("--sort-keys", action="store_true", help="sort the keys of objects")
+    pr.add_argument(
+        "--partial",
+        nargs="?",
+        const="trailing-strings",
+        choices=("on", "trailing-strings"),
+        help="read a JSON document cut off anywhere as far as it is complete (default: keep a cut string; "
+        "'on' drops it)",
+    )
     pr.set_defaults(run=cmd_pretty)
+
+    g = sub.add_parser(
+        "get",
+        help="print the value POINTER leads to in FILE",
+        description=(
+            "Print the value the JSON Pointer POINTER (RFC 6901, e.g. /items/0/name; '' for the whole "
+            "document) leads to in FILE, as JSON. Only that value is built. The records of JSON Lines and "
+            "MessagePack streams are an array: /3/name is the name of the fourth record."
+        ),
+    )
+    g.add_argument("file", metavar="FILE", help="input file, or - for stdin")
+    g.add_argument("pointer", metavar="POINTER", help="a JSON Pointer, such as /items/0/name")
+    g.add_argument("--from", dest="src", choices=FORMATS, help=f"format of FILE ({formats})")
+    g.add_argument("--indent", action="store_true", help="indent the JSON by 2 spaces")
+    g.add_argument("--sort-keys", action="store_true", help="sort the keys of objects")
+    g.set_defaults(run=cmd_get)
 
     v = sub.add_parser(
         "validate",

@@ -71,6 +71,7 @@ pub mod msgpack;
 pub mod number;
 pub mod pages;
 pub mod parse;
+pub mod pointer;
 pub mod sink;
 #[cfg(any(test, fuzzing))]
 pub mod testing;

@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 18] = [
+static mut METHODS: [PyMethodDef; 19] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -31,6 +31,12 @@ static mut METHODS: [PyMethodDef; 18] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
+    PyMethodDef {
+        ml_name: c"_json_extent".as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunctionFast: decode::pieces::json_extent },
+        ml_flags: METH_FASTCALL,
+        ml_doc: docs::JSON_EXTENT.as_ptr(),
+    },
     // orcodec.json's (private: the package wraps them).
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
@@ -286,6 +292,8 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
     o.kw_numpy_ext_code = args::intern(c"numpy_ext_code");
     o.kw_base64 = args::intern(c"base64");
     o.kw_read_size = args::intern(c"read_size");
+    o.kw_partial = args::intern(c"partial");
+    o.kw_pointer = args::intern(c"pointer");
     o.str_utcoffset = args::intern(c"utcoffset");
     o.str_int = args::intern(c"int");
     o.str_value = args::intern(c"_value_");

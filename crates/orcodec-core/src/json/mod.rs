@@ -6,6 +6,9 @@
 //!   [`Builder`](crate::builder::Builder) bottom-up (the untyped fast path).
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
+//! * [`partial`]: documents cut off anywhere, read as far as they are
+//!   complete (the push decoder's partial mode).
+//! * [`stream`]: where each value of a stream of JSON values ends.
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `stdlib`: the standard library `json` module's text (its separators,
 //!   indentation, `ensure_ascii` escapes and `repr(float)`).
@@ -15,10 +18,12 @@
 
 pub(crate) mod lex;
 pub mod lines;
+pub mod partial;
 pub mod pull;
 pub(crate) mod rows;
 pub mod scanner;
 pub mod stdlib;
+pub mod stream;
 pub(crate) mod unescape;
 pub(crate) mod unicode;
 pub mod writer;

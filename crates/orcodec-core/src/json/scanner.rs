@@ -3,8 +3,9 @@
 //! [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH)).
 
 use super::lex::{check_utf8, err, skip_whitespace_run, Lex, NumberSink, Span};
+use super::partial::{self, PartialMode};
 use crate::builder::Builder;
-use crate::error::{no_memory, DecodeErrorKind as Kind, Failure};
+use crate::error::{no_memory, DecodeError, DecodeErrorKind as Kind, Failure};
 use crate::fallible;
 
 /// An open array or object: where its items start on the value stack.
@@ -22,6 +23,18 @@ struct Scanner<'a, V> {
     scratch: Vec<u8>,
     /// See [`Lex::short_numbers`].
     short_numbers: bool,
+    /// In partial mode, the string the input ended in (set by `run` when
+    /// the lexing of a string fails).
+    open: Open,
+}
+
+/// The string a partial decode was reading when it failed: a value's or a
+/// key's, with the offset of its opening quote.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    None,
+    Value(usize),
+    Key(usize),
 }
 
 impl<'a, V> Lex<'a> for Scanner<'a, V> {
@@ -106,9 +119,10 @@ pub fn parse_with<B: Builder>(
         frames: core::mem::take(&mut stacks.frames),
         scratch: core::mem::take(&mut stacks.scratch),
         short_numbers: true,
+        open: Open::None,
     };
     s.skip_whitespace();
-    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run(builder) };
+    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run::<B, false>(builder) };
     // After an error, values of unfinished containers are still there.
     s.stack.clear();
     s.frames.clear();
@@ -117,8 +131,110 @@ pub fn parse_with<B: Builder>(
     result
 }
 
+/// [`parse_with`] for a document that may be cut off anywhere (see
+/// [`partial`](super::partial)): the value as far as it is complete.
+/// Without a cut it is `parse_with`'s value; an error before the cut is
+/// `parse_with`'s error.
+pub fn parse_partial_with<B: Builder>(
+    input: &[u8],
+    builder: &mut B,
+    stacks: &mut ScanStacks<B::Value>,
+    mode: PartialMode,
+) -> Result<B::Value, Failure<B::Error>> {
+    // A character cut in the middle is left out, as a string's end.
+    let whole = input;
+    let input = &input[..partial::without_cut_character(input)];
+    check_utf8(input)?;
+    debug_assert!(stacks.stack.is_empty() && stacks.frames.is_empty());
+    let mut s = Scanner {
+        input,
+        pos: 0,
+        stack: core::mem::take(&mut stacks.stack),
+        frames: core::mem::take(&mut stacks.frames),
+        scratch: core::mem::take(&mut stacks.scratch),
+        short_numbers: true,
+        open: Open::None,
+    };
+    s.skip_whitespace();
+    let result = if s.pos == input.len() {
+        err(Kind::EmptyDocument, s.pos)
+    } else {
+        match s.run::<B, true>(builder) {
+            Err(Failure::Syntax(e)) => s.close_partial(builder, e, mode),
+            done => done,
+        }
+    };
+    // A cut character is the end of a string, or it is no JSON.
+    let result = match result {
+        Ok(_) if input.len() != whole.len() && s.open == Open::None => err(Kind::InvalidUtf8, input.len()),
+        other => other,
+    };
+    s.stack.clear();
+    s.frames.clear();
+    s.scratch.clear();
+    (stacks.stack, stacks.frames, stacks.scratch) = (s.stack, s.frames, s.scratch);
+    result
+}
+
 impl<'a, V> Scanner<'a, V> {
-    fn run<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
+    /// After `run` (partial) failed with `e`: the document closed at the end
+    /// of the input if `e` is the input ending (see [`partial`](super::partial)),
+    /// else `e`.
+    #[cold]
+    fn close_partial<B: Builder<Value = V>>(
+        &mut self,
+        b: &mut B,
+        e: DecodeError,
+        mode: PartialMode,
+    ) -> Result<V, Failure<B::Error>> {
+        let input = self.input;
+        let end = input.len();
+        let cut_string = matches!(e.kind, Kind::UnexpectedEnd | Kind::LoneSurrogate);
+        match self.open {
+            Open::Value(quote) | Open::Key(quote) if cut_string => {
+                let kept = partial::string_start(input, quote + 1)?;
+                if let Open::Value(_) = self.open {
+                    if mode == PartialMode::TrailingStrings {
+                        // The kept part, read as a whole string.
+                        let mut whole = Vec::new();
+                        fallible::extend(&mut whole, &input[quote..kept]).map_err(|_| no_memory(quote))?;
+                        fallible::push(&mut whole, b'"').map_err(|_| no_memory(quote))?;
+                        let mut reader = super::pull::JsonPull::new(&whole)?;
+                        let value = b.str(reader.str()?).map_err(Failure::Build)?;
+                        if self.frames.is_empty() {
+                            return Ok(value);
+                        }
+                        self.push(value)?;
+                    }
+                }
+            }
+            Open::None if e.kind == Kind::UnexpectedEnd => debug_assert_eq!(e.offset, end),
+            Open::None if e.kind == Kind::InvalidNumber && partial::is_number_start(&input[e.offset..]) => {}
+            Open::None if e.kind == Kind::InvalidLiteral && partial::is_literal_start(&input[e.offset..]) => {}
+            _ => return Err(Failure::Syntax(e)),
+        }
+        if self.frames.is_empty() {
+            // A scalar cut at the top: there is no value.
+            return Err(Failure::Syntax(e));
+        }
+        while let Some(frame) = self.frames.pop() {
+            if frame.is_map && (self.stack.len() - frame.start) % 2 == 1 {
+                // A key whose value is missing or was dropped.
+                self.stack.pop();
+            }
+            let container =
+                if frame.is_map { b.map(&mut self.stack, frame.start) } else { b.array(&mut self.stack, frame.start) }
+                    .map_err(Failure::Build)?;
+            self.push(container)?;
+        }
+        #[expect(clippy::unreachable, reason = "the outermost container was just pushed")]
+        match self.stack.pop() {
+            Some(v) => Ok(v),
+            None => unreachable!("the closed document is on the stack"),
+        }
+    }
+
+    fn run<B: Builder<Value = V>, const PARTIAL: bool>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
         loop {
             // A value starts here.
             self.skip_whitespace();
@@ -141,14 +257,22 @@ impl<'a, V> Scanner<'a, V> {
                     } else {
                         fallible::push(&mut self.frames, Frame { is_map, start }).map_err(|_| no_memory(at))?;
                         if is_map {
-                            self.key(b)?;
+                            self.key::<B, PARTIAL>(b)?;
                         }
                         continue;
                     }
                 }
                 Some(b'"') => {
                     self.pos += 1;
-                    let span = self.string()?;
+                    let span = match self.string() {
+                        Ok(span) => span,
+                        Err(e) => {
+                            if PARTIAL {
+                                self.open = Open::Value(at);
+                            }
+                            return Err(e);
+                        }
+                    };
                     self.str_value(b, span).map_err(Failure::Build)?
                 }
                 Some(b't') => {
@@ -190,7 +314,7 @@ impl<'a, V> Scanner<'a, V> {
                             return err(Kind::TrailingComma, self.pos - 1);
                         }
                         if frame.is_map {
-                            self.key(b)?;
+                            self.key::<B, PARTIAL>(b)?;
                         }
                         break;
                     }
@@ -217,8 +341,18 @@ impl<'a, V> Scanner<'a, V> {
 
     /// Reads `"key":` and pushes the key; leaves `pos` at the value.
     #[inline(always)]
-    fn key<B: Builder<Value = V>>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
-        let span = self.key_string()?;
+    fn key<B: Builder<Value = V>, const PARTIAL: bool>(&mut self, b: &mut B) -> Result<(), Failure<B::Error>> {
+        let at = self.pos;
+        let span = match self.key_string() {
+            Ok(span) => span,
+            Err(e) => {
+                // Past the quote: the key's text is what failed.
+                if PARTIAL && self.pos == at + 1 {
+                    self.open = Open::Key(at);
+                }
+                return Err(e);
+            }
+        };
         let key = b.key(self.text(span)).map_err(Failure::Build)?;
         self.push(key)?;
         self.colon()
@@ -731,6 +865,64 @@ mod tests {
             }
             assert_eq!(fail(format!("[1{}x]", " ".repeat(n)).as_bytes()).1, n + 2);
         }
+    }
+
+    fn partial(s: &[u8], mode: PartialMode) -> Result<String, (Kind, usize)> {
+        match parse_partial_with(s, &mut Echo, &mut ScanStacks::new(), mode) {
+            Ok(v) => Ok(v),
+            Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+            Err(Failure::Build(())) => panic!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn partial_documents() {
+        use PartialMode::{On, TrailingStrings as Trailing};
+        // (input, partial=True, "trailing-strings"), as jiter reads them.
+        let cases: &[(&[u8], &str, &str)] = &[
+            (b"[1, 2", "[u1,u2]", "[u1,u2]"),
+            (b"[1, 2.", "[u1]", "[u1]"),
+            (b"[1e+", "[]", "[]"),
+            (b"[-0", "[i0]", "[i0]"),
+            (b"[tr", "[]", "[]"),
+            (b"[true", "[true]", "[true]"),
+            (br#"{"a": nul"#, "{}", "{}"),
+            (br#"{"a"#, "{}", "{}"),
+            (br#"{"a":"#, "{}", "{}"),
+            (br#"{"a": "b"#, "{}", r#"{k"a":"b"}"#),
+            (br#"{"a":1,"#, r#"{k"a":u1}"#, r#"{k"a":u1}"#),
+            (br#"["ab\u00e"#, "[]", r#"["ab"]"#),
+            (br#"["ab\ud83d\"#, "[]", r#"["ab"]"#),
+            (b"[\"a\xe4\xb8", "[]", r#"["a"]"#),
+            (b"[[", "[[]]", "[[]]"),
+            (br#"{"a": [1, {"b": "c"#, r#"{k"a":[u1,{}]}"#, r#"{k"a":[u1,{k"b":"c"}]}"#),
+            (b"12", "u12", "u12"),
+        ];
+        for &(input, on, trailing) in cases {
+            assert_eq!(partial(input, On).as_deref(), Ok(on), "{:?}", String::from_utf8_lossy(input));
+            assert_eq!(partial(input, Trailing).as_deref(), Ok(trailing), "{:?}", String::from_utf8_lossy(input));
+        }
+        // Nothing to return, and errors before the cut: parse's errors.
+        assert_eq!(partial(br#""abc"#, On), Err((Kind::UnexpectedEnd, 4)));
+        assert_eq!(partial(br#""abc"#, Trailing), Ok(r#""abc""#.into()));
+        for input in [&b"-"[..], b"tr", b"", b"[1, x", b"[1x]", b"[1, 2]x", br#"["a\x"#, b"[1.x", b"[\xff"] {
+            let whole = match parse(input, &mut Echo) {
+                Err(Failure::Syntax(e)) => (e.kind, e.offset),
+                other => panic!("{input:?}: {other:?}"),
+            };
+            assert_eq!(partial(input, On), Err(whole.clone()), "{input:?}");
+            assert_eq!(partial(input, Trailing), Err(whole), "{input:?}");
+        }
+        assert_eq!(partial(br#"["a\u12""#, On), Err((Kind::InvalidEscape, 3)));
+        assert_eq!(partial(b"[1]\xc3", On).unwrap_err().0, Kind::InvalidUtf8);
+        // Every cut of a document gives a value; the whole gives parse's.
+        let doc = r#"{"a": [1, -2.5e3, "x\u00e9\ud83d\ude00y", true, null, {"b": []}], "c": "中文"}"#.as_bytes();
+        for cut in 1..doc.len() {
+            for mode in [On, Trailing] {
+                assert!(partial(&doc[..cut], mode).is_ok(), "{:?}", &doc[..cut]);
+            }
+        }
+        assert_eq!(partial(doc, On), Ok(ok(core::str::from_utf8(doc).unwrap())));
     }
 
     #[test]

@@ -23,9 +23,10 @@ pub(crate) mod input;
 pub mod key_cache;
 pub mod lines;
 pub(crate) mod numpy;
+pub(crate) mod pieces;
 pub(crate) mod pydatetime;
-pub(crate) mod strs;
 pub mod stdlib;
+pub(crate) mod strs;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
@@ -363,7 +364,7 @@ pub(crate) fn numpy_read(
 
 /// The typed decoding arguments of a call, when `type` is given (not None).
 #[inline(always)]
-unsafe fn typed_call(
+pub(crate) unsafe fn typed_call(
     st: &'static State,
     tp: *mut PyObject,
     strict: *mut PyObject,
@@ -402,11 +403,13 @@ pub unsafe extern "C" fn loads(
         obj
     } else {
         let s = st;
-        let Ok([obj, tp, strict, dec_hook]) =
-            call.parse_with("loads", [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook], 1, &errors)
-        else {
+        let names = [core::ptr::null_mut(), s.kw_type, s.kw_strict, s.kw_dec_hook, s.kw_partial, s.kw_pointer];
+        let Ok([obj, tp, strict, dec_hook, partial, pointer]) = call.parse_with("loads", names, 1, &errors) else {
             return core::ptr::null_mut();
         };
+        if !partial.is_null() || !pointer.is_null() {
+            return pieces::loads(st, obj, tp, strict, dec_hook, partial, pointer);
+        }
         if !tp.is_null() || !strict.is_null() || !dec_hook.is_null() {
             if let Some(result) = typed_loads(st, obj, tp, strict, dec_hook) {
                 return result;
@@ -440,9 +443,18 @@ pub unsafe extern "C" fn unpackb(
     let st = State::of_module(module);
     let s = st;
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let names =
-        [core::ptr::null_mut(), s.kw_ext_hook, s.kw_option, s.kw_numpy_ext_code, s.kw_type, s.kw_strict, s.kw_dec_hook];
-    let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook]) = call.parse("unpackb", names, 1) else {
+    let names = [
+        core::ptr::null_mut(),
+        s.kw_ext_hook,
+        s.kw_option,
+        s.kw_numpy_ext_code,
+        s.kw_type,
+        s.kw_strict,
+        s.kw_dec_hook,
+        s.kw_pointer,
+    ];
+    let Ok([obj, ext_hook, option, numpy_ext_code, tp, strict, dec_hook, pointer]) = call.parse("unpackb", names, 1)
+    else {
         return core::ptr::null_mut();
     };
     let Some((ext_hook, read_opts, opts)) = msgpack_options(st, ext_hook, option) else {
@@ -451,6 +463,9 @@ pub unsafe extern "C" fn unpackb(
     let Ok(numpy_code) = parse_numpy_ext_code(numpy_ext_code, s.msgpack_decode_error) else {
         return core::ptr::null_mut();
     };
+    if !pointer.is_null() {
+        return pieces::unpackb(st, obj, pointer, ext_hook, read_opts, opts, numpy_code, tp, strict, dec_hook);
+    }
     if !kwnames.is_null() && (!tp.is_null() || !strict.is_null() || !dec_hook.is_null()) {
         if let Some(result) = typed_unpackb(st, obj, tp, strict, dec_hook, ext_hook, read_opts, opts, numpy_code) {
             return result;

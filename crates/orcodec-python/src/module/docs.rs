@@ -58,7 +58,7 @@ container that contains itself), a dict or list changed while it is
 serialized, a time with a tzinfo, and an option that is not made of
 flags.";
 
-pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None)
+pub const LOADS: &CStr = c"loads(obj, /, *, type=None, strict=True, dec_hook=None, partial=None, pointer=None)
 --
 
 Deserialize JSON text (RFC 8259) given as bytes, bytearray, memoryview
@@ -73,6 +73,15 @@ type: the type to decode into (None: untyped, as orjson). Compiled types
 are cached. strict: False allows lax conversions (numeric text to
 numbers, 0 and 1 to bool...). dec_hook: called as dec_hook(type, value)
 for a type orcodec does not know, value decoded as builtins.
+partial: True or \"trailing-strings\" reads text cut off anywhere (JSON
+still arriving) as far as it is complete, as jiter's partial_mode: open
+containers are closed, an incomplete entry or item dropped, an
+unterminated string dropped or, with \"trailing-strings\", kept as far as it
+goes. With type, what was read is validated as a whole document would be.
+pointer: a JSON Pointer (RFC 6901, e.g. \"/items/0/name\"): only the value
+it leads to is built (decoded into type, if given); the values before it
+are checked and skipped, those after it are not read. A path that does
+not exist raises JSONDecodeError at the value where the lookup stopped.
 
 Raises JSONDecodeError (a json.JSONDecodeError, so a ValueError) for text
 that is not JSON or not UTF-8, that holds more than one value or nests
@@ -114,7 +123,7 @@ has no binary form (with no default), and a numpy_ext_code outside 0 to
 127.";
 
 pub const UNPACKB: &CStr =
-    c"unpackb(obj, /, *, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None)
+    c"unpackb(obj, /, *, ext_hook=None, option=None, numpy_ext_code=None, type=None, strict=True, dec_hook=None, pointer=None)
 --
 
 Deserialize one MessagePack value given as bytes, bytearray or
@@ -138,6 +147,9 @@ The others are accepted and ignored.
 numpy_ext_code: the extension type read as numpy arrays with
 OPT_NUMPY_EXT, an int from 0 to 127. None: 78.
 type, strict, dec_hook: as for loads.
+pointer: a JSON Pointer to the value to decode, as for loads (map keys
+are matched when they are str); a path that does not exist raises
+MsgpackDecodeError, whose pos is where the lookup stopped.
 
 Raises MsgpackDecodeError (a ValueError) for data that is not MessagePack,
 ends early or goes on after the value, nests deeper than 1024 levels, has
@@ -443,3 +455,5 @@ pub const JSON_LOADS: &CStr = c"_json_loads(s, /)
 The fast path of orcodec.json.loads (private: call orcodec.json.loads). The
 value of JSON text s, or NotImplemented when the standard library's decoder
 must read it (its extensions, its error messages).";
+
+pub const JSON_EXTENT: &CStr = c"Where the next value of a stream of JSON values ends (for JSONUnpacker).";

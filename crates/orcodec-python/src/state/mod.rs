@@ -82,6 +82,8 @@ pub struct Objects {
     pub kw_numpy_ext_code: *mut PyObject,
     pub kw_base64: *mut PyObject,
     pub kw_read_size: *mut PyObject,
+    pub kw_partial: *mut PyObject,
+    pub kw_pointer: *mut PyObject,
     /// Interned attribute and module names the walker looks up.
     pub str_utcoffset: *mut PyObject,
     pub str_int: *mut PyObject,
@@ -109,7 +111,7 @@ pub struct Objects {
 
 impl Objects {
     /// Every field, in declaration order (for traversal and release).
-    pub fn all(&mut self) -> [&mut *mut PyObject; 50] {
+    pub fn all(&mut self) -> [&mut *mut PyObject; 52] {
         macro_rules! fields {
             ($($f:ident),* ; $($t:ident),*) => { [$(&mut self.$f,)* $(as_object(&mut self.$t),)*] };
         }
@@ -117,7 +119,7 @@ impl Objects {
             json_encode_error, json_decode_error, msgpack_encode_error, msgpack_decode_error, json_input_error,
             msgpack_input_error, validation_error, json_validation_error, msgpack_validation_error, out_of_data,
             buffer_full, gc_collect, base64_default, kw_type, kw_strict, kw_dec_hook, kw_forbid_unknown_fields,
-            kw_default, kw_option, kw_ext_hook, kw_numpy_ext_code, kw_base64, kw_read_size, str_utcoffset, str_int,
+            kw_default, kw_option, kw_ext_hook, kw_numpy_ext_code, kw_base64, kw_read_size, kw_partial, kw_pointer, str_utcoffset, str_int,
             str_value, str_uuid, str_enum, str_dataclasses, str_dataclass_fields, str_field_type, str_numpy,
             str_array_struct, str_dtype, str_str, str_dict, str_pydantic_fields, str_pydantic_extra, str_fields,
             str_slots, str_normalize, str_pytz_tzinfo, str_decimal, str_datetime;

@@ -1,0 +1,336 @@
+//! `loads` with `partial=` or `pointer=`, and `unpackb` with `pointer=`:
+//! documents read in part. Kept apart from the entry points so that a call
+//! without these arguments runs exactly as before.
+
+use pyo3_ffi::*;
+
+use orcodec_core::error::Failure;
+use orcodec_core::json::partial::PartialMode;
+use orcodec_core::json::scanner::ScanStacks;
+
+use crate::cpython::object::Owned;
+use crate::decode::builder::PyBuilder;
+use crate::decode::error::{
+    new_msgpack_error, raise_decode_error, raise_json_error, raise_json_syntax_error, raise_msgpack_error,
+};
+use crate::decode::numpy::NumpyRead;
+use crate::decode::typed::error::Source;
+use crate::decode::typed::py_input::PyInput;
+use crate::decode::{input, json_input, typed, GcPause};
+use crate::decode::{msgpack_input, numpy_read};
+use crate::module::errors::{raise, Raised};
+use crate::module::options::Opt;
+use crate::state::State;
+use orcodec_core::msgpack::reader::{ReadOptions, ReadStacks};
+use orcodec_core::pointer::{self, LookupError};
+
+/// The `partial` argument: absent, None, False or "off" for none; True or
+/// "on", or "trailing-strings" (jiter's values); anything else raises ValueError.
+pub(crate) unsafe fn parse_partial(partial: *mut PyObject) -> Result<Option<PartialMode>, Raised> {
+    if partial.is_null() || partial == Py_False() || partial == Py_None() {
+        return Ok(None);
+    }
+    if partial == Py_True() {
+        return Ok(Some(PartialMode::On));
+    }
+    if PyUnicode_Check(partial) != 0 {
+        for (name, mode) in
+            [(c"off", None), (c"on", Some(PartialMode::On)), (c"trailing-strings", Some(PartialMode::TrailingStrings))]
+        {
+            if PyUnicode_CompareWithASCIIString(partial, name.as_ptr()) == 0 {
+                return Ok(mode);
+            }
+        }
+    }
+    Err(raise(PyExc_ValueError, "partial must be True, False, None, 'on', 'off' or 'trailing-strings'"))
+}
+
+/// The typed arguments of a `loads` call, compiled (None: untyped).
+type Typed = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
+
+/// `loads` with `partial` or `pointer` given (the other arguments as
+/// `loads` parsed them).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn loads(
+    st: &'static State,
+    obj: *mut PyObject,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+    partial: *mut PyObject,
+    pointer: *mut PyObject,
+) -> *mut PyObject {
+    let Ok(mode) = parse_partial(partial) else {
+        return core::ptr::null_mut();
+    };
+    let Ok(tokens) = parse_pointer(pointer) else {
+        return core::ptr::null_mut();
+    };
+    if mode.is_some() && tokens.is_some() {
+        raise(PyExc_ValueError, "partial and pointer cannot be combined");
+        return core::ptr::null_mut();
+    }
+    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
+        None => None,
+        Some(Ok(parts)) => Some(parts),
+        Some(Err(Raised)) => return core::ptr::null_mut(),
+    };
+    let mut view = input::ViewSlot::new();
+    let Some(input) = json_input(st, obj, &mut view) else {
+        return core::ptr::null_mut();
+    };
+    let bytes = input.bytes();
+    if let Some((text, tokens)) = &tokens {
+        let (start, end) = match pointer::find_json(bytes, tokens) {
+            Ok(range) => range,
+            Err(LookupError::Syntax(e)) => {
+                raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
+                return core::ptr::null_mut();
+            }
+            Err(LookupError::Pointer(e)) => {
+                raise_json_error(st, &e.message(text, tokens), bytes, obj, e.offset);
+                return core::ptr::null_mut();
+            }
+        };
+        let target = &bytes[start..end];
+        return match &typed {
+            Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, target, obj),
+            None => untyped(st, target, obj),
+        };
+    }
+    let Some(mode) = mode else {
+        // partial=False: loads as without it.
+        return match &typed {
+            Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, bytes, obj),
+            None => untyped(st, bytes, obj),
+        };
+    };
+    let value = partial_value(st, bytes, obj, mode);
+    match (&typed, value) {
+        (_, None) => core::ptr::null_mut(),
+        (None, Some(value)) => value.into_raw(),
+        (Some((compiled, opts)), Some(value)) => {
+            // What was read is validated as the type, as a whole document
+            // would be: the closed containers are complete values.
+            let mut input = PyInput::new(value.as_ptr());
+            typed::run::run(
+                st,
+                compiled,
+                opts,
+                &mut input,
+                Source::Json { input: bytes, original: obj },
+                |_| {},
+                |_| Ok(()),
+                |e| {
+                    raise_json_syntax_error(st, &e, bytes, obj);
+                },
+            )
+        }
+    }
+}
+
+/// The `pointer` argument: None when absent, None or empty (the whole
+/// document); else its text and tokens. A pointer that is no str raises
+/// TypeError, one that is no JSON Pointer ValueError.
+unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
+    if pointer.is_null() || pointer == Py_None() {
+        return Ok(None);
+    }
+    if PyUnicode_Check(pointer) == 0 {
+        return Err(raise(PyExc_TypeError, "pointer must be a str (a JSON Pointer such as '/items/0/name')"));
+    }
+    let mut len: Py_ssize_t = 0;
+    let data = PyUnicode_AsUTF8AndSize(pointer, &mut len);
+    if data.is_null() {
+        return Err(Raised);
+    }
+    // SAFETY: CPython's UTF-8 form of the str, `len` bytes, valid while `pointer` lives.
+    let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(data as *const u8, len as usize)) };
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match pointer::tokens(text) {
+        Ok(tokens) => Ok(Some((text.to_string(), tokens))),
+        Err(e) => Err(raise(PyExc_ValueError, &e.message(text, &[]))),
+    }
+}
+
+/// `unpackb` with `pointer` given (the other arguments as `unpackb` parsed them).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpackb(
+    st: &'static State,
+    obj: *mut PyObject,
+    pointer: *mut PyObject,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+    flags: Opt,
+    numpy_code: i8,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> *mut PyObject {
+    let Ok(tokens) = parse_pointer(pointer) else {
+        return core::ptr::null_mut();
+    };
+    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
+        None => None,
+        Some(Ok(parts)) => Some(parts),
+        Some(Err(Raised)) => return core::ptr::null_mut(),
+    };
+    let mut view = input::ViewSlot::new();
+    let Some(input) = msgpack_input(st, obj, &mut view) else {
+        return core::ptr::null_mut();
+    };
+    let bytes = input.bytes();
+    let (start, end) = match &tokens {
+        None => (0, bytes.len()),
+        Some((text, tokens)) => match pointer::find_msgpack(bytes, tokens, read_opts) {
+            Ok(range) => range,
+            Err(LookupError::Syntax(e)) => {
+                raise_decode_error(e, |e| raise_msgpack_error(st, &e.kind, e.offset, bytes));
+                return core::ptr::null_mut();
+            }
+            Err(LookupError::Pointer(e)) => {
+                let exc = new_msgpack_error(st, &e.message(text, tokens), e.offset as isize);
+                if !exc.is_null() {
+                    PyErr_SetObject(Py_TYPE(exc) as *mut PyObject, exc);
+                    Py_DECREF(exc);
+                }
+                return core::ptr::null_mut();
+            }
+        },
+    };
+    let target = &bytes[start..end];
+    let mut numpy = numpy_read(st, flags, numpy_code, obj, bytes);
+    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
+    if let Some((compiled, opts)) = &typed {
+        return typed::run::unpackb_with(st, compiled, opts, target, ext_hook, read_opts, numpy);
+    }
+    let pause = GcPause::new(target.len());
+    let result = orcodec_core::msgpack::reader::read_with(
+        target,
+        &mut PyBuilder::with_numpy(st, ext_hook, numpy),
+        read_opts,
+        &mut ReadStacks::default(),
+    );
+    drop(pause);
+    match result {
+        Ok(value) => value.into_raw(),
+        Err(Failure::Syntax(e)) => {
+            raise_decode_error(e, |e| raise_msgpack_error(st, &e.kind, start + e.offset, bytes));
+            core::ptr::null_mut()
+        }
+        Err(Failure::Build(())) => core::ptr::null_mut(),
+    }
+}
+
+/// `loads(bytes)` without a type.
+unsafe fn untyped(st: &'static State, bytes: &[u8], obj: *mut PyObject) -> *mut PyObject {
+    let pause = GcPause::new(bytes.len());
+    let result = orcodec_core::json::scanner::parse_with(
+        bytes,
+        &mut PyBuilder::new(st, core::ptr::null_mut()),
+        &mut ScanStacks::new(),
+    );
+    drop(pause);
+    finish(st, result, bytes, obj).map_or(core::ptr::null_mut(), Owned::into_raw)
+}
+
+/// The value of the cut-off document `bytes`, or None with the error raised.
+unsafe fn partial_value(st: &'static State, bytes: &[u8], obj: *mut PyObject, mode: PartialMode) -> Option<Owned> {
+    let pause = GcPause::new(bytes.len());
+    let result = orcodec_core::json::scanner::parse_partial_with(
+        bytes,
+        &mut PyBuilder::new(st, core::ptr::null_mut()),
+        &mut ScanStacks::new(),
+        mode,
+    );
+    drop(pause);
+    finish(st, result, bytes, obj)
+}
+
+/// The value, or None with the JSON error raised (builder failures have one set).
+unsafe fn finish(st: &State, result: Result<Owned, Failure<()>>, bytes: &[u8], obj: *mut PyObject) -> Option<Owned> {
+    match result {
+        Ok(value) => Some(value),
+        Err(Failure::Syntax(e)) => {
+            raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
+            None
+        }
+        Err(Failure::Build(())) => None,
+    }
+}
+
+/// `_json_extent(buf, pos, start, state, eof)`: where the next value of a
+/// stream of JSON values ends (`orcodec_core::json::stream`), for
+/// `JSONUnpacker`, which keeps the scan's place (`pos`, `start`, `state`)
+/// between calls. Returns `(start, end, pos, state)`: `end` is -1 while the
+/// value is not complete (`start` -1 while none has begun); when it is, the
+/// value is `buf[start:end]` and `pos`/`state` begin the next scan.
+pub(crate) unsafe extern "C" fn json_extent(
+    _module: *mut PyObject,
+    args: *mut *mut PyObject,
+    nargs: Py_ssize_t,
+) -> *mut PyObject {
+    if nargs != 5 {
+        raise(PyExc_TypeError, "_json_extent() takes 5 arguments");
+        return core::ptr::null_mut();
+    }
+    let arg = |i: usize| *args.add(i);
+    let mut view = input::ViewSlot::new();
+    let input = match crate::decode::input::borrow_input(arg(0), false, &mut view) {
+        Ok(Some(input)) => input,
+        Ok(None) => {
+            raise(PyExc_TypeError, "_json_extent() needs a bytes-like buffer");
+            return core::ptr::null_mut();
+        }
+        Err(Raised) => return core::ptr::null_mut(),
+    };
+    let bytes = input.bytes();
+    let pos = PyLong_AsSsize_t(arg(1));
+    let start = PyLong_AsSsize_t(arg(2));
+    let state = PyLong_AsUnsignedLongLong(arg(3));
+    let eof = PyObject_IsTrue(arg(4));
+    if !PyErr_Occurred().is_null() || eof < 0 {
+        return core::ptr::null_mut();
+    }
+    if pos < 0 || pos as usize > bytes.len() || start < -1 || start > pos {
+        raise(PyExc_ValueError, "_json_extent(): a position outside the buffer");
+        return core::ptr::null_mut();
+    }
+    let mut scan = orcodec_core::json::stream::JsonExtent::from_parts(
+        pos as usize,
+        (start >= 0).then_some(start as usize),
+        state as u64,
+    );
+    let (start, end) = match scan.next(bytes, eof == 1) {
+        Some((a, b)) => (a as isize, b as isize),
+        None => (scan.start.map_or(-1, |s| s as isize), -1),
+    };
+    let items = [
+        PyLong_FromSsize_t(start),
+        PyLong_FromSsize_t(end),
+        PyLong_FromSsize_t(scan.pos as isize),
+        PyLong_FromUnsignedLongLong(scan.state() as _),
+    ];
+    if items.iter().any(|i| i.is_null()) {
+        for i in items {
+            Py_XDECREF(i);
+        }
+        return core::ptr::null_mut();
+    }
+    let tuple = PyTuple_New(4);
+    if tuple.is_null() {
+        for i in items {
+            Py_DECREF(i);
+        }
+        return core::ptr::null_mut();
+    }
+    for (k, i) in items.into_iter().enumerate() {
+        // Steals the reference.
+        PyTuple_SET_ITEM(tuple, k as Py_ssize_t, i);
+    }
+    tuple
+}

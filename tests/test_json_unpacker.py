@@ -1,0 +1,251 @@
+"""JSONUnpacker: JSON values one after another, fed in every chunking (one byte at a time
+too) or read from file-likes that return less than asked, raise, or end; each value what
+loads gives for its text, tell() at the end of each; numbers split across feeds;
+max_buffer_size; errors consumed with the value; typed values."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import random
+from typing import Any
+
+import orcodec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SEPARATORS = ["\n", " ", "\r\n", "", "\t\n  "]
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8).filter(lambda t: not any(0xD800 <= ord(c) <= 0xDFFF for c in t))
+)
+DOCUMENTS = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def join(docs: list[Any], sep: str, rng: random.Random) -> tuple[bytes, list[int]]:
+    """The documents as one stream, and the offset where each ends."""
+    out = b""
+    ends = []
+    for doc in docs:
+        text = json.dumps(doc, ensure_ascii=rng.random() < 0.5).encode()
+        if out and sep == "" and not (text[:1] in b'[{"' or out[-1:] in b']}"'):
+            out += b" "  # two numbers or literals need something between them
+        out += text
+        ends.append(len(out))
+        out += sep.encode()
+    return out, ends
+
+
+def read_all(unpacker: orcodec.JSONUnpacker) -> list[tuple[Any, int]]:
+    return [(value, unpacker.tell()) for value in unpacker]
+
+
+def fed(data: bytes, sizes: list[int]) -> list[tuple[Any, int]]:
+    unpacker = orcodec.JSONUnpacker()
+    got: list[tuple[Any, int]] = []
+    at = 0
+    i = 0
+    while at < len(data):
+        size = sizes[i % len(sizes)]
+        unpacker.feed(data[at : at + size])
+        at += size
+        i += 1
+        got += read_all(unpacker)
+    return got
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(DOCUMENTS, min_size=1, max_size=6), st.sampled_from(SEPARATORS), st.randoms(use_true_random=False))
+def test_every_chunking_gives_the_values_and_offsets(docs: list[Any], sep: str, rng: random.Random) -> None:
+    data, ends = join(docs, sep, rng)
+    texts = [data[(ends[i - 1] if i else 0) : ends[i]] for i in range(len(ends))]
+    want = [(orcodec.loads(t), e) for t, e in zip(texts, ends)]
+    # A number or literal at the very end waits for the stream's end.
+    last_waits = not sep and data[-1:] not in b']}"'
+    for sizes in ([1], [2, 3], [rng.randint(1, 9) for _ in range(5)], [len(data)]):
+        got = fed(data, sizes)
+        assert got == (want[:-1] if last_waits else want), sizes
+    # From a file-like, to its end: every value.
+    assert read_all(orcodec.JSONUnpacker(io.BytesIO(data), read_size=rng.randint(1, 7))) == want
+
+
+def test_values_that_delimit_themselves() -> None:
+    unpacker = orcodec.JSONUnpacker()
+    unpacker.feed(b'{}[]"x"{"a":[1,{"b":"]}"}]}12 true\n-3.5')
+    assert read_all(unpacker) == [({}, 2), ([], 4), ("x", 7), ({"a": [1, {"b": "]}"}]}, 27), (12, 29), (True, 34)]
+    with pytest.raises(orcodec.OutOfData):
+        unpacker.unpack()
+    unpacker.feed(b"e2")
+    with pytest.raises(orcodec.OutOfData):
+        unpacker.unpack()
+    unpacker.feed(b",")
+    assert unpacker.unpack() == -350.0
+    assert unpacker.tell() == 41
+
+
+def test_a_number_split_across_feeds() -> None:
+    unpacker = orcodec.JSONUnpacker()
+    for piece in (b"12", b"34", b"5.", b"25"):
+        unpacker.feed(piece)
+        assert list(unpacker) == []
+    unpacker.feed(b"\n")
+    assert list(unpacker) == [12345.25]
+
+
+def test_max_buffer_size() -> None:
+    unpacker = orcodec.JSONUnpacker(max_buffer_size=11)
+    unpacker.feed(b'[1, 2, "')
+    with pytest.raises(orcodec.BufferFull):
+        unpacker.feed(b'ab"]')
+    unpacker.feed(b'a"]')
+    assert unpacker.unpack() == [1, 2, "a"]
+    # Consumed bytes no longer count.
+    unpacker.feed(b"[" + b"0," * 4)
+    with pytest.raises(orcodec.BufferFull):
+        unpacker.feed(b"0] ")
+    unpacker.feed(b"0]")
+    assert unpacker.unpack() == [0, 0, 0, 0, 0]
+    # From a file, a value larger than the buffer.
+    with pytest.raises(orcodec.BufferFull):
+        list(orcodec.JSONUnpacker(io.BytesIO(b"[" + b"1," * 100 + b"1]"), max_buffer_size=50))
+
+
+def test_errors_are_consumed_with_their_value() -> None:
+    unpacker = orcodec.JSONUnpacker()
+    unpacker.feed(b'[1] {"a" 1} [2] x [3]')
+    assert unpacker.unpack() == [1]
+    with pytest.raises(orcodec.JSONDecodeError) as info:
+        unpacker.unpack()
+    assert info.value.msg == "unexpected character, expected ':' after key"
+    assert "in the value at bytes 4 to 11 of the stream" in info.value.__notes__
+    assert unpacker.tell() == 11
+    assert unpacker.unpack() == [2]
+    with pytest.raises(orcodec.JSONDecodeError):
+        unpacker.unpack()
+    assert unpacker.unpack() == [3]
+
+
+def test_hostile_input() -> None:
+    unpacker = orcodec.JSONUnpacker()
+    unpacker.feed(b"[" * 5000)
+    with pytest.raises(orcodec.JSONDecodeError):
+        unpacker.unpack()
+    unpacker = orcodec.JSONUnpacker(max_buffer_size=1 << 16)
+    unpacker.feed(b'"')
+    for _ in range(100):
+        unpacker.feed(b"x" * 100)
+        assert list(unpacker) == []
+    unpacker.feed(b'"')
+    assert unpacker.unpack() == "x" * 10_000
+
+
+class Trickle(io.RawIOBase):
+    """A file whose read returns at most 3 bytes, and raises once at the 2nd call."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.calls = 0
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        self.calls += 1
+        if self.calls == 2:
+            raise OSError("flaky")
+        out, self.data = self.data[: min(n, 3)], self.data[min(n, 3) :]
+        return out
+
+
+def test_file_likes() -> None:
+    trickle = Trickle(b'{"a": 1}\n[2, 3]\n4')
+    unpacker = orcodec.JSONUnpacker(trickle, read_size=100)
+    with pytest.raises(OSError, match="flaky"):
+        unpacker.unpack()
+    assert list(unpacker) == [{"a": 1}, [2, 3], 4]
+    assert unpacker.tell() == 17
+    with pytest.raises(TypeError, match="must return bytes"):
+        orcodec.JSONUnpacker(io.StringIO("[1]")).unpack()
+    with pytest.raises(TypeError, match="file_like.read"):
+        orcodec.JSONUnpacker(object())
+    with pytest.raises(TypeError, match="feed"):
+        orcodec.JSONUnpacker(io.BytesIO(b"")).feed(b"1")
+    # An empty file, and one ending inside a value: no values.
+    assert list(orcodec.JSONUnpacker(io.BytesIO(b""))) == []
+    assert list(orcodec.JSONUnpacker(io.BytesIO(b'[1] {"a": '))) == [[1]]
+
+
+@dataclasses.dataclass
+class Event:
+    id: int
+    kind: str
+
+
+def test_typed() -> None:
+    unpacker = orcodec.JSONUnpacker(type=Event)
+    unpacker.feed(b'{"id": 1, "kind": "a"}\n{"id": "x", "kind": "b"}\n{"id": 3, "kind": "c"}')
+    assert unpacker.unpack() == Event(1, "a")
+    with pytest.raises(orcodec.ValidationError, match=r"Expected `int`, got `str` - at `\$.id`"):
+        unpacker.unpack()
+    assert unpacker.unpack() == Event(3, "c")
+    with pytest.raises(TypeError):
+        orcodec.JSONUnpacker(type=object())
+
+
+def test_bad_sizes() -> None:
+    for bad in (-1, 1.5, "1", True):
+        with pytest.raises((TypeError, ValueError)):
+            orcodec.JSONUnpacker(read_size=bad)
+        with pytest.raises((TypeError, ValueError)):
+            orcodec.JSONUnpacker(max_buffer_size=bad)
+
+
+class Lines(io.RawIOBase):
+    """`count` JSON Lines records made as they are read."""
+
+    def __init__(self, count: int) -> None:
+        self.left = count
+        self.pending = b""
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        while len(self.pending) < n and self.left:
+            self.pending += b'{"id": %d, "tags": ["a", "b"], "text": "%s"}\n' % (self.left, b"x" * 60)
+            self.left -= 1
+        out, self.pending = self.pending[:n], self.pending[n:]
+        return out
+
+
+def test_memory_stays_bounded_over_a_long_stream() -> None:
+    import tracemalloc
+
+    # About 25 MB of records through a 64 KiB buffer.
+    unpacker = orcodec.JSONUnpacker(Lines(250_000), read_size=4096, max_buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        count = 0
+        for record in unpacker:
+            count += 1
+            assert record["tags"] == ["a", "b"]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 250_000
+    assert unpacker.tell() > 25_000_000
+    assert peak < 2 << 20, peak
+
+
+def test_the_stub_carries_the_runtime_docstring() -> None:
+    import ast
+    import inspect
+    from pathlib import Path
+
+    stub = Path(orcodec.__file__).with_name("__init__.pyi")
+    node = next(n for n in ast.parse(stub.read_text()).body if isinstance(n, ast.ClassDef) and n.name == "JSONUnpacker")
+    assert ast.get_docstring(node) == inspect.cleandoc(orcodec.JSONUnpacker.__doc__ or "")
