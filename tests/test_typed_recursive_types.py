@@ -17,22 +17,22 @@ by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
 
 class Linked(NamedTuple):
     v: int
-    nxt: Optional[Linked]
+    nxt: Optional[Linked]  # noqa: UP007, UP045 - the typing forms as reported
 
 
 class IntOrLinked(NamedTuple):
     v: int
-    nxt: Union[int, IntOrLinked]
+    nxt: Union[int, IntOrLinked]  # noqa: UP007, UP045 - the typing forms as reported
 
 
 class Entered(NamedTuple):
     v: int
-    d: Optional[Via] = None
+    d: Optional[Via] = None  # noqa: UP007, UP045 - the typing forms as reported
 
 
 @dataclasses.dataclass
 class Via:
-    n: Optional[Entered] = None
+    n: Optional[Entered] = None  # noqa: UP007, UP045 - the typing forms as reported
 
 
 def same_as_msgspec(fmt, value, tp):
@@ -92,7 +92,7 @@ def test_namedtuple_dataclass_cycle_entered_at_the_namedtuple(fmt):
 
 
 class Key(NamedTuple):
-    k: Optional[dict[Key, int]]
+    k: Optional[dict[Key, int]]  # noqa: UP007, UP045 - the typing forms as reported
 
 
 def test_recursive_namedtuple_as_a_dict_key_is_refused_like_any_class():
@@ -136,7 +136,7 @@ class Constrained(Generic[C]):
 class Swapped(Generic[T, B]):
     a: T
     b: B
-    nxt: Optional[Swapped[B, T]] = None
+    nxt: Optional[Swapped[B, T]] = None  # noqa: UP007, UP045 - the typing forms as reported
 
 
 @dataclasses.dataclass
@@ -213,7 +213,7 @@ def test_a_variable_inside_an_argument_of_another_generic(fmt):
 @dataclasses.dataclass
 class Grow(Generic[T]):
     x: T
-    nxt: Optional[Grow[list[T]]] = None
+    nxt: Optional[Grow[list[T]]] = None  # noqa: UP007, UP045 - the typing forms as reported
 
 
 def test_a_generic_whose_arguments_grow_at_each_level_is_refused():

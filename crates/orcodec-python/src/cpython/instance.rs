@@ -153,7 +153,8 @@ pub unsafe fn generic_setattr_applies(ty: *mut PyTypeObject) -> Result<(), *mut 
 #[cold]
 #[inline(never)]
 pub unsafe fn object_setattr(obj: *mut PyObject, name: *mut PyObject, value: *mut PyObject) -> core::ffi::c_int {
-    let wrapper = PyObject_GetAttrString(core::ptr::addr_of_mut!(PyBaseObject_Type) as *mut PyObject, c"__setattr__".as_ptr());
+    let wrapper =
+        PyObject_GetAttrString(core::ptr::addr_of_mut!(PyBaseObject_Type) as *mut PyObject, c"__setattr__".as_ptr());
     if wrapper.is_null() {
         return -1;
     }

@@ -396,7 +396,8 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         _ => ClassKind::NamedTuple,
     };
     let init_vars = int_of(item(t, 6)?)? as usize;
-    if kind == ClassKind::NamedTuple && PyType_IsSubtype(cls as *mut PyTypeObject, core::ptr::addr_of_mut!(PyTuple_Type)) == 0
+    if kind == ClassKind::NamedTuple
+        && PyType_IsSubtype(cls as *mut PyTypeObject, core::ptr::addr_of_mut!(PyTuple_Type)) == 0
     {
         // Its instances are made as tuples of the items.
         return Err(bad_spec("a NamedTuple class that is no tuple subclass"));
