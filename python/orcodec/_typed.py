@@ -278,6 +278,8 @@ class _Compiler:
         self.reserved: dict = {}
         # Tagged unions whose members were still being compiled: resolved at the end.
         self.pending_tagged: list = []
+        # Class -> how many parametrizations of it were compiled.
+        self.parametrized: dict = {}
 
     def add(self, node) -> int:
         self.nodes.append(node)
@@ -317,14 +319,10 @@ class _Compiler:
                 mapping = dict(zip(params, typing.get_args(tp)))
                 tp = _substitute(origin.__value__, mapping)
             elif isinstance(tp, typing.TypeVar):
-                if typevars is not None and tp in typevars:
+                if typevars is not None and tp in typevars and typevars[tp] is not tp:
                     tp = typevars[tp]
-                elif tp.__bound__ is not None:
-                    tp = tp.__bound__
-                elif tp.__constraints__:
-                    tp = typing.Union[tp.__constraints__]
                 else:
-                    tp = typing.Any
+                    tp = _unbound(tp)
             elif isinstance(tp, str):
                 raise TypeError(f"Type `{tp!r}` is an unresolved forward reference")
             elif isinstance(tp, typing.ForwardRef):
@@ -402,8 +400,12 @@ class _Compiler:
             return self.add((NDARRAY, "array", _ndarray_dtype(np, tp, args), _ndarray_shape(tp, args)))
         cls = origin if origin is not None else tp
         if isinstance(cls, type):
+            # The class's type variables, each bound to its argument (in which
+            # the enclosing class's variables are replaced) or, when it has
+            # none (`Tree`, not `Tree[int]`), to what an unbound one means.
             params = getattr(cls, "__parameters__", ())
-            inner = dict(zip(params, (self.resolve_arg(a, typevars) for a in args))) if args else {}
+            given = [_bind(a, typevars) for a in args]
+            inner = {p: given[i] if i < len(given) else _unbound(p) for i, p in enumerate(params)}
             if dataclasses.is_dataclass(cls):
                 return self.cls_node(cls, tp, inner, 0)
             if _is_attrs(cls):
@@ -417,13 +419,9 @@ class _Compiler:
             return self.add((CUSTOM, cls.__name__, cls))
         raise _unsupported(tp)
 
-    def resolve_arg(self, arg, typevars):
-        if isinstance(arg, typing.TypeVar) and typevars is not None and arg in typevars:
-            return typevars[arg]
-        return arg
-
     def check_key(self, key: int, tp) -> None:
-        kind = self.nodes[key][0]
+        # A class still being compiled (a recursive reference) is a class.
+        kind = CLASS if self.nodes[key] is None else self.nodes[key][0]
         if kind == UNION:
             return
         if kind not in (ANY, STR, INT, FLOAT, BOOL, CHOICE, UUID, DATETIME, DATE, TIME, DECIMAL, BYTES, CUSTOM, NONE):
@@ -513,8 +511,14 @@ class _Compiler:
             node = self.nodes[m]
             if node is None:
                 # A class still being compiled (a recursive reference): only
-                # classes are reserved, so this is an object-like member.
-                objects.append(m)
+                # classes are reserved; a NamedTuple is array-like, the others
+                # object-like.
+                cls, kind = self.reserved[m]
+                if kind == 3:
+                    put(K_ARRAY, m, "array-like (list, set, tuple)", "array")
+                    by_class.append((cls, m))
+                else:
+                    objects.append(m)
                 continue
             kind = node[0]
             if kind == NONE:
@@ -655,9 +659,19 @@ class _Compiler:
     # -- classes ---------------------------------------------------------------
 
     def cls_node(self, cls, tp, typevars, kind) -> int:
-        key = ("cls", cls, tuple(sorted((id(k), id(v)) for k, v in typevars.items())) if typevars else ())
+        bound = tuple(sorted((id(k), _key(v)) for k, v in typevars.items())) if typevars else ()
+        key = ("cls", cls, bound)
         if key in self.classes:
             return self.classes[key]
+        # A recursive generic whose arguments grow at each level
+        # (`Grow[T]` holding a `Grow[list[T]]`) would never close.
+        seen = self.parametrized.get(cls, 0) + 1
+        self.parametrized[cls] = seen
+        if seen > _MAX_PARAMETRIZED:
+            raise TypeError(
+                f"Type `{tp!r}` is not supported: the class is used with more than {_MAX_PARAMETRIZED} "
+                "different type arguments (its arguments grow at each level of recursion)"
+            )
         index = self.reserve()
         self.classes[key] = index
         self.reserved[index] = (cls, kind)
@@ -701,7 +715,7 @@ class _Compiler:
             origin = _origin(base)
             if origin is not None and hasattr(origin, "__parameters__"):
                 for param, arg in zip(origin.__parameters__, typing.get_args(base)):
-                    mapping.setdefault(param, arg)
+                    mapping.setdefault(param, _bind(arg, typevars))
         out = []
         init_vars = []
         for f in cls.__dataclass_fields__.values():
@@ -816,6 +830,45 @@ def _flatten_literal(args):
             yield from _flatten_literal(typing.get_args(arg))
         else:
             yield arg
+
+
+# Parametrizations of one generic class a type may use.
+_MAX_PARAMETRIZED = 64
+
+
+def _unbound(tv):
+    """What a type variable bound to nothing means: its bound, the union of
+    its constraints, or ``Any`` (as msgspec reads it)."""
+    if tv.__bound__ is not None:
+        return tv.__bound__
+    if tv.__constraints__:
+        return typing.Union[tv.__constraints__]
+    return typing.Any
+
+
+def _bind(arg, typevars):
+    """``arg`` (a type argument) with the type variables in it replaced by
+    what ``typevars`` binds them to, or by their unbound meaning: no free
+    variable is left to be confused with a same-named one of another class."""
+    if isinstance(arg, typing.TypeVar):
+        bound = typevars.get(arg, arg) if typevars else arg
+        return bound if bound is not arg else _unbound(arg)
+    params = getattr(arg, "__parameters__", ())
+    if not params or not typing.get_args(arg):
+        return arg
+    try:
+        return arg[tuple(_bind(p, typevars) if isinstance(p, typing.TypeVar) else p for p in params)]
+    except TypeError:  # a ParamSpec or TypeVarTuple: left as it is
+        return arg
+
+
+def _key(value):
+    """``value`` as part of a cache key: itself when hashable, else its id."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
 
 
 def _substitute(tp, mapping):

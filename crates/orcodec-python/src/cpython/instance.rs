@@ -30,6 +30,15 @@ pub unsafe fn member_offset(ty: *mut PyTypeObject, name: *mut PyObject) -> Optio
     if member.type_code != Py_T_OBJECT_EX || member.flags & Py_READONLY != 0 || member.flags & 2 != 0 {
         return None;
     }
+    // A pointer inside the fixed part of every instance of `owner` (and so
+    // of `ty`): past the object header, before the end of the basic size.
+    let end = member.offset.checked_add(core::mem::size_of::<*mut PyObject>() as isize)?;
+    if member.offset < core::mem::size_of::<PyObject>() as isize
+        || end > (*owner).tp_basicsize
+        || end > (*ty).tp_basicsize
+    {
+        return None;
+    }
     Some(member.offset)
 }
 
@@ -38,7 +47,8 @@ pub unsafe fn member_offset(ty: *mut PyTypeObject, name: *mut PyObject) -> Optio
 /// release may have run code).
 ///
 /// # Safety
-/// `offset` came from [`member_offset`] for `obj`'s type (or a base of it).
+/// `offset` came from [`member_offset`] for a type `obj` is an instance of
+/// (its type or a base of it).
 #[inline(always)]
 pub unsafe fn set_slot(obj: *mut PyObject, offset: isize, value: *mut PyObject) -> bool {
     let slot = (obj as *mut u8).offset(offset) as *mut *mut PyObject;
@@ -84,6 +94,78 @@ pub unsafe fn new_instance_with(ty: *mut PyTypeObject, empty: *mut PyObject) -> 
     #[expect(clippy::expect_used, reason = "object defines tp_new")]
     let new = (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new.expect("object has tp_new");
     new(ty, empty, core::ptr::null_mut())
+}
+
+/// Whether `ty` makes its instances with `object.__new__` (no `__new__` of
+/// its own or of a base other than object's).
+///
+/// # Safety
+/// `ty` is a live type.
+#[inline(always)]
+pub unsafe fn has_object_new(ty: *mut PyTypeObject) -> bool {
+    match ((*ty).tp_new, (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new) {
+        (Some(a), Some(b)) => core::ptr::fn_addr_eq(a, b),
+        _ => false,
+    }
+}
+
+/// Whether `object.__setattr__` (`PyObject_GenericSetAttr`) applies to
+/// instances of `ty`, as CPython's own check of the wrapper decides it: no
+/// type written in C between `ty` and the first base using the generic
+/// `setattr` sets attributes its own way (as `type` does, keeping its
+/// lookup cache right). Python classes in between (a `__setattr__` of
+/// their own, a frozen dataclass's) are passed over, as `object.__setattr__`
+/// passes over them. Err: the first type in the way.
+///
+/// # Safety
+/// `ty` is a live type.
+pub unsafe fn generic_setattr_applies(ty: *mut PyTypeObject) -> Result<(), *mut PyTypeObject> {
+    let mut base = ty;
+    while !base.is_null() {
+        let setattro = (*base).tp_setattro;
+        if setattro.is_some_and(|f| core::ptr::fn_addr_eq(f, PyObject_GenericSetAttr as setattrofunc)) {
+            return Ok(());
+        }
+        // A class made by Python code: its `tp_setattro` is inherited or
+        // calls its `__setattr__`/`__delattr__` functions. A type from C
+        // (static, or made from a spec) has the slot's wrapper in its dict.
+        let own = if (*base).tp_flags & Py_TPFLAGS_HEAPTYPE != 0 && !(*base).tp_dict.is_null() {
+            PyDict_GetItemString((*base).tp_dict, c"__setattr__".as_ptr())
+        } else {
+            core::ptr::null_mut()
+        };
+        let python_level = (*base).tp_flags & Py_TPFLAGS_HEAPTYPE != 0
+            && (own.is_null() || Py_TYPE(own) != core::ptr::addr_of_mut!(PyWrapperDescr_Type));
+        if !python_level {
+            return Err(base);
+        }
+        base = (*base).tp_base;
+    }
+    Ok(())
+}
+
+/// `object.__setattr__(obj, name, value)`, called as Python calls it (its
+/// check that no type written in C is passed over included), for an object
+/// whose type typed decoding did not check: 0, or -1 with an exception set.
+///
+/// # Safety
+/// Live objects, `name` a str.
+#[cold]
+#[inline(never)]
+pub unsafe fn object_setattr(obj: *mut PyObject, name: *mut PyObject, value: *mut PyObject) -> core::ffi::c_int {
+    let wrapper =
+        PyObject_GetAttrString(core::ptr::addr_of_mut!(PyBaseObject_Type) as *mut PyObject, c"__setattr__".as_ptr());
+    if wrapper.is_null() {
+        return -1;
+    }
+    let args = [obj, name, value];
+    let result = PyObject_Vectorcall(wrapper, args.as_ptr(), 3, core::ptr::null_mut());
+    Py_DECREF(wrapper);
+    if result.is_null() {
+        return -1;
+    }
+    Py_DECREF(result);
+    0
 }
 
 /// `Py_TPFLAGS_MANAGED_DICT` where CPython has it (3.11 on); before that a

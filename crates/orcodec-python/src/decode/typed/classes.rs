@@ -24,7 +24,7 @@ use crate::decode::typed::node::*;
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::py_input::PyInput;
 use crate::decode::typed::scalars::{py_text, repr_of};
-use crate::decode::typed::{scalar, validate, validate_fast_leaf, validate_fast_leaf_outlined, Ctx};
+use crate::decode::typed::{is_instance, scalar, validate, validate_fast_leaf, validate_fast_leaf_outlined, Ctx};
 
 /// Which fields were read: a bit per field.
 struct Seen {
@@ -80,23 +80,126 @@ unsafe fn new_target(cl: &ClassNode) -> Result<Target, Fail> {
     Ok(Target { obj, init_values })
 }
 
-/// A new instance (or dict) of `cl`, nothing set.
+/// Whether the `__slots__` fields of `cl` go straight into their members
+/// in `obj`: it is an instance of exactly the class, whose descriptors are
+/// still the ones the offsets were taken from (the version tag they were
+/// last checked at, see [`check_slots`]). Otherwise (whatever a
+/// `__new__` of the class's own returned, an object whose `__class__` was
+/// changed, a descriptor replaced since) the field is stored through the
+/// generic `setattr`, which checks the object itself. Checked at every
+/// store: code run while the instance is filled may change either.
+#[inline(always)]
+unsafe fn direct(cl: &ClassNode, obj: *mut PyObject) -> bool {
+    let ty = cl.cls.as_ptr() as *mut PyTypeObject;
+    let tag = cl.slots_tag.get();
+    Py_TYPE(obj) == ty && tag != 0 && (*ty).tp_version_tag == tag
+}
+
+/// A new instance (or dict) of `cl`, nothing set: an instance of exactly
+/// the class from `object.__new__`, or whatever the class's own `__new__`
+/// returned (which may be anything: only an instance of exactly the class
+/// is written into directly, see [`direct`] and `cpython::inline_attrs`).
 #[inline(never)]
 unsafe fn new_object(cl: &ClassNode) -> Result<Owned, Fail> {
-    let obj = match cl.kind {
-        ClassKind::TypedDict => Owned::new(PyDict_New())?,
-        _ if cl.plain_new => Owned::new(new_instance_with(cl.cls.as_ptr() as *mut PyTypeObject, cl.no_args.as_ptr()))?,
-        _ => {
-            let args = Owned::new(PyTuple_New(0))?;
-            #[expect(clippy::expect_used, reason = "every type inherits a tp_new from object")]
-            let new = (*(cl.cls.as_ptr() as *mut PyTypeObject)).tp_new.expect("classes have tp_new");
-            Owned::new(new(cl.cls.as_ptr() as *mut PyTypeObject, args.as_ptr(), core::ptr::null_mut()))?
-        }
+    if cl.kind == ClassKind::TypedDict {
+        return Ok(Owned::new(PyDict_New())?);
+    }
+    let ty = cl.cls.as_ptr() as *mut PyTypeObject;
+    // A `__new__` given to the class after it was compiled is not called
+    // (`new_instance_with` is `object.__new__` whatever the class has now).
+    let obj = if cl.plain_new {
+        Owned::new(new_instance_with(ty, cl.no_args.as_ptr()))?
+    } else {
+        let Some(new) = (*ty).tp_new else {
+            return Err(no_instances(cl));
+        };
+        // What it raises propagates as it is.
+        Owned::new(crate::decode::unpaused(|| new(ty, cl.no_args.as_ptr(), core::ptr::null_mut())))?
     };
+    if cl.has_slots && Py_TYPE(obj.as_ptr()) == ty {
+        check_slots(cl);
+    }
     if matches!(cl.kind, ClassKind::Dataclass | ClassKind::Attrs) {
-        cl.inline.prepare(cl.cls.as_ptr() as *mut PyTypeObject);
+        cl.inline.prepare(ty);
     }
     Ok(obj)
+}
+
+/// Keeps `cl.slots_tag` the class's version tag (which CPython changes
+/// with any change to the class or its bases) while the `__slots__`
+/// offsets of `cl`'s fields are where the class's descriptors for them
+/// write, 0 while they are not: cheap when the tag is unchanged, else the
+/// descriptors are looked up again. A field's descriptor replaced (a
+/// property, another member, deleted) makes it 0 until the class is as it
+/// was compiled again.
+///
+/// # Safety
+/// `cl` is a class node.
+#[inline(always)]
+unsafe fn check_slots(cl: &ClassNode) {
+    let ty = cl.cls.as_ptr() as *mut PyTypeObject;
+    let tag = cl.slots_tag.get();
+    if tag == 0 || (*ty).tp_version_tag != tag {
+        recheck_slots(cl, ty);
+    }
+}
+
+#[inline(never)]
+unsafe fn recheck_slots(cl: &ClassNode, ty: *mut PyTypeObject) {
+    let same = cl
+        .fields
+        .iter()
+        .all(|f| f.slot.is_none() || crate::cpython::instance::member_offset(ty, f.name_obj.as_ptr()) == f.slot);
+    // Read after the lookups, which give the class a tag if it had none.
+    cl.slots_tag.set(if same { (*ty).tp_version_tag } else { 0 });
+}
+
+/// `object.__setattr__(t.obj, field, value)`: the generic `setattr` for
+/// an instance of exactly the class (whose type the compiler checked it
+/// applies to), called through `object.__setattr__` itself for anything
+/// else (whatever `__new__` returned, an object whose `__class__` was
+/// changed), which checks the type.
+#[inline(always)]
+unsafe fn generic_store(cl: &ClassNode, t: &Target, field: &Field, value: &Owned) -> Result<(), Fail> {
+    let obj = t.obj.as_ptr();
+    let status = if Py_TYPE(obj) == cl.cls.as_ptr() as *mut PyTypeObject {
+        PyObject_GenericSetAttr(obj, field.name_obj.as_ptr(), value.as_ptr())
+    } else {
+        crate::cpython::instance::object_setattr(obj, field.name_obj.as_ptr(), value.as_ptr())
+    };
+    if status != 0 {
+        return Err(setattr_failed(cl, t));
+    }
+    Ok(())
+}
+
+/// A store into `t` failed: when the object is not an instance of the
+/// class (its `__new__` returned something else), a note on the exception
+/// says so.
+#[cold]
+#[inline(never)]
+unsafe fn setattr_failed(cl: &ClassNode, t: &Target) -> Fail {
+    let obj = t.obj.as_ptr();
+    if !is_instance(obj, cl.cls.as_ptr()) {
+        let name = type_name(cl.cls.as_ptr() as *mut PyTypeObject);
+        let got = type_name(Py_TYPE(obj));
+        crate::module::errors::add_note_to_current(&format!(
+            "`{name}.__new__` returned an instance of `{got}`, not of `{name}`"
+        ));
+    }
+    Fail::Raised
+}
+
+#[cold]
+unsafe fn no_instances(cl: &ClassNode) -> Fail {
+    let name = type_name(cl.cls.as_ptr() as *mut PyTypeObject);
+    crate::module::errors::raise(PyExc_TypeError, &format!("cannot create '{name}' instances"));
+    Fail::Raised
+}
+
+/// The name of `ty` (a class's `__name__`).
+unsafe fn type_name(ty: *mut PyTypeObject) -> String {
+    core::ffi::CStr::from_ptr((*ty).tp_name).to_string_lossy().into_owned()
 }
 
 /// `n` empty InitVar slots.
@@ -105,8 +208,10 @@ fn init_slots(n: usize) -> Vec<Option<Owned>> {
     (0..n).map(|_| None).collect()
 }
 
-/// Stores the value of field `i`.
-#[inline(always)]
+/// Stores the value of field `i`. Out of line: `fill` calls it for the
+/// fields whose value nests, and keeps its own frame (on the recursion
+/// path) small.
+#[inline(never)]
 unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Result<(), Fail> {
     let field = &cl.fields[i];
     if cl.kind == ClassKind::TypedDict {
@@ -121,19 +226,17 @@ unsafe fn store(cl: &ClassNode, t: &mut Target, i: usize, value: Owned) -> Resul
         return Ok(());
     }
     match field.slot {
-        Some(offset) => {
+        Some(offset) if direct(cl, t.obj.as_ptr()) => {
             set_slot(t.obj.as_ptr(), offset, value.into_raw());
         }
-        None => {
+        _ => {
             // Into the inline values when that is what the generic setattr
             // would do (see `cpython::inline_attrs`).
             if cl.inline.store(t.obj.as_ptr(), cl.cls.as_ptr() as *mut PyTypeObject, i, value.as_ptr()) {
                 value.into_raw();
                 return Ok(());
             }
-            if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
-                return Err(Fail::Raised);
-            }
+            return generic_store(cl, t, field, &value);
         }
     }
     Ok(())
@@ -156,22 +259,20 @@ unsafe fn store_leaf(cl: &ClassNode, t: &mut Target, i: usize, value: Owned, run
         return store(cl, t, i, value);
     }
     match field.slot {
-        Some(offset) => {
+        Some(offset) if direct(cl, t.obj.as_ptr()) => {
             // A slot's old value (a repeated key) is released: that may run code.
             if set_slot(t.obj.as_ptr(), offset, value.into_raw()) {
                 run.forget();
             }
         }
-        None => {
+        _ => {
             let ty = cl.cls.as_ptr() as *mut PyTypeObject;
             if cl.inline.store_in_run(run, t.obj.as_ptr(), ty, i, value.as_ptr()) {
                 value.into_raw();
                 return Ok(());
             }
             // `run` is forgotten: the generic setattr may run code.
-            if PyObject_GenericSetAttr(t.obj.as_ptr(), field.name_obj.as_ptr(), value.as_ptr()) != 0 {
-                return Err(Fail::Raised);
-            }
+            return generic_store(cl, t, field, &value);
         }
     }
     Ok(())

@@ -398,9 +398,31 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         _ => ClassKind::NamedTuple,
     };
     let init_vars = int_of(item(t, 6)?)? as usize;
+    if kind == ClassKind::NamedTuple
+        && PyType_IsSubtype(cls as *mut PyTypeObject, core::ptr::addr_of_mut!(PyTuple_Type)) == 0
+    {
+        // Its instances are made as tuples of the items.
+        return Err(bad_spec("a NamedTuple class that is no tuple subclass"));
+    }
     let n = PyTuple_GET_SIZE(fields_obj) as usize;
     let ty = cls as *mut PyTypeObject;
     let stores_attrs = matches!(kind, ClassKind::Dataclass | ClassKind::Attrs);
+    if stores_attrs {
+        if let Err(base) = crate::cpython::instance::generic_setattr_applies(ty) {
+            // Its fields are stored as `object.__setattr__` stores them,
+            // which its instances refuse.
+            let name = core::ffi::CStr::from_ptr((*ty).tp_name).to_string_lossy();
+            let base = core::ffi::CStr::from_ptr((*base).tp_name).to_string_lossy();
+            raise(
+                PyExc_TypeError,
+                &format!(
+                    "Type `{name}` is not supported: its instances set attributes with `{base}.__setattr__`, \
+                     which `object.__setattr__` may not pass over"
+                ),
+            );
+            return Err(Raised);
+        }
+    }
     let mut fields = Vec::with_capacity(n);
     for i in 0..n {
         let f = item(fields_obj, i)?;
@@ -435,6 +457,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
             core::ptr::null_mut()
         }
     }));
+    let has_slots = fields.iter().any(|f| f.slot.is_some());
     let by_name = (n > SCANNED_FIELDS)
         .then(|| fields.iter().enumerate().map(|(i, f)| (Box::<[u8]>::from(f.name.as_bytes()), i)).collect());
     Ok(ClassNode {
@@ -443,10 +466,9 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         fields,
         init_vars,
         post_init,
-        plain_new: match ((*ty).tp_new, (*core::ptr::addr_of_mut!(PyBaseObject_Type)).tp_new) {
-            (Some(a), Some(b)) => core::ptr::fn_addr_eq(a, b),
-            _ => false,
-        },
+        plain_new: crate::cpython::instance::has_object_new(ty),
+        has_slots,
+        slots_tag: core::cell::Cell::new(0),
         by_name,
         inline,
         no_args: Owned::new(PyTuple_New(0)).map_err(|()| Raised)?,

@@ -249,8 +249,14 @@ pub struct ClassNode {
     /// How many of the last fields are InitVars.
     pub init_vars: usize,
     pub post_init: bool,
-    /// `__new__` is `object.__new__`, so allocation needs no call.
+    /// `__new__` was `object.__new__` when the class was compiled: its
+    /// instances are made as `object.__new__` makes them, without a call.
     pub plain_new: bool,
+    /// Some field is stored straight into its `__slots__` member.
+    pub has_slots: bool,
+    /// The class's version tag when the slot offsets were last found to be
+    /// its descriptors' (0: to be checked); see `classes::check_slots`.
+    pub slots_tag: core::cell::Cell<u32>,
     /// An empty tuple: `object.__new__`'s arguments.
     pub no_args: Owned,
     /// Field index by name, for classes with many fields (a scan is faster
