@@ -70,7 +70,7 @@ pub unsafe fn init(module: *mut PyObject) -> Option<()> {
     for (name, obj) in all {
         if let Some(name) = name {
             // The state keeps its reference; the module gets its own.
-            if PyModule_AddObjectRef(module, name.as_ptr(), obj) != 0 {
+            if !crate::module::compat::add_object_ref(module, name, obj) {
                 return None;
             }
         }
