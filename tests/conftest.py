@@ -6,6 +6,7 @@ module importable regardless of pytest's import mode and provides fixtures.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,18 +16,26 @@ _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
+import corpora  # noqa: E402
 import helpers  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def fixtures_dir() -> Path:
-    """The shared fixtures directory; fails (never skips) when it does not exist."""
-    if not helpers.FIXTURES_DIR.is_dir():
-        helpers.missing_fixtures("the fixtures directory")
-    return helpers.FIXTURES_DIR
+def pytest_sessionstart(session) -> None:
+    """Under ``ORCODEC_EXPECT_INSTALLED=DIR`` (the wheel test), refuse to test any orcodec
+    but the one installed under DIR."""
+    expected = os.environ.get("ORCODEC_EXPECT_INSTALLED")
+    if expected:
+        location = Path(helpers.orcodec.__file__).resolve()
+        if not location.is_relative_to(Path(expected).resolve()):
+            pytest.exit(f"orcodec imported from {location}, not from the installation under {expected}", returncode=3)
 
 
 @pytest.fixture(params=helpers.FORMATS, ids=lambda f: f.name)
 def fmt(request) -> helpers.Format:
     """Each format under test in turn (see helpers.Format): JSON, then MessagePack."""
     return request.param
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The last line says which corpora beyond the repository's own were used."""
+    terminalreporter.write_line(corpora.describe())
