@@ -475,7 +475,37 @@ class Frozen:
     a: int
 
 
-@dataclasses.dataclass(slots=True)
+def _add_slots(cls: type) -> type:
+    """Dataclass ``cls`` remade with ``__slots__`` as ``dataclass(slots=True)`` makes it on
+    Python 3.10+: the same namespace without the field defaults (``__init__`` has them)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    namespace = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    namespace["__slots__"] = names
+    slotted = type(cls)(cls.__name__, cls.__bases__, namespace)
+    slotted.__qualname__ = cls.__qualname__
+    return slotted
+
+
+def slots_dataclass(cls: type | None = None, /, **kwargs):
+    """``@dataclasses.dataclass(slots=True, **kwargs)``, also on Python 3.9 (which lacks
+    the parameter, not slotted dataclasses)."""
+
+    def wrap(c: type) -> type:
+        if sys.version_info >= (3, 10):
+            return dataclasses.dataclass(slots=True, **kwargs)(c)
+        return _add_slots(dataclasses.dataclass(**kwargs)(c))
+
+    return wrap if cls is None else wrap(cls)
+
+
+def make_slots_dataclass(name: str, fields: list) -> type:
+    """``dataclasses.make_dataclass(name, fields, slots=True)`` on every supported Python."""
+    if sys.version_info >= (3, 10):
+        return dataclasses.make_dataclass(name, fields, slots=True)
+    return _add_slots(dataclasses.make_dataclass(name, fields))
+
+
+@slots_dataclass
 class Slotted:
     z: int
     a: str = "s"

@@ -25,6 +25,7 @@ import datetime as dt
 import decimal
 import enum
 import itertools
+import typing
 import uuid
 import zoneinfo
 
@@ -348,7 +349,7 @@ class Deviation:
     reason: str
     when: tuple = ()  # shows when all of these flags are given ...
     unless: tuple = ()  # ... and none of these
-    default: bool | None = None  # only with (True) / without (False) a default
+    default: typing.Optional[bool] = None  # noqa: UP045 - evaluated on 3.9 too; only with (True) / without (False) a default
 
 
 DEVIATIONS = [
