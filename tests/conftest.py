@@ -36,6 +36,27 @@ def fmt(request) -> helpers.Format:
     return request.param
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Skip the tests of peer_releases.NEEDS_PINNED for each peer that is not its pinned
+    release on this Python (see peer_releases.py)."""
+    import fnmatch
+    import importlib.metadata
+
+    import peer_releases
+
+    for peer, patterns in peer_releases.NEEDS_PINNED.items():
+        if not patterns or helpers.peer_is_pinned(peer):
+            continue
+        installed = importlib.metadata.version(peer)
+        reason = (
+            f"checks {peer} {helpers.MAIN_PINS[peer]}'s behaviour; {peer} {installed} is the newest "
+            f"release that installs on Python {sys.version_info[0]}.{sys.version_info[1]}"
+        )
+        for item in items:
+            if any(fnmatch.fnmatchcase(item.nodeid, pattern) for pattern in patterns):
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """The last line says which corpora beyond the repository's own were used."""
     terminalreporter.write_line(corpora.describe())

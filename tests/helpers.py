@@ -141,6 +141,38 @@ def naughty_params() -> list:
 
 
 # --------------------------------------------------------------------------------------
+# Peer versions: the pins of requirements-dev.txt, and older ones on older Pythons
+# --------------------------------------------------------------------------------------
+
+
+def _main_pins() -> dict[str, str]:
+    """Each package's pin for the newest Pythons (the line without a marker, or with
+    ``python_version >= ...``): the versions the differential tests were written against."""
+    pins = {}
+    for line in (REPO_ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" not in line:
+            continue
+        spec, _, marker = line.partition(";")
+        name, version = (part.strip() for part in spec.split("=="))
+        if not marker.strip() or ">=" in marker:
+            pins[name.lower()] = version
+    return pins
+
+
+MAIN_PINS = _main_pins()
+
+
+def peer_is_pinned(peer) -> bool:
+    """Whether peer (a module or a distribution name) is its pinned release; False on a
+    Python too old for it, where an older release stands in."""
+    import importlib.metadata
+
+    name = peer if isinstance(peer, str) else {"rapidjson": "python-rapidjson"}.get(peer.__name__, peer.__name__)
+    return importlib.metadata.version(name) == MAIN_PINS[name.lower()]
+
+
+# --------------------------------------------------------------------------------------
 # Exact comparison
 # --------------------------------------------------------------------------------------
 

@@ -21,7 +21,15 @@ import orcodec
 import orjson
 import ormsgpack
 import pytest
-from helpers import DOCUMENT_FILES, JSON, MSGPACK, assert_strict_equal, conformance_files, fixture_bytes
+from helpers import (
+    DOCUMENT_FILES,
+    JSON,
+    MSGPACK,
+    assert_strict_equal,
+    conformance_files,
+    fixture_bytes,
+    peer_is_pinned,
+)
 
 SMALL_DOC = 4096
 HEAD = 1024
@@ -150,8 +158,10 @@ def test_declared_length_fails_at_the_header(name):
     with pytest.raises(orcodec.MsgpackDecodeError) as info:
         orcodec.unpackb(data)
     _length_error(info, message)
-    with pytest.raises(ValueError, match="(?m)^unexpected end of file$"):
-        ormsgpack.unpackb(data)
+    # ormsgpack 1.12 (the newest on Python 3.10) crashes on some of these.
+    if peer_is_pinned(ormsgpack):
+        with pytest.raises(ValueError, match="(?m)^unexpected end of file$"):
+            ormsgpack.unpackb(data)
 
 
 def test_ext32_length_checked_with_an_ext_hook_too():
