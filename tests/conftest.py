@@ -39,8 +39,8 @@ def fmt(request) -> helpers.Format:
 def pytest_collection_modifyitems(config, items) -> None:
     """Skip the tests of peer_releases.NEEDS_PINNED for each peer that is not its pinned
     release on this Python (see peer_releases.py)."""
-    import fnmatch
     import importlib.metadata
+    import re
 
     import peer_releases
 
@@ -52,8 +52,10 @@ def pytest_collection_modifyitems(config, items) -> None:
             f"checks {peer} {helpers.MAIN_PINS[peer]}'s behaviour; {peer} {installed} is the newest "
             f"release that installs on Python {sys.version_info[0]}.{sys.version_info[1]}"
         )
+        # "*" is the only wildcard (brackets are the parameters' own).
+        matches = [re.compile(".*".join(map(re.escape, p.split("*"))) + "$") for p in patterns]
         for item in items:
-            if any(fnmatch.fnmatchcase(item.nodeid, pattern) for pattern in patterns):
+            if any(m.match(item.nodeid) for m in matches):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 

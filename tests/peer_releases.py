@@ -8,13 +8,24 @@ a Python each test listed here for that peer is skipped, with the reason; wherev
 pinned release is installed, every one of them runs. orcodec's own behaviour in them is
 covered on the versions where they run: none of these paths differs by Python version.
 
-Patterns are fnmatch patterns on pytest node ids.
+Patterns are pytest node ids, where ``*`` stands for any text.
 """
 
 from __future__ import annotations
 
 NEEDS_PINNED: dict[str, list[str]] = {
-    "ormsgpack": [],
+    "ormsgpack": [
+        # Fragment, and datetimes whose tzinfo gives no offset, are newer in ormsgpack.
+        "tests/test_compat.py::test_same_as_peer[datetime_none_offset-msgpack]",
+        "tests/test_compat.py::test_same_as_peer[fragment-msgpack]",
+        "tests/test_compat.py::test_same_as_peer[fragment_nested-msgpack]",
+        "tests/test_compat.py::test_encode_error_message_same_as_peer[msgpack-numpy_explicit_default_none]",
+        # The argument errors' messages (older releases raise ValueError, or word them
+        # differently).
+        "tests/test_compat.py::test_encode_argument_errors_same_as_peer[*-msgpack]",
+        "tests/test_compat.py::test_unpackb_argument_errors_same_as_ormsgpack[*]",
+        "tests/test_compat.py::test_extra_positional_arguments_are_refused",
+    ],
     "orjson": [],
     "msgspec": [],
     "msgpack": [],
