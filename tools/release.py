@@ -38,7 +38,7 @@ DIST = REPO / "dist"
 POLICY = "manylinux_2_17"
 # The CPython versions orcodec supports (requires-python and the classifiers say the same;
 # tests/test_release_metadata.py checks that they agree).
-SUPPORTED = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+SUPPORTED = ["3.11", "3.12", "3.13"]
 
 
 def say(*parts: object) -> None:
