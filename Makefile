@@ -44,17 +44,44 @@
 #   make test-versions   build and run pytest on each of OTHER_PYTHONS that is
 #                installed (on PATH or under pyenv), each in .venv-X.Y; part
 #                of `make test`: code following CPython's struct layouts
-#                differs by version.
+#                differs by version. With the main venv's Python (3.11 on
+#                the project's machines) that is every supported CPython,
+#                3.11 to 3.13.
+#   make wheel   manylinux wheels (manylinux_2_17, linked with zig from PyPI)
+#                for every supported CPython (WHEEL_PYTHONS), and the sdist,
+#                into dist/; each wheel's policy is checked with auditwheel
+#                (tools/release.py). Minutes per version: not part of make test.
+#   make wheel-test   for each wheel in dist/ (WHEEL_PYTHONS): a fresh venv
+#                with no Rust on PATH, the wheel and the test requirements
+#                installed, and the test suite run from a copy of the tests
+#                outside the source tree against the installed package.
+#                Several minutes per version.
+#   make release-check   the versions agree (Cargo.toml, pyproject.toml,
+#                __version__, the CHANGELOG); the wheel for the main venv's
+#                Python and the sdist each install into a fresh venv, run the
+#                README's examples and `python -m orcodec --version`.
+#                RELEASE_FINAL=1 also requires the CHANGELOG's top entry to
+#                be the version (no [Unreleased] section on top).
+#
+# Test data: everything the tests need is in the repository (fixtures/).
+# The shared fixtures ($ORCODEC_FIXTURES, else ../shared/fixtures when it
+# exists) are used in addition; `make test` ends with a line saying which.
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEPS   := $(VENV)/.deps-installed
 BENCH_DEPS := $(VENV)/.bench-deps-installed
+RELEASE_DEPS := $(VENV)/.release-deps-installed
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(HOME)/.cargo/bin:$(PATH)
 
+# 3.9 and 3.10 build (`make test-versions OTHER_PYTHONS="3.9 3.10"` runs their
+# suites) but are not supported yet: see README, Install.
 OTHER_PYTHONS ?= 3.12 3.13
+# The CPython versions `make wheel` builds for and `make wheel-test` tests.
+WHEEL_PYTHONS ?= 3.11 3.12 3.13
+RELEASE_FINAL ?=
 
 FUZZ_TIME       ?= 300
 FUZZ_SHORT_TIME ?= 10
@@ -65,7 +92,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites bench-parallel
+.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites bench-parallel wheel wheel-test release-check
 
 all: test
 
@@ -77,6 +104,10 @@ $(DEPS): requirements-dev.txt
 
 $(BENCH_DEPS): bench/requirements.txt $(DEPS)
 	$(PY) -m pip install --quiet -r bench/requirements.txt
+	touch $@
+
+$(RELEASE_DEPS): requirements-release.txt $(DEPS)
+	$(PY) -m pip install --quiet -r requirements-release.txt
 	touch $@
 
 setup: $(DEPS)
@@ -117,6 +148,7 @@ test: lint build cargo-test
 	  echo "make test passed, but these steps did NOT run:"; sed 's/^/  - /' $(SKIPPED); \
 	  echo "********************************************************************"; \
 	fi
+	@$(PY) tests/corpora.py
 
 # Each version gets its own venv and cargo target directory (a build for one
 # version would otherwise invalidate the other's).
@@ -209,5 +241,15 @@ loadtest: build
 schemathesis: build
 	ORCODEC_SCHEMATHESIS_TIME=600 ORCODEC_SCHEMATHESIS_EXAMPLES=200 $(PY) -m pytest -q tests/test_schema_openapi.py -k schemathesis
 
+# Release artifacts (tools/release.py): not part of `make test`.
+wheel: $(RELEASE_DEPS)
+	$(PY) tools/release.py wheel --pythons $(WHEEL_PYTHONS)
+
+wheel-test: $(RELEASE_DEPS)
+	$(PY) tools/release.py wheel-test --pythons $(WHEEL_PYTHONS)
+
+release-check: $(RELEASE_DEPS)
+	$(PY) tools/release.py release-check $(if $(RELEASE_FINAL),--final,)
+
 clean:
-	rm -rf $(VENV) .venv-3.* target fuzz/target
+	rm -rf $(VENV) .venv-3.* target fuzz/target dist

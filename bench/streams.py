@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -41,14 +40,22 @@ import msgspec
 import orcodec
 import orjson
 import ormsgpack
+from documents import fixture_path
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ["twitter", "github", "citm_catalog", "canada"]
 
 
-def fixtures_dir() -> Path:
-    env = os.environ.get("ORCODEC_FIXTURES")
-    return Path(env) if env else HERE.parent.parent / "shared" / "fixtures"
+def fixture_file(name: str) -> Path:
+    """The shared document, or the repository's stand-in when it is not there (said once)."""
+    path, generated = fixture_path(name)
+    if generated and name not in _FELL_BACK:
+        _FELL_BACK.add(name)
+        print(f"NOTE: {name}: shared fixture not found, using the stand-in {path}", file=sys.stderr)
+    return path
+
+
+_FELL_BACK: set[str] = set()
 
 
 def best_of(fns: dict, repeat: int, number: int = 1) -> dict:
@@ -140,7 +147,7 @@ def make_jsonl(path: Path, megabytes: int) -> int:
     """Writes records taken from the fixtures until the file reaches `megabytes`."""
     records = []
     for name in FIXTURES:
-        doc = orjson.loads((fixtures_dir() / f"{name}.json").read_bytes())
+        doc = orjson.loads(fixture_file(name).read_bytes())
         parts = list(doc.values()) if isinstance(doc, dict) else list(doc)
         records += [item for p in parts for item in (p if isinstance(p, list) else [p])][:2000]
     block = orcodec.dumps_lines(r for r in records if len(orjson.dumps(r)) < 200_000)
@@ -317,7 +324,7 @@ MP_DECODERS = {
 def transcode_rows(repeat: int) -> list[dict]:
     rows = []
     for name in FIXTURES:
-        text = (fixtures_dir() / f"{name}.json").read_bytes()
+        text = fixture_file(name).read_bytes()
         packed = orcodec.json_to_msgpack(text)
         number = max(1, int(2e6 // len(text)))
         for direction, ours, two_step, pairs in [

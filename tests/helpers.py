@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import corpora
 import msgpack
 import orcodec
 import orjson
@@ -30,93 +31,145 @@ import ormsgpack
 import pytest
 
 # --------------------------------------------------------------------------------------
-# Shared fixtures directory
+# Test data: the repository's own corpora, and the shared ones when present (corpora.py)
 # --------------------------------------------------------------------------------------
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = corpora.REPO_ROOT
+SHARED_DIR = corpora.SHARED_DIR
+
+# The real-world documents: the repository's stand-ins ("twitter.json"), then the shared
+# originals ("shared/twitter.json") when they are there. Never empty.
+DOCUMENT_FILES = [f"{stem}.json" for stem in corpora.DOCUMENT_STEMS] + [
+    f"shared/{stem}.json" for stem in corpora.shared_documents()
+]
+# The same without ".json", for tests that add the extension themselves.
+DOCUMENTS = [name[: -len(".json")] for name in DOCUMENT_FILES]
 
 
-def fixtures_dir() -> Path:
-    """``$ORCODEC_FIXTURES`` if set, else ``<repo root>/../shared/fixtures``."""
-    env = os.environ.get("ORCODEC_FIXTURES")
-    if env:
-        return Path(env)
-    return REPO_ROOT.parent / "shared" / "fixtures"
-
-
-FIXTURES_DIR = fixtures_dir()
+def document_stem(name: str) -> str:
+    """``"twitter"`` for ``"twitter"``, ``"twitter.json"`` and ``"shared/twitter.json"``."""
+    return name.rsplit("/", 1)[-1].removesuffix(".json")
 
 
 def missing_fixtures(what: str) -> None:
-    """Fail (never skip) when the shared fixtures are not where they should be."""
-    pytest.fail(
-        f"shared test fixtures missing: {what} not found under {FIXTURES_DIR} "
-        "(set ORCODEC_FIXTURES to the shared fixtures directory; "
-        "default is <repo root>/../shared/fixtures)",
-        pytrace=False,
-    )
+    """Fail (never skip) when test data the suite expects is not there."""
+    pytest.fail(f"test data missing: {what}", pytrace=False)
 
 
-def fixture_file(*parts: str) -> Path:
-    path = FIXTURES_DIR.joinpath(*parts)
+def fixture_file(name: str) -> Path:
+    """A document by name: ``"github.json"`` is the repository's stand-in
+    (fixtures/generated), ``"shared/github.json"`` the shared original."""
+    if name.startswith("shared/"):
+        if SHARED_DIR is None:
+            missing_fixtures(f"{name} (no shared fixtures directory)")
+        path = SHARED_DIR / name[len("shared/") :]
+    else:
+        path = corpora.GENERATED_DIR / name
     if not path.is_file():
-        missing_fixtures("/".join(parts))
+        missing_fixtures(str(path))
     return path
 
 
-def fixture_bytes(*parts: str) -> bytes:
-    return fixture_file(*parts).read_bytes()
+def fixture_bytes(name: str) -> bytes:
+    return fixture_file(name).read_bytes()
 
 
-class MissingFixtures:
-    """Stands in for the files of a fixture set that is not there (see fixture_params)."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-
-
-def fixture_params(subdir: str, pattern: str) -> list:
-    """``pytest.param`` per file matching ``pattern`` in ``subdir``, for parametrize.
-
-    When nothing matches (fixtures missing) a single MissingFixtures parameter is returned
-    so the test runs and fails via :func:`read_param` instead of being silently skipped as
-    an empty parameter set.
-    """
-    directory = FIXTURES_DIR / subdir
-    files = sorted(directory.glob(pattern)) if directory.is_dir() else []
-    if not files:
-        what = f"{subdir}/{pattern}"
-        return [pytest.param(MissingFixtures(what), id=f"MISSING:{what}")]
-    return [pytest.param(p, id=p.name) for p in files]
-
-
-def read_param(path: Path | MissingFixtures) -> bytes:
-    if isinstance(path, MissingFixtures):
-        missing_fixtures(path.what)
-    return path.read_bytes()
+# The conformance corpora by what a strict reader must do with a file: "accept" (parse,
+# with the standard library's value), "reject", "implementation" (the RFC leaves it open;
+# the tests hold orcodec to its documented outcome) and "canonical" (accepted, and
+# already in the form dumps writes). Own files are "own/NAME", shared ones
+# "shared/GROUP/NAME".
+# JSON_checker's fail01.json (a bare string at the top level) and fail18.json (20 nested
+# arrays) were errors for the old checker but are legal RFC 8259.
+JSONCHECKER_RFC_LEGAL = {"fail01.json", "fail18.json"}
+_OWN_PATTERNS = {
+    "accept": ["y_*.json"],
+    "reject": ["n_*.json"],
+    "implementation": ["i_*.json"],
+    "canonical": ["y_canonical_*.json"],
+}
+_SHARED_PATTERNS = {
+    "accept": ["parsing/y_*.json", "jsonchecker/pass*.json"] + [f"jsonchecker/{n}" for n in JSONCHECKER_RFC_LEGAL],
+    "reject": ["parsing/n_*.json", "jsonchecker/fail*.json"],
+    "implementation": ["parsing/i_*.json", "transform/*.json"],
+    "canonical": ["roundtrip/*.json"],
+}
 
 
-def blns_strings() -> list[str]:
-    """The Big List of Naughty Strings: one per line, '#' comments and blanks skipped."""
-    path = FIXTURES_DIR / "blns.txt"
-    if not path.is_file():
-        return []
-    text = path.read_bytes().decode("utf-8")
-    # Split on '\n' only: str.splitlines() would also split on U+2028, U+0085, ...
-    return [line for line in text.split("\n") if line and not line.startswith("#")]
+def conformance_files(kind: str) -> list[tuple[str, Path]]:
+    """(id, path) of every conformance file of ``kind``, own first."""
+    found = []
+    for pattern in _OWN_PATTERNS[kind]:
+        found += [(f"own/{p.name}", p) for p in sorted(corpora.CONFORMANCE_DIR.glob(pattern))]
+    if not found:
+        missing_fixtures(f"{corpora.CONFORMANCE_DIR}/{_OWN_PATTERNS[kind][0]} (run tools/conformance_corpus.py)")
+    shared = corpora.shared_conformance()
+    if shared is not None:
+        for pattern in _SHARED_PATTERNS[kind]:
+            for p in sorted(shared.glob(pattern)):
+                if kind == "reject" and p.parent.name == "jsonchecker" and p.name in JSONCHECKER_RFC_LEGAL:
+                    continue
+                found.append((f"shared/{p.relative_to(shared)}", p))
+    return found
 
 
-def blns_params() -> list:
-    strings = blns_strings()
-    if not strings:
-        return [pytest.param(None, id="MISSING:blns.txt")]
-    return [pytest.param(s, id=f"blns{i}") for i, s in enumerate(strings)]
+def conformance_params(kind: str) -> list:
+    """``pytest.param(path, id=...)`` for every conformance file of ``kind``."""
+    return [pytest.param(path, id=ident) for ident, path in conformance_files(kind)]
 
 
-def require_blns(s: str | None) -> str:
-    if s is None:
-        missing_fixtures("blns.txt")
-    return s
+def naughty_strings() -> list[tuple[str, str]]:
+    """(id, string): the repository's hostile strings, then the Big List of Naughty Strings
+    when the shared fixtures have it. One per line; "#" comments and blank lines skipped."""
+    sources = [("own", corpora.STRINGS_FILE)]
+    blns = corpora.shared_strings()
+    if blns is not None:
+        sources.append(("blns", blns))
+    found = []
+    for prefix, path in sources:
+        text = path.read_bytes().decode("utf-8")
+        # Split on '\n' only: str.splitlines() would also split on U+2028, U+0085, ...
+        lines = [line for line in text.split("\n") if line and not line.startswith("#")]
+        found += [(f"{prefix}{i}", line) for i, line in enumerate(lines)]
+    if not found:
+        missing_fixtures(str(corpora.STRINGS_FILE))
+    return found
+
+
+def naughty_params() -> list:
+    return [pytest.param(s, id=ident) for ident, s in naughty_strings()]
+
+
+# --------------------------------------------------------------------------------------
+# Peer versions: the pins of requirements-dev.txt, and older ones on older Pythons
+# --------------------------------------------------------------------------------------
+
+
+def _main_pins() -> dict[str, str]:
+    """Each package's pin for the newest Pythons (the line without a marker, or with
+    ``python_version >= ...``): the versions the differential tests were written against."""
+    pins = {}
+    for line in (REPO_ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" not in line:
+            continue
+        spec, _, marker = line.partition(";")
+        name, version = (part.strip() for part in spec.split("=="))
+        if not marker.strip() or ">=" in marker:
+            pins[name.lower()] = version
+    return pins
+
+
+MAIN_PINS = _main_pins()
+
+
+def peer_is_pinned(peer) -> bool:
+    """Whether peer (a module or a distribution name) is its pinned release; False on a
+    Python too old for it, where an older release stands in."""
+    import importlib.metadata
+
+    name = peer if isinstance(peer, str) else {"rapidjson": "python-rapidjson"}.get(peer.__name__, peer.__name__)
+    return importlib.metadata.version(name) == MAIN_PINS[name.lower()]
 
 
 # --------------------------------------------------------------------------------------
@@ -454,7 +507,37 @@ class Frozen:
     a: int
 
 
-@dataclasses.dataclass(slots=True)
+def _add_slots(cls: type) -> type:
+    """Dataclass ``cls`` remade with ``__slots__`` as ``dataclass(slots=True)`` makes it on
+    Python 3.10+: the same namespace without the field defaults (``__init__`` has them)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    namespace = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    namespace["__slots__"] = names
+    slotted = type(cls)(cls.__name__, cls.__bases__, namespace)
+    slotted.__qualname__ = cls.__qualname__
+    return slotted
+
+
+def slots_dataclass(cls: type | None = None, /, **kwargs):
+    """``@dataclasses.dataclass(slots=True, **kwargs)``, also on Python 3.9 (which lacks
+    the parameter, not slotted dataclasses)."""
+
+    def wrap(c: type) -> type:
+        if sys.version_info >= (3, 10):
+            return dataclasses.dataclass(slots=True, **kwargs)(c)
+        return _add_slots(dataclasses.dataclass(**kwargs)(c))
+
+    return wrap if cls is None else wrap(cls)
+
+
+def make_slots_dataclass(name: str, fields: list) -> type:
+    """``dataclasses.make_dataclass(name, fields, slots=True)`` on every supported Python."""
+    if sys.version_info >= (3, 10):
+        return dataclasses.make_dataclass(name, fields, slots=True)
+    return _add_slots(dataclasses.make_dataclass(name, fields))
+
+
+@slots_dataclass
 class Slotted:
     z: int
     a: str = "s"

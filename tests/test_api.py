@@ -9,6 +9,7 @@ import random
 
 import orcodec
 import pytest
+from helpers import peer_is_pinned
 
 ALL_FLAGS = [
     "OPT_APPEND_NEWLINE",
@@ -293,9 +294,11 @@ def test_decode_takes_its_input_positionally_and_nothing_else(fmt):
     for args, kwargs in [((), {}), ((data, None), {}), ((), {"data": data}), ((), {"obj": data})]:
         with pytest.raises(TypeError):
             fmt.decode(*args, **kwargs)
-        # As the peer.
-        with pytest.raises(TypeError):
-            fmt.peer_decode(*args, **kwargs)
+        # As the peer (ormsgpack releases before 1.13, the newest on Python 3.9 and
+        # 3.10, raise ValueError here).
+        if peer_is_pinned(fmt.peer):
+            with pytest.raises(TypeError):
+                fmt.peer_decode(*args, **kwargs)
 
 
 def test_unpackb_options_are_keyword_only():

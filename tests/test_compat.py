@@ -25,6 +25,7 @@ import datetime as dt
 import decimal
 import enum
 import itertools
+import typing
 import uuid
 import zoneinfo
 
@@ -61,6 +62,7 @@ from helpers import (
     assert_strict_equal,
     opts,
     outcome,
+    peer_is_pinned,
 )
 
 JSON_FLAGS = [
@@ -348,7 +350,7 @@ class Deviation:
     reason: str
     when: tuple = ()  # shows when all of these flags are given ...
     unless: tuple = ()  # ... and none of these
-    default: bool | None = None  # only with (True) / without (False) a default
+    default: typing.Optional[bool] = None  # noqa: UP045 - evaluated on 3.9 too; only with (True) / without (False) a default
 
 
 DEVIATIONS = [
@@ -739,6 +741,8 @@ ERROR_CASES = {
     ],
 )
 def test_encode_error_message_same_as_peer(fmt, case):
+    if case == "numpy_nat_seconds" and fmt.name == "msgpack" and not peer_is_pinned(fmt.peer):
+        pytest.skip("ormsgpack before 1.13 (the newest on Python 3.9 and 3.10) aborts the interpreter here")
     obj, names, default, *_ = ERROR_CASES[case]
     ours_obj, peer_obj = _objects_of(obj, fmt)
     kwargs = {"default": None} if default == "None" else {} if default is None else {"default": default}

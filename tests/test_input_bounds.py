@@ -17,7 +17,7 @@ import sys
 import textwrap
 
 import pytest
-from helpers import REPO_ROOT, fixture_bytes
+from helpers import DOCUMENTS, REPO_ROOT, fixture_bytes
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="mmap/mprotect through ctypes as on Linux")
 
@@ -90,7 +90,7 @@ def _inputs() -> list[tuple[str, str, str]]:
     import orcodec
 
     docs = []
-    for stem in ("twitter", "github", "citm_catalog", "canada"):
+    for stem in DOCUMENTS:
         text = fixture_bytes(f"{stem}.json")
         docs.append((stem, text))
         docs.append((stem + "-escaped", json.dumps(json.loads(text)).encode()))

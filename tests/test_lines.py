@@ -12,9 +12,9 @@ import random
 import orcodec
 import orjson
 import pytest
-from helpers import fixture_bytes
+from helpers import DOCUMENTS, fixture_bytes
 
-FIXTURES = ["twitter", "github", "citm_catalog", "canada"]
+FIXTURES = DOCUMENTS
 
 
 def fixture_records(name: str) -> list:

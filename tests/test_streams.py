@@ -17,9 +17,9 @@ import msgpack
 import numpy as np
 import orcodec
 import pytest
-from helpers import fixture_bytes
+from helpers import DOCUMENTS, fixture_bytes
 
-FIXTURES = ["twitter", "github", "citm_catalog", "canada"]
+FIXTURES = DOCUMENTS
 
 SMALL_VALUES = [
     None,

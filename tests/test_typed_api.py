@@ -15,7 +15,9 @@ from typing import Any
 import orcodec
 import pytest
 
-STUB = Path(__file__).resolve().parent.parent / "python" / "orcodec" / "__init__.pyi"
+# The stub of the orcodec under test (the source tree's in a development build, the
+# installed package's when testing a wheel).
+STUB = Path(orcodec.__file__).with_name("__init__.pyi")
 
 
 @dataclasses.dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Optional
 
 import orcodec
 import pytest
@@ -205,7 +205,7 @@ def test_deep_recursive_type_in_a_small_thread_stack():
 
 @dataclass
 class Chain:
-    child: Chain | None = None
+    child: Optional[Chain] = None  # noqa: UP045 (evaluated on 3.9 too)
 
 
 def test_1024_nested_classes_fit_a_1_mib_thread_stack():
@@ -284,7 +284,7 @@ def test_msgspec_messages_agree_on_a_corpus():
     class Rec:
         a: int
         b: list[str]
-        c: dict[str, float] | None = None
+        c: Optional[dict[str, float]] = None  # noqa: UP045
 
     corpus = [
         {"a": "1", "b": []},

@@ -21,12 +21,13 @@ import gc
 import pickle
 import sys
 import uuid
-from typing import Any
+from typing import Any, Optional
 
 import attrs
 import msgspec
 import orcodec
 import pytest
+from helpers import slots_dataclass
 from typed_helpers import FORMATS, STREAMS
 
 by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
@@ -98,7 +99,7 @@ def test_fresh_class_first_and_later_decodes(fmt):
         a: int
         b: str
         c: list[int] = dataclasses.field(default_factory=list)
-        d: float | None = None
+        d: Optional[float] = None  # noqa: UP045 (evaluated on 3.9 too)
 
     # Never instantiated before: the class's shared keys learn the names from the decode.
     check(fmt, Fresh, {"b": "x", "a": 1})
@@ -293,7 +294,7 @@ def test_subclasses_and_their_bases(fmt):
 
 @by_format
 def test_slots_base_with_dict_subclass(fmt):
-    @dataclasses.dataclass(slots=True)
+    @slots_dataclass
     class SlotBase:
         a: int
         b: int = 0
@@ -657,7 +658,7 @@ class LeafRun:
     d: decimal.Decimal
     when: datetime.datetime
     day: datetime.date
-    s: str | None = None
+    s: Optional[str] = None  # noqa: UP045
 
 
 def msgpack_map(pairs: list[tuple[Any, Any]]) -> bytes:

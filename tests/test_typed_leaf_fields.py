@@ -8,46 +8,51 @@ msgspec where it decodes the same."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Annotated, Optional, Union
 
 import annotated_types as at
 import msgspec
 import orcodec
 import pytest
+from helpers import slots_dataclass
 from typed_helpers import FORMATS
 
 by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
+# `X | Y` unions are Python 3.10+; on 3.9 the annotations below are the typing forms
+# (annotations are text here, so only the branch that applies is ever evaluated).
+PIPE_UNIONS = sys.version_info >= (3, 10)
 
 
 @dataclasses.dataclass
 class Leaves:
     s: str
     i: int
-    o: Optional[str]  # noqa: UP045 - the typing form and the `|` form below
-    p: str | None = None
+    o: Optional[str]  # noqa: UP045 - the typing form and the `|` form below (3.10+)
+    p: str | None if PIPE_UNIONS else Optional[str] = None  # noqa: UP045
 
 
-@dataclasses.dataclass(slots=True)
+@slots_dataclass
 class SlotLeaves:
     s: str
     i: int
     o: Optional[str]  # noqa: UP045
-    p: str | None = None
+    p: str | None if PIPE_UNIONS else Optional[str] = None  # noqa: UP045
 
 
 @dataclasses.dataclass
 class Constrained:
     s: Annotated[str, at.MinLen(2)]
     i: Annotated[int, at.Ge(0)]
-    o: Annotated[str, at.MaxLen(3)] | None
+    o: Annotated[str, at.MaxLen(3)] | None if PIPE_UNIONS else Optional[Annotated[str, at.MaxLen(3)]]  # noqa: UP045
 
 
 @dataclasses.dataclass
 class Wider:
     """Unions that are not `Optional[str]`: the generic path."""
 
-    a: str | int
-    b: int | None
+    a: str | int if PIPE_UNIONS else Union[str, int]  # noqa: UP007
+    b: int | None if PIPE_UNIONS else Optional[int]  # noqa: UP045
     c: Union[str, None, int]  # noqa: UP007
 
 

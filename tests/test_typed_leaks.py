@@ -16,7 +16,7 @@ from typing import Literal, Optional, Union
 
 import orcodec
 import pytest
-from helpers import assert_blocks_steady, assert_resident_set_steady, rss
+from helpers import assert_blocks_steady, assert_resident_set_steady, rss, slots_dataclass
 
 CALLS = 30_000
 WARMUP = 2_000
@@ -34,7 +34,7 @@ class Address:
     zip: int = 0
 
 
-@dataclasses.dataclass(slots=True)
+@slots_dataclass
 class Person:
     name: str
     at: datetime.datetime

@@ -20,6 +20,7 @@ from typing import Literal, Union
 
 import orcodec
 import pytest
+from helpers import slots_dataclass
 from typed_helpers import FORMATS, STREAMS, exact
 
 by_format = pytest.mark.parametrize("fmt", FORMATS, ids=repr)
@@ -44,7 +45,7 @@ class Record:
     kind: Literal["a", "bb", 3] = "a"
 
 
-@dataclasses.dataclass(slots=True)
+@slots_dataclass
 class SlotRecord:
     id: uuid.UUID
     created: datetime.datetime
@@ -243,7 +244,7 @@ def test_slots_class_given_a_new_after_its_decoder():
     instance is still made as `object.__new__` makes it (no call of `__new__`, as for
     any class whose `__new__` was object's when the decoder was made)."""
 
-    @dataclasses.dataclass(slots=True)
+    @slots_dataclass
     class Late:
         id: uuid.UUID
         n: int = 0

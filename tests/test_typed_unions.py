@@ -193,7 +193,7 @@ def test_untagged_class_unions_are_refused():
 @dataclass
 class Expr:
     kind: Literal["expr"]
-    left: Expr | Lit | None = None
+    left: Union[Expr, Lit, None] = None  # noqa: UP007 (evaluated on 3.9 too)
 
 
 @dataclass

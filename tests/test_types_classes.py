@@ -32,6 +32,7 @@ from helpers import (
     Slotted,
     Unsupported,
     by_format,
+    make_slots_dataclass,
     msgpack_header,
     msgpack_str,
     outcome,
@@ -75,7 +76,7 @@ class Nested:
     items: list
     mapping: dict
     when: dt.datetime
-    maybe: Nested | None = None
+    maybe: typing.Optional[Nested] = None  # noqa: UP045 (evaluated on 3.9 too)
 
 
 @dataclasses.dataclass
@@ -508,7 +509,7 @@ def test_many_classes_share_the_remembered_facts():
     made = []
     for i in range(100):
         if i % 3 == 0:
-            cls = dataclasses.make_dataclass(f"S{i}", [("v", int)], slots=True)
+            cls = make_slots_dataclass(f"S{i}", [("v", int)])
         elif i % 3 == 1:
             cls = dataclasses.make_dataclass(f"D{i}", [("v", int)])
         else:
@@ -935,13 +936,13 @@ class Person(pydantic.BaseModel):
     address: Address
     tags: list[str] = []
     friends: list[Person] = []
-    uid: uuid.UUID | None = None
+    uid: typing.Optional[uuid.UUID] = None  # noqa: UP045
 
 
 class Open(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="allow")
     a: int
-    nested: Address | None = None
+    nested: typing.Optional[Address] = None  # noqa: UP045
 
 
 class WithPrivate(pydantic.BaseModel):

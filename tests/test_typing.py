@@ -13,7 +13,7 @@ from pathlib import Path
 import orcodec
 
 TESTS = Path(__file__).resolve().parent
-STUB = TESTS.parent / "python" / "orcodec" / "__init__.pyi"
+STUB = Path(orcodec.__file__).with_name("__init__.pyi")  # the stub of the orcodec under test
 
 # Each line must be reported by mypy with this error code.
 WRONG_USES = {

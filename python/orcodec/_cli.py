@@ -32,6 +32,7 @@ from . import (
     MsgpackEncodeError,
     OutOfData,
     Unpacker,
+    __version__,
     dumps,
     iter_lines,
     json_to_msgpack,
@@ -482,6 +483,7 @@ def parser() -> argparse.ArgumentParser:
             "Use --from/--to for other names and for '-' (stdin/stdout)."
         ),
     )
+    p.add_argument("--version", action="version", version=f"orcodec {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     c = sub.add_parser(

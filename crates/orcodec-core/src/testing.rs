@@ -12,7 +12,8 @@
 //!   push decoder, the pull driver and `skip`, and assert that they agree.
 //! * [`AnyExt`], [`MsgpackBytes`]: more builders (every extension accepted;
 //!   values as MessagePack bytes).
-//! * [`fixtures_dir`]: the shared fixtures, for tests that read them.
+//! * [`conformance_files`], [`fixture_documents`]: the test data, the
+//!   repository's own and the shared fixtures' when present.
 //! * [`LimitedSink`]: a sink that runs out of room, for the writers'
 //!   out-of-memory paths.
 
@@ -716,19 +717,73 @@ pub fn msgpack_all_ways(input: &[u8], opts: ReadOptions) -> Outcome {
     want
 }
 
-/// The shared fixtures: `$ORCODEC_FIXTURES`, else `shared/fixtures` beside
-/// the repository. Panics (never skips) when it is missing.
-pub fn fixtures_dir() -> std::path::PathBuf {
-    let dir = match std::env::var_os("ORCODEC_FIXTURES") {
-        Some(dir) => std::path::PathBuf::from(dir),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"),
-    };
-    assert!(
-        dir.is_dir(),
-        "shared test fixtures missing: {} (set ORCODEC_FIXTURES to the shared fixtures directory)",
-        dir.display()
-    );
-    dir
+/// The repository's own test data (`fixtures/`): the stand-ins of the
+/// real-world documents (`generated/`) and the JSON conformance corpus
+/// (`conformance/`, written by `tools/conformance_corpus.py`).
+pub fn own_fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// The shared fixtures, used in addition to the repository's own when they
+/// are there: `$ORCODEC_FIXTURES` (which must then be a directory), else
+/// `shared/fixtures` beside the repository; `None` when neither is.
+pub fn shared_fixtures() -> Option<std::path::PathBuf> {
+    match std::env::var_os("ORCODEC_FIXTURES") {
+        Some(dir) if !dir.is_empty() => {
+            let dir = std::path::PathBuf::from(dir);
+            assert!(dir.is_dir(), "ORCODEC_FIXTURES={} is not a directory", dir.display());
+            Some(dir)
+        }
+        _ => {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures");
+            dir.is_dir().then_some(dir)
+        }
+    }
+}
+
+/// Every JSON conformance file, sorted: the repository's own corpus (`y_`
+/// must parse, `n_` must be refused, `i_` either), then, when the shared
+/// fixtures have them, JSONTestSuite's (same prefixes), JSON_checker's,
+/// the round trips and the transforms.
+pub fn conformance_files() -> Vec<std::path::PathBuf> {
+    fn json_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let mut files: Vec<_> = entries
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+    let mut files = json_files(&own_fixtures().join("conformance"));
+    assert!(files.len() > 400, "the own conformance corpus looks incomplete: {} files", files.len());
+    if let Some(shared) = shared_fixtures() {
+        let corpus = shared.join("json-conformance");
+        if corpus.is_dir() {
+            for group in ["parsing", "jsonchecker", "roundtrip", "transform"] {
+                files.extend(json_files(&corpus.join(group)));
+            }
+        }
+    }
+    files
+}
+
+/// The real-world documents (twitter, github, citm_catalog, canada) by name:
+/// the repository's stand-ins, then the shared originals when present.
+pub fn fixture_documents() -> Vec<(String, Vec<u8>)> {
+    const NAMES: [&str; 4] = ["twitter.json", "github.json", "citm_catalog.json", "canada.json"];
+    let read = |path: std::path::PathBuf| std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let generated = own_fixtures().join("generated");
+    let mut docs: Vec<_> = NAMES.iter().map(|name| (name.to_string(), read(generated.join(name)))).collect();
+    if let Some(shared) = shared_fixtures() {
+        for name in NAMES {
+            let path = shared.join(name);
+            if path.is_file() {
+                docs.push((format!("shared/{name}"), read(path)));
+            }
+        }
+    }
+    docs
 }
 
 /// Asserts that the text-form parsers (`crate::parse`) give for `text`

@@ -90,22 +90,9 @@ unsafe fn add(module: *mut PyObject, name: &CStr, value: *mut PyObject) -> bool 
     if value.is_null() {
         return false;
     }
-    // PyModule_AddObjectRef is 3.10+; PyModule_AddObject steals the
-    // reference only when it succeeds.
-    #[cfg(Py_3_10)]
-    {
-        let ok = PyModule_AddObjectRef(module, name.as_ptr(), value) == 0;
-        Py_DECREF(value);
-        ok
-    }
-    #[cfg(not(Py_3_10))]
-    {
-        if PyModule_AddObject(module, name.as_ptr(), value) != 0 {
-            Py_DECREF(value);
-            return false;
-        }
-        true
-    }
+    let ok = crate::module::compat::add_object_ref(module, name, value);
+    Py_DECREF(value);
+    ok
 }
 
 unsafe fn new_exception(name: &CStr, doc: &CStr, base: *mut PyObject) -> *mut PyObject {

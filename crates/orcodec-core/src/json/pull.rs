@@ -709,9 +709,9 @@ mod tests {
     use super::*;
     use crate::json::scanner::parse;
     use crate::testing::{
-        fixtures_dir, json_all_ways, msgpack_all_ways, with_each_unescape_variant, MsgpackBytes, Rng,
+        conformance_files, fixture_documents, json_all_ways, msgpack_all_ways, with_each_unescape_variant,
+        MsgpackBytes, Rng,
     };
-    use std::path::PathBuf;
 
     /// Numbers of the shapes the quick path reads and of those it leaves to
     /// the full one, in runs (depth 2, where `json_pull_build` reads through
@@ -831,30 +831,6 @@ mod tests {
         );
         assert_eq!(p.pos(), 49);
         assert_eq!(p.quick_number_run(false, |_| true).unwrap(), NumberRun::End);
-    }
-
-    /// Every file of the conformance corpus, by path.
-    fn conformance_files() -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        for group in ["parsing", "jsonchecker", "roundtrip", "transform"] {
-            let dir = fixtures_dir().join("json-conformance").join(group);
-            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-                files.push(entry.unwrap().path());
-            }
-        }
-        files.sort();
-        assert!(files.len() > 300, "the conformance corpus looks incomplete: {} files", files.len());
-        files
-    }
-
-    /// The real-world documents (twitter, github, citm_catalog, canada).
-    fn fixture_documents() -> Vec<(String, Vec<u8>)> {
-        let mut docs = Vec::new();
-        for name in ["twitter.json", "github.json", "citm_catalog.json", "canada.json"] {
-            let path = fixtures_dir().join(name);
-            docs.push((name.to_string(), std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
-        }
-        docs
     }
 
     /// `input` with a few random edits: bytes replaced (by grammar bytes

@@ -8,7 +8,7 @@ use super::*;
 use crate::datetime::Style;
 use crate::error::DecodeErrorKind as Kind;
 use crate::json::writer::JsonWriter;
-use crate::testing::{fixtures_dir, Rng};
+use crate::testing::{conformance_files, fixture_documents, Rng};
 
 /// The transcoder's outcome for JSON `input`, checked against the reference.
 fn j2m(input: &[u8]) -> Result<Vec<u8>, TranscodeError> {
@@ -348,18 +348,6 @@ fn sorted_keys_order_by_text_not_by_escapes() {
     );
 }
 
-fn conformance_files() -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for group in ["parsing", "jsonchecker", "roundtrip", "transform"] {
-        for entry in std::fs::read_dir(fixtures_dir().join("json-conformance").join(group)).unwrap() {
-            files.push(entry.unwrap().path());
-        }
-    }
-    files.sort();
-    assert!(files.len() > 300);
-    files
-}
-
 #[test]
 fn conformance_corpus_both_ways() {
     for path in conformance_files() {
@@ -367,6 +355,13 @@ fn conformance_corpus_both_ways() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let got = j2m(&input);
         if name.starts_with("y_") {
+            // JSON may nest deeper (1024) than the encoders write (255):
+            // such a document is refused at the first container past that.
+            if let Err(TranscodeError::Unsupported(Unsupported::Depth, at)) = got {
+                let depth = input[..=at].iter().filter(|&&b| b == b'[' || b == b'{').count();
+                assert!(depth > super::MAX_ENCODE_DEPTH, "{name}: refused at depth {depth}");
+                continue;
+            }
             let out = got.unwrap_or_else(|e| panic!("{name}: {e:?}"));
             for opts in [PLAIN, ToJsonOptions { sort_keys: true, non_str_keys: true, ..PLAIN }] {
                 m2j(&out, opts, false).unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -380,8 +375,7 @@ fn conformance_corpus_both_ways() {
 
 #[test]
 fn fixtures_both_ways_with_every_option() {
-    for name in ["twitter.json", "github.json", "citm_catalog.json", "canada.json"] {
-        let json = std::fs::read(fixtures_dir().join(name)).unwrap();
+    for (name, json) in fixture_documents() {
         let out = j2m(&json).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let mut written = 0;
         for (i, opts) in all_options().into_iter().enumerate() {

@@ -5,6 +5,7 @@
 //! made in `init.rs`, on top of everything.
 
 pub mod args;
+pub mod compat;
 pub mod docs;
 pub mod errors;
 pub mod options;
