@@ -219,7 +219,7 @@ def partial_rows(repeat: int) -> list[dict]:
 
     rows = []
     for name in FIXTURES:
-        text = (fixtures_dir() / f"{name}.json").read_bytes()
+        text = fixture_file(name).read_bytes()
         cuts = [text[: len(text) * k // 40] for k in range(1, 41)]
 
         def ours(cuts=cuts):
@@ -246,7 +246,7 @@ def pointer_rows(repeat: int) -> list[dict]:
     import simdjson
     import yyjson
 
-    text = (fixtures_dir() / "twitter.json").read_bytes()
+    text = fixture_file("twitter").read_bytes()
     rows = []
     for pointer in ["/statuses/0/user/screen_name", "/search_metadata/count"]:
         tokens = [int(t) if t.isdigit() else t for t in pointer[1:].split("/")]
