@@ -45,21 +45,6 @@ _VALIDATION_ERROR = {
 _HTTP_ERROR = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 
 
-def known_type(annotation: Any) -> bool:
-    """Whether orcodec has a schema for a return annotation (and so renders it itself)."""
-    if annotation is None or annotation is type(None) or annotation is Any:
-        return False
-    try:
-        from starlette.responses import Response
-
-        if isinstance(annotation, type) and issubclass(annotation, Response):
-            return False
-        orcodec.json_schema_components([annotation], ref_template=REF_TEMPLATE)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def _typed_bodies(dependant: Any, typed_body: type) -> list:
     found = []
     for sub in getattr(dependant, "dependencies", ()):
@@ -90,8 +75,11 @@ def _rename(obj: Any, refs: dict) -> Any:
     return obj
 
 
-def extend(app: Any, document: dict) -> None:
-    from orcodec.integrations.starlette import OrcodecRoute, TypedBody
+def extend(app: Any, document: dict, typed_body: type, route_class: type) -> None:
+    """Adds the schemas to `document`; `typed_body` and `route_class` are
+    `TypedBody` and `OrcodecRoute` (passed in by `starlette.add_openapi`,
+    which this module sits on top of)."""
+    TypedBody, OrcodecRoute = typed_body, route_class
 
     # What each operation needs: its body type, and its response type.
     plans = []
@@ -181,7 +169,7 @@ def _key(tp: Any) -> Any:
     return tp
 
 
-def add_openapi(app: Any) -> Any:
+def add_openapi(app: Any, typed_body: type, route_class: type) -> Any:
     original = app.openapi
     if getattr(original, "_orcodec", False):
         return app
@@ -190,7 +178,7 @@ def add_openapi(app: Any) -> Any:
     def openapi() -> dict:
         document = original()
         if not done or done[0] is not document:
-            extend(app, document)
+            extend(app, document, typed_body, route_class)
             done[:] = [document]
         return document
 

@@ -153,8 +153,6 @@ def _build_route() -> dict[str, Any]:
     from fastapi.utils import is_body_allowed_for_status_code
     from starlette.responses import Response
 
-    from orcodec.integrations._openapi import known_type
-
     json_response = globals().get("JSONResponse") or __getattr__("JSONResponse")
 
     # FastAPI's own tests of what an endpoint is, where it has them.
@@ -191,7 +189,7 @@ def _build_route() -> dict[str, Any]:
             self.orcodec_response_type = None
             if isinstance(kwargs.get("response_model", DefaultPlaceholder(None)), DefaultPlaceholder):
                 annotation = get_typed_return_annotation(endpoint)
-                if known_type(annotation):
+                if _known_type(annotation):
                     kwargs["response_model"] = None
                     self.orcodec_response_type = annotation
             super().__init__(path, endpoint, **kwargs)
@@ -477,7 +475,7 @@ def add_openapi(app: Any) -> Any:
     """
     from orcodec.integrations._openapi import add_openapi as add
 
-    return add(app)
+    return add(app, TypedBody, __getattr__("OrcodecRoute"))
 
 
 def __getattr__(name: str) -> Any:
@@ -495,3 +493,18 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+def _known_type(annotation: Any) -> bool:
+    """Whether orcodec has a schema for a return annotation (and so renders it itself)."""
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return False
+    try:
+        from starlette.responses import Response
+
+        if isinstance(annotation, type) and issubclass(annotation, Response):
+            return False
+        orcodec.json_schema_components([annotation], ref_template="#/components/schemas/{name}")
+    except (TypeError, ValueError):
+        return False
+    return True

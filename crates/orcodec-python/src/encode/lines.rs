@@ -5,9 +5,10 @@ use orcodec_core::json::writer::CompactJsonWriter;
 use orcodec_core::sink::Sink;
 use pyo3_ffi::*;
 
-use crate::encode::error::{raise_encode_error, EncodeError, Format};
+use crate::encode::error::EncodeError;
 use crate::encode::out_of_memory;
 use crate::encode::output::BytesSink;
+use crate::encode::raise::{raise_encode_error, Format};
 use crate::encode::walker::Walker;
 use crate::module::args::{none_to_null, parse_opts, Call};
 use crate::module::options;

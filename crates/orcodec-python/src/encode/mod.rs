@@ -2,11 +2,13 @@
 //! writes into the returned bytes object, and turn failures into the format's
 //! encode error.
 
+pub mod context;
 pub mod error;
 mod keys;
 pub mod lines;
 pub mod notes;
 pub mod output;
+pub mod raise;
 pub mod stdlib;
 pub mod types;
 pub mod walker;
@@ -21,8 +23,8 @@ use pyo3_ffi::*;
 use crate::module::args::{none_to_null, parse_numpy_ext_code, parse_opts, ArgErrors, Call};
 use crate::module::options::{self, Opt};
 use crate::state::{SizeHint, State};
-use error::{raise_encode_error, Format};
 use output::BytesSink;
+use raise::{raise_encode_error, Format};
 use walker::Walker;
 
 /// The arguments of `dumps`/`packb`.

@@ -11,15 +11,11 @@ use orcodec_core::fallible;
 use orcodec_core::text::{SurrogateError, Text};
 use pyo3_ffi::*;
 
-use crate::cpython::bytes::{bytearray_data, bytes_data};
+use crate::cpython::bytes::bytes_data;
 use crate::cpython::dict::dict_len;
 use crate::cpython::str::{cached_utf8, compact_ascii, text_of};
+use crate::encode::context::{ErrorContext, Segment};
 use crate::encode::error::EncodeError;
-use crate::encode::notes::{ErrorContext, Segment};
-use crate::encode::types::dataclass::dataclass_fields;
-use crate::encode::types::enums::is_enum_type;
-use crate::encode::types::pydantic::is_pydantic_model;
-use crate::encode::types::uuid::{is_uuid_type, uuid_text};
 use crate::module::options::{self, Opt};
 use crate::state::State;
 
@@ -52,7 +48,7 @@ const SHORT_FLOAT_LIST: usize = 8;
 /// get the whole budget: the count is of calls nested in one another.
 pub const MAX_DEFAULT_CALLS: u32 = 255;
 
-type Result<T = ()> = core::result::Result<T, EncodeError>;
+pub(crate) type Result<T = ()> = core::result::Result<T, EncodeError>;
 
 /// A dict entry held for `OPT_SORT_KEYS`: strong references to key and value.
 type Entry = (*mut PyObject, *mut PyObject);
@@ -206,85 +202,8 @@ impl<E: Emitter> Walker<E> {
         result
     }
 
-    /// Subclasses and everything that is not an exact builtin type.
-    #[inline(never)]
-    unsafe fn walk_other(&mut self, obj: *mut PyObject) -> Result {
-        let ty = Py_TYPE(obj);
-        // Before the subclass checks: IntEnum and StrEnum members are int and
-        // str subclasses, but are serialized (or passed through) as enums.
-        if is_enum_type(self.st, ty) {
-            return self.enum_member(obj);
-        }
-        // Exact types that are no subclass of anything below, before the
-        // subclass checks (PyFloat_Check calls PyType_IsSubtype).
-        if self.opts & options::PASSTHROUGH_DATETIME == 0 {
-            if let Some(result) = self.date_or_time(obj) {
-                return result;
-            }
-        }
-        if self.opts & options::PASSTHROUGH_UUID == 0 && is_uuid_type(self.st, ty) {
-            self.emitter.ascii(&uuid_text(self.st, obj)?);
-            return Ok(());
-        }
-        // Before the subclass checks too: numpy.float64 is a float subclass,
-        // numpy.complex128 a complex one, and both keep their type this way.
-        if E::HAS_BIN && self.opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) != 0 {
-            if let Some(result) = self.numpy_binary(obj) {
-                return result;
-            }
-        }
-        // The subclasses both peers write as their base type. Those of
-        // float, tuple (namedtuples), bytes and bytearray are not among them:
-        // they go to `default`, where a `default` may well write a
-        // namedtuple as a map (`obj._asdict()`).
-        if self.opts & options::PASSTHROUGH_SUBCLASS == 0 {
-            if PyUnicode_Check(obj) != 0 {
-                return self.str(obj);
-            }
-            if PyLong_Check(obj) != 0 {
-                return self.int(obj);
-            }
-            if PyDict_Check(obj) != 0 {
-                return self.dict(obj);
-            }
-            if PyList_Check(obj) != 0 {
-                return self.list(obj);
-            }
-        }
-        if E::HAS_BIN {
-            // Exact bytes never get here.
-            if PyByteArray_CheckExact(obj) != 0 {
-                return self.bin(bytearray_data(obj));
-            }
-            if PyMemoryView_Check(obj) != 0 {
-                return self.memoryview(obj);
-            }
-        }
-        let s = self.st;
-        if ty == s.fragment_type {
-            return self.fragment(obj);
-        }
-        if E::HAS_BIN && ty == s.ext_type {
-            return self.ext(obj);
-        }
-        if self.opts & options::PASSTHROUGH_DATACLASS == 0 {
-            if let Some(fields) = dataclass_fields(self.st, obj) {
-                return self.dataclass(obj, fields);
-            }
-        }
-        if self.opts & options::SERIALIZE_NUMPY != 0 {
-            if let Some(result) = self.numpy(obj) {
-                return result;
-            }
-        }
-        if self.opts & options::SERIALIZE_PYDANTIC != 0 && is_pydantic_model(self.st, obj) {
-            return self.pydantic_model(obj);
-        }
-        self.call_default(obj)
-    }
-
     #[inline(always)]
-    unsafe fn str(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn str(&mut self, obj: *mut PyObject) -> Result {
         if let Some(ascii) = compact_ascii(obj) {
             self.emitter.utf8(ascii);
             return Ok(());
@@ -330,7 +249,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn int(&mut self, obj: *mut PyObject) -> Result {
         if let Some(value) = crate::cpython::int::small_value(obj) {
             self.emitter.i64(value);
             return Ok(());
@@ -380,7 +299,7 @@ impl<E: Emitter> Walker<E> {
     }
 
     #[inline(always)]
-    unsafe fn bin(&mut self, data: &[u8]) -> Result {
+    pub(crate) unsafe fn bin(&mut self, data: &[u8]) -> Result {
         if data.len() > orcodec_core::msgpack::writer::MAX_LEN {
             return Err(EncodeError::TooLong);
         }
@@ -438,7 +357,7 @@ impl<E: Emitter> Walker<E> {
         self.depth -= 1;
     }
 
-    unsafe fn list(&mut self, obj: *mut PyObject) -> Result {
+    pub(crate) unsafe fn list(&mut self, obj: *mut PyObject) -> Result {
         let len = PyList_GET_SIZE(obj) as usize;
         self.sequence(obj, len, |obj, i| {
             // `default` may shrink the list while it is walked; check every time.
@@ -609,7 +528,7 @@ impl<E: Emitter> Walker<E> {
         if self.key_pending() {
             return e;
         }
-        if !crate::encode::notes::dict_holds_key(dict, key) {
+        if !crate::encode::context::dict_holds_key(dict, key) {
             self.ctx().path.push(Segment::Lost);
             return e;
         }

@@ -32,6 +32,7 @@ pub(crate) mod scalar;
 mod sse2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ssse3;
+mod unit;
 mod wide;
 
 /// What the transcoder does besides plain UTF-8: which code units it must

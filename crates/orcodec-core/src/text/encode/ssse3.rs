@@ -2,7 +2,7 @@
 //! UTF-8: four code units encoded side by side and packed by one `pshufb`.
 
 use super::escape_unit;
-use super::wide::WideUnit;
+use super::unit::WideUnit;
 use crate::text::SurrogateError;
 
 /// [`escape_wide`](super::wide::escape_wide) with SSSE3. From a non-ASCII unit on, eight units go at

@@ -19,7 +19,7 @@ use orcodec_core::datetime::{civil_from_days, days_from_civil, DateText, Style};
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
 
-use crate::encode::error::EncodeError;
+use crate::encode::error::{EncodeError, NotSupported};
 use crate::encode::walker::{is_msgpack, Walker};
 use crate::module::options;
 use crate::state::scratch::{slot, Slot};
@@ -385,38 +385,6 @@ pub(crate) unsafe fn numpy_types(st: &'static State) -> Option<&'static NumpyTyp
         }
     }
     st.scratch.get(TYPES).as_ref()
-}
-
-/// Why an array is handed to `default`, worded for the error without one.
-///
-/// Pointer-sized so that every payload of `EncodeError` is one word: the
-/// walker's `Result<(), EncodeError>` is then a register pair, returned in
-/// RAX:RDX instead of through memory by every container call.
-#[derive(Clone, Copy, Debug)]
-#[repr(usize)]
-pub enum NotSupported {
-    NotContiguous,
-    /// An element type orcodec does not write, or a 0-d array.
-    DataType,
-    /// With `OPT_NUMPY_EXT` or `OPT_MSGPACK_NUMPY`: a dtype with no binary form.
-    BinaryDataType,
-}
-
-impl NotSupported {
-    /// The peer's message (ormsgpack says "not C contiguous" for every array
-    /// it does not write; a note gives the dtype).
-    pub fn message(self, msgpack: bool) -> &'static str {
-        match self {
-            NotSupported::DataType if !msgpack => "unsupported datatype in numpy array",
-            // orcodec's own binary forms: no peer has them.
-            NotSupported::BinaryDataType => {
-                "numpy dtype has no binary form: only bool, int, uint, float16/32/64, complex64/128, datetime64 \
-                 and timedelta64 elements are written (object, string, void and structured dtypes are refused, \
-                 never pickled); convert it in default"
-            }
-            _ => "numpy array is not C contiguous; use ndarray.tolist() in default",
-        }
-    }
 }
 
 /// An array's layout, read from its interface.

@@ -19,8 +19,8 @@ use orcodec_core::emit::Emitter;
 use orcodec_core::msgpack::numpy::{self as ext, parse_dtype};
 use pyo3_ffi::*;
 
-use crate::encode::error::EncodeError;
-use crate::encode::types::numpy::{numpy_types, ArrayInterface, Kind, NotSupported, C_CONTIGUOUS, NOT_SWAPPED};
+use crate::encode::error::{EncodeError, NotSupported};
+use crate::encode::types::numpy::{numpy_types, ArrayInterface, Kind, C_CONTIGUOUS, NOT_SWAPPED};
 use crate::encode::walker::Walker;
 use crate::module::options;
 use crate::state::State;
