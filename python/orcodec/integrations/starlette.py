@@ -473,9 +473,13 @@ def add_openapi(app: Any) -> Any:
     `components/schemas` (renamed if FastAPI has another schema of the same
     name). Returns `app`; calling it twice changes nothing.
     """
+    import sys
+
     from orcodec.integrations._openapi import add_openapi as add
 
-    return add(app, TypedBody, __getattr__("OrcodecRoute"))
+    # Through the module, so each class is the one made (once) on first use.
+    module = sys.modules[__name__]
+    return add(app, module.TypedBody, module.OrcodecRoute)
 
 
 def __getattr__(name: str) -> Any:
