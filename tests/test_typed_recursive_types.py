@@ -217,9 +217,8 @@ class Grow(Generic[T]):
 
 
 def test_a_generic_whose_arguments_grow_at_each_level_is_refused():
-    # msgspec: RecursionError while analyzing the type.
-    with pytest.raises(RecursionError):
-        msgspec.json.Decoder(Grow[int])
+    # msgspec recurses while analyzing the type (a RecursionError on 3.11 and
+    # 3.12; on 3.13 it runs on for minutes), so it is not asked here.
     for tp in (Grow, Grow[int]):
         with pytest.raises(TypeError, match=r"is not supported: the class is used with more than 64 different type"):
             orcodec.Decoder(tp)

@@ -333,13 +333,24 @@ def open_output(path: str) -> Output:
         if out is not None:
             return out
         st = os.stat(target)  # it became a regular file meanwhile
+    # The ending signals are held back from before the temporary file exists
+    # until their handlers are in place: one arriving in between would end
+    # the process with the file left behind.
+    held = [getattr(signal, name) for name in ENDING_SIGNALS if hasattr(signal, name)]
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
-        fd, temporary = tempfile.mkstemp(prefix=".orcodec-", dir=os.path.dirname(target))
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {reason(e)}") from None
-    out = Output(os.fdopen(fd, "wb"), path, gzipped, temporary, target)
-    out.keep = st
-    out.end_on_signals()
+        try:
+            fd, temporary = tempfile.mkstemp(prefix=".orcodec-", dir=os.path.dirname(target))
+        except OSError as e:
+            raise UsageError(f"cannot write {path}: {reason(e)}") from None
+        out = Output(os.fdopen(fd, "wb"), path, gzipped, temporary, target)
+        out.keep = st
+        out.end_on_signals()
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
     return out
 
 

@@ -185,7 +185,9 @@ impl Encoder {
     #[cold]
     unsafe fn refused_float(&mut self, obj: *mut PyObject) -> Raised {
         const MSG: &str = "Out of range float values are not JSON compliant";
-        if !self.py_messages {
+        // Before 3.12 the C encoder's message names no value; from 3.12 it
+        // gives the value's repr, as the Python encoder always did.
+        if !self.py_messages && !cfg!(Py_3_12) {
             return raise(PyExc_ValueError, MSG);
         }
         let repr = PyObject_Repr(obj);
