@@ -61,15 +61,15 @@ def run_in(interp, iid, code):
         raise RuntimeError(failure.formatted)
 
 
-def round_trip_code(path: str, fmt: str, rounds: int) -> str:
-    """What one worker runs: load its own copy, then `rounds` round trips."""
+def load_code(path: str) -> str:
+    """What a worker runs once, untimed: orcodec imported, its own copy of the document."""
+    return f"import json, orcodec\ndoc = json.loads(open({path!r}, 'rb').read())\n"
+
+
+def round_trip_code(fmt: str, rounds: int) -> str:
+    """What a worker runs, timed: `rounds` round trips of its document."""
     enc, dec = ("dumps", "loads") if fmt == "json" else ("packb", "unpackb")
-    return (
-        "import json, orcodec\n"
-        f"doc = json.loads(open({path!r}, 'rb').read())\n"
-        f"for _ in range({rounds}):\n"
-        f"    orcodec.{dec}(orcodec.{enc}(doc))\n"
-    )
+    return f"for _ in range({rounds}):\n    orcodec.{dec}(orcodec.{enc}(doc))\n"
 
 
 def timed(workers):
@@ -93,11 +93,11 @@ def subinterpreter_row(interp, path, fmt, rounds, repeats):
     pool = [new_isolated(interp) for _ in range(2)]
     try:
         for iid in pool:
-            run_in(interp, iid, round_trip_code(path, fmt, 1))
-        one = best_of(repeats, lambda: timed([lambda: run_in(interp, pool[0], round_trip_code(path, fmt, 2 * rounds))]))
+            run_in(interp, iid, load_code(path) + round_trip_code(fmt, 1))
+        one = best_of(repeats, lambda: timed([lambda: run_in(interp, pool[0], round_trip_code(fmt, 2 * rounds))]))
         two = best_of(
             repeats,
-            lambda: timed([lambda iid=iid: run_in(interp, iid, round_trip_code(path, fmt, rounds)) for iid in pool]),
+            lambda: timed([lambda iid=iid: run_in(interp, iid, round_trip_code(fmt, rounds)) for iid in pool]),
         )
     finally:
         for iid in pool:
