@@ -9,14 +9,12 @@ import io
 import json
 import math
 import sys
-from pathlib import Path
 
+import corpora
 import orcodec.json as oj
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
 
 
 def outcome(fn, *args, **kwargs):
@@ -372,10 +370,16 @@ def test_decode_bytes_in_every_encoding():
         assert outcome(oj.loads, bad) == outcome(json.loads, bad)
 
 
-@pytest.mark.skipif(not (FIXTURES / "twitter.json").is_file(), reason="shared fixtures not present")
-@pytest.mark.parametrize("name", ["twitter.json", "github.json", "citm_catalog.json", "canada.json"])
-def test_fixture_documents(name):
-    doc = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+# The repository's stand-ins of the four documents, and the real ones when
+# the shared fixtures are there.
+DOCUMENTS = [corpora.GENERATED_DIR / f"{stem}.json" for stem in corpora.DOCUMENT_STEMS] + [
+    corpora.SHARED_DIR / f"{stem}.json" for stem in corpora.shared_documents()
+]
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=[f"{p.parent.name}/{p.stem}" for p in DOCUMENTS])
+def test_fixture_documents(path):
+    doc = json.loads(path.read_text(encoding="utf-8"))
     for kw in ({}, {"ensure_ascii": False}, {"indent": 2, "sort_keys": True}, {"separators": (",", ":")}):
         assert oj.dumps(doc, **kw) == json.dumps(doc, **kw)
 
