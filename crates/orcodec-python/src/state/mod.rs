@@ -252,6 +252,9 @@ pub struct State {
     /// loaded (CPython 3.12's isolated subinterpreters run the pure-Python
     /// `datetime`, whose objects are not the C types).
     datetime_api: Cell<*const PyDateTime_CAPI>,
+    /// Set when `datetime` was imported but has no C API (the pure-Python
+    /// module): it is not looked for again.
+    no_datetime_api: Cell<bool>,
     pub found: Found,
     pub dumps_size: SizeHint,
     pub packb_size: SizeHint,
@@ -276,6 +279,7 @@ impl State {
         State {
             o,
             datetime_api: Cell::new(null_mut()),
+            no_datetime_api: Cell::new(false),
             found: Found::default(),
             dumps_size: SizeHint::default(),
             packb_size: SizeHint::default(),
@@ -303,7 +307,7 @@ impl State {
     /// exception set).
     #[cold]
     pub unsafe fn load_datetime(&self, import: bool) -> *const PyDateTime_CAPI {
-        if !self.datetime_api.get().is_null() {
+        if !self.datetime_api.get().is_null() || self.no_datetime_api.get() {
             return self.datetime_api.get();
         }
         if !import {
@@ -318,7 +322,10 @@ impl State {
         }
         let capi = PyCapsule_Import(c"datetime.datetime_CAPI".as_ptr(), 0) as *const PyDateTime_CAPI;
         if capi.is_null() {
+            // `datetime` imported (or failed to) without its capsule: the
+            // pure-Python module, for the life of this interpreter.
             PyErr_Clear();
+            self.no_datetime_api.set(true);
         }
         self.datetime_api.set(capi);
         capi
