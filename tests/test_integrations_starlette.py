@@ -12,14 +12,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Annotated
 
 import fastapi
@@ -27,6 +21,7 @@ import httpx
 import numpy as np
 import orcodec
 import pytest
+import servers
 from fastapi import APIRouter, Depends, FastAPI, Response
 from fastapi.encoders import jsonable_encoder
 from orcodec.integrations.starlette import JSONResponse, MsgpackResponse, OrcodecRoute, TypedBody, read_body
@@ -224,45 +219,12 @@ def stock_reading():
 app.mount("/stock", stock)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("uvicorn") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "test_integrations_starlette:app",
-             "--app-dir", str(Path(__file__).parent), "--host", "127.0.0.1", "--port", str(port),
-             "--log-level", "warning"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"uvicorn exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                httpx.get(base + "/starlette/json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"uvicorn did not answer on {base} within 30 s:\n{log.read_text()}")
-                time.sleep(0.05)
+    with servers.uvicorn(
+        "test_integrations_starlette:app", "/starlette/json", tmp_path_factory.mktemp("uvicorn")
+    ) as base:
         yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode in (0, -signal.SIGINT), log.read_text()
 
 
 @pytest.fixture(scope="module")

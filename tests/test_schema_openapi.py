@@ -17,10 +17,8 @@ import dataclasses
 import datetime
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +30,7 @@ import openapi_spec_validator
 import orcodec
 import pydantic
 import pytest
+import servers
 from fastapi import APIRouter, Depends, FastAPI
 from orcodec.integrations.starlette import MsgpackResponse, OrcodecRoute, TypedBody, add_openapi
 
@@ -214,47 +213,10 @@ def test_a_name_fastapi_already_uses_is_renamed() -> None:
 # -- against a real server -----------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("uvicorn") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "test_schema_openapi:app",
-             "--app-dir", str(Path(__file__).parent), "--host", "127.0.0.1", "--port", str(port),
-             "--log-level", "warning"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"uvicorn exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                httpx.get(base + "/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"uvicorn did not answer on {base} within 30 s:\n{log.read_text()}")
-                time.sleep(0.05)
+    with servers.uvicorn("test_schema_openapi:app", "/openapi.json", tmp_path_factory.mktemp("uvicorn")) as base:
         yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode in (0, -signal.SIGINT), log.read_text()
 
 
 def test_served_document_is_the_app_document(server) -> None:
