@@ -1041,3 +1041,40 @@ def assert_resident_set_steady(first_growth: int, run_calls, limit: int, calls: 
     gc.collect()
     second = rss() - resident
     assert second <= limit, f"resident set grew {first_growth} then {second} bytes over two windows of {calls} calls"
+
+
+def assert_no_leak(
+    name: str, call, expected, tracked, *, calls: int, warmup: int, max_blocks: int, max_rss: int
+) -> None:
+    """`call()` repeated `calls` times (after `warmup`) leaves the refcounts
+    of `tracked()`, the allocated blocks and the resident set as they were;
+    `expected` is the exception each call must raise (None: none)."""
+
+    def once():
+        if expected is None:
+            call()
+            return
+        try:
+            call()
+        except expected:
+            return
+        raise AssertionError(f"{name} raised nothing")
+
+    for _ in range(warmup):
+        once()
+    gc.collect()
+    refs = [sys.getrefcount(obj) for obj in tracked()]
+    blocks, resident = sys.getallocatedblocks(), rss()
+    for _ in range(calls):
+        once()
+    gc.collect()
+    block_growth = sys.getallocatedblocks() - blocks
+    assert [sys.getrefcount(obj) for obj in tracked()] == refs
+    resident_growth = rss() - resident
+
+    def run_calls():
+        for _ in range(calls):
+            once()
+
+    assert_blocks_steady(block_growth, run_calls, max_blocks, calls)
+    assert_resident_set_steady(resident_growth, run_calls, max_rss, calls)

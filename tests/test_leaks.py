@@ -12,14 +12,13 @@ import datetime
 import enum
 import gc
 import io
-import sys
 import uuid
 
 import msgpack
 import numpy
 import orcodec
 import pytest
-from helpers import Unsupported, assert_blocks_steady, assert_resident_set_steady, rss
+from helpers import Unsupported, assert_no_leak
 
 CALLS = 100_000
 # A call that ends in "default serializer exceeds recursion limit" runs
@@ -341,34 +340,9 @@ def test_no_leak(name):
     call, expected, *count = CASES[name]
     calls = count[0] if count else CALLS
 
-    def once():
-        if expected is None:
-            call()
-            return
-        try:
-            call()
-        except expected:
-            return
-        raise AssertionError(f"{name} raised nothing")
-
-    for _ in range(WARMUP):
-        once()
-    gc.collect()
-    refs = [sys.getrefcount(obj) for obj in tracked()]
-    blocks, resident = sys.getallocatedblocks(), rss()
-    for _ in range(calls):
-        once()
-    gc.collect()
-    block_growth = sys.getallocatedblocks() - blocks
-    assert [sys.getrefcount(obj) for obj in tracked()] == refs
-    resident_growth = rss() - resident
-
-    def run_calls():
-        for _ in range(calls):
-            once()
-
-    assert_blocks_steady(block_growth, run_calls, MAX_BLOCK_GROWTH, calls)
-    assert_resident_set_steady(resident_growth, run_calls, MAX_RSS_GROWTH, calls)
+    assert_no_leak(
+        name, call, expected, tracked, calls=calls, warmup=WARMUP, max_blocks=MAX_BLOCK_GROWTH, max_rss=MAX_RSS_GROWTH
+    )
 
 
 def test_collector_sees_what_instances_hold():

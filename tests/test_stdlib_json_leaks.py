@@ -4,12 +4,9 @@ every error. Afterwards the objects it touched have their reference counts back,
 CPython's allocated-block count and the resident set have not grown (see
 test_leaks.py for the method)."""
 
-import gc
-import sys
-
 import orcodec.json as oj
 import pytest
-from helpers import assert_blocks_steady, assert_resident_set_steady, rss
+from helpers import assert_no_leak
 
 CALLS = 20_000
 WARMUP = 1_000
@@ -77,31 +74,6 @@ def tracked():
 def test_no_leak(name):
     call, expected = CASES[name]
 
-    def once():
-        if expected is None:
-            call()
-            return
-        try:
-            call()
-        except expected:
-            return
-        raise AssertionError(f"{name} raised nothing")
-
-    for _ in range(WARMUP):
-        once()
-    gc.collect()
-    refs = [sys.getrefcount(obj) for obj in tracked()]
-    blocks, resident = sys.getallocatedblocks(), rss()
-    for _ in range(CALLS):
-        once()
-    gc.collect()
-    block_growth = sys.getallocatedblocks() - blocks
-    assert [sys.getrefcount(obj) for obj in tracked()] == refs
-    resident_growth = rss() - resident
-
-    def run_calls():
-        for _ in range(CALLS):
-            once()
-
-    assert_blocks_steady(block_growth, run_calls, MAX_BLOCK_GROWTH, CALLS)
-    assert_resident_set_steady(resident_growth, run_calls, MAX_RSS_GROWTH, CALLS)
+    assert_no_leak(
+        name, call, expected, tracked, calls=CALLS, warmup=WARMUP, max_blocks=MAX_BLOCK_GROWTH, max_rss=MAX_RSS_GROWTH
+    )
