@@ -23,7 +23,14 @@ pub unsafe fn datetime_api_for(st: &State, ty: *mut PyTypeObject) -> Capi {
     if !capi.is_null() {
         return capi;
     }
-    let name = core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes();
+    // The first byte before the whole name: every dataclass instance (and
+    // other object the walker meets before `default`) passes here while
+    // `datetime` is not imported.
+    let name = (*ty).tp_name;
+    if *name as u8 != b'd' {
+        return core::ptr::null();
+    }
+    let name = core::ffi::CStr::from_ptr(name).to_bytes();
     if matches!(name, b"datetime.datetime" | b"datetime.date" | b"datetime.time") {
         return st.load_datetime(false);
     }

@@ -22,11 +22,15 @@ pub enum PureKind {
 }
 
 /// Whether `ty` is one of the pure-Python module's three classes (exactly,
-/// as for the C types). Their names are checked first, so other types cost
-/// a byte compare; the classes are found in `sys.modules["datetime"]` once.
+/// as for the C types). Their names are checked first (other types cost a
+/// byte compare); the classes are found in `sys.modules["datetime"]` once.
 #[inline]
 pub unsafe fn pure_kind(st: &State, ty: *mut PyTypeObject) -> Option<PureKind> {
-    let name = core::ffi::CStr::from_ptr((*ty).tp_name).to_bytes();
+    let name = (*ty).tp_name;
+    if !matches!(*name as u8, b'd' | b't') {
+        return None;
+    }
+    let name = core::ffi::CStr::from_ptr(name).to_bytes();
     let (kind, lazy, attr): (PureKind, &Lazy, &core::ffi::CStr) = match name {
         b"datetime" => (PureKind::DateTime, &st.found.py_datetime, c"datetime"),
         b"date" => (PureKind::Date, &st.found.py_date, c"date"),
