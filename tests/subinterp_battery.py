@@ -183,6 +183,36 @@ def battery():
     case("ext", lambda: (o.Ext(1, b"x"), o.Ext(1, b"x") == o.Ext(1, b"x"), o.Ext(1, b"x").tag))
     case("fragment", lambda: o.Fragment("x").contents)
     case("exceptions", lambda: [c.__mro__[1].__name__ for c in (o.JSONDecodeError, o.MsgpackDecodeError)])
+    # The modules and functions built on the core's private entry points.
+    import orcodec.json as oj
+    import orcodec.msgpack as om
+
+    case("orcodec.json dumps", lambda: oj.dumps({"b": [1.5, None], "a": "caf\u00e9"}, indent=2, sort_keys=True))
+    case("orcodec.json loads", lambda: oj.loads('{"a": [1, 2.5, "x", NaN]}'))
+    case("orcodec.json error", lambda: oj.loads('{"a": }'))
+    case("orcodec.msgpack packb", lambda: om.packb({"a": [1, 2.5, b"x"]}, use_single_float=True))
+    case("orcodec.msgpack unpackb", lambda: om.unpackb(om.packb([1, {"k": b"v"}]), use_list=False, raw=True))
+
+    def msgpack_unpacker():
+        u = om.Unpacker()
+        u.feed(om.packb([1, 2]) + om.packb("three")[:1])
+        return list(u), u.tell()
+
+    case("orcodec.msgpack Unpacker", msgpack_unpacker)
+    case("loads partial", lambda: o.loads(b'{"a": [1, 2, {"b": "cut', partial="trailing-strings"))
+    case("loads pointer", lambda: o.loads(o.dumps(doc), pointer="/nested/a/b/0"))
+    case("unpackb pointer", lambda: o.unpackb(o.packb(doc), pointer="/ints/2"))
+    case("loads pointer missing", lambda: o.loads(b'{"a": 1}', pointer="/b"))
+
+    def json_unpacker():
+        u = o.JSONUnpacker()
+        u.feed(b'{"a": 1} [2] "th')
+        first = list(u)
+        u.feed(b'ree" 4')
+        return first, list(u), u.tell()
+
+    case("JSONUnpacker", json_unpacker)
+    case("json_schema", lambda: o.json_schema(Point))
     case("version", lambda: o.__version__)
     case("flags", lambda: sorted(o.flags) if hasattr(o, "flags") else None)
     return results
