@@ -180,6 +180,8 @@ def battery():
     case("msgpack_to_json", lambda: o.msgpack_to_json(o.packb(doc)))
     case("msgpack_to_json base64", lambda: o.msgpack_to_json(o.packb([b"\x00", o.Ext(1, b"z")]), base64=True))
     case("msgpack_to_json error", lambda: o.msgpack_to_json(b"\xc1"))
+    case("counted", lambda: (o._orcodec._tally(o.dumps(doc)), o._orcodec._tally(o.packb(doc), option=0)))
+    case("counted error", lambda: o._orcodec._tally(b"[1, 2"))
     case("ext", lambda: (o.Ext(1, b"x"), o.Ext(1, b"x") == o.Ext(1, b"x"), o.Ext(1, b"x").tag))
     case("fragment", lambda: o.Fragment("x").contents)
     case("exceptions", lambda: [c.__mro__[1].__name__ for c in (o.JSONDecodeError, o.MsgpackDecodeError)])

@@ -1,5 +1,6 @@
 """The GIL released where the work touches no Python object: JSON <->
-MessagePack transcoding of immutable input (bytes, str) from 64 KiB on.
+MessagePack transcoding and the CLI's counting of a document (`stats`,
+`validate`), of immutable input (bytes, str) from 64 KiB on.
 
 Whether another thread ran during a call is observed without timing: the
 switch interval is set far beyond the test's length, so a thread waiting
@@ -12,6 +13,7 @@ import threading
 
 import orcodec
 import pytest
+from orcodec._orcodec import _tally
 
 # A document whose transcoding takes milliseconds: long enough for a waiting
 # thread to be woken while it runs, in either direction.
@@ -21,6 +23,9 @@ DOC = [
 JSON = orcodec.dumps(DOC)
 MSGPACK = orcodec.packb(DOC)
 SMALL_JSON = orcodec.dumps(DOC[:100])
+# What `_tally` counts of DOC: null, bool, int, float, str, bin, array, map,
+# ext; then map entries and depth.
+COUNTS = (0, 20000, 20000, 20000, 80000, 0, 20001, 20000, 0, 100000, 4)
 
 
 @pytest.fixture
@@ -66,8 +71,10 @@ def ran_during(call, tries=30):
             lambda: orcodec.msgpack_to_json(MSGPACK, option=orcodec.OPT_INDENT_2),
             orcodec.dumps(DOC, option=orcodec.OPT_INDENT_2),
         ),
+        (lambda: _tally(JSON), COUNTS),
+        (lambda: _tally(MSGPACK, option=0), COUNTS),
     ],
-    ids=["json bytes", "json str", "msgpack bytes", "msgpack to indented json"],
+    ids=["json bytes", "json str", "msgpack bytes", "msgpack to indented json", "json counted", "msgpack counted"],
 )
 def test_large_immutable_input_is_transcoded_without_the_gil(long_switch_interval, call, expected):
     seen, results = ran_during(call)
@@ -81,8 +88,9 @@ def test_large_immutable_input_is_transcoded_without_the_gil(long_switch_interva
         (lambda: orcodec.json_to_msgpack(bytearray(JSON)), MSGPACK),
         (lambda: orcodec.msgpack_to_json(memoryview(bytearray(MSGPACK))), JSON),
         (lambda: orcodec.json_to_msgpack(SMALL_JSON), orcodec.packb(DOC[:100])),
+        (lambda: _tally(bytearray(JSON)), COUNTS),
     ],
-    ids=["bytearray", "writable memoryview", "small input"],
+    ids=["bytearray", "writable memoryview", "small input", "bytearray counted"],
 )
 def test_writable_or_small_input_keeps_the_gil(long_switch_interval, call, expected):
     seen, results = ran_during(call, tries=5)

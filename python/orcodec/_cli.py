@@ -51,6 +51,7 @@ from ._cli_output import (
     say_error,
     stdout_failed,
 )
+from ._orcodec import _tally
 
 FORMATS = ("json", "jsonl", "msgpack", "msgpack-stream")
 SUFFIXES = {
@@ -347,7 +348,7 @@ def check(path: str, fmt: str) -> str | None:
                         return f"{path}:{number}:{counted.count - start + 1}: the stream ends inside a value"
                     break
         else:
-            read_document(stream.read(), fmt)
+            count_document(stream.read(), fmt)
     except (JSONDecodeError, MsgpackDecodeError) as e:
         return problem(path, fmt, e)
     except (OSError, EOFError) as e:
@@ -387,6 +388,25 @@ TYPE_NAMES = {
 }
 
 
+# The kinds `_tally` counts, in its order.
+KINDS = ("null", "bool", "int", "float", "str", "bin", "array", "map", "ext")
+
+
+def count_document(data: bytes, fmt: str) -> tuple[dict, dict]:
+    """The counts of a document as `tally` gives them, read as read_document reads
+    it (raising what it raises). The decoder counts without building anything, and
+    without the GIL for large documents, except where the counts depend on the
+    objects (map keys that are not strs): then the objects are built and counted."""
+    found = _tally(data) if fmt == "json" else _tally(data, option=OPT_NON_STR_KEYS)
+    if found is None:
+        counts: dict = {}
+        seen = {"depth": 0, "keys": 0}
+        tally(read_document(data, fmt), counts, seen)
+        return counts, seen
+    *kinds, keys, depth = found
+    return {name: n for name, n in zip(KINDS, kinds) if n}, {"depth": depth, "keys": keys}
+
+
 def tally(value, counts: dict, seen: dict) -> None:
     """Counts `value` and the values in it by type (map keys apart, in seen["keys"]);
     seen["depth"] is the deepest level reached (a scalar document is level 1)."""
@@ -408,17 +428,17 @@ def cmd_stats(args) -> int:
     fmt = format_of(args.file, args.src, "input")
     stream = open_input(args.file)
     counted = Counted(stream)
-    counts: dict = {}
-    seen = {"depth": 0, "keys": 0}
     try:
         if fmt in RECORDS:
+            counts: dict = {}
+            seen = {"depth": 0, "keys": 0}
             records = 0
             for value in read_records(counted, fmt):
                 records += 1
                 tally(value, counts, seen)
         else:
             records = 1
-            tally(read_document(counted.read(), fmt), counts, seen)
+            counts, seen = count_document(counted.read(), fmt)
     finally:
         close_input(stream, args.file)
     stats = {

@@ -73,6 +73,7 @@ pub mod pages;
 pub mod parse;
 pub mod pointer;
 pub mod sink;
+pub mod tally;
 #[cfg(any(test, fuzzing))]
 pub mod testing;
 pub mod text;

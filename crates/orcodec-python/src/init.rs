@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 19] = [
+static mut METHODS: [PyMethodDef; 20] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -37,6 +37,8 @@ static mut METHODS: [PyMethodDef; 19] = [
         ml_flags: METH_FASTCALL,
         ml_doc: docs::JSON_EXTENT.as_ptr(),
     },
+    // The CLI's `stats` and `validate` (private).
+    method(c"_tally", decode::tally::tally, c""),
     // orcodec.json's (private: the package wraps them).
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),

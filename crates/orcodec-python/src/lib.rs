@@ -36,7 +36,8 @@
 //! on CPython 3.12+ may have a GIL of its own. The module declares no
 //! support for free threading, so a free-threaded interpreter turns the GIL
 //! on when it imports it. The GIL is released only around transcoding
-//! (`BytesSink::release_gil`), which touches no Python object meanwhile.
+//! (`BytesSink::release_gil`) and counting (`module::gil::released`), which
+//! touch no Python object meanwhile.
 //! Throughout the crate, then:
 //!
 //! - Calling the C API needs no further justification: an `unsafe fn` states

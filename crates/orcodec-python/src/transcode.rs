@@ -27,6 +27,7 @@ use crate::decode::lines::borrow_json_input;
 use crate::encode::output::BytesSink;
 use crate::module::args::{parse_opts, Call};
 use crate::module::errors::{raise, Raised};
+use crate::module::gil::without_gil;
 use crate::module::options;
 use crate::state::scratch::{slot, Slot};
 use crate::state::{Kept, SizeHint, State};
@@ -59,21 +60,6 @@ fn with_kept<T: Default, R>(kept: &Kept<T>, size: impl Fn(&T) -> usize, run: imp
         kept.put(state);
     }
     result
-}
-
-/// Inputs at least this long are transcoded with the GIL released (other
-/// threads of the interpreter run meanwhile), when they cannot change
-/// underneath: `bytes` and `str` are immutable. A bytearray or another
-/// writable buffer could be changed in place by another thread while it is
-/// read (a buffer export stops only resizing), so it keeps the GIL; pass
-/// `bytes(data)` to have it transcoded without. Below the threshold the
-/// release and reacquisition (a few hundred nanoseconds, more when other
-/// threads wait for the GIL) would be a noticeable part of the call.
-const GIL_FREE_FROM: usize = 64 << 10;
-
-/// Whether the input `obj`, `len` bytes long, is transcoded without the GIL.
-unsafe fn without_gil(obj: *mut PyObject, len: usize) -> bool {
-    len >= GIL_FREE_FROM && (PyBytes_Check(obj) != 0 || PyUnicode_Check(obj) != 0)
 }
 
 /// The first capacity for an output of an input of `len` bytes, `first`

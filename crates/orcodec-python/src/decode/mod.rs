@@ -27,6 +27,7 @@ pub(crate) mod pieces;
 pub(crate) mod pydatetime;
 pub mod stdlib;
 pub(crate) mod strs;
+pub(crate) mod tally;
 pub mod typed;
 
 use orcodec_core::error::{DecodeError, Failure};
