@@ -170,3 +170,23 @@ def test_threads_transcoding_at_once_get_each_their_own_result():
         t.join()
     for k, got in enumerate(results):
         assert got == [expected[k], docs[k]] * 20
+
+
+def test_the_threshold_is_the_interpreters_and_decides_for_small_inputs(long_switch_interval):
+    from orcodec._orcodec import _gil_free_from
+
+    assert _gil_free_from(None) == 64 << 10
+    was = _gil_free_from(0)
+    try:
+        assert _gil_free_from(None) == 0
+        # A short call: many tries for the woken thread to be scheduled in one.
+        seen, results = ran_during(lambda: orcodec.json_to_msgpack(SMALL_JSON), tries=20000)
+        assert results == {orcodec.packb(DOC[:100])}
+        assert seen
+        with pytest.raises(OverflowError):
+            _gil_free_from(-1)
+        with pytest.raises(TypeError):
+            _gil_free_from("1")
+    finally:
+        _gil_free_from(was)
+    assert _gil_free_from(None) == 64 << 10

@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 20] = [
+static mut METHODS: [PyMethodDef; 21] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -39,6 +39,8 @@ static mut METHODS: [PyMethodDef; 20] = [
     },
     // The CLI's `stats` and `validate` (private).
     method(c"_tally", decode::tally::tally, c""),
+    // The threshold benchmark's knob (private).
+    method(c"_gil_free_from", crate::module::gil::gil_free_from, c""),
     // orcodec.json's (private: the package wraps them).
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),

@@ -157,7 +157,7 @@ pub unsafe extern "C" fn json_to_msgpack(
         return null_mut();
     };
     let kept = &st.scratch.get(TRANSCODERS).to_msgpack;
-    let release = without_gil(obj, bytes.len());
+    let release = without_gil(st, obj, bytes.len());
     let result = with_kept(kept, JsonToMsgpack::capacity_bytes, |state| {
         if release {
             // SAFETY: the transcoder touches no Python object: its input is
@@ -238,9 +238,9 @@ pub unsafe extern "C" fn msgpack_to_json(
         // the two-step says what that gives.
         (sink, Err(TranscodeError::Unsupported(Unsupported::Timestamp, 0)))
     } else if opts & options::INDENT_2 != 0 {
-        run_to_json(st, PrettyJsonWriter::new(sink), bytes, to_json, without_gil(obj, bytes.len()))
+        run_to_json(st, PrettyJsonWriter::new(sink), bytes, to_json, without_gil(st, obj, bytes.len()))
     } else {
-        run_to_json(st, CompactJsonWriter::new(sink), bytes, to_json, without_gil(obj, bytes.len()))
+        run_to_json(st, CompactJsonWriter::new(sink), bytes, to_json, without_gil(st, obj, bytes.len()))
     };
     if result.is_ok() && opts & options::APPEND_NEWLINE != 0 {
         sink.push(b'\n');

@@ -57,7 +57,7 @@ pub unsafe extern "C" fn tally(
             return core::ptr::null_mut();
         };
         let bytes = input.bytes();
-        match released(without_gil(obj, bytes.len()), || tally_msgpack(bytes, read_opts)) {
+        match released(without_gil(st, obj, bytes.len()), || tally_msgpack(bytes, read_opts)) {
             Err(Failure::Syntax(e)) => {
                 raise_decode_error(e, |e| raise_msgpack_error(st, &e.kind, e.offset, bytes));
                 return core::ptr::null_mut();
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn tally(
             return core::ptr::null_mut();
         };
         let bytes = input.bytes();
-        match released(without_gil(obj, bytes.len()), || tally_json(bytes)) {
+        match released(without_gil(st, obj, bytes.len()), || tally_json(bytes)) {
             Err(Failure::Syntax(e)) => {
                 raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
                 return core::ptr::null_mut();

@@ -244,6 +244,14 @@ impl<T> Kept<T> {
     }
 }
 
+/// Inputs at least this long are worked on with the GIL released (other
+/// threads of the interpreter run meanwhile), when they cannot change
+/// underneath (`module::gil`). Below it the release and reacquisition (a few
+/// hundred nanoseconds, more when other threads wait for the GIL) would be a
+/// noticeable part of the call; `bench/gil_threshold.py` measures where it
+/// starts to pay.
+pub const GIL_FREE_FROM: usize = 64 << 10;
+
 pub struct State {
     pub o: Objects,
     /// The interpreter's C API of `datetime` (`_datetime`'s capsule), once
@@ -256,6 +264,10 @@ pub struct State {
     /// module): it is not looked for again.
     no_datetime_api: Cell<bool>,
     pub found: Found,
+    /// Inputs from this many bytes are worked on without the GIL where
+    /// they can be (`module::gil`); set only by the benchmark that measures
+    /// where releasing it starts to pay (`_gil_free_from`).
+    pub gil_free_from: Cell<usize>,
     pub dumps_size: SizeHint,
     pub packb_size: SizeHint,
     pub to_msgpack_size: SizeHint,
@@ -281,6 +293,7 @@ impl State {
             datetime_api: Cell::new(null_mut()),
             no_datetime_api: Cell::new(false),
             found: Found::default(),
+            gil_free_from: Cell::new(GIL_FREE_FROM),
             dumps_size: SizeHint::default(),
             packb_size: SizeHint::default(),
             to_msgpack_size: SizeHint::default(),
