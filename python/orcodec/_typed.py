@@ -163,7 +163,7 @@ def _ndarray_shape(tp, args):
     entries = typing.get_args(shape)
     if len(entries) == 2 and entries[1] is Ellipsis:
         return None
-    if entries == ((),):  # tuple[()] on Python 3.10
+    if _is_empty_tuple(shape, entries):
         entries = ()
     if len(entries) > 64:
         raise _unsupported(tp, "an ndarray has at most 64 dimensions")
@@ -207,6 +207,16 @@ def _is_attrs(tp) -> bool:
 
 def _origin(tp):
     return typing.get_origin(tp)
+
+
+def _is_empty_tuple(tp, args) -> bool:
+    """Whether the tuple type ``tp`` (with ``args``) is ``tuple[()]``: its
+    arguments are ``((),)`` in ``typing.Tuple[()]`` before Python 3.11 and
+    none at all from 3.11 (and in ``tuple[()]`` everywhere), which is what
+    bare ``tuple`` and ``typing.Tuple`` have too."""
+    if args == ((),):
+        return True
+    return not args and tp is not tuple and tp is not typing.Tuple
 
 
 def _is_alias_type(tp) -> bool:
@@ -381,11 +391,11 @@ class _Compiler:
             item = self.node(args[0], typevars) if args else self.add((ANY, "any"))
             return self.add((kind, "array", item, c.min_length, c.max_length))
         if tp is tuple or origin is tuple:
+            if _is_empty_tuple(tp, args):
+                return self.add((TUPLE, "array", ()))
             if not args or (len(args) == 2 and args[1] is Ellipsis):
                 item = self.node(args[0], typevars) if args else self.add((ANY, "any"))
                 return self.add((VARTUPLE, "array", item, c.min_length, c.max_length))
-            if args == ((),):  # tuple[()]
-                return self.add((TUPLE, "array", ()))
             return self.add((TUPLE, "array", tuple(self.node(a, typevars) for a in args)))
         if tp in _MAPPINGS or origin in _MAPPINGS:
             key = self.node(args[0], typevars) if args else self.add((STR, "str", None, None, None))
