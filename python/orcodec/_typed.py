@@ -78,6 +78,7 @@ CUSTOM = 22  # (cls,): decoded as builtins and given to dec_hook(cls, value)
 TAGGED = 23  # (tag_name, by_tag, members): by_tag maps each tag value (str or int) to a CLASS node
 NDARRAY = 24  # (dtype, shape): dtype the index of the element type in _NDARRAY_DTYPES, or -1
 #             (inferred); shape None (any) or a tuple of lengths, -1 for any length
+TIMEDELTA = 25  # ()
 
 # Value kinds, the order of UNION's by_kind.
 K_NULL, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_ARRAY, K_OBJECT, K_EXT = range(9)
@@ -103,6 +104,7 @@ _SCALARS = {
     datetime.datetime: (DATETIME, "datetime"),
     datetime.date: (DATE, "date"),
     datetime.time: (TIME, "time"),
+    datetime.timedelta: (TIMEDELTA, "duration"),
     uuid.UUID: (UUID, "uuid"),
     decimal.Decimal: (DECIMAL, "decimal"),
 }
@@ -554,12 +556,13 @@ class _Compiler:
                     by_class.append((flag, m))
             elif kind == STR:
                 put(K_STR, m, _STR_LIKE, "str")
-            elif kind in (DATETIME, DATE, TIME, UUID, DECIMAL):
+            elif kind in (DATETIME, DATE, TIME, TIMEDELTA, UUID, DECIMAL):
                 put(K_STR, m, _STR_LIKE, node[1])
                 cls = {
                     DATETIME: datetime.datetime,
                     DATE: datetime.date,
                     TIME: datetime.time,
+                    TIMEDELTA: datetime.timedelta,
                     UUID: uuid.UUID,
                     DECIMAL: decimal.Decimal,
                 }[kind]
