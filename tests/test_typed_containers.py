@@ -91,7 +91,11 @@ def test_the_empty_tuple_takes_no_items(fmt, tp):
     exact(fmt.decode([], tp), ())
     got = ", got 1" if fmt is not JSON else ""
     assert str(fmt.error([1], tp)) == f"Expected `array` of length 0{got}" == fmt.peer_error([1], tp)
-    assert orcodec.json_schema(tp) == {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "maxItems": 0}
+    assert orcodec.json_schema(tp) == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "maxItems": 0,
+    }
     # The bare forms stay tuples of any length.
     bare = tuple if tp is tuple[()] else typing.Tuple  # noqa: UP006 - the typing alias
     exact(fmt.decode([1, "a"], bare), (1, "a"))

@@ -29,7 +29,7 @@ class Buy:
     qty: int
     price: decimal.Decimal
     counts: dict[int, int]
-    at: Optional[dt.datetime] = None
+    at: Optional[dt.datetime] = None  # noqa: UP045 (evaluated on 3.9 too)
     ratio: float = 0.0
 
 
@@ -59,7 +59,9 @@ BUY = [
     ("counts", '{"1": 2, "-3": 4}'),
     ("ratio", "0.30000000000000004"),
 ]
-BUY_VALUE = Buy("buy", 123456789012345678901234567890, decimal.Decimal("1.10"), {1: 2, -3: 4}, None, 0.30000000000000004)
+BUY_VALUE = Buy(
+    "buy", 123456789012345678901234567890, decimal.Decimal("1.10"), {1: 2, -3: 4}, None, 0.30000000000000004
+)
 
 
 @pytest.mark.parametrize("where", range(len(BUY) + 1), ids=lambda i: f"tag-at-{i}")
@@ -76,9 +78,7 @@ def test_msgpack_values_are_read_by_their_type_wherever_the_tag_is(where):
     at = dt.datetime(2024, 3, 1, 10, 20, 30, 123456, tzinfo=dt.timezone.utc)
     entries = [("qty", 2**64 - 1), ("price", "2.50"), ("counts", {7: 8}), ("at", at)]
     entries.insert(where, ("kind", "buy"))
-    data = orcodec.packb(
-        dict(entries), option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT
-    )
+    data = orcodec.packb(dict(entries), option=orcodec.OPT_NON_STR_KEYS | orcodec.OPT_DATETIME_AS_TIMESTAMP_EXT)
     out = orcodec.unpackb(data, type=Order)
     assert out == Buy("buy", 2**64 - 1, decimal.Decimal("2.50"), {7: 8}, at)
     # The timestamp extension is a datetime to the field's type, not an Ext.
@@ -240,7 +240,10 @@ def test_depth_limit_is_the_same_wherever_the_tag_is():
     for levels in (1020, 1021, 1022, 1023, 1024):
         deep = "[" * levels + "]" * levels
         results = []
-        for entries in ([("kind", '"sell"'), ("qty", "1"), ("x", deep)], [("x", deep), ("qty", "1"), ("kind", '"sell"')]):
+        for entries in (
+            [("kind", '"sell"'), ("qty", "1"), ("x", deep)],
+            [("x", deep), ("qty", "1"), ("kind", '"sell"')],
+        ):
             try:
                 results.append(repr(orcodec.loads(json_object(entries), type=Order)))
             except orcodec.JSONDecodeError as exc:
@@ -253,7 +256,7 @@ class MBuy(msgspec.Struct, tag_field="kind", tag="buy"):
     qty: int
     price: decimal.Decimal
     counts: dict[int, int]
-    at: Optional[dt.datetime] = None
+    at: Optional[dt.datetime] = None  # noqa: UP045 (evaluated on 3.9 too)
     ratio: float = 0.0
 
 

@@ -90,7 +90,7 @@ def test_fractions_are_rounded_from_every_digit():
 class Job:
     name: str
     timeout: td
-    retry: Optional[td] = None
+    retry: Optional[td] = None  # noqa: UP045 (evaluated on 3.9 too)
 
 
 @by_format
@@ -127,8 +127,32 @@ def test_convert_keeps_timedeltas():
 @by_format
 @pytest.mark.parametrize(
     "value",
-    [1, -1, 0, 1.5, -1.0000015, 2.5e-6, 86399999999999, 86399999999999.5, -86399999913600, -86399999913601,
-     1e20, "1", "1.5", "-1", "1e3", "nan", "inf", "-inf", " 1", "0x10", "1_0", "86399999999999", "P1D", True],
+    [
+        1,
+        -1,
+        0,
+        1.5,
+        -1.0000015,
+        2.5e-6,
+        86399999999999,
+        86399999999999.5,
+        -86399999913600,
+        -86399999913601,
+        1e20,
+        "1",
+        "1.5",
+        "-1",
+        "1e3",
+        "nan",
+        "inf",
+        "-inf",
+        " 1",
+        "0x10",
+        "1_0",
+        "86399999999999",
+        "P1D",
+        True,
+    ],
     ids=repr,
 )
 def test_lax_numbers_of_seconds(fmt, value):
@@ -161,9 +185,40 @@ def test_what_msgspec_writes_reads_back(value):
 
 
 # Random texts from the grammar's pieces, near misses included.
-TOKENS = ["P", "p", "T", "t", "D", "d", "H", "h", "M", "m", "S", "s", "W", "Y", "-", "+", ".", ",", " ", "e",
-          "0", "1", "7", "12", "86399", "999999999", "5", "0000001", "99999999999999"]
-texts = st.lists(st.sampled_from(TOKENS), max_size=9).map("".join) | st.text(alphabet="PTDHMS0123456789.-+", max_size=12)
+TOKENS = [
+    "P",
+    "p",
+    "T",
+    "t",
+    "D",
+    "d",
+    "H",
+    "h",
+    "M",
+    "m",
+    "S",
+    "s",
+    "W",
+    "Y",
+    "-",
+    "+",
+    ".",
+    ",",
+    " ",
+    "e",
+    "0",
+    "1",
+    "7",
+    "12",
+    "86399",
+    "999999999",
+    "5",
+    "0000001",
+    "99999999999999",
+]
+texts = st.lists(st.sampled_from(TOKENS), max_size=9).map("".join) | st.text(
+    alphabet="PTDHMS0123456789.-+", max_size=12
+)
 
 
 def outcome(decode, text):
@@ -208,8 +263,19 @@ def test_the_schema_takes_what_the_decoder_takes(text):
     try:
         orcodec.loads(orcodec.dumps(text), type=td)
     except orcodec.ValidationError as exc:
-        # Out of range is the one check the schema leaves to the decoder.
-        assert VALIDATOR.is_valid(text) == (str(exc) == RANGE), text
+        if str(exc) == RANGE:
+            # The one check the schema leaves to the decoder: it takes the text
+            # if it is a duration once its numbers are small (a number too large
+            # for any duration is out of range before its unit is read).
+            small = re.sub("[0-9]+", "1", text)
+            try:
+                orcodec.loads(orcodec.dumps(small), type=td)
+            except orcodec.ValidationError:
+                assert not VALIDATOR.is_valid(text), text
+            else:
+                assert VALIDATOR.is_valid(text), text
+        else:
+            assert not VALIDATOR.is_valid(text), text
     else:
         assert VALIDATOR.is_valid(text), text
 

@@ -85,9 +85,7 @@ TIME_PATTERN = f"^(?!{_CARRY}){_TIME}{_OFFSET}?{_END}"
 # after a `T`, which needs one), a fraction only on the last one.
 _AMOUNT = "[0-9]+(?:\\.[0-9]+)?"
 _DURATION_TIME = f"[Tt](?=[0-9])(?:{_AMOUNT}[Hh])?(?:{_AMOUNT}[Mm])?(?:{_AMOUNT}[Ss])?"
-DURATION_PATTERN = (
-    f"^[+-]?[Pp](?!.*\\.[0-9]+[A-Za-z].)(?:{_AMOUNT}[Dd](?:{_DURATION_TIME})?|{_DURATION_TIME}){_END}"
-)
+DURATION_PATTERN = f"^[+-]?[Pp](?!.*\\.[0-9]+[A-Za-z].)(?:{_AMOUNT}[Dd](?:{_DURATION_TIME})?|{_DURATION_TIME}){_END}"
 UUID_PATTERN = f"^(?:[0-9A-Fa-f]{{8}}(?:-[0-9A-Fa-f]{{4}}){{3}}-[0-9A-Fa-f]{{12}}|[0-9A-Fa-f]{{32}}){_END}"
 INT_KEY_PATTERN = f"^-?(?:0|[1-9][0-9]*){_END}"
 NUMBER_KEY_PATTERN = f"^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?{_END}"

@@ -218,7 +218,7 @@ def _is_empty_tuple(tp, args) -> bool:
     bare ``tuple`` and ``typing.Tuple`` have too."""
     if args == ((),):
         return True
-    return not args and tp is not tuple and tp is not typing.Tuple
+    return not args and tp is not tuple and tp is not typing.Tuple  # noqa: UP006 - the typing alias itself
 
 
 def _is_alias_type(tp) -> bool:

@@ -231,14 +231,16 @@ mod tests {
     use super::*;
     use crate::testing::Rng;
 
-    fn parsed(text: &str) -> Result<(i64, u32, u32), DurationError> {
+    type Fields = Result<(i64, u32, u32), DurationError>;
+
+    fn parsed(text: &str) -> Fields {
         parse_duration(text.as_bytes()).map(Duration::days_seconds_micros)
     }
 
     #[test]
     fn texts_and_values() {
         use DurationError::*;
-        let cases: &[(&str, Result<(i64, u32, u32), DurationError>)] = &[
+        let cases: &[(&str, Fields)] = &[
             ("P1D", Ok((1, 0, 0))),
             ("P0D", Ok((0, 0, 0))),
             ("-P0D", Ok((0, 0, 0))),

@@ -731,7 +731,7 @@ mod tests {
         let mut pull = JsonPull::new(br#"{"a": [1, {"b": "\u00e9"}], "kind": "x"}"#).unwrap();
         pull.begin_object().unwrap();
         let start = pull.pos();
-        let mut read = |pull: &mut JsonPull| {
+        let read = |pull: &mut JsonPull| {
             let mut keys = Vec::new();
             let mut first = true;
             while let Some(key) = pull.next_key(first).unwrap() {

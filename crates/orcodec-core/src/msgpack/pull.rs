@@ -371,7 +371,7 @@ mod tests {
         let mut pull = MsgpackPull::with_options(data, ALL);
         let MsgpackItem::Map(n) = pull.next().unwrap() else { panic!("a map") };
         let start = pull.pos();
-        let mut read = |pull: &mut MsgpackPull| {
+        let read = |pull: &mut MsgpackPull| {
             (0..n)
                 .map(|_| {
                     let key = format!("{:?}", pull.next_key().unwrap());

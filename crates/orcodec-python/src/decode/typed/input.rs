@@ -201,6 +201,30 @@ pub trait Input {
     }
 }
 
+/// [`Input::mark`], [`Input::can_look_ahead`] and [`Input::rewind`] for an
+/// input over one of the core's pull readers (`self.pull`, whose `pos` and
+/// `rewind` they are) with its budget in `self.ahead`.
+macro_rules! pull_look_ahead {
+    () => {
+        #[inline(always)]
+        fn mark(&self) -> usize {
+            self.pull.pos()
+        }
+
+        #[inline(always)]
+        fn can_look_ahead(&self) -> bool {
+            self.ahead.lasts()
+        }
+
+        #[inline(always)]
+        fn rewind(&mut self, mark: usize) {
+            self.ahead.spend(self.pull.pos() - mark);
+            self.pull.rewind(mark);
+        }
+    };
+}
+pub(crate) use pull_look_ahead;
+
 /// How many bytes a stream input may read twice (looked ahead, then read
 /// again after a rewind): a few times its length, so that looking ahead at
 /// every level of a deep nest (each level going over what it holds) stays

@@ -7,7 +7,9 @@ use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, J
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, LookAhead, Run, RunItem, Value};
+use crate::decode::typed::input::{
+    pull_look_ahead, Cursor, Format, Head, Input, KeyRead, LookAhead, Run, RunItem, Value,
+};
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
@@ -126,21 +128,7 @@ impl<'a> Input for JsonInput<'a> {
         Ok(self.pull.skip_at_depth(depth)?)
     }
 
-    #[inline(always)]
-    fn mark(&self) -> usize {
-        self.pull.pos()
-    }
-
-    #[inline(always)]
-    fn can_look_ahead(&self) -> bool {
-        self.ahead.lasts()
-    }
-
-    #[inline(always)]
-    fn rewind(&mut self, mark: usize) {
-        self.ahead.spend(self.pull.pos() - mark);
-        self.pull.rewind(mark);
-    }
+    pull_look_ahead!();
 
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail> {
         let kind = self.pull.peek()?;

@@ -11,7 +11,7 @@ use orcodec_core::msgpack::reader::ReadOptions;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Head, Input, LookAhead, Value};
+use crate::decode::typed::input::{pull_look_ahead, Cursor, Format, Head, Input, LookAhead, Value};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::Ctx;
 
@@ -91,21 +91,7 @@ impl<'a> Input for MsgpackInput<'a> {
         Ok(self.pull.skip_at_depth(depth)?)
     }
 
-    #[inline(always)]
-    fn mark(&self) -> usize {
-        self.pull.pos()
-    }
-
-    #[inline(always)]
-    fn can_look_ahead(&self) -> bool {
-        self.ahead.lasts()
-    }
-
-    #[inline(always)]
-    fn rewind(&mut self, mark: usize) {
-        self.ahead.spend(self.pull.pos() - mark);
-        self.pull.rewind(mark);
-    }
+    pull_look_ahead!();
 
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail> {
         let at = self.pull.pos();

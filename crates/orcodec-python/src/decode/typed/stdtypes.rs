@@ -475,14 +475,18 @@ pub fn timedelta<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> R
             if let Value::Py(obj) = h.v {
                 // SAFETY: a live object.
                 if lax && unsafe { PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 } {
-                    // SAFETY: a live int; one beyond 64 bits is out of range.
-                    let v = unsafe { PyLong_AsLongLong(obj) };
-                    if v == -1 && unsafe { !PyErr_Occurred().is_null() } {
-                        // SAFETY: the overflow just raised.
-                        unsafe { PyErr_Clear() };
-                        return seconds_timedelta(st, None, path, h.at);
-                    }
-                    return seconds_timedelta(st, whole(v.into()), path, h.at);
+                    // SAFETY: a live int; one beyond 64 bits (the overflow
+                    // it raises cleared) is out of range.
+                    let v = unsafe {
+                        let v = PyLong_AsLongLong(obj);
+                        if v == -1 && !PyErr_Occurred().is_null() {
+                            PyErr_Clear();
+                            None
+                        } else {
+                            Some(v)
+                        }
+                    };
+                    return seconds_timedelta(st, v.and_then(|v| whole(v.into())), path, h.at);
                 }
                 // SAFETY: a live object.
                 if lax && unsafe { PyFloat_Check(obj) != 0 } {
