@@ -616,6 +616,7 @@ fn tagged_py_member<'c>(
 }
 
 /// The class node `m`, a member of a tagged union.
+#[inline(always)]
 fn member_class<'c>(ctx: &Ctx<'c>, m: NodeId) -> &'c ClassNode {
     #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
     let Node::Class(cl) = ctx.c.node(m) else {
@@ -664,6 +665,7 @@ fn tag_first<'c, I: Input>(
 }
 
 /// The member whose tag value `vh` is (read at `tag_path`).
+#[inline(always)]
 fn member_of<'c, I: Input>(ctx: &Ctx<'c>, t: &Tagged, vh: &Head, tag_path: &Path) -> Result<&'c ClassNode, Fail> {
     let member = match vh.v {
         Value::Str(s) => t.by_str.get(s.as_bytes()).copied(),
