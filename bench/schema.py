@@ -1,9 +1,10 @@
 """JSON Schema generation for a 50-class model, side by side with the peers.
 
-A model of 50 dataclasses (each with eight fields: scalars, a datetime, a
-UUID, an enum, constrained ints and strs, a list of and an Optional of an
-earlier class, a dict; one class refers back to the first), made anew for
-each run so nothing is cached between calls:
+A model of 50 dataclasses (each with ten to twelve fields: scalars, a
+datetime, a timedelta, a UUID, an enum, a Literal, a union of scalars,
+constrained ints and strs, a list of and an Optional of an earlier class, a
+dict; one class refers back to the first), made anew for each run so
+nothing is cached between calls:
 
   orcodec    orcodec.json_schema_components(all 50, ref_template=...)
   msgspec    msgspec.json.schema_components(the same dataclasses)
@@ -26,7 +27,7 @@ import json
 import statistics
 import time
 import uuid
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional, Union
 
 import annotated_types as at
 import msgspec
@@ -52,10 +53,13 @@ def make_model(n: int = 50) -> list[type]:
             ("at", datetime.datetime),
             ("status", Status),
             ("tags", dict[str, int]),
+            ("mode", Literal["fast", "slow"]),
+            ("timeout", datetime.timedelta),
         ]
         if prev is not None:
             fields.append(("children", list[prev]))
             fields.append(("parent", Optional[first], dataclasses.field(default=None)))
+        fields.append(("key", Union[int, str, None], dataclasses.field(default=None)))
         cls = dataclasses.make_dataclass(f"Model{i}", fields)
         classes.append(cls)
     return classes

@@ -277,6 +277,16 @@ INT_ARRAY_SEEDS = [
 
 # The text forms typed decoding reads: every shape the fast paths take and
 # the ones they leave to the general readers.
+DURATIONS = [
+    b"P1DT7203.5S",
+    b"-PT0.000001S",
+    b"p1dt1h1m1.5s",
+    b"P999999999DT86399.999999S",
+    b"P0.123456789012345D",
+    b"+PT1.5H",
+    b"P0D",
+]
+
 TEXT_FORMS = [
     b"2024-01-10T09:01:51.075954+02:00",
     b"2024-01-10t09:01:51z",
@@ -356,6 +366,7 @@ def main() -> None:
     write("numpy", numpy_documents())
     write("ndarray", ndarray_documents())
     write("text-forms", TEXT_FORMS)
+    write("durations", DURATIONS)
 
 
 if __name__ == "__main__":

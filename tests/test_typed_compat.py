@@ -61,3 +61,22 @@ def test_long_values_are_quoted_in_part():
         msgspec.json.decode(orcodec.dumps(value), type=Color)
     assert str(peer.value) == f"Invalid enum value '{value}'"
     assert str(mine.value) == f"Invalid enum value '{value[:200]}'..."
+
+
+def test_timedelta_fractions_of_days_are_rounded_from_every_digit():
+    import datetime
+
+    data = b'"P0.123456789012345D"'
+    assert msgspec.json.decode(data, type=datetime.timedelta).microseconds == 666570
+    assert orcodec.loads(data, type=datetime.timedelta).microseconds == 666571
+
+
+def test_timedelta_day_counts_past_64_bits_of_seconds_are_out_of_range():
+    import datetime
+
+    data = b'"P140737488355328D"'
+    with pytest.raises(Exception, match="days=-1158050442") as peer:  # noqa: PT011 - msgspec's own error
+        msgspec.json.decode(data, type=datetime.timedelta)
+    assert not isinstance(peer.value, msgspec.ValidationError)
+    with pytest.raises(orcodec.ValidationError, match=r"^Duration is out of range$"):
+        orcodec.loads(data, type=datetime.timedelta)

@@ -83,6 +83,24 @@ def test_fixed_tuple_length(fmt):
     assert str(fmt.error([1, 2, 3], tuple[int, int])) == f"Expected `array` of length 2{got}"
 
 
+@by_format
+@pytest.mark.parametrize("tp", [tuple[()], typing.Tuple[()]], ids=repr)  # noqa: UP006 - the typing alias
+def test_the_empty_tuple_takes_no_items(fmt, tp):
+    # On Python 3.11 and newer `tuple[()]` has no arguments, as bare `tuple` has:
+    # it is still the empty tuple, not a tuple of any length.
+    exact(fmt.decode([], tp), ())
+    got = ", got 1" if fmt is not JSON else ""
+    assert str(fmt.error([1], tp)) == f"Expected `array` of length 0{got}" == fmt.peer_error([1], tp)
+    assert orcodec.json_schema(tp) == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "maxItems": 0,
+    }
+    # The bare forms stay tuples of any length.
+    bare = tuple if tp is tuple[()] else typing.Tuple  # noqa: UP006 - the typing alias
+    exact(fmt.decode([1, "a"], bare), (1, "a"))
+
+
 class Code(enum.IntEnum):
     A = 1
 

@@ -44,6 +44,7 @@ from ._typed import (
     STR,
     TAGGED,
     TIME,
+    TIMEDELTA,
     TUPLE,
     UNION,
     UUID,
@@ -79,6 +80,12 @@ _CARRY = "[0-9]{2}:[0-9]{2}:[0-9]{2}\\.999999[5-9]"
 DATETIME_PATTERN = f"^(?!9999-12-31[Tt ]23:59:59\\.999999[5-9]){_DATE}[Tt ]{_TIME}{_OFFSET}?{_END}"
 DATE_PATTERN = f"^{_DATE}{_END}"
 TIME_PATTERN = f"^(?!{_CARRY}){_TIME}{_OFFSET}?{_END}"
+# ISO 8601 durations as the decoder reads them (orcodec_core's `duration`):
+# letters in either case, components in the order D, H, M, S (the time ones
+# after a `T`, which needs one), a fraction only on the last one.
+_AMOUNT = "[0-9]+(?:\\.[0-9]+)?"
+_DURATION_TIME = f"[Tt](?=[0-9])(?:{_AMOUNT}[Hh])?(?:{_AMOUNT}[Mm])?(?:{_AMOUNT}[Ss])?"
+DURATION_PATTERN = f"^[+-]?[Pp](?!.*\\.[0-9]+[A-Za-z].)(?:{_AMOUNT}[Dd](?:{_DURATION_TIME})?|{_DURATION_TIME}){_END}"
 UUID_PATTERN = f"^(?:[0-9A-Fa-f]{{8}}(?:-[0-9A-Fa-f]{{4}}){{3}}-[0-9A-Fa-f]{{12}}|[0-9A-Fa-f]{{32}}){_END}"
 INT_KEY_PATTERN = f"^-?(?:0|[1-9][0-9]*){_END}"
 NUMBER_KEY_PATTERN = f"^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?{_END}"
@@ -443,6 +450,8 @@ class _Generator:
             return {"type": "string", "pattern": DATE_PATTERN}
         if kind == TIME:
             return {"type": "string", "pattern": TIME_PATTERN}
+        if kind == TIMEDELTA:
+            return {"type": "string", "pattern": DURATION_PATTERN}
         if kind == UUID:
             return {"type": "string", "pattern": UUID_PATTERN}
         if kind == DECIMAL:

@@ -78,6 +78,7 @@ CUSTOM = 22  # (cls,): decoded as builtins and given to dec_hook(cls, value)
 TAGGED = 23  # (tag_name, by_tag, members): by_tag maps each tag value (str or int) to a CLASS node
 NDARRAY = 24  # (dtype, shape): dtype the index of the element type in _NDARRAY_DTYPES, or -1
 #             (inferred); shape None (any) or a tuple of lengths, -1 for any length
+TIMEDELTA = 25  # ()
 
 # Value kinds, the order of UNION's by_kind.
 K_NULL, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_ARRAY, K_OBJECT, K_EXT = range(9)
@@ -103,6 +104,7 @@ _SCALARS = {
     datetime.datetime: (DATETIME, "datetime"),
     datetime.date: (DATE, "date"),
     datetime.time: (TIME, "time"),
+    datetime.timedelta: (TIMEDELTA, "duration"),
     uuid.UUID: (UUID, "uuid"),
     decimal.Decimal: (DECIMAL, "decimal"),
 }
@@ -163,7 +165,7 @@ def _ndarray_shape(tp, args):
     entries = typing.get_args(shape)
     if len(entries) == 2 and entries[1] is Ellipsis:
         return None
-    if entries == ((),):  # tuple[()] on Python 3.10
+    if _is_empty_tuple(shape, entries):
         entries = ()
     if len(entries) > 64:
         raise _unsupported(tp, "an ndarray has at most 64 dimensions")
@@ -207,6 +209,16 @@ def _is_attrs(tp) -> bool:
 
 def _origin(tp):
     return typing.get_origin(tp)
+
+
+def _is_empty_tuple(tp, args) -> bool:
+    """Whether the tuple type ``tp`` (with ``args``) is ``tuple[()]``: its
+    arguments are ``((),)`` in ``typing.Tuple[()]`` before Python 3.11 and
+    none at all from 3.11 (and in ``tuple[()]`` everywhere), which is what
+    bare ``tuple`` and ``typing.Tuple`` have too."""
+    if args == ((),):
+        return True
+    return not args and tp is not tuple and tp is not typing.Tuple  # noqa: UP006 - the typing alias itself
 
 
 def _is_alias_type(tp) -> bool:
@@ -381,11 +393,11 @@ class _Compiler:
             item = self.node(args[0], typevars) if args else self.add((ANY, "any"))
             return self.add((kind, "array", item, c.min_length, c.max_length))
         if tp is tuple or origin is tuple:
+            if _is_empty_tuple(tp, args):
+                return self.add((TUPLE, "array", ()))
             if not args or (len(args) == 2 and args[1] is Ellipsis):
                 item = self.node(args[0], typevars) if args else self.add((ANY, "any"))
                 return self.add((VARTUPLE, "array", item, c.min_length, c.max_length))
-            if args == ((),):  # tuple[()]
-                return self.add((TUPLE, "array", ()))
             return self.add((TUPLE, "array", tuple(self.node(a, typevars) for a in args)))
         if tp in _MAPPINGS or origin in _MAPPINGS:
             key = self.node(args[0], typevars) if args else self.add((STR, "str", None, None, None))
@@ -544,12 +556,13 @@ class _Compiler:
                     by_class.append((flag, m))
             elif kind == STR:
                 put(K_STR, m, _STR_LIKE, "str")
-            elif kind in (DATETIME, DATE, TIME, UUID, DECIMAL):
+            elif kind in (DATETIME, DATE, TIME, TIMEDELTA, UUID, DECIMAL):
                 put(K_STR, m, _STR_LIKE, node[1])
                 cls = {
                     DATETIME: datetime.datetime,
                     DATE: datetime.date,
                     TIME: datetime.time,
+                    TIMEDELTA: datetime.timedelta,
                     UUID: uuid.UUID,
                     DECIMAL: decimal.Decimal,
                 }[kind]

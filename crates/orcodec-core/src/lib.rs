@@ -28,6 +28,7 @@
 //!   JSON-escaped, and back; ASCII checks.
 //! * [`number`]: integers and floats to text and text to floats.
 //! * [`datetime`]: RFC 3339 text, calendar arithmetic, timestamp payloads.
+//! * [`duration`]: ISO 8601 durations (msgspec's `timedelta` text).
 //! * [`parse`]: the text forms typed decoding reads back (RFC 3339, UUID,
 //!   base64, number syntax).
 //! * [`error`]: what a decoder rejected, and where.
@@ -63,6 +64,7 @@ pub mod builder;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 pub mod datetime;
+pub mod duration;
 pub mod emit;
 pub mod error;
 pub mod fallible;

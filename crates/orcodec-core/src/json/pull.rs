@@ -260,6 +260,17 @@ impl<'a> JsonPull<'a> {
         self.lex.pos
     }
 
+    /// Goes back to `pos`, an offset [`pos`](Self::pos) gave earlier,
+    /// to read the input from there again (a caller that looked ahead
+    /// without building anything). The reader keeps nothing else of where
+    /// it is: the containers open there are the caller's to count, as they
+    /// were the first time.
+    #[inline(always)]
+    pub fn rewind(&mut self, pos: usize) {
+        debug_assert!(pos <= self.lex.pos);
+        self.lex.pos = pos.min(self.lex.pos);
+    }
+
     /// The error for a value missing at the end of the input:
     /// `EmptyDocument` when the input holds no value at all, as `parse` says.
     #[cold]
@@ -712,6 +723,30 @@ mod tests {
         conformance_files, fixture_documents, json_all_ways, msgpack_all_ways, with_each_unescape_variant,
         MsgpackBytes, Rng,
     };
+
+    /// Looking ahead in an object (keys read, values skipped) and rewinding
+    /// to its start reads the same entries again.
+    #[test]
+    fn rewind_reads_an_object_again() {
+        let mut pull = JsonPull::new(br#"{"a": [1, {"b": "\u00e9"}], "kind": "x"}"#).unwrap();
+        pull.begin_object().unwrap();
+        let start = pull.pos();
+        let read = |pull: &mut JsonPull| {
+            let mut keys = Vec::new();
+            let mut first = true;
+            while let Some(key) = pull.next_key(first).unwrap() {
+                first = false;
+                keys.push(key.to_owned());
+                pull.skip_at_depth(1).unwrap();
+            }
+            keys
+        };
+        let ahead = read(&mut pull);
+        pull.rewind(start);
+        assert_eq!(read(&mut pull), ahead);
+        assert_eq!(ahead, ["a", "kind"]);
+        pull.finish().unwrap();
+    }
 
     /// Numbers of the shapes the quick path reads and of those it leaves to
     /// the full one, in runs (depth 2, where `json_pull_build` reads through

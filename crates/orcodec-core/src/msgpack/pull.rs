@@ -136,6 +136,17 @@ impl<'a> MsgpackPull<'a> {
         self.r.pos
     }
 
+    /// Goes back to `pos`, an offset [`pos`](Self::pos) gave earlier,
+    /// to read the input from there again (a caller that looked ahead
+    /// without building anything). The reader keeps nothing else of where
+    /// it is: the items left in the containers open there are the caller's
+    /// to count, as they were the first time.
+    #[inline(always)]
+    pub fn rewind(&mut self, pos: usize) {
+        debug_assert!(pos <= self.r.pos);
+        self.r.pos = pos.min(self.r.pos);
+    }
+
     /// The next header byte, if any; nothing is consumed.
     #[inline(always)]
     pub fn peek_marker(&self) -> Option<u8> {
@@ -350,6 +361,31 @@ mod tests {
     const PLAIN: ReadOptions =
         ReadOptions { non_str_keys: false, timestamps: false, bin_keys: false, plain_keys: false };
     const ALL: ReadOptions = ReadOptions { non_str_keys: true, timestamps: true, bin_keys: false, plain_keys: false };
+
+    /// Looking ahead in a map (keys read, values skipped) and rewinding to
+    /// its first key reads the same entries again.
+    #[test]
+    fn rewind_reads_a_map_again() {
+        // {"a": [1, {"b": "c"}], 7: "x"}
+        let data = b"\x82\xa1a\x92\x01\x81\xa1b\xa1c\x07\xa1x";
+        let mut pull = MsgpackPull::with_options(data, ALL);
+        let MsgpackItem::Map(n) = pull.next().unwrap() else { panic!("a map") };
+        let start = pull.pos();
+        let read = |pull: &mut MsgpackPull| {
+            (0..n)
+                .map(|_| {
+                    let key = format!("{:?}", pull.next_key().unwrap());
+                    pull.skip_at_depth(1).unwrap();
+                    key
+                })
+                .collect::<Vec<_>>()
+        };
+        let ahead = read(&mut pull);
+        pull.rewind(start);
+        assert_eq!(read(&mut pull), ahead);
+        assert_eq!(ahead.len(), 2);
+        pull.finish().unwrap();
+    }
 
     /// A random MessagePack value of every family (some of them broken:
     /// invalid UTF-8, bad timestamps, non-str and map keys), appended to `out`.

@@ -141,7 +141,7 @@ unsafe fn typed_line(
         Ok(pull) => pull,
         Err(e) => return Err(line_error(st, e, line, number)),
     };
-    let mut input = JsonInput { pull };
+    let mut input = JsonInput::new(pull);
     let pause = GcPause::new(line.len());
     let value = run(
         st,

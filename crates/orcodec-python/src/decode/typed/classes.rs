@@ -19,7 +19,7 @@ use crate::cpython::inline_attrs::Run;
 use crate::cpython::instance::{new_instance_with, new_tuple_instance, set_slot};
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{from_current, invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Input, KeyRead, Value};
+use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Value};
 use crate::decode::typed::node::*;
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::py_input::PyInput;
@@ -577,10 +577,11 @@ pub fn tagged<I: Input>(
         let cl = tagged_py_member(ctx, t, input.current(), at, path)?;
         return from_map(ctx, cl, input, n, at, path);
     }
+    let start = input.mark();
     let mut cursor = input.open(n);
     match tag_first(ctx, t, input, &mut cursor, at, path)? {
         Tag::Found(cl, i, tag_value) => fill(ctx, cl, input, cursor, Some((i, tag_value)), at, path),
-        Tag::Other(first) => tagged_buffered(ctx, id, input, cursor, first, path),
+        Tag::Other => tag_later(ctx, t, id, input, cursor, start, n, at, path),
     }
 }
 
@@ -593,7 +594,6 @@ fn tagged_py_member<'c>(
     at: usize,
     path: &Path,
 ) -> Result<&'c ClassNode, Fail> {
-    let c = ctx.c;
     // SAFETY: a live dict and a new str; the tag value is borrowed from the
     // dict only while it is looked up.
     unsafe {
@@ -611,21 +611,32 @@ fn tagged_py_member<'c>(
             let tag_path = path.push(Seg::Field(&t.tag_name));
             return Err(invalid(&format!("Invalid value {}", repr_of(tag)), &tag_path, at));
         }
-        let m = PyLong_AsLong(member) as NodeId;
-        #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
-        let Node::Class(cl) = c.node(m) else {
-            unreachable!("tagged members are classes")
-        };
-        Ok(cl)
+        Ok(member_class(ctx, PyLong_AsLong(member) as NodeId))
     }
+}
+
+/// The class node `m`, a member of a tagged union.
+#[inline(always)]
+fn member_class<'c>(ctx: &Ctx<'c>, m: NodeId) -> &'c ClassNode {
+    #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
+    let Node::Class(cl) = ctx.c.node(m) else {
+        unreachable!("tagged members are classes")
+    };
+    cl
 }
 
 /// What the first key of a tagged union's map says.
 enum Tag<'c> {
     /// It is the tag: the member class, the tag's field index and its value.
     Found(&'c ClassNode, usize, Owned),
-    /// It is another key (read, given here).
-    Other(Box<str>),
+    /// It is another key (read; its value is next).
+    Other,
+}
+
+/// Whether a key read from the input is the tag's name.
+#[inline(always)]
+fn is_tag(t: &Tagged, key: &Value) -> bool {
+    matches!(key, Value::Str(s) if **s == *t.tag_name)
 }
 
 /// Reads the first key of an open map, and the tag's value if it is the tag.
@@ -638,21 +649,24 @@ fn tag_first<'c, I: Input>(
     at: usize,
     path: &Path,
 ) -> Result<Tag<'c>, Fail> {
-    let c = ctx.c;
-    let tag_path = path.push(Seg::Field(&t.tag_name));
     let Some(kh) = input.next_key(cursor)? else {
         return Err(missing_tag(t, path, at));
     };
-    if !matches!(kh.v, Value::Str(s) if *s == *t.tag_name) {
-        // The key is input: copied fallibly.
-        return Ok(Tag::Other(match kh.v {
-            Value::Str(s) => {
-                orcodec_core::fallible::copy_str(s).map_err(|_| crate::decode::typed::error::no_memory())?
-            }
-            _ => "".into(),
-        }));
+    if !is_tag(t, &kh.v) {
+        return Ok(Tag::Other);
     }
+    let tag_path = path.push(Seg::Field(&t.tag_name));
     let vh = input.next()?;
+    let cl = member_of::<I>(ctx, t, &vh, &tag_path)?;
+    #[expect(clippy::expect_used, reason = "the spec makes the tag a field of every member")]
+    let i = cl.find(t.tag_name.as_bytes(), 0).expect("the tag is a field of every member");
+    let tag_value = scalar::<I>(ctx, cl.fields[i].node, vh, &tag_path)?;
+    Ok(Tag::Found(cl, i, tag_value))
+}
+
+/// The member whose tag value `vh` is (read at `tag_path`).
+#[inline(always)]
+fn member_of<'c, I: Input>(ctx: &Ctx<'c>, t: &Tagged, vh: &Head, tag_path: &Path) -> Result<&'c ClassNode, Fail> {
     let member = match vh.v {
         Value::Str(s) => t.by_str.get(s.as_bytes()).copied(),
         Value::I64(v) => t.by_int.get(&v).copied(),
@@ -667,36 +681,63 @@ fn tag_first<'c, I: Input>(
             _ => {
                 let expected = if t.by_str.is_empty() { "int" } else { "str" };
                 let got = crate::decode::typed::input::got_name::<I>(&vh.v);
-                return Err(invalid(&format!("Expected `{expected}`, got `{got}`"), &tag_path, vh.at));
+                return Err(invalid(&format!("Expected `{expected}`, got `{got}`"), tag_path, vh.at));
             }
         };
-        return Err(invalid(&format!("Invalid value {shown}"), &tag_path, vh.at));
+        return Err(invalid(&format!("Invalid value {shown}"), tag_path, vh.at));
     };
-    #[expect(clippy::unreachable, reason = "the compiler accepts only classes as tagged members")]
-    let Node::Class(cl) = c.node(m) else {
-        unreachable!("tagged members are classes")
-    };
-    #[expect(clippy::expect_used, reason = "the spec makes the tag a field of every member")]
-    let i = cl.find(t.tag_name.as_bytes(), 0).expect("the tag is a field of every member");
-    let tag_value = scalar::<I>(ctx, cl.fields[i].node, vh, &tag_path)?;
-    Ok(Tag::Found(cl, i, tag_value))
+    Ok(member_class(ctx, m))
 }
 
-/// A tagged union whose tag is not the first key: the object is read as
-/// builtins and validated from those.
+/// A tagged union whose tag is not the first key (the first key read, its
+/// value next). The input is read on to the tag without building anything
+/// (keys read, values skipped), the tag's value picks the member, and the
+/// input goes back to the map's first key (`start`) to read the map once
+/// more, as that member, exactly as if the tag had come first: so every
+/// value is read by its own type (an int beyond 64 bits, a dict's int keys,
+/// a float's text), and the tag's value is checked again as the member's
+/// field. Only when the input's look-ahead budget is spent (deep nests of
+/// such unions, each level going over all it holds) is the map read as
+/// builtins first and validated from those, which reads the input once.
 #[inline(never)]
-fn tagged_buffered<I: Input>(
+#[allow(clippy::too_many_arguments)]
+fn tag_later<I: Input>(
     ctx: &mut Ctx,
+    t: &Tagged,
     id: NodeId,
     input: &mut I,
     mut cursor: Cursor,
-    first: Box<str>,
+    start: usize,
+    n: Option<usize>,
+    at: usize,
     path: &Path,
 ) -> Result<Owned, Fail> {
-    let dict = buffer_rest(ctx, input, &mut cursor, first)?;
+    // The map's own level counts, as in `fill`.
+    let depth = ctx.depth + 1;
+    if !input.can_look_ahead() {
+        drop(cursor);
+        input.rewind(start);
+        let mut cursor = input.open(n);
+        let dict = buffer_map(ctx, input, &mut cursor)?;
+        drop(cursor);
+        let mut py = PyInput::new(dict.as_ptr());
+        return validate(ctx, id, &mut py, path);
+    }
+    input.skip(depth)?;
+    let cl = loop {
+        let Some(kh) = input.next_key(&mut cursor)? else {
+            return Err(missing_tag(t, path, at));
+        };
+        if is_tag(t, &kh.v) {
+            let vh = input.next()?;
+            break member_of::<I>(ctx, t, &vh, &path.push(Seg::Field(&t.tag_name)))?;
+        }
+        input.skip(depth)?;
+    };
     drop(cursor);
-    let mut py = PyInput::new(dict.as_ptr());
-    validate(ctx, id, &mut py, path)
+    input.rewind(start);
+    let cursor = input.open(n);
+    fill(ctx, cl, input, cursor, None, at, path)
 }
 
 /// Python's repr of a str, for messages (of its start, if it is long).
@@ -715,23 +756,16 @@ fn str_repr(text: &str) -> String {
     }
 }
 
-/// The rest of an open map as a dict of builtins, `first` the key just read.
-fn buffer_rest<I: Input>(ctx: &mut Ctx, input: &mut I, cursor: &mut Cursor, first: Box<str>) -> Result<Owned, Fail> {
+/// An open map as a dict of builtins.
+fn buffer_map<I: Input>(ctx: &mut Ctx, input: &mut I, cursor: &mut Cursor) -> Result<Owned, Fail> {
     use orcodec_core::builder::Builder;
     // SAFETY: a new dict, filled with new references.
     unsafe {
         let dict = Owned::new(PyDict_New())?;
-        let mut key = Some(ctx.builder.key(&first)?);
-        loop {
-            let k = match key.take() {
-                Some(k) => k,
-                None => {
-                    let Some(kh) = input.next_key(cursor)? else { break };
-                    match kh.v {
-                        Value::Str(s) => ctx.builder.key(s)?,
-                        _ => crate::decode::typed::scalars::any_scalar::<I>(ctx, kh)?,
-                    }
-                }
+        while let Some(kh) = input.next_key(cursor)? {
+            let k = match kh.v {
+                Value::Str(s) => ctx.builder.key(s)?,
+                _ => crate::decode::typed::scalars::any_scalar::<I>(ctx, kh)?,
             };
             let v = input.any(ctx)?;
             if PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) != 0 {

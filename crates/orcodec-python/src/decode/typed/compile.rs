@@ -39,6 +39,7 @@ mod kind {
     pub const CUSTOM: i64 = 22;
     pub const TAGGED: i64 = 23;
     pub const NDARRAY: i64 = 24;
+    pub const TIMEDELTA: i64 = 25;
 }
 
 /// Fields past this many are found through a hash map rather than a scan.
@@ -246,6 +247,7 @@ unsafe fn compile_node(st: &State, k: i64, t: *mut PyObject, count: usize) -> Re
         kind::DATETIME => Node::DateTime,
         kind::DATE => Node::Date,
         kind::TIME => Node::Time,
+        kind::TIMEDELTA => Node::TimeDelta,
         kind::UUID => Node::Uuid,
         kind::DECIMAL => Node::Decimal,
         kind::CUSTOM => Node::Custom(owned(item(t, 2)?)),

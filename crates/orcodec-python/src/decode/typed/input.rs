@@ -179,6 +179,77 @@ pub trait Input {
     fn current(&self) -> *mut PyObject {
         core::ptr::null_mut()
     }
+    /// Where the input is, to come back to with [`rewind`](Self::rewind)
+    /// (stream inputs; 0 for Python objects).
+    #[inline(always)]
+    fn mark(&self) -> usize {
+        0
+    }
+    /// Whether the caller may read on (keys read, values skipped) and then
+    /// [`rewind`](Self::rewind): the stream inputs, while their
+    /// [`LookAhead`] budget lasts; never Python objects.
+    #[inline(always)]
+    fn can_look_ahead(&self) -> bool {
+        false
+    }
+    /// Goes back to `mark` (a [`mark`](Self::mark) taken inside the
+    /// container being read), the bytes read since counted against the
+    /// look-ahead budget.
+    #[inline(always)]
+    fn rewind(&mut self, mark: usize) {
+        let _ = mark;
+    }
+}
+
+/// [`Input::mark`], [`Input::can_look_ahead`] and [`Input::rewind`] for an
+/// input over one of the core's pull readers (`self.pull`, whose `pos` and
+/// `rewind` they are) with its budget in `self.ahead`.
+macro_rules! pull_look_ahead {
+    () => {
+        #[inline(always)]
+        fn mark(&self) -> usize {
+            self.pull.pos()
+        }
+
+        #[inline(always)]
+        fn can_look_ahead(&self) -> bool {
+            self.ahead.lasts()
+        }
+
+        #[inline(always)]
+        fn rewind(&mut self, mark: usize) {
+            self.ahead.spend(self.pull.pos() - mark);
+            self.pull.rewind(mark);
+        }
+    };
+}
+pub(crate) use pull_look_ahead;
+
+/// How many bytes a stream input may read twice (looked ahead, then read
+/// again after a rewind): a few times its length, so that looking ahead at
+/// every level of a deep nest (each level going over what it holds) stays
+/// linear in the input; past it callers take a path that reads once.
+pub struct LookAhead {
+    left: usize,
+}
+
+impl LookAhead {
+    /// Times the input's length that may be read twice.
+    const TIMES: usize = 8;
+
+    pub fn new(input_len: usize) -> LookAhead {
+        LookAhead { left: input_len.saturating_mul(Self::TIMES) }
+    }
+
+    #[inline(always)]
+    pub fn lasts(&self) -> bool {
+        self.left > 0
+    }
+
+    #[inline(always)]
+    pub fn spend(&mut self, bytes: usize) {
+        self.left = self.left.saturating_sub(bytes);
+    }
 }
 
 /// How messages name the kind of a value (the `got` of "Expected `int`,

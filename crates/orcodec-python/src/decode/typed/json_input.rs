@@ -7,11 +7,14 @@ use orcodec_core::json::pull::{JsonKey, JsonKind, JsonNumber, JsonNumberValue, J
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::Fail;
-use crate::decode::typed::input::{Cursor, Format, Head, Input, KeyRead, Run, RunItem, Value};
+use crate::decode::typed::input::{
+    pull_look_ahead, Cursor, Format, Head, Input, KeyRead, LookAhead, Run, RunItem, Value,
+};
 use crate::decode::typed::Ctx;
 
 pub struct JsonInput<'a> {
     pub pull: JsonPull<'a>,
+    ahead: LookAhead,
 }
 
 /// A number's value: integers beyond 64 bits keep their text.
@@ -26,6 +29,11 @@ fn number_value<'a>(n: &JsonNumber<'a>) -> Value<'a> {
 }
 
 impl<'a> JsonInput<'a> {
+    pub fn new(pull: JsonPull<'a>) -> Self {
+        let ahead = LookAhead::new(pull.input().len());
+        JsonInput { pull, ahead }
+    }
+
     /// The head of a number.
     #[inline(always)]
     fn number(&mut self, at: usize) -> Result<Head<'_>, Fail> {
@@ -119,6 +127,8 @@ impl<'a> Input for JsonInput<'a> {
     fn skip(&mut self, depth: usize) -> Result<(), Fail> {
         Ok(self.pull.skip_at_depth(depth)?)
     }
+
+    pull_look_ahead!();
 
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail> {
         let kind = self.pull.peek()?;

@@ -283,6 +283,7 @@ pub fn scalar<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Resu
         Node::DateTime => stdtypes::datetime::<I>(ctx, id, h, path),
         Node::Date => stdtypes::date::<I>(ctx, id, h, path),
         Node::Time => stdtypes::time::<I>(ctx, id, h, path),
+        Node::TimeDelta => stdtypes::timedelta::<I>(ctx, id, h, path),
         Node::Uuid => stdtypes::uuid::<I>(ctx, id, h, path),
         Node::Decimal => stdtypes::decimal::<I>(ctx, id, h, path),
         Node::Union(u) => union_scalar::<I>(ctx, u, id, h, path),

@@ -11,7 +11,7 @@ use orcodec_core::msgpack::reader::ReadOptions;
 
 use crate::cpython::object::Owned;
 use crate::decode::typed::error::{invalid, Fail};
-use crate::decode::typed::input::{Cursor, Format, Head, Input, Value};
+use crate::decode::typed::input::{pull_look_ahead, Cursor, Format, Head, Input, LookAhead, Value};
 use crate::decode::typed::path::{Path, Seg};
 use crate::decode::typed::Ctx;
 
@@ -19,6 +19,7 @@ pub struct MsgpackInput<'a> {
     pub pull: MsgpackPull<'a>,
     /// The caller's options, for `Any` parts.
     pub opts: ReadOptions,
+    ahead: LookAhead,
 }
 
 impl<'a> MsgpackInput<'a> {
@@ -26,7 +27,7 @@ impl<'a> MsgpackInput<'a> {
         // Keys of every scalar type are read; which ones fit is the key
         // type's business.
         let pull_opts = ReadOptions { non_str_keys: true, ..opts };
-        MsgpackInput { pull: MsgpackPull::with_options(input, pull_opts), opts }
+        MsgpackInput { pull: MsgpackPull::with_options(input, pull_opts), opts, ahead: LookAhead::new(input.len()) }
     }
 }
 
@@ -89,6 +90,8 @@ impl<'a> Input for MsgpackInput<'a> {
     fn skip(&mut self, depth: usize) -> Result<(), Fail> {
         Ok(self.pull.skip_at_depth(depth)?)
     }
+
+    pull_look_ahead!();
 
     fn any(&mut self, ctx: &mut Ctx) -> Result<Owned, Fail> {
         let at = self.pull.pos();

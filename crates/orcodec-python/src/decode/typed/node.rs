@@ -330,6 +330,8 @@ pub enum Node {
     DateTime,
     Date,
     Time,
+    /// `datetime.timedelta`: an ISO 8601 duration.
+    TimeDelta,
     Uuid,
     Decimal,
     Custom(Owned),
@@ -367,6 +369,7 @@ impl Node {
             | Node::DateTime
             | Node::Date
             | Node::Time
+            | Node::TimeDelta
             | Node::Uuid
             | Node::Decimal => true,
             Node::Union(u) => u.by_kind[K_ARRAY] == NO_NODE && u.by_kind[K_OBJECT] == NO_NODE,

@@ -191,7 +191,7 @@ pub unsafe fn loads_with(
             return core::ptr::null_mut();
         }
     };
-    let mut input = JsonInput { pull };
+    let mut input = JsonInput::new(pull);
     let pause = GcPause::new(bytes.len());
     let result = run(
         st,

@@ -6,6 +6,9 @@
 //!   extension (UTC). With `strict=False`, numbers and numeric text are
 //!   seconds since the Unix epoch (UTC).
 //! - date: `YYYY-MM-DD`; time: `HH:MM:SS[.fraction][offset]`.
+//! - timedelta: an ISO 8601 duration as msgspec reads it
+//!   (`orcodec_core::duration`); with `strict=False` also numbers and
+//!   numeric text, as seconds.
 //! - UUID: canonical text or 32 hex digits, either case; in MessagePack also
 //!   16 bytes of bin.
 //! - Decimal: text (anything `Decimal()` accepts), and a JSON number exactly
@@ -18,9 +21,10 @@ use core::ffi::c_char;
 use pyo3_ffi::*;
 use std::collections::HashMap;
 
+use orcodec_core::duration::{parse_duration, Duration, DurationError};
 use orcodec_core::parse::{Date, Time};
 
-use crate::cpython::datetime::{is_date, is_datetime, is_time};
+use crate::cpython::datetime::{is_date, is_datetime, is_delta, is_time};
 use crate::cpython::object::Owned;
 use crate::decode::pydatetime as pure;
 use crate::decode::typed::error::{invalid, Fail};
@@ -430,6 +434,85 @@ pub fn time<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result
             ))?)
         },
         None => Err(invalid("Invalid RFC3339 encoded time", path, h.at)),
+    }
+}
+
+/// A new `datetime.timedelta` of `d`.
+unsafe fn new_timedelta(st: &State, d: Duration) -> Result<Owned, Fail> {
+    // |days| <= 999999999: every field fits in an i32.
+    let (days, seconds, micros) = d.days_seconds_micros();
+    let (days, seconds, micros) = (days as i32, seconds as i32, micros as i32);
+    if datetime_api(st).is_null() {
+        return Ok(Owned::new(pure::make(st, c"timedelta", &[days, seconds, micros], None))?);
+    }
+    let api = capi(st)?;
+    Ok(Owned::new((api.Delta_FromDelta)(days, seconds, micros, 1, api.DeltaType))?)
+}
+
+/// A lax number of seconds as a timedelta.
+fn seconds_timedelta(st: &State, d: Option<Duration>, path: &Path, at: usize) -> Result<Owned, Fail> {
+    match d {
+        // SAFETY: makes a timedelta.
+        Some(d) => unsafe { new_timedelta(st, d) },
+        None => Err(invalid(DurationError::OutOfRange.message(), path, at)),
+    }
+}
+
+pub fn timedelta<I: Input>(ctx: &mut Ctx, id: NodeId, h: Head, path: &Path) -> Result<Owned, Fail> {
+    let lax = !ctx.strict;
+    let st = ctx.st;
+    let whole = |v: i128| Duration::from_whole_seconds(v);
+    match h.v {
+        Value::I64(v) if lax => seconds_timedelta(st, whole(v.into()), path, h.at),
+        Value::U64(v) if lax => seconds_timedelta(st, whole(v.into()), path, h.at),
+        Value::BigInt(_) if lax => seconds_timedelta(st, None, path, h.at),
+        Value::F64(v) if lax => seconds_timedelta(st, Duration::from_seconds(v), path, h.at),
+        // SAFETY: a live object.
+        Value::Py(obj) if unsafe { is_delta(datetime_api(st), obj) || pure_instance(st, c"timedelta", obj) } => unsafe {
+            keep(obj)
+        },
+        _ => {
+            if let Value::Py(obj) = h.v {
+                // SAFETY: a live object.
+                if lax && unsafe { PyLong_Check(obj) != 0 && PyBool_Check(obj) == 0 } {
+                    // SAFETY: a live int; one beyond 64 bits (the overflow
+                    // it raises cleared) is out of range.
+                    let v = unsafe {
+                        let v = PyLong_AsLongLong(obj);
+                        if v == -1 && !PyErr_Occurred().is_null() {
+                            PyErr_Clear();
+                            None
+                        } else {
+                            Some(v)
+                        }
+                    };
+                    return seconds_timedelta(st, v.and_then(|v| whole(v.into())), path, h.at);
+                }
+                // SAFETY: a live object.
+                if lax && unsafe { PyFloat_Check(obj) != 0 } {
+                    // SAFETY: a live float.
+                    let f = unsafe { PyFloat_AsDouble(obj) };
+                    return seconds_timedelta(st, Duration::from_seconds(f), path, h.at);
+                }
+            }
+            let Some(text) = text_of(&h.v) else {
+                return Err(type_error::<I>(ctx, id, &h, path));
+            };
+            if lax {
+                match lax_number(text, true) {
+                    Some(LaxNumber::Int(v)) => return seconds_timedelta(st, whole(v.into()), path, h.at),
+                    Some(LaxNumber::UInt(v)) => return seconds_timedelta(st, whole(v.into()), path, h.at),
+                    Some(LaxNumber::Big) => return seconds_timedelta(st, None, path, h.at),
+                    Some(LaxNumber::Float(f)) => return seconds_timedelta(st, Duration::from_seconds(f), path, h.at),
+                    None => {}
+                }
+            }
+            match parse_duration(text.as_bytes()) {
+                // SAFETY: makes a timedelta.
+                Ok(d) => unsafe { new_timedelta(st, d) },
+                Err(e) => Err(invalid(e.message(), path, h.at)),
+            }
+        }
     }
 }
 
