@@ -101,13 +101,55 @@ fn be(bytes: &[u8]) -> usize {
 /// caller that scans often; it is left empty.
 pub fn scan(input: &[u8], limits: &Limits, frames: &mut Vec<usize>) -> Result<Scanned, ScanError> {
     frames.clear();
-    let result = scan_in(input, limits, frames);
+    let result = scan_in(input, limits, frames, &mut 0);
     frames.clear();
     result
 }
 
-fn scan_in(input: &[u8], limits: &Limits, frames: &mut Vec<usize>) -> Result<Scanned, ScanError> {
-    let mut pos = 0usize;
+/// A [`scan`] that keeps its place between calls, for a value whose bytes
+/// arrive in pieces: each call reads on from the item the last one stopped
+/// in, so a value fed a byte at a time is read once in all, not once per
+/// piece. After a whole value or an error it starts over.
+#[derive(Default)]
+pub struct Resumable {
+    /// Offset of the item the last scan stopped in (0: not started).
+    at: usize,
+    /// The items left in each open container, as the last scan left them.
+    frames: Vec<usize>,
+}
+
+impl Resumable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts over, for the next value.
+    pub fn reset(&mut self) {
+        self.at = 0;
+        self.frames.clear();
+    }
+
+    /// Whether an earlier call stopped inside the value.
+    pub fn started(&self) -> bool {
+        self.at != 0 || !self.frames.is_empty()
+    }
+
+    /// Scans on in `input`, the bytes of the value received so far from its
+    /// first (each call gives at least those of the last one, and the same
+    /// `limits`): as [`scan`].
+    pub fn scan(&mut self, input: &[u8], limits: &Limits) -> Result<Scanned, ScanError> {
+        let result = scan_in(input, limits, &mut self.frames, &mut self.at);
+        if !matches!(result, Ok(Scanned::Partial(_))) {
+            self.reset();
+        }
+        result
+    }
+}
+
+/// Scans from the item at `*resume` with the containers `frames` holds open,
+/// leaving in `*resume` the item it stopped in.
+fn scan_in(input: &[u8], limits: &Limits, frames: &mut Vec<usize>, resume: &mut usize) -> Result<Scanned, ScanError> {
+    let mut pos = *resume;
     let limit = |what: &'static str, len: usize, max: usize, offset: usize| {
         if len > max {
             Err(ScanError::Limit { what, len, max, offset })
@@ -117,6 +159,7 @@ fn scan_in(input: &[u8], limits: &Limits, frames: &mut Vec<usize>) -> Result<Sca
     };
     loop {
         let at = pos;
+        *resume = at;
         let Some(&marker) = input.get(at) else {
             return Ok(Scanned::Partial(at));
         };
@@ -272,6 +315,33 @@ mod tests {
         assert_eq!(s(&[0xd4, 0x05]), Ok(Scanned::Partial(1)));
         assert_eq!(s(&[0xde, 0x00]), Ok(Scanned::Partial(1)));
         assert_eq!(s(&[0x91, 0x92, 0xc0]), Ok(Scanned::Partial(3)));
+    }
+
+    #[test]
+    fn a_resumed_scan_agrees_with_a_fresh_one_on_every_cut() {
+        let mut value = vec![0x93, 0xcd, 0x01, 0x02, 0x82, 0xa1, b'k', 0xc7, 0x02, 0x05, 0xaa, 0xbb];
+        value.extend_from_slice(&[0xa1, b'j', 0x91, 0x90, 0xd9, 0x03, b'a', b'b', b'c']);
+        let limits = Limits::NONE;
+        for step in 1..4 {
+            let mut resumable = Resumable::new();
+            let mut cut = 0;
+            loop {
+                let got = resumable.scan(&value[..cut], &limits);
+                assert_eq!(got, s(&value[..cut]), "cut {cut}");
+                if cut == value.len() {
+                    assert_eq!(got, Ok(Scanned::Whole(value.len())));
+                    assert!(!resumable.started());
+                    break;
+                }
+                cut = (cut + step).min(value.len());
+            }
+        }
+        // An error starts it over.
+        let mut resumable = Resumable::new();
+        assert_eq!(resumable.scan(&[0x92, 0x01], &limits), Ok(Scanned::Partial(2)));
+        assert!(resumable.started());
+        assert!(resumable.scan(&[0x92, 0x01, 0xc1], &limits).is_err());
+        assert!(!resumable.started());
     }
 
     #[test]
