@@ -41,7 +41,7 @@ use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
-use crate::module::streams::{constructor_args, read_method, size_arg, try_extend};
+use crate::module::streams::{compact, constructor_args, read_method, size_arg, try_extend};
 use crate::state::State;
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
@@ -96,24 +96,8 @@ impl Inner {
         self.buf.len() - self.head
     }
 
-    /// Drops the consumed bytes when that is cheap compared with what is
-    /// appended next (at most one partial value is moved), and gives back
-    /// memory a large value left.
     fn compact(&mut self, incoming: usize) {
-        if self.head == 0 {
-            return;
-        }
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        } else if self.head >= self.buf.len() / 2 || self.buf.len() + incoming > self.buf.capacity() {
-            self.buf.drain(..self.head);
-            self.head = 0;
-        }
-        let wanted = (self.buf.len() + incoming).max(64 << 10);
-        if self.buf.capacity() > (1 << 20) && self.buf.capacity() > 4 * wanted {
-            self.buf.shrink_to(2 * wanted);
-        }
+        compact(&mut self.buf, &mut self.head, incoming);
     }
 }
 

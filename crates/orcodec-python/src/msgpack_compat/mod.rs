@@ -1,14 +1,14 @@
 //! The extension's half of `orcodec.msgpack` (msgpack-python's API): the
-//! push decoder driving a builder with msgpack-python's options, the
-//! stream scan its `Unpacker` resumes by, its packer's dialects and
-//! headers. The Python package (`python/orcodec/msgpack/`) keeps the
-//! objects' state and argument checks; these functions take a config tuple
-//! it builds once per call or per `Unpacker`:
+//! push decoder driving a builder with msgpack-python's options, its
+//! `Unpacker`'s class ([`unpacker`]), its packer's dialects and headers. The
+//! Python package (`python/orcodec/msgpack/`) checks the arguments and keeps
+//! the packer's state; `unpackb` and the `Unpacker` take a config tuple it
+//! builds once per call or per `Unpacker`:
 //!
 //! ```text
 //! (flags, object_hook, object_pairs_hook, list_hook, ext_hook, timestamp_factory,
 //!  unicode_errors, max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len,
-//!  FormatError, StackError, ExtraData, stacks)
+//!  FormatError, StackError, ExtraData, OutOfData, BufferFull, stacks)
 //! flags: 1 use_list, 2 raw, 4 strict_map_key, 8 no user code (no hook, the
 //!        default ext_hook: a value may be built before it is known whole);
 //!        a limit < 0 is none; hooks None or callables
@@ -23,7 +23,7 @@ use orcodec_core::builder::Builder;
 use orcodec_core::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use orcodec_core::msgpack::reader::{read_prefix_with, ReadOptions, ReadStacks};
 use orcodec_core::msgpack::rewrite::{rewrite, write_raw_header, write_str_header, Dialect, RewriteError};
-use orcodec_core::msgpack::scan::{scan, Limits, ScanError, Scanned};
+use orcodec_core::msgpack::scan::Limits;
 use orcodec_core::msgpack::writer::{write_array_header, write_ext_header, write_map_header};
 use pyo3_ffi::*;
 
@@ -40,10 +40,12 @@ const USE_LIST: i64 = 1;
 const RAW: i64 = 2;
 const STRICT_MAP_KEY: i64 = 4;
 const NO_USER_CODE: i64 = 8;
-const CONFIG_LEN: Py_ssize_t = 16;
+const CONFIG_LEN: Py_ssize_t = 18;
+
+pub mod unpacker;
 
 /// The decode options of one call, borrowed from the config tuple (which
-/// the caller holds for the call).
+/// the caller holds for the call, the `Unpacker` for its life).
 struct Config {
     /// The state of the module whose function was called.
     st: &'static State,
@@ -62,6 +64,8 @@ struct Config {
     format_error: *mut PyObject,
     stack_error: *mut PyObject,
     extra_data: *mut PyObject,
+    out_of_data: *mut PyObject,
+    buffer_full: *mut PyObject,
     /// The kept stacks (NULL: none kept).
     stacks: *mut Kept,
 }
@@ -159,10 +163,12 @@ unsafe fn config(st: &'static State, cfg: *mut PyObject) -> Result<Config, Raise
         format_error: item(12),
         stack_error: item(13),
         extra_data: item(14),
-        stacks: if item(15) == Py_None() {
+        out_of_data: item(15),
+        buffer_full: item(16),
+        stacks: if item(17) == Py_None() {
             null_mut()
         } else {
-            let ptr = PyCapsule_GetPointer(item(15), CAPSULE.as_ptr());
+            let ptr = PyCapsule_GetPointer(item(17), CAPSULE.as_ptr());
             if ptr.is_null() {
                 return Err(Raised);
             }
@@ -540,170 +546,6 @@ pub unsafe extern "C" fn mp_unpackb(
     drop(input);
     drop(view_owner);
     result
-}
-
-/// What `_mp_stream` reads.
-const CONSTRUCT: i64 = 0;
-const SKIP: i64 = 1;
-const ARRAY_HEADER: i64 = 2;
-const MAP_HEADER: i64 = 3;
-const BATCH: i64 = 4;
-
-/// Most values one batch builds ahead.
-const BATCH_MOST: usize = 64;
-
-/// `_mp_stream(buffer, config, mode)`: the `Unpacker`'s step over the
-/// bytes it holds. Returns `(value, length)` for a whole value (mode 0:
-/// built; 1: skipped, None; 2/3: the array/map header's count), or the
-/// number of bytes a resumable reader has consumed of an incomplete one.
-/// Mode 4 (only where no user code runs while building): the values whole
-/// at the front of the buffer, up to 64, as a list of `(value, length)`
-/// pairs, the last first; it stops before a value that is not whole or does
-/// not decode (raising nothing: the single step then says what it is). When
-/// the first value is incomplete (and within the limits so far), the count
-/// a resumable reader has consumed of it instead, as mode 0 returns it.
-pub unsafe extern "C" fn mp_stream(
-    module: *mut PyObject,
-    args: *const *mut PyObject,
-    nargs: Py_ssize_t,
-    _kwnames: *mut PyObject,
-) -> *mut PyObject {
-    if arg(args, nargs, 3, "_mp_stream").is_err() {
-        return null_mut();
-    }
-    let Ok(cfg) = config(State::of_module(module), *args.add(1)) else {
-        return null_mut();
-    };
-    let mode = PyLong_AsLongLong(*args.add(2));
-    if mode == -1 && !PyErr_Occurred().is_null() {
-        return null_mut();
-    }
-    let mut slot = ViewSlot::new();
-    // The buffer is a bytearray, borrowed through an export: a hook cannot
-    // resize it while it is read.
-    let input = match borrow_input(*args, false, &mut slot) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(PyExc_TypeError, "buffer must be bytes or bytearray");
-            return null_mut();
-        }
-        Err(Raised) => return null_mut(),
-    };
-    let bytes = input.bytes();
-    let result = stream_step(&cfg, bytes, mode);
-    drop(input);
-    result.unwrap_or(null_mut())
-}
-
-unsafe fn pair(value: *mut PyObject, len: usize) -> Result<*mut PyObject, Raised> {
-    if value.is_null() {
-        return Err(Raised);
-    }
-    let len = PyLong_FromSize_t(len);
-    if len.is_null() {
-        Py_DECREF(value);
-        return Err(Raised);
-    }
-    let tuple = PyTuple_New(2);
-    if tuple.is_null() {
-        Py_DECREF(value);
-        Py_DECREF(len);
-        return Err(Raised);
-    }
-    PyTuple_SET_ITEM(tuple, 0, value);
-    PyTuple_SET_ITEM(tuple, 1, len);
-    Ok(tuple)
-}
-
-unsafe fn stream_step(cfg: &Config, bytes: &[u8], mode: i64) -> Result<*mut PyObject, Raised> {
-    if mode == BATCH {
-        return batch(cfg, bytes);
-    }
-    if mode == ARRAY_HEADER || mode == MAP_HEADER {
-        let Some(&marker) = bytes.first() else {
-            return Ok(PyLong_FromLong(0));
-        };
-        let (fixed, wide) = if mode == ARRAY_HEADER { (0x90u8, 0xdcu8) } else { (0x80, 0xde) };
-        let (n, len) = if marker & 0xf0 == fixed {
-            ((marker & 0x0f) as usize, 1)
-        } else if marker == wide || marker == wide + 1 {
-            let width = if marker == wide { 2 } else { 4 };
-            let Some(field) = bytes.get(1..1 + width) else {
-                return Ok(PyLong_FromLong(0));
-            };
-            (field.iter().fold(0usize, |acc, &b| (acc << 8) | b as usize), 1 + width)
-        } else {
-            return Err(raise(PyExc_ValueError, "Unexpected type header on stream"));
-        };
-        return pair(PyLong_FromSize_t(n), len);
-    }
-    if mode == CONSTRUCT && cfg.no_user_code && !bytes.is_empty() {
-        // Built straight from the buffer when the value is whole there (the
-        // usual case: many values a feed), so its bytes are read once. Only
-        // where building runs no user code: an incomplete value is dropped
-        // without a trace, and the scan below decides what it is.
-        match decode_prefix_raw(cfg, bytes) {
-            Ok((value, len)) => return pair(value.into_raw(), len),
-            Err(Failure::Build(())) => return Err(Raised),
-            Err(Failure::Syntax(e)) => {
-                if !matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. }) {
-                    return Err(syntax_error(cfg, &e));
-                }
-            }
-        }
-    }
-    let limits = if mode == SKIP { Limits::NONE } else { cfg.limits };
-    let len = match scan(bytes, &limits, &mut Vec::new()) {
-        Ok(Scanned::Whole(len)) => len,
-        Ok(Scanned::Partial(consumed)) => return Ok(PyLong_FromSize_t(consumed)),
-        Err(ScanError::Decode(e)) => return Err(syntax_error(cfg, &e)),
-        Err(ScanError::Limit { what, len, max, .. }) => return Err(over_limit(what, len, max)),
-    };
-    if mode != CONSTRUCT {
-        let none = Py_None();
-        Py_INCREF(none);
-        return pair(none, len);
-    }
-    let (value, used) = decode_prefix(cfg, &bytes[..len])?;
-    debug_assert_eq!(used, len);
-    pair(value.into_raw(), len)
-}
-
-unsafe fn batch(cfg: &Config, bytes: &[u8]) -> Result<*mut PyObject, Raised> {
-    let list = Owned::new(PyList_New(0)).map_err(|()| Raised)?;
-    if !cfg.no_user_code {
-        return Ok(list.into_raw());
-    }
-    let mut at = 0;
-    while at < bytes.len() && (PyList_GET_SIZE(list.as_ptr()) as usize) < BATCH_MOST {
-        match decode_prefix_raw(cfg, &bytes[at..]) {
-            Ok((value, len)) => {
-                let item = Owned::new(pair(value.into_raw(), len)?).map_err(|()| Raised)?;
-                if PyList_Append(list.as_ptr(), item.as_ptr()) != 0 {
-                    return Err(Raised);
-                }
-                at += len;
-            }
-            Err(Failure::Build(())) => {
-                // Left for the single step to raise again, in its place.
-                PyErr_Clear();
-                break;
-            }
-            Err(Failure::Syntax(e)) => {
-                let incomplete = matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. });
-                if incomplete && at == 0 {
-                    if let Ok(Scanned::Partial(consumed)) = scan(bytes, &cfg.limits, &mut Vec::new()) {
-                        return Ok(PyLong_FromSize_t(consumed));
-                    }
-                }
-                break;
-            }
-        }
-    }
-    if PyList_Reverse(list.as_ptr()) != 0 {
-        return Err(Raised);
-    }
-    Ok(list.into_raw())
 }
 
 /// `_mp_rewrite(packed, single_float, old_raw)`: `packed` (one value) in
