@@ -442,3 +442,38 @@ def test_no_leaks():
     gc.collect()
     assert_blocks_steady(sys.getallocatedblocks() - blocks, _leak_calls, 100, LEAK_CALLS)
     assert_resident_set_steady(rss() - resident, _leak_calls, 1 << 20, LEAK_CALLS)
+
+
+def test_unpackb_of_bytes_with_the_defaults_agrees_with_every_other_call():
+    # One bytes object with no option is decoded by the extension's unpackb
+    # itself; every other call goes through the Python function: the same
+    # values and the same exceptions either way, as msgpack-python's.
+    packed = msgpack.packb([{"a": [1, 2.5, b"x", None]}, "t", -(2**63)])
+    cases = [packed, packed + b"\x01", packed[:-1], b"\xc1", b"\x81\x01\x02", b"\xa2\xc3\x28", b""]
+    for data in cases:
+        calls = [
+            lambda: om.unpackb(data),
+            lambda: om.unpackb(bytearray(data)),
+            lambda: om.unpackb(memoryview(data)),
+            lambda: om.unpackb(packed=data),
+            lambda: om.unpackb(data, raw=False, use_list=True),
+        ]
+        results = []
+        for call in calls:
+            try:
+                results.append(("ok", call()))
+            except Exception as e:  # noqa: BLE001 - the type and message are compared
+                results.append(("raised", type(e), str(e)))
+        try:
+            expected = ("ok", msgpack.unpackb(data))
+        except Exception as e:  # noqa: BLE001
+            expected = ("raised", type(e).__name__)
+        assert all(r == results[0] for r in results), (data, results)
+        assert results[0][:1] + ((results[0][1],) if results[0][0] == "ok" else (results[0][1].__name__,)) == expected
+    with pytest.raises(TypeError):
+        om.unpackb()
+    with pytest.raises(TypeError):
+        om.unpackb(packed, nonsense=1)
+    with pytest.raises(om.ExtraData) as info:
+        om.unpackb(b"\x01\x02")
+    assert (info.value.unpacked, info.value.extra) == (1, b"\x02")

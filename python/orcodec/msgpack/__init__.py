@@ -343,26 +343,21 @@ def _config(
 _DEFAULT_CONFIG = _config(True, False, 0, True, None, None, None, None, ExtType, (-1,) * 5, _orcodec._mp_stacks())
 
 
-def unpackb(packed, **kwargs):
-    """Unpack the single value `packed` (any bytes-like object).
-
-    Raises ``ExtraData`` when bytes follow it, ``ValueError`` when it is
-    incomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when
-    nested too deep; other exceptions (a hook's) propagate. The options are
-    ``Unpacker``'s (but ``file_like``, ``read_size`` and ``max_buffer_size``);
-    the ``max_*_len`` limits default to none."""
-    if not kwargs:
-        try:
-            return _mp_unpackb(packed, _DEFAULT_CONFIG)
-        except BufferError:
-            if not isinstance(packed, memoryview) or packed.contiguous:
-                raise
-        return _mp_unpackb(packed.tobytes(), _DEFAULT_CONFIG)
-    return _unpackb(packed, **kwargs)
+def _unpackb(packed, **kwargs):
+    """`unpackb` with any arguments (the extension's `unpackb` decodes one
+    bytes object with the defaults itself and calls this for the rest)."""
+    cfg = _unpackb_config(**kwargs) if kwargs else _DEFAULT_CONFIG
+    try:
+        return _mp_unpackb(packed, cfg)
+    except BufferError:
+        # A buffer that is not contiguous (a strided memoryview): read from
+        # a contiguous copy, as msgpack-python does.
+        if not isinstance(packed, memoryview) or packed.contiguous:
+            raise
+    return _mp_unpackb(packed.tobytes(), cfg)
 
 
-def _unpackb(
-    packed,
+def _unpackb_config(
     *,
     object_hook=None,
     list_hook=None,
@@ -379,40 +374,26 @@ def _unpackb(
     max_map_len=-1,
     max_ext_len=-1,
 ):
-    if (
-        object_hook is None
-        and list_hook is None
-        and object_pairs_hook is None
-        and use_list is True
-        and raw is False
-        and timestamp == 0
-        and strict_map_key is True
-        and unicode_errors is None
-        and ext_hook is ExtType
-        and max_str_len == max_bin_len == max_array_len == max_map_len == max_ext_len == -1
-    ):
-        cfg = _DEFAULT_CONFIG
-    else:
-        cfg = _config(
-            use_list,
-            raw,
-            timestamp,
-            strict_map_key,
-            object_hook,
-            object_pairs_hook,
-            list_hook,
-            unicode_errors,
-            ext_hook,
-            (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len),
-        )
-    try:
-        return _mp_unpackb(packed, cfg)
-    except BufferError:
-        # A buffer that is not contiguous (a strided memoryview): read from
-        # a contiguous copy, as msgpack-python does.
-        if not isinstance(packed, memoryview) or packed.contiguous:
-            raise
-    return _mp_unpackb(packed.tobytes(), cfg)
+    return _config(
+        use_list,
+        raw,
+        timestamp,
+        strict_map_key,
+        object_hook,
+        object_pairs_hook,
+        list_hook,
+        unicode_errors,
+        ext_hook,
+        (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len),
+    )
+
+
+# Unpack the single value `packed` (any bytes-like object): ExtraData when
+# bytes follow it, ValueError when it is incomplete, FormatError for invalid
+# MessagePack, StackError when nested too deep. A function of the extension
+# (its docstring says the same), which calls _unpackb for any other call
+# than one bytes object with the default options.
+unpackb = _orcodec._mp_fast_unpackb(_DEFAULT_CONFIG, _unpackb)
 
 
 _INT_MAX = 2**31 - 1
@@ -502,7 +483,6 @@ def unpack(stream, **kwargs):
 
 _DEFAULT_DEFAULT = _make_default(None, False, False)
 _DEFAULT_PACKER = Packer()
-unpackb.__wrapped__ = _unpackb  # inspect.signature() shows the options
 
 load = unpack
 loads = unpackb

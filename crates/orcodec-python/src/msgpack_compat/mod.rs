@@ -501,10 +501,19 @@ pub unsafe extern "C" fn mp_unpackb(
     if arg(args, nargs, 2, "_mp_unpackb").is_err() {
         return null_mut();
     }
-    let Ok(cfg) = config(State::of_module(module), *args.add(1)) else {
-        return null_mut();
-    };
-    let mut data = *args;
+    unpackb_with(State::of_module(module), *args, *args.add(1))
+}
+
+/// `unpackb` of `data` with the options of config tuple `tuple`.
+unsafe fn unpackb_with(st: &'static State, data: *mut PyObject, tuple: *mut PyObject) -> *mut PyObject {
+    match config(st, tuple) {
+        Ok(cfg) => unpackb_cfg(&cfg, data),
+        Err(Raised) => null_mut(),
+    }
+}
+
+unsafe fn unpackb_cfg(cfg: &Config, data: *mut PyObject) -> *mut PyObject {
+    let mut data = data;
     // Any contiguous buffer, as msgpack-python reads (array.array too),
     // through a memoryview of it.
     let mut view_owner = None;
@@ -525,7 +534,7 @@ pub unsafe extern "C" fn mp_unpackb(
         Err(Raised) => return null_mut(),
     };
     let bytes = input.bytes();
-    let result = match decode_prefix(&cfg, bytes) {
+    let result = match decode_prefix(cfg, bytes) {
         Ok((value, len)) if len == bytes.len() => value.into_raw(),
         Ok((value, len)) => {
             let rest = &bytes[len..];
@@ -546,6 +555,90 @@ pub unsafe extern "C" fn mp_unpackb(
     drop(input);
     drop(view_owner);
     result
+}
+
+/// `unpackb` as `_mp_fast_unpackb` makes it: its `self` is the tuple
+/// `(options, full unpackb, config tuple)`, the options a capsule of the
+/// config tuple read once (it borrows from the tuple, which the same tuple
+/// holds). One bytes object and no keyword is decoded here with those
+/// options, with no Python frame between the caller and the decoder; any
+/// other call goes to the full `unpackb`.
+unsafe extern "C" fn fast_unpackb(
+    own: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    if nargs == 1 && kwnames.is_null() && PyBytes_CheckExact(*args) != 0 {
+        let cfg = PyCapsule_GetPointer(PyTuple_GET_ITEM(own, 0), OPTIONS.as_ptr()) as *const Config;
+        if cfg.is_null() {
+            return null_mut();
+        }
+        // SAFETY: made from a live config tuple `own` holds; read-only.
+        return unpackb_cfg(&*cfg, *args);
+    }
+    PyObject_Vectorcall(PyTuple_GET_ITEM(own, 1), args, nargs as usize, kwnames)
+}
+
+const OPTIONS: &CStr = c"orcodec.msgpack options";
+
+unsafe extern "C" fn free_options(capsule: *mut PyObject) {
+    let ptr = PyCapsule_GetPointer(capsule, OPTIONS.as_ptr()) as *mut Config;
+    if !ptr.is_null() {
+        // SAFETY: made by `Box::into_raw` in `mp_fast_unpackb`, freed once
+        // here; a `Config` holds no reference of its own.
+        drop(Box::from_raw(ptr));
+    }
+}
+
+static mut FAST_UNPACKB: PyMethodDef = PyMethodDef {
+    ml_name: c"unpackb".as_ptr(),
+    ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: fast_unpackb },
+    ml_flags: METH_FASTCALL | METH_KEYWORDS,
+    ml_doc: c"unpackb(packed, /, **kwargs)\n--\n\nUnpack the single value `packed` (any bytes-like object).\n\nRaises ``ExtraData`` when bytes follow it, ``ValueError`` when it is\nincomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when\nnested too deep; other exceptions (a hook's) propagate. The options are\n``Unpacker``'s (but ``file_like``, ``read_size`` and ``max_buffer_size``);\nthe ``max_*_len`` limits default to none.".as_ptr(),
+};
+
+/// `_mp_fast_unpackb(config, unpackb)`: msgpack-python's `unpackb` as a
+/// function of the extension, decoding with the options of `config` (the
+/// defaults' tuple) when called with one bytes object, and calling
+/// `unpackb` (the Python function, which takes every option) otherwise.
+pub unsafe extern "C" fn mp_fast_unpackb(
+    module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    _kwnames: *mut PyObject,
+) -> *mut PyObject {
+    if arg(args, nargs, 2, "_mp_fast_unpackb").is_err() {
+        return null_mut();
+    }
+    let Ok(cfg) = config(State::of_module(module), *args) else {
+        return null_mut();
+    };
+    if PyCallable_Check(*args.add(1)) == 0 {
+        raise(PyExc_TypeError, "unpackb must be callable");
+        return null_mut();
+    }
+    let cfg = Box::into_raw(Box::new(cfg));
+    let capsule = PyCapsule_New(cfg as *mut core::ffi::c_void, OPTIONS.as_ptr(), Some(free_options));
+    if capsule.is_null() {
+        // SAFETY: not handed to the capsule.
+        drop(Box::from_raw(cfg));
+        return null_mut();
+    }
+    let own = PyTuple_Pack(3, capsule, *args.add(1), *args);
+    Py_DECREF(capsule);
+    if own.is_null() {
+        return null_mut();
+    }
+    let name = PyUnicode_FromString(c"orcodec.msgpack".as_ptr());
+    if name.is_null() {
+        Py_DECREF(own);
+        return null_mut();
+    }
+    let function = PyCFunction_NewEx(core::ptr::addr_of_mut!(FAST_UNPACKB), own, name);
+    Py_DECREF(own);
+    Py_DECREF(name);
+    function
 }
 
 /// `_mp_rewrite(packed, single_float, old_raw)`: `packed` (one value) in
