@@ -316,11 +316,10 @@ unsafe extern "C" fn mp_unpacker_read_map_header(obj: *mut PyObject, _: *mut PyO
 unsafe extern "C" fn mp_unpacker_next(obj: *mut PyObject) -> *mut PyObject {
     match unpack(obj as *mut MpUnpacker, Mode::Construct) {
         Ok(Some(value)) => value.into_raw(),
-        Ok(None) => {
-            raise(PyExc_StopIteration, "No more data to unpack.");
-            null_mut()
-        }
-        Err(Raised) => null_mut(),
+        // No exception set: the iteration stops (a loop that feeds and
+        // iterates ends each round so, and a StopIteration made each time
+        // would cost more than the values of a small feed).
+        Ok(None) | Err(Raised) => null_mut(),
     }
 }
 
