@@ -2,8 +2,8 @@
 //! names and behaviour): bytes fed in pieces, or read from a file-like in
 //! `read_size` chunks, come out as one object per MessagePack value.
 //!
-//! The bytes not consumed yet are kept in a buffer. An extent scan
-//! (`orcodec_core::msgpack::stream::Extent`) reads the headers of the value
+//! The bytes not consumed yet are kept in a buffer. A resumable scan
+//! (`orcodec_core::msgpack::scan::Resumable`) reads the headers of the value
 //! at its front as they arrive, keeping its place between feeds, and once
 //! the value is whole the push decoder decodes exactly its bytes, as
 //! `unpackb` would. So a value split across many feeds has each header read
@@ -22,7 +22,7 @@ use core::ptr::null_mut;
 use orcodec_core::error::{DecodeError, Failure};
 use orcodec_core::msgpack::pull::MsgpackPull;
 use orcodec_core::msgpack::reader::{read_prefix_with, read_with, ReadOptions, ReadStacks};
-use orcodec_core::msgpack::stream::{Extent, ExtentError};
+use orcodec_core::msgpack::scan::{Limits, Resumable, ScanError, Scanned};
 use pyo3_ffi::*;
 use std::rc::Rc;
 
@@ -75,7 +75,7 @@ struct Inner {
     /// Start of the bytes not consumed yet.
     head: usize,
     /// The scan of the value at `head`.
-    extent: Extent,
+    extent: Resumable,
     /// Stream offset of `buf[head]` (`tell()`).
     consumed: u64,
     read_size: usize,
@@ -153,7 +153,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     let plain = (*obj).ext_hook.is_null()
         && inner.typed.is_none()
         && inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0;
-    if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
+    if build && plain && !inner.extent.started() && inner.head < inner.buf.len() {
         let rest = &inner.buf[inner.head..];
         let pause = GcPause::new(rest.len());
         let result = read_prefix_with(
@@ -174,17 +174,22 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         }
     }
     loop {
-        let scanned = inner.extent.scan(&inner.buf[inner.head..], inner.max_buffer_size);
+        let limits = Limits { value: inner.max_buffer_size, ..Limits::NONE };
+        let scanned = inner.extent.scan(&inner.buf[inner.head..], &limits);
         let len = match scanned {
-            Ok(Some(len)) => len,
-            Ok(None) => {
+            Ok(Scanned::Whole(len)) => len,
+            Ok(Scanned::Partial(_)) => {
                 if (*obj).read.is_null() || !fill(obj, inner)? {
                     return Ok(Step::Nothing);
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
-            Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
+            Err(ScanError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
+            // Not met: only `value` is limited here.
+            Err(ScanError::Limit { what, len, max, offset }) => {
+                return Err(decode_error(st, &format!("{what} of {len} over {max}"), inner.consumed + offset as u64))
+            }
+            Err(ScanError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
                     "map" => "entries",
@@ -418,7 +423,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
         Inner {
             buf: Vec::new(),
             head: 0,
-            extent: Extent::new(),
+            extent: Resumable::new(),
             consumed: 0,
             read_size,
             max_buffer_size,

@@ -159,6 +159,7 @@ unsafe fn config(st: &'static State, cfg: *mut PyObject) -> Result<Config, Raise
             array: limit(item(9))?,
             map: limit(item(10))?,
             ext: limit(item(11))?,
+            value: usize::MAX,
         },
         format_error: item(12),
         stack_error: item(13),

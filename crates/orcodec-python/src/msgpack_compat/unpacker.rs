@@ -144,6 +144,9 @@ unsafe fn step_over(cfg: &Config, bytes: &[u8], mode: Mode, resumable: &mut Resu
         Ok(Scanned::Partial(consumed)) => return Ok(Stepped::Partial(consumed)),
         Err(ScanError::Decode(e)) => return Err(syntax_error(cfg, &e)),
         Err(ScanError::Limit { what, len, max, .. }) => return Err(over_limit(what, len, max)),
+        // Not met: the config sets no `value` limit (msgpack-python's
+        // buffer limit is BufferFull when bytes are fed).
+        Err(ScanError::TooLarge { what, .. }) => return Err(raise(PyExc_ValueError, &format!("{what} too large"))),
     };
     if mode == Mode::Skip {
         return Ok(Stepped::Whole(Owned::new(Py_NewRef(Py_None())).map_err(|()| Raised)?, len));
