@@ -42,6 +42,7 @@ import rapidjson
 import simplejson
 import ujson
 from documents import FIXTURE_DOCUMENTS, SMALL, fixture_path
+from streams import show
 
 GC_OFF, GC_ON = "gc_off", "gc_on"
 
@@ -182,13 +183,6 @@ def row(label: str, t: dict, ours: str, peers: list[str], floor: str | None = No
         if floor is not None:
             out[f"ratio_to_{floor}_{mode}"] = t[ours][mode] / t[floor][mode]
     return out
-
-
-def show(title: str, rows: list[dict]) -> None:
-    print(f"\n{title}")
-    for r in rows:
-        fields = ", ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items() if k != "row")
-        print(f"  {r['row']}: {fields}")
 
 
 def main() -> int:

@@ -452,11 +452,11 @@ def test_unpackb_of_bytes_with_the_defaults_agrees_with_every_other_call():
     cases = [packed, packed + b"\x01", packed[:-1], b"\xc1", b"\x81\x01\x02", b"\xa2\xc3\x28", b""]
     for data in cases:
         calls = [
-            lambda: om.unpackb(data),
-            lambda: om.unpackb(bytearray(data)),
-            lambda: om.unpackb(memoryview(data)),
-            lambda: om.unpackb(packed=data),
-            lambda: om.unpackb(data, raw=False, use_list=True),
+            lambda data=data: om.unpackb(data),
+            lambda data=data: om.unpackb(bytearray(data)),
+            lambda data=data: om.unpackb(memoryview(data)),
+            lambda data=data: om.unpackb(packed=data),
+            lambda data=data: om.unpackb(data, raw=False, use_list=True),
         ]
         results = []
         for call in calls:

@@ -566,9 +566,15 @@ mod tests {
             Err(ScanError::TooLarge { what: "str", declared: u32::MAX as u64, needed: 6 + u32::MAX as u64, offset: 1 })
         );
         // Maps need two bytes an entry; an extension's length is its data's.
-        assert!(matches!(fit(&[0xde, 0x00, 0x10], 34), Err(ScanError::TooLarge { what: "map", declared: 16, needed: 35, .. })));
+        assert!(matches!(
+            fit(&[0xde, 0x00, 0x10], 34),
+            Err(ScanError::TooLarge { what: "map", declared: 16, needed: 35, .. })
+        ));
         assert_eq!(fit(&[0xde, 0x00, 0x10], 35), Ok(Scanned::Partial(3)));
-        assert!(matches!(fit(&[0xc7, 0x09, 0x01], 11), Err(ScanError::TooLarge { what: "ext", declared: 9, needed: 12, .. })));
+        assert!(matches!(
+            fit(&[0xc7, 0x09, 0x01], 11),
+            Err(ScanError::TooLarge { what: "ext", declared: 9, needed: 12, .. })
+        ));
         assert!(matches!(fit(&[0xd5], 3), Err(ScanError::TooLarge { what: "ext", declared: 2, needed: 4, .. })));
         // Exactly the limit fits; a number is a "value".
         assert_eq!(fit(&[0xa3, b'a', b'b', b'c'], 4), Ok(Scanned::Whole(4)));

@@ -26,6 +26,7 @@ use orcodec_core::msgpack::scan::{Limits, Resumable, ScanError, Scanned};
 use pyo3_ffi::*;
 use std::rc::Rc;
 
+use crate::classes::method;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::raise_decode_error;
@@ -539,20 +540,6 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
     let none = Py_None();
     Py_INCREF(none);
     none
-}
-
-const fn method(
-    name: &'static core::ffi::CStr,
-    f: unsafe extern "C" fn(*mut PyObject, *mut PyObject) -> *mut PyObject,
-    flags: c_int,
-    doc: &'static core::ffi::CStr,
-) -> PyMethodDef {
-    PyMethodDef {
-        ml_name: name.as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunction: f },
-        ml_flags: flags,
-        ml_doc: doc.as_ptr(),
-    }
 }
 
 static mut UNPACKER_METHODS: [PyMethodDef; 5] = [

@@ -26,6 +26,7 @@ use orcodec_core::msgpack::scan::{scan, Limits, Resumable, ScanError, Scanned};
 use pyo3_ffi::*;
 
 use super::{config, decode_prefix, decode_prefix_raw, over_limit, syntax_error, Config};
+use crate::classes::method;
 use crate::cpython::object::Owned;
 use crate::module::errors::{raise, Raised};
 use crate::module::streams::{compact, try_extend};
@@ -277,7 +278,11 @@ unsafe fn read_from_file(obj: *mut MpUnpacker) -> Result<(), Raised> {
     }
     let data = call_read((*obj).read, inner.read_size.min(room))?;
     if data.as_ptr() != Py_None() {
-        let appended = with_buffer(data.as_ptr(), |bytes| if bytes.is_empty() { Ok(false) } else { append(obj, bytes).map(|()| true) });
+        let appended =
+            with_buffer(
+                data.as_ptr(),
+                |bytes| if bytes.is_empty() { Ok(false) } else { append(obj, bytes).map(|()| true) },
+            );
         if appended? {
             return Ok(());
         }
@@ -372,8 +377,7 @@ unsafe extern "C" fn mp_unpacker_read_bytes(obj: *mut PyObject, arg: *mut PyObje
     let inner = &mut (*u).inner;
     let take = wanted.min(inner.buf.len() - inner.head);
     let head = &inner.buf[inner.head..inner.head + take];
-    let Ok(mut ret) = Owned::new(PyBytes_FromStringAndSize(head.as_ptr() as *const c_char, take as Py_ssize_t))
-    else {
+    let Ok(mut ret) = Owned::new(PyBytes_FromStringAndSize(head.as_ptr() as *const c_char, take as Py_ssize_t)) else {
         return null_mut();
     };
     inner.consume(take);
@@ -438,7 +442,11 @@ unsafe extern "C" fn mp_unpacker_setup(
     Py_NewRef(Py_None())
 }
 
-unsafe extern "C" fn mp_unpacker_new(ty: *mut PyTypeObject, _args: *mut PyObject, _kwargs: *mut PyObject) -> *mut PyObject {
+unsafe extern "C" fn mp_unpacker_new(
+    ty: *mut PyTypeObject,
+    _args: *mut PyObject,
+    _kwargs: *mut PyObject,
+) -> *mut PyObject {
     let Some(st) = State::of_type(ty) else {
         return null_mut();
     };
@@ -488,22 +496,14 @@ unsafe extern "C" fn mp_unpacker_dealloc(obj: *mut PyObject) {
     crate::classes::free_instance(obj);
 }
 
-const fn method(
-    name: &'static core::ffi::CStr,
-    f: unsafe extern "C" fn(*mut PyObject, *mut PyObject) -> *mut PyObject,
-    flags: c_int,
-) -> PyMethodDef {
-    PyMethodDef { ml_name: name.as_ptr(), ml_meth: PyMethodDefPointer { PyCFunction: f }, ml_flags: flags, ml_doc: null_mut() }
-}
-
 static mut MP_UNPACKER_METHODS: [PyMethodDef; 9] = [
-    method(c"feed", mp_unpacker_feed, METH_O),
-    method(c"unpack", mp_unpacker_unpack, METH_NOARGS),
-    method(c"skip", mp_unpacker_skip, METH_NOARGS),
-    method(c"read_array_header", mp_unpacker_read_array_header, METH_NOARGS),
-    method(c"read_map_header", mp_unpacker_read_map_header, METH_NOARGS),
-    method(c"read_bytes", mp_unpacker_read_bytes, METH_O),
-    method(c"tell", mp_unpacker_tell, METH_NOARGS),
+    method(c"feed", mp_unpacker_feed, METH_O, c"feed($self, next_bytes, /)\n--\n\nAppend `next_bytes` (any bytes-like object) to the buffer."),
+    method(c"unpack", mp_unpacker_unpack, METH_NOARGS, c"unpack($self, /)\n--\n\nThe next value; OutOfData when the buffer holds no whole value."),
+    method(c"skip", mp_unpacker_skip, METH_NOARGS, c"skip($self, /)\n--\n\nReads and drops the next value; OutOfData as ``unpack``."),
+    method(c"read_array_header", mp_unpacker_read_array_header, METH_NOARGS, c"read_array_header($self, /)\n--\n\nThe length n of the array that comes next; the next n values are its items."),
+    method(c"read_map_header", mp_unpacker_read_map_header, METH_NOARGS, c"read_map_header($self, /)\n--\n\nThe length n of the map that comes next; the next 2n values are its keys and values."),
+    method(c"read_bytes", mp_unpacker_read_bytes, METH_O, c"read_bytes($self, nbytes, /)\n--\n\nThe next `nbytes` bytes of the stream, raw (fewer at its end)."),
+    method(c"tell", mp_unpacker_tell, METH_NOARGS, c"tell($self, /)\n--\n\nThe stream position: bytes consumed so far, an incomplete value's too."),
     PyMethodDef {
         ml_name: c"_setup".as_ptr(),
         ml_meth: PyMethodDefPointer { PyCFunctionFast: mp_unpacker_setup },
