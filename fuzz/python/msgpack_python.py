@@ -71,7 +71,7 @@ def methods_between_feeds(opts, payload, chunk, ops):
                 b.feed(piece)
             continue
         method = METHODS[op - 1]
-        got_a, got_b = outcome(lambda: method(a, chunk)), outcome(lambda: method(b, chunk))
+        got_a, got_b = outcome(lambda m=method: m(a, chunk)), outcome(lambda m=method: m(b, chunk))
         if got_a[0] == got_b[0] == "raised" and got_a != got_b:
             # An incomplete value wrong inside: msgpack-python, building as
             # it reads, may raise the inside's error where orcodec says
