@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 19] = [
+static mut METHODS: [PyMethodDef; 20] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -43,6 +43,7 @@ static mut METHODS: [PyMethodDef; 19] = [
     // orcodec.msgpack's building blocks (private: the package wraps them).
     method(c"_mp_unpackb", msgpack_compat::mp_unpackb, c""),
     method(c"_mp_fast_unpackb", msgpack_compat::mp_fast_unpackb, c""),
+    method(c"_mp_fast_packb", msgpack_compat::mp_fast_packb, c""),
     method(c"_mp_rewrite", msgpack_compat::mp_rewrite, c""),
     method(c"_mp_header", msgpack_compat::mp_header, c""),
     method(c"_mp_stacks", msgpack_compat::mp_stacks, c""),

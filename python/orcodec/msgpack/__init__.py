@@ -31,7 +31,7 @@ from .ext import ExtType, Timestamp
 version = (1, 2, 4)
 __version__ = "1.2.4"
 
-_packb = _orcodec.packb
+_walk = _orcodec.packb
 _mp_unpackb = _orcodec._mp_unpackb
 _mp_rewrite = _orcodec._mp_rewrite
 _mp_header = _orcodec._mp_header
@@ -215,7 +215,7 @@ class Packer:
 
     def _pack(self, obj):
         try:
-            data = _packb(obj, self._default, self._opt)
+            data = _walk(obj, self._default, self._opt)
         except _EncodeError as e:
             if e.__cause__ is not None or "surrogate" not in str(e):
                 _reraise(e)
@@ -461,14 +461,13 @@ class Unpacker(_orcodec._MsgpackUnpacker):
         self._setup(read, cfg, max_buffer_size, read_size)
 
 
-def packb(o, **kwargs):
-    """Pack `o` and return the bytes (see ``Packer`` for the options)."""
+def _packb(o, **kwargs):
+    """`packb` with any arguments (the extension's `packb` hands one object
+    with no option to the walker itself, and what the walker refuses to the
+    default packer)."""
     if kwargs:
         return Packer(**kwargs).pack(o)
-    try:
-        return _packb(o, _DEFAULT_DEFAULT, _BASE_OPT)
-    except _EncodeError:
-        return _DEFAULT_PACKER._pack(o)
+    return _DEFAULT_PACKER._pack(o)
 
 
 def pack(o, stream, **kwargs):
@@ -481,8 +480,11 @@ def unpack(stream, **kwargs):
     return unpackb(stream.read(), **kwargs)
 
 
-_DEFAULT_DEFAULT = _make_default(None, False, False)
 _DEFAULT_PACKER = Packer()
+# Pack `o` and return the bytes (see Packer for the options): a function of
+# the extension (its docstring says the same), which calls the walker with
+# msgpack-python's default and flags, and _packb for everything else.
+packb = _orcodec._mp_fast_packb(_DEFAULT_PACKER._default, _BASE_OPT, _packb, _DEFAULT_PACKER._pack)
 
 load = unpack
 loads = unpackb

@@ -628,6 +628,12 @@ pub unsafe extern "C" fn mp_fast_unpackb(
     }
     let own = PyTuple_Pack(3, capsule, *args.add(1), *args);
     Py_DECREF(capsule);
+    function_of(core::ptr::addr_of_mut!(FAST_UNPACKB), own)
+}
+
+/// A function of `orcodec.msgpack` made from `def`, whose `self` is `own`
+/// (a new reference, released here; NULL: an exception is set).
+unsafe fn function_of(def: *mut PyMethodDef, own: *mut PyObject) -> *mut PyObject {
     if own.is_null() {
         return null_mut();
     }
@@ -636,10 +642,62 @@ pub unsafe extern "C" fn mp_fast_unpackb(
         Py_DECREF(own);
         return null_mut();
     }
-    let function = PyCFunction_NewEx(core::ptr::addr_of_mut!(FAST_UNPACKB), own, name);
+    let function = PyCFunction_NewEx(def, own, name);
     Py_DECREF(own);
     Py_DECREF(name);
     function
+}
+
+/// `packb` as `_mp_fast_packb` makes it: its `self` is the tuple `(module,
+/// default, option, full packb, fallback)`. One object and no keyword goes
+/// straight to the walker with msgpack-python's `default` and flags; what
+/// the walker refuses goes to `fallback(obj)` (which packs what it can in
+/// Python and raises msgpack-python's exceptions); any other call goes to
+/// the full `packb`.
+unsafe extern "C" fn fast_packb(
+    own: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let item = |i: Py_ssize_t| PyTuple_GET_ITEM(own, i);
+    if nargs != 1 || !kwnames.is_null() {
+        return PyObject_Vectorcall(item(3), args, nargs as usize, kwnames);
+    }
+    let module = item(0);
+    let call = [*args, item(1), item(2)];
+    let packed = crate::encode::packb(module, call.as_ptr(), 3, null_mut());
+    if !packed.is_null() || PyErr_ExceptionMatches(State::of_module(module).msgpack_encode_error) == 0 {
+        return packed;
+    }
+    PyErr_Clear();
+    PyObject_CallOneArg(item(4), *args)
+}
+
+static mut FAST_PACKB: PyMethodDef = PyMethodDef {
+    ml_name: c"packb".as_ptr(),
+    ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: fast_packb },
+    ml_flags: METH_FASTCALL | METH_KEYWORDS,
+    ml_doc: c"packb(o, /, **kwargs)\n--\n\nPack `o` and return the bytes (see ``Packer`` for the options).".as_ptr(),
+};
+
+/// `_mp_fast_packb(default, option, packb, fallback)`: msgpack-python's
+/// `packb` as a function of the extension (see `fast_packb`).
+pub unsafe extern "C" fn mp_fast_packb(
+    module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    _kwnames: *mut PyObject,
+) -> *mut PyObject {
+    if arg(args, nargs, 4, "_mp_fast_packb").is_err() {
+        return null_mut();
+    }
+    if PyCallable_Check(*args.add(2)) == 0 || PyCallable_Check(*args.add(3)) == 0 {
+        raise(PyExc_TypeError, "packb and fallback must be callable");
+        return null_mut();
+    }
+    let own = PyTuple_Pack(5, module, *args, *args.add(1), *args.add(2), *args.add(3));
+    function_of(core::ptr::addr_of_mut!(FAST_PACKB), own)
 }
 
 /// `_mp_rewrite(packed, single_float, old_raw)`: `packed` (one value) in
