@@ -203,6 +203,7 @@ bench: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --json bench/results/typed.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/streams.py --json bench/results/streams.json
+	$(PY) bench/dropins.py --json bench/results/dropins.json
 	$(PY) bench/schema.py --json bench/results/schema.json
 	$(PY) bench/gil_threshold.py --json bench/results/gil-threshold.json
 	$(PY) bench/chart.py --json bench/results/latest.json --out bench/results/benchmark.png
@@ -228,6 +229,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
 	$(PY) bench/memory.py --mb 10 --cjk-mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
+	$(PY) bench/dropins.py --quick --json bench/results/dropins-quick.json
 	$(PY) bench/schema.py --quick --json bench/results/schema-quick.json
 	$(PY) bench/gil_threshold.py --quick --json bench/results/gil-threshold-quick.json
 	$(PY) bench/chart.py --json bench/results/quick.json --out bench/results/quick.png

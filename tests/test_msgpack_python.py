@@ -442,3 +442,86 @@ def test_no_leaks():
     gc.collect()
     assert_blocks_steady(sys.getallocatedblocks() - blocks, _leak_calls, 100, LEAK_CALLS)
     assert_resident_set_steady(rss() - resident, _leak_calls, 1 << 20, LEAK_CALLS)
+
+
+def test_unpackb_of_bytes_with_the_defaults_agrees_with_every_other_call():
+    # One bytes object with no option is decoded by the extension's unpackb
+    # itself; every other call goes through the Python function: the same
+    # values and the same exceptions either way, as msgpack-python's.
+    packed = msgpack.packb([{"a": [1, 2.5, b"x", None]}, "t", -(2**63)])
+    cases = [packed, packed + b"\x01", packed[:-1], b"\xc1", b"\x81\x01\x02", b"\xa2\xc3\x28", b""]
+    for data in cases:
+        calls = [
+            lambda data=data: om.unpackb(data),
+            lambda data=data: om.unpackb(bytearray(data)),
+            lambda data=data: om.unpackb(memoryview(data)),
+            lambda data=data: om.unpackb(packed=data),
+            lambda data=data: om.unpackb(data, raw=False, use_list=True),
+        ]
+        results = []
+        for call in calls:
+            try:
+                results.append(("ok", call()))
+            except Exception as e:  # noqa: BLE001 - the type and message are compared
+                results.append(("raised", type(e), str(e)))
+        try:
+            expected = ("ok", msgpack.unpackb(data))
+        except Exception as e:  # noqa: BLE001
+            expected = ("raised", type(e).__name__)
+        assert all(r == results[0] for r in results), (data, results)
+        assert results[0][:1] + ((results[0][1],) if results[0][0] == "ok" else (results[0][1].__name__,)) == expected
+    with pytest.raises(TypeError):
+        om.unpackb()
+    with pytest.raises(TypeError):
+        om.unpackb(packed, nonsense=1)
+    with pytest.raises(om.ExtraData) as info:
+        om.unpackb(b"\x01\x02")
+    assert (info.value.unpacked, info.value.extra) == (1, b"\x02")
+
+
+def test_packb_with_the_defaults_agrees_with_every_other_call():
+    # One object with no option goes to the walker from the extension's
+    # packb; what the walker refuses, and every call with options, goes
+    # through the Python packer: the same bytes and exceptions either way.
+    import datetime
+    import enum
+
+    class Color(enum.IntEnum):
+        RED = 1
+
+    surrogate, unsupported = "a\udc80", object()
+
+    def values(m):
+        # Each module its own ExtType and Timestamp.
+        return [
+            {"a": [1, 2.5, b"x", None, True]},
+            (1, (2, 3)),
+            m.ExtType(5, b"ab"),
+            m.Timestamp(1, 2),
+            [Color.RED, 2**64 - 1, -(2**63)],
+            2**64,
+            surrogate,
+            unsupported,
+            datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+            {1: {"k": (m.ExtType(1, b""),)}},
+        ]
+
+    def outcome(call):
+        try:
+            return ("ok", call())
+        except Exception as e:  # noqa: BLE001 - the type is compared
+            return ("raised", type(e).__name__)
+
+    for ours, theirs in zip(values(om), values(msgpack)):
+        results = [
+            outcome(lambda v=ours: om.packb(v)),
+            outcome(lambda v=ours: om.packb(o=v)),
+            outcome(lambda v=ours: om.packb(v, use_bin_type=True)),
+            outcome(lambda v=ours: om.Packer().pack(v)),
+            outcome(lambda v=theirs: msgpack.packb(v)),
+        ]
+        assert all(r == results[0] for r in results), (ours, results)
+    with pytest.raises(TypeError):
+        om.packb()
+    with pytest.raises(TypeError):
+        om.packb(1, nonsense=True)

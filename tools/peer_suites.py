@@ -111,7 +111,7 @@ SUITES = {
 
 def pinned_version(name: str) -> str:
     for line in (REPO / "requirements-dev.txt").read_text().splitlines():
-        m = re.match(rf"^{re.escape(name)}==([^\s#]+)", line.strip())
+        m = re.match(rf"^{re.escape(name)}==([^\s#;]+)", line.strip())
         if m:
             return m.group(1)
     raise SystemExit(f"peer-suites: {name} is not pinned in requirements-dev.txt")

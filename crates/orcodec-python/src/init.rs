@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 21] = [
+static mut METHODS: [PyMethodDef; 22] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -46,7 +46,8 @@ static mut METHODS: [PyMethodDef; 21] = [
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
     // orcodec.msgpack's building blocks (private: the package wraps them).
     method(c"_mp_unpackb", msgpack_compat::mp_unpackb, c""),
-    method(c"_mp_stream", msgpack_compat::mp_stream, c""),
+    method(c"_mp_fast_unpackb", msgpack_compat::mp_fast_unpackb, c""),
+    method(c"_mp_fast_packb", msgpack_compat::mp_fast_packb, c""),
     method(c"_mp_rewrite", msgpack_compat::mp_rewrite, c""),
     method(c"_mp_header", msgpack_compat::mp_header, c""),
     method(c"_mp_stacks", msgpack_compat::mp_stacks, c""),
@@ -312,6 +313,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
     o.ext_type = classes::ext::new_ext_type(module);
     o.decoder_type = classes::decoder::new_decoder_type(module);
     o.unpacker_type = classes::unpacker::new_unpacker_type(module);
+    o.mp_unpacker_type = msgpack_compat::unpacker::new_mp_unpacker_type(module);
     o.packer_type = classes::packer::new_packer_type(module);
     o.line_iterator_type = classes::lines::new_line_iterator_type(module);
     if o.all().iter().any(|p| p.is_null()) {
@@ -333,6 +335,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
         (c"BufferFull", o.buffer_full),
         (c"Unpacker", o.unpacker_type as *mut PyObject),
         (c"Packer", o.packer_type as *mut PyObject),
+        (c"_MsgpackUnpacker", o.mp_unpacker_type as *mut PyObject),
     ] {
         if !add(module, name, incref(obj)) {
             return None;

@@ -31,9 +31,8 @@ from .ext import ExtType, Timestamp
 version = (1, 2, 4)
 __version__ = "1.2.4"
 
-_packb = _orcodec.packb
+_walk = _orcodec.packb
 _mp_unpackb = _orcodec._mp_unpackb
-_mp_stream = _orcodec._mp_stream
 _mp_rewrite = _orcodec._mp_rewrite
 _mp_header = _orcodec._mp_header
 _EncodeError = _orcodec.MsgpackEncodeError
@@ -216,7 +215,7 @@ class Packer:
 
     def _pack(self, obj):
         try:
-            data = _packb(obj, self._default, self._opt)
+            data = _walk(obj, self._default, self._opt)
         except _EncodeError as e:
             if e.__cause__ is not None or "surrogate" not in str(e):
                 _reraise(e)
@@ -335,6 +334,8 @@ def _config(
         FormatError,
         StackError,
         ExtraData,
+        OutOfData,
+        BufferFull,
         stacks,
     )
 
@@ -342,26 +343,21 @@ def _config(
 _DEFAULT_CONFIG = _config(True, False, 0, True, None, None, None, None, ExtType, (-1,) * 5, _orcodec._mp_stacks())
 
 
-def unpackb(packed, **kwargs):
-    """Unpack the single value `packed` (any bytes-like object).
-
-    Raises ``ExtraData`` when bytes follow it, ``ValueError`` when it is
-    incomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when
-    nested too deep; other exceptions (a hook's) propagate. The options are
-    ``Unpacker``'s (but ``file_like``, ``read_size`` and ``max_buffer_size``);
-    the ``max_*_len`` limits default to none."""
-    if not kwargs:
-        try:
-            return _mp_unpackb(packed, _DEFAULT_CONFIG)
-        except BufferError:
-            if not isinstance(packed, memoryview) or packed.contiguous:
-                raise
-        return _mp_unpackb(packed.tobytes(), _DEFAULT_CONFIG)
-    return _unpackb(packed, **kwargs)
+def _unpackb(packed, **kwargs):
+    """`unpackb` with any arguments (the extension's `unpackb` decodes one
+    bytes object with the defaults itself and calls this for the rest)."""
+    cfg = _unpackb_config(**kwargs) if kwargs else _DEFAULT_CONFIG
+    try:
+        return _mp_unpackb(packed, cfg)
+    except BufferError:
+        # A buffer that is not contiguous (a strided memoryview): read from
+        # a contiguous copy, as msgpack-python does.
+        if not isinstance(packed, memoryview) or packed.contiguous:
+            raise
+    return _mp_unpackb(packed.tobytes(), cfg)
 
 
-def _unpackb(
-    packed,
+def _unpackb_config(
     *,
     object_hook=None,
     list_hook=None,
@@ -378,52 +374,40 @@ def _unpackb(
     max_map_len=-1,
     max_ext_len=-1,
 ):
-    if (
-        object_hook is None
-        and list_hook is None
-        and object_pairs_hook is None
-        and use_list is True
-        and raw is False
-        and timestamp == 0
-        and strict_map_key is True
-        and unicode_errors is None
-        and ext_hook is ExtType
-        and max_str_len == max_bin_len == max_array_len == max_map_len == max_ext_len == -1
-    ):
-        cfg = _DEFAULT_CONFIG
-    else:
-        cfg = _config(
-            use_list,
-            raw,
-            timestamp,
-            strict_map_key,
-            object_hook,
-            object_pairs_hook,
-            list_hook,
-            unicode_errors,
-            ext_hook,
-            (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len),
-        )
-    try:
-        return _mp_unpackb(packed, cfg)
-    except BufferError:
-        # A buffer that is not contiguous (a strided memoryview): read from
-        # a contiguous copy, as msgpack-python does.
-        if not isinstance(packed, memoryview) or packed.contiguous:
-            raise
-    return _mp_unpackb(packed.tobytes(), cfg)
+    return _config(
+        use_list,
+        raw,
+        timestamp,
+        strict_map_key,
+        object_hook,
+        object_pairs_hook,
+        list_hook,
+        unicode_errors,
+        ext_hook,
+        (max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len),
+    )
 
 
-_CONSTRUCT, _SKIP, _ARRAY_HEADER, _MAP_HEADER, _BATCH = range(5)
+# Unpack the single value `packed` (any bytes-like object): ExtraData when
+# bytes follow it, ValueError when it is incomplete, FormatError for invalid
+# MessagePack, StackError when nested too deep. A function of the extension
+# (its docstring says the same), which calls _unpackb for any other call
+# than one bytes object with the default options.
+unpackb = _orcodec._mp_fast_unpackb(_DEFAULT_CONFIG, _unpackb)
+
+
 _INT_MAX = 2**31 - 1
 
 
-class Unpacker:
+class Unpacker(_orcodec._MsgpackUnpacker):
     """msgpack-python's streaming unpacker: bytes fed with ``feed()`` (or read
     from `file_like` in `read_size` pieces) come out one value at a time by
     iteration, ``unpack()``, ``skip()``, ``read_array_header()``,
     ``read_map_header()`` and ``read_bytes(n)``; ``tell()`` is the stream
-    position, counting what has been consumed of an incomplete value."""
+    position, counting what has been consumed of an incomplete value.
+
+    The buffer and the methods are the extension's; the constructor checks
+    the arguments and hands them over once."""
 
     def __init__(
         self,
@@ -446,16 +430,11 @@ class Unpacker:
         max_map_len=-1,
         max_ext_len=-1,
     ):
-        if getattr(self, "_unpacking", False):
-            raise RuntimeError("Unpacker.__init__() cannot be called while unpacking is in progress")
-        self._file_like = file_like
-        self._read = None
+        read = None
         if file_like:
-            self._read = file_like.read
-            if not callable(self._read):
+            read = file_like.read
+            if not callable(read):
                 raise TypeError("`file_like.read` must be a callable.")
-        else:
-            self._file_like = None
         if not max_buffer_size:
             max_buffer_size = _INT_MAX
         limits = [max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len]
@@ -466,7 +445,7 @@ class Unpacker:
             raise ValueError("read_size should be less or equal to max_buffer_size")
         if not read_size:
             read_size = min(max_buffer_size, 1024**2)
-        self._cfg = _config(
+        cfg = _config(
             use_list,
             raw,
             timestamp,
@@ -479,190 +458,16 @@ class Unpacker:
             tuple(limits),
             _orcodec._mp_stacks(),
         )
-        self._max_buffer_size = max_buffer_size
-        self._read_size = read_size
-        # The bytes not consumed yet (an incomplete value whole, from its
-        # start), the stream offset of their first, and how many of them a
-        # resumable reader has consumed of the incomplete value.
-        self._buf = bytearray()
-        self._offset = 0
-        self._partial = 0
-        self._pending = None
-        self._unpacking = False
-        # Values built ahead (no user code runs while they are built), still
-        # in the buffer: (value, length) pairs, the next last. Any step but
-        # the next value drops them.
-        self._ready = []
-        self._batch = bool(self._cfg[0] & 8)
-
-    def feed(self, next_bytes):
-        """Append `next_bytes` (any bytes-like object) to the buffer."""
-        if self._unpacking:
-            raise RuntimeError("Unpacker.feed() cannot be called while unpacking is in progress")
-        if self._file_like is not None:
-            raise AssertionError("unpacker.feed() is not be able to use with `file_like`.")
-        if type(next_bytes) is not bytes:
-            next_bytes = memoryview(next_bytes).cast("B")
-        if len(self._buf) - self._partial + len(next_bytes) > self._max_buffer_size:
-            raise BufferFull
-        self._buf += next_bytes
-
-    def _append(self, data):
-        n = data.nbytes if isinstance(data, memoryview) else len(data)
-        if len(self._buf) - self._partial + n > self._max_buffer_size:
-            raise BufferFull
-        self._buf += data
-
-    def _read_from_file(self):
-        remains = self._max_buffer_size - (len(self._buf) - self._partial)
-        if remains <= 0:
-            raise BufferFull
-        data = self._read(min(self._read_size, remains))
-        if data:
-            self._append(data)
-        else:
-            self._file_like = None
-
-    def _consume(self, n):
-        del self._buf[:n]
-        self._offset += n
-        self._partial = 0
-        self._pending = None
-
-    def _unpack(self, mode, iterating=False):
-        if self._ready:
-            if mode == _CONSTRUCT and not self._unpacking:
-                return self._take_ready()
-            self._ready = []
-        if self._unpacking:
-            raise RuntimeError("Unpacker cannot be called recursively while unpacking is in progress")
-        if self._pending is not None and self._pending != mode:
-            raise ValueError("Cannot switch unpacking methods while an object is incomplete")
-        self._unpacking = True
-        try:
-            while True:
-                if self._buf:
-                    self._pending = mode
-                    try:
-                        result = _mp_stream(self._buf, self._cfg, mode)
-                    except BaseException:
-                        self._failed(mode)
-                        raise
-                    if type(result) is tuple:
-                        self._consume(result[1])
-                        return result[0]
-                    self._partial = result
-                if self._file_like is not None:
-                    self._read_from_file()
-                    continue
-                if iterating:
-                    raise StopIteration("No more data to unpack.")
-                raise OutOfData("No more data to unpack.")
-        finally:
-            self._unpacking = False
-
-    def _failed(self, mode):
-        # What a failed value leaves: its bytes are consumed, as far as they
-        # are known (an invalid value that cannot be delimited stays, and
-        # fails again). A header of the wrong type is not consumed.
-        self._pending = None
-        self._partial = 0
-        if mode in (_ARRAY_HEADER, _MAP_HEADER):
-            return
-        try:
-            result = _mp_stream(self._buf, self._cfg, _SKIP)
-        except Exception:
-            return
-        if type(result) is tuple:
-            self._consume(result[1])
-
-    def unpack(self):
-        """The next value; OutOfData when the buffer holds no whole value."""
-        return self._unpack(_CONSTRUCT)
-
-    def skip(self):
-        """Reads and drops the next value; OutOfData as ``unpack``."""
-        self._unpack(_SKIP)
-
-    def read_array_header(self):
-        """The length n of the array that comes next; the next n values are its items."""
-        return self._unpack(_ARRAY_HEADER)
-
-    def read_map_header(self):
-        """The length n of the map that comes next; the next 2n values are its keys and values."""
-        return self._unpack(_MAP_HEADER)
-
-    def read_bytes(self, nbytes):
-        """The next `nbytes` bytes of the stream, raw (fewer at its end)."""
-        self._ready = []
-        if self._unpacking:
-            raise RuntimeError("Unpacker.read_bytes() cannot be called while unpacking is in progress")
-        if self._pending is not None:
-            raise ValueError("Cannot switch unpacking methods while an object is incomplete")
-        ret = bytes(self._buf[:nbytes])
-        del self._buf[: len(ret)]
-        if len(ret) < nbytes and self._file_like is not None:
-            ret += self._file_like.read(nbytes - len(ret))
-        self._offset += len(ret)
-        return ret
-
-    def tell(self):
-        """The stream position: bytes consumed so far, an incomplete value's too."""
-        return self._offset + self._partial
-
-    def __iter__(self):
-        return self
-
-    def _take_ready(self):
-        value, n = self._ready.pop()
-        del self._buf[:n]
-        self._offset += n
-        return value
-
-    def __next__(self):
-        # The usual steps first: values built ahead, or whole in the buffer.
-        if self._ready and not self._unpacking:
-            return self._take_ready()
-        if self._batch and self._buf and not self._unpacking and self._pending is None:
-            self._unpacking = True
-            try:
-                ready = _mp_stream(self._buf, self._cfg, _BATCH)
-            finally:
-                self._unpacking = False
-            if type(ready) is int:
-                # The value at the front is incomplete.
-                self._partial = ready
-                self._pending = _CONSTRUCT
-                if self._file_like is None:
-                    raise StopIteration("No more data to unpack.")
-            elif ready:
-                self._ready = ready
-                return self._take_ready()
-        elif self._buf and not self._unpacking and self._pending is None:
-            self._unpacking = True
-            try:
-                result = _mp_stream(self._buf, self._cfg, _CONSTRUCT)
-            except BaseException:
-                self._failed(_CONSTRUCT)
-                raise
-            finally:
-                self._unpacking = False
-            if type(result) is tuple:
-                n = result[1]
-                del self._buf[:n]
-                self._offset += n
-                return result[0]
-        return self._unpack(_CONSTRUCT, True)
+        self._setup(read, cfg, max_buffer_size, read_size)
 
 
-def packb(o, **kwargs):
-    """Pack `o` and return the bytes (see ``Packer`` for the options)."""
+def _packb(o, **kwargs):
+    """`packb` with any arguments (the extension's `packb` hands one object
+    with no option to the walker itself, and what the walker refuses to the
+    default packer)."""
     if kwargs:
         return Packer(**kwargs).pack(o)
-    try:
-        return _packb(o, _DEFAULT_DEFAULT, _BASE_OPT)
-    except _EncodeError:
-        return _DEFAULT_PACKER._pack(o)
+    return _DEFAULT_PACKER._pack(o)
 
 
 def pack(o, stream, **kwargs):
@@ -675,9 +480,11 @@ def unpack(stream, **kwargs):
     return unpackb(stream.read(), **kwargs)
 
 
-_DEFAULT_DEFAULT = _make_default(None, False, False)
 _DEFAULT_PACKER = Packer()
-unpackb.__wrapped__ = _unpackb  # inspect.signature() shows the options
+# Pack `o` and return the bytes (see Packer for the options): a function of
+# the extension (its docstring says the same), which calls the walker with
+# msgpack-python's default and flags, and _packb for everything else.
+packb = _orcodec._mp_fast_packb(_DEFAULT_PACKER._default, _BASE_OPT, _packb, _DEFAULT_PACKER._pack)
 
 load = unpack
 loads = unpackb

@@ -8,10 +8,9 @@
 //!   caller (typed decoding, transcoding, streaming).
 //! * [`rewrite`]: MessagePack into msgpack-python's older dialects (float 32,
 //!   the raw type).
-//! * [`scan`]: where a value ends and how much of it a resumable reader
-//!   has consumed (msgpack-python's `Unpacker` model, its limits).
-//! * [`stream`]: where a value ends in bytes that arrive in pieces (the
-//!   streaming reader's extent scan).
+//! * [`scan`]: where a value ends in bytes that arrive in pieces, and how
+//!   much of it a resumable reader has consumed (what both streaming
+//!   unpackers read their buffers by; msgpack-python's limits).
 //! * `lex`: what both decoders read through (header decoding, length checks
 //!   against the input, timestamps).
 //! * [`numpy`]: the payload of the numpy extension (one ndarray or numpy
@@ -24,6 +23,5 @@ pub mod pull;
 pub mod reader;
 pub mod rewrite;
 pub mod scan;
-pub mod stream;
 pub mod validate;
 pub mod writer;

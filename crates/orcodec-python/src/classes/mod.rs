@@ -92,6 +92,21 @@ pub const fn member(
     }
 }
 
+/// A method-table entry for a method taking `self` and one object (or none).
+pub const fn method(
+    name: &'static core::ffi::CStr,
+    f: unsafe extern "C" fn(*mut PyObject, *mut PyObject) -> *mut PyObject,
+    flags: c_int,
+    doc: &'static core::ffi::CStr,
+) -> PyMethodDef {
+    PyMethodDef {
+        ml_name: name.as_ptr(),
+        ml_meth: PyMethodDefPointer { PyCFunction: f },
+        ml_flags: flags,
+        ml_doc: doc.as_ptr(),
+    }
+}
+
 /// The end of a member table.
 pub const NO_MEMBER: PyMemberDef = PyMemberDef { name: null_mut(), type_code: 0, offset: 0, flags: 0, doc: null_mut() };
 

@@ -2,8 +2,8 @@
 //! names and behaviour): bytes fed in pieces, or read from a file-like in
 //! `read_size` chunks, come out as one object per MessagePack value.
 //!
-//! The bytes not consumed yet are kept in a buffer. An extent scan
-//! (`orcodec_core::msgpack::stream::Extent`) reads the headers of the value
+//! The bytes not consumed yet are kept in a buffer. A resumable scan
+//! (`orcodec_core::msgpack::scan::Resumable`) reads the headers of the value
 //! at its front as they arrive, keeping its place between feeds, and once
 //! the value is whole the push decoder decodes exactly its bytes, as
 //! `unpackb` would. So a value split across many feeds has each header read
@@ -22,10 +22,11 @@ use core::ptr::null_mut;
 use orcodec_core::error::{DecodeError, Failure};
 use orcodec_core::msgpack::pull::MsgpackPull;
 use orcodec_core::msgpack::reader::{read_prefix_with, read_with, ReadOptions, ReadStacks};
-use orcodec_core::msgpack::stream::{Extent, ExtentError};
+use orcodec_core::msgpack::scan::{Limits, Resumable, ScanError, Scanned};
 use pyo3_ffi::*;
 use std::rc::Rc;
 
+use crate::classes::method;
 use crate::cpython::object::Owned;
 use crate::decode::builder::PyBuilder;
 use crate::decode::error::raise_decode_error;
@@ -41,7 +42,7 @@ use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
-use crate::module::streams::{constructor_args, read_method, size_arg, try_extend};
+use crate::module::streams::{compact, constructor_args, read_method, size_arg, try_extend};
 use crate::state::State;
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
@@ -75,7 +76,7 @@ struct Inner {
     /// Start of the bytes not consumed yet.
     head: usize,
     /// The scan of the value at `head`.
-    extent: Extent,
+    extent: Resumable,
     /// Stream offset of `buf[head]` (`tell()`).
     consumed: u64,
     read_size: usize,
@@ -96,24 +97,8 @@ impl Inner {
         self.buf.len() - self.head
     }
 
-    /// Drops the consumed bytes when that is cheap compared with what is
-    /// appended next (at most one partial value is moved), and gives back
-    /// memory a large value left.
     fn compact(&mut self, incoming: usize) {
-        if self.head == 0 {
-            return;
-        }
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        } else if self.head >= self.buf.len() / 2 || self.buf.len() + incoming > self.buf.capacity() {
-            self.buf.drain(..self.head);
-            self.head = 0;
-        }
-        let wanted = (self.buf.len() + incoming).max(64 << 10);
-        if self.buf.capacity() > (1 << 20) && self.buf.capacity() > 4 * wanted {
-            self.buf.shrink_to(2 * wanted);
-        }
+        compact(&mut self.buf, &mut self.head, incoming);
     }
 }
 
@@ -169,7 +154,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     let plain = (*obj).ext_hook.is_null()
         && inner.typed.is_none()
         && inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0;
-    if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
+    if build && plain && !inner.extent.started() && inner.head < inner.buf.len() {
         let rest = &inner.buf[inner.head..];
         let pause = GcPause::new(rest.len());
         let result = read_prefix_with(
@@ -190,17 +175,22 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         }
     }
     loop {
-        let scanned = inner.extent.scan(&inner.buf[inner.head..], inner.max_buffer_size);
+        let limits = Limits { value: inner.max_buffer_size, ..Limits::NONE };
+        let scanned = inner.extent.scan(&inner.buf[inner.head..], &limits);
         let len = match scanned {
-            Ok(Some(len)) => len,
-            Ok(None) => {
+            Ok(Scanned::Whole(len)) => len,
+            Ok(Scanned::Partial(_)) => {
                 if (*obj).read.is_null() || !fill(obj, inner)? {
                     return Ok(Step::Nothing);
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
-            Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
+            Err(ScanError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
+            // Not met: only `value` is limited here.
+            Err(ScanError::Limit { what, len, max, offset }) => {
+                return Err(decode_error(st, &format!("{what} of {len} over {max}"), inner.consumed + offset as u64))
+            }
+            Err(ScanError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
                     "map" => "entries",
@@ -434,7 +424,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
         Inner {
             buf: Vec::new(),
             head: 0,
-            extent: Extent::new(),
+            extent: Resumable::new(),
             consumed: 0,
             read_size,
             max_buffer_size,
@@ -550,20 +540,6 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
     let none = Py_None();
     Py_INCREF(none);
     none
-}
-
-const fn method(
-    name: &'static core::ffi::CStr,
-    f: unsafe extern "C" fn(*mut PyObject, *mut PyObject) -> *mut PyObject,
-    flags: c_int,
-    doc: &'static core::ffi::CStr,
-) -> PyMethodDef {
-    PyMethodDef {
-        ml_name: name.as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunction: f },
-        ml_flags: flags,
-        ml_doc: doc.as_ptr(),
-    }
 }
 
 static mut UNPACKER_METHODS: [PyMethodDef; 5] = [

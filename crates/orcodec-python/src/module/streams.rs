@@ -93,6 +93,26 @@ pub unsafe fn append_read(buf: &mut Vec<u8>, data: *mut PyObject) -> Result<usiz
     append_buffer(buf, data, "read() must return bytes")
 }
 
+/// Drops the consumed bytes of a stream's buffer (`buf[..*head]`) when that
+/// is cheap compared with the `incoming` bytes appended next (at most one
+/// partial value is moved), and gives back memory a large value left.
+pub fn compact(buf: &mut Vec<u8>, head: &mut usize, incoming: usize) {
+    if *head == 0 {
+        return;
+    }
+    if *head == buf.len() {
+        buf.clear();
+        *head = 0;
+    } else if *head >= buf.len() / 2 || buf.len() + incoming > buf.capacity() {
+        buf.drain(..*head);
+        *head = 0;
+    }
+    let wanted = (buf.len() + incoming).max(64 << 10);
+    if buf.capacity() > (1 << 20) && buf.capacity() > 4 * wanted {
+        buf.shrink_to(2 * wanted);
+    }
+}
+
 /// Appends `bytes` to `buf`, or raises MemoryError when the room cannot be
 /// had: how much a stream holds is up to its input.
 #[allow(clippy::disallowed_methods)] // After `try_reserve`: cannot allocate.

@@ -1,14 +1,14 @@
 //! The extension's half of `orcodec.msgpack` (msgpack-python's API): the
-//! push decoder driving a builder with msgpack-python's options, the
-//! stream scan its `Unpacker` resumes by, its packer's dialects and
-//! headers. The Python package (`python/orcodec/msgpack/`) keeps the
-//! objects' state and argument checks; these functions take a config tuple
-//! it builds once per call or per `Unpacker`:
+//! push decoder driving a builder with msgpack-python's options, its
+//! `Unpacker`'s class ([`unpacker`]), its packer's dialects and headers. The
+//! Python package (`python/orcodec/msgpack/`) checks the arguments and keeps
+//! the packer's state; `unpackb` and the `Unpacker` take a config tuple it
+//! builds once per call or per `Unpacker`:
 //!
 //! ```text
 //! (flags, object_hook, object_pairs_hook, list_hook, ext_hook, timestamp_factory,
 //!  unicode_errors, max_str_len, max_bin_len, max_array_len, max_map_len, max_ext_len,
-//!  FormatError, StackError, ExtraData, stacks)
+//!  FormatError, StackError, ExtraData, OutOfData, BufferFull, stacks)
 //! flags: 1 use_list, 2 raw, 4 strict_map_key, 8 no user code (no hook, the
 //!        default ext_hook: a value may be built before it is known whole);
 //!        a limit < 0 is none; hooks None or callables
@@ -23,7 +23,7 @@ use orcodec_core::builder::Builder;
 use orcodec_core::error::{DecodeError, DecodeErrorKind as Kind, Failure};
 use orcodec_core::msgpack::reader::{read_prefix_with, ReadOptions, ReadStacks};
 use orcodec_core::msgpack::rewrite::{rewrite, write_raw_header, write_str_header, Dialect, RewriteError};
-use orcodec_core::msgpack::scan::{scan, Limits, ScanError, Scanned};
+use orcodec_core::msgpack::scan::Limits;
 use orcodec_core::msgpack::writer::{write_array_header, write_ext_header, write_map_header};
 use pyo3_ffi::*;
 
@@ -40,10 +40,12 @@ const USE_LIST: i64 = 1;
 const RAW: i64 = 2;
 const STRICT_MAP_KEY: i64 = 4;
 const NO_USER_CODE: i64 = 8;
-const CONFIG_LEN: Py_ssize_t = 16;
+const CONFIG_LEN: Py_ssize_t = 18;
+
+pub mod unpacker;
 
 /// The decode options of one call, borrowed from the config tuple (which
-/// the caller holds for the call).
+/// the caller holds for the call, the `Unpacker` for its life).
 struct Config {
     /// The state of the module whose function was called.
     st: &'static State,
@@ -62,6 +64,8 @@ struct Config {
     format_error: *mut PyObject,
     stack_error: *mut PyObject,
     extra_data: *mut PyObject,
+    out_of_data: *mut PyObject,
+    buffer_full: *mut PyObject,
     /// The kept stacks (NULL: none kept).
     stacks: *mut Kept,
 }
@@ -155,14 +159,17 @@ unsafe fn config(st: &'static State, cfg: *mut PyObject) -> Result<Config, Raise
             array: limit(item(9))?,
             map: limit(item(10))?,
             ext: limit(item(11))?,
+            value: usize::MAX,
         },
         format_error: item(12),
         stack_error: item(13),
         extra_data: item(14),
-        stacks: if item(15) == Py_None() {
+        out_of_data: item(15),
+        buffer_full: item(16),
+        stacks: if item(17) == Py_None() {
             null_mut()
         } else {
-            let ptr = PyCapsule_GetPointer(item(15), CAPSULE.as_ptr());
+            let ptr = PyCapsule_GetPointer(item(17), CAPSULE.as_ptr());
             if ptr.is_null() {
                 return Err(Raised);
             }
@@ -495,10 +502,19 @@ pub unsafe extern "C" fn mp_unpackb(
     if arg(args, nargs, 2, "_mp_unpackb").is_err() {
         return null_mut();
     }
-    let Ok(cfg) = config(State::of_module(module), *args.add(1)) else {
-        return null_mut();
-    };
-    let mut data = *args;
+    unpackb_with(State::of_module(module), *args, *args.add(1))
+}
+
+/// `unpackb` of `data` with the options of config tuple `tuple`.
+unsafe fn unpackb_with(st: &'static State, data: *mut PyObject, tuple: *mut PyObject) -> *mut PyObject {
+    match config(st, tuple) {
+        Ok(cfg) => unpackb_cfg(&cfg, data),
+        Err(Raised) => null_mut(),
+    }
+}
+
+unsafe fn unpackb_cfg(cfg: &Config, data: *mut PyObject) -> *mut PyObject {
+    let mut data = data;
     // Any contiguous buffer, as msgpack-python reads (array.array too),
     // through a memoryview of it.
     let mut view_owner = None;
@@ -519,7 +535,7 @@ pub unsafe extern "C" fn mp_unpackb(
         Err(Raised) => return null_mut(),
     };
     let bytes = input.bytes();
-    let result = match decode_prefix(&cfg, bytes) {
+    let result = match decode_prefix(cfg, bytes) {
         Ok((value, len)) if len == bytes.len() => value.into_raw(),
         Ok((value, len)) => {
             let rest = &bytes[len..];
@@ -542,168 +558,146 @@ pub unsafe extern "C" fn mp_unpackb(
     result
 }
 
-/// What `_mp_stream` reads.
-const CONSTRUCT: i64 = 0;
-const SKIP: i64 = 1;
-const ARRAY_HEADER: i64 = 2;
-const MAP_HEADER: i64 = 3;
-const BATCH: i64 = 4;
+/// `unpackb` as `_mp_fast_unpackb` makes it: its `self` is the tuple
+/// `(options, full unpackb, config tuple)`, the options a capsule of the
+/// config tuple read once (it borrows from the tuple, which the same tuple
+/// holds). One bytes object and no keyword is decoded here with those
+/// options, with no Python frame between the caller and the decoder; any
+/// other call goes to the full `unpackb`.
+unsafe extern "C" fn fast_unpackb(
+    own: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    if nargs == 1 && kwnames.is_null() && PyBytes_CheckExact(*args) != 0 {
+        let cfg = PyCapsule_GetPointer(PyTuple_GET_ITEM(own, 0), OPTIONS.as_ptr()) as *const Config;
+        if cfg.is_null() {
+            return null_mut();
+        }
+        // SAFETY: made from a live config tuple `own` holds; read-only.
+        return unpackb_cfg(&*cfg, *args);
+    }
+    PyObject_Vectorcall(PyTuple_GET_ITEM(own, 1), args, nargs as usize, kwnames)
+}
 
-/// Most values one batch builds ahead.
-const BATCH_MOST: usize = 64;
+const OPTIONS: &CStr = c"orcodec.msgpack options";
 
-/// `_mp_stream(buffer, config, mode)`: the `Unpacker`'s step over the
-/// bytes it holds. Returns `(value, length)` for a whole value (mode 0:
-/// built; 1: skipped, None; 2/3: the array/map header's count), or the
-/// number of bytes a resumable reader has consumed of an incomplete one.
-/// Mode 4 (only where no user code runs while building): the values whole
-/// at the front of the buffer, up to 64, as a list of `(value, length)`
-/// pairs, the last first; it stops before a value that is not whole or does
-/// not decode (raising nothing: the single step then says what it is). When
-/// the first value is incomplete (and within the limits so far), the count
-/// a resumable reader has consumed of it instead, as mode 0 returns it.
-pub unsafe extern "C" fn mp_stream(
+unsafe extern "C" fn free_options(capsule: *mut PyObject) {
+    let ptr = PyCapsule_GetPointer(capsule, OPTIONS.as_ptr()) as *mut Config;
+    if !ptr.is_null() {
+        // SAFETY: made by `Box::into_raw` in `mp_fast_unpackb`, freed once
+        // here; a `Config` holds no reference of its own.
+        drop(Box::from_raw(ptr));
+    }
+}
+
+static mut FAST_UNPACKB: PyMethodDef = PyMethodDef {
+    ml_name: c"unpackb".as_ptr(),
+    ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: fast_unpackb },
+    ml_flags: METH_FASTCALL | METH_KEYWORDS,
+    ml_doc: c"unpackb(packed, /, **kwargs)\n--\n\nUnpack the single value `packed` (any bytes-like object).\n\nRaises ``ExtraData`` when bytes follow it, ``ValueError`` when it is\nincomplete, ``FormatError`` for invalid MessagePack, ``StackError`` when\nnested too deep; other exceptions (a hook's) propagate. The options are\n``Unpacker``'s (but ``file_like``, ``read_size`` and ``max_buffer_size``);\nthe ``max_*_len`` limits default to none.".as_ptr(),
+};
+
+/// `_mp_fast_unpackb(config, unpackb)`: msgpack-python's `unpackb` as a
+/// function of the extension, decoding with the options of `config` (the
+/// defaults' tuple) when called with one bytes object, and calling
+/// `unpackb` (the Python function, which takes every option) otherwise.
+pub unsafe extern "C" fn mp_fast_unpackb(
     module: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     _kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    if arg(args, nargs, 3, "_mp_stream").is_err() {
+    if arg(args, nargs, 2, "_mp_fast_unpackb").is_err() {
         return null_mut();
     }
-    let Ok(cfg) = config(State::of_module(module), *args.add(1)) else {
+    let Ok(cfg) = config(State::of_module(module), *args) else {
         return null_mut();
     };
-    let mode = PyLong_AsLongLong(*args.add(2));
-    if mode == -1 && !PyErr_Occurred().is_null() {
+    if PyCallable_Check(*args.add(1)) == 0 {
+        raise(PyExc_TypeError, "unpackb must be callable");
         return null_mut();
     }
-    let mut slot = ViewSlot::new();
-    // The buffer is a bytearray, borrowed through an export: a hook cannot
-    // resize it while it is read.
-    let input = match borrow_input(*args, false, &mut slot) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(PyExc_TypeError, "buffer must be bytes or bytearray");
-            return null_mut();
-        }
-        Err(Raised) => return null_mut(),
-    };
-    let bytes = input.bytes();
-    let result = stream_step(&cfg, bytes, mode);
-    drop(input);
-    result.unwrap_or(null_mut())
+    let cfg = Box::into_raw(Box::new(cfg));
+    let capsule = PyCapsule_New(cfg as *mut core::ffi::c_void, OPTIONS.as_ptr(), Some(free_options));
+    if capsule.is_null() {
+        // SAFETY: not handed to the capsule.
+        drop(Box::from_raw(cfg));
+        return null_mut();
+    }
+    let own = PyTuple_Pack(3, capsule, *args.add(1), *args);
+    Py_DECREF(capsule);
+    function_of(core::ptr::addr_of_mut!(FAST_UNPACKB), own)
 }
 
-unsafe fn pair(value: *mut PyObject, len: usize) -> Result<*mut PyObject, Raised> {
-    if value.is_null() {
-        return Err(Raised);
+/// A function of `orcodec.msgpack` made from `def`, whose `self` is `own`
+/// (a new reference, released here; NULL: an exception is set).
+unsafe fn function_of(def: *mut PyMethodDef, own: *mut PyObject) -> *mut PyObject {
+    if own.is_null() {
+        return null_mut();
     }
-    let len = PyLong_FromSize_t(len);
-    if len.is_null() {
-        Py_DECREF(value);
-        return Err(Raised);
+    let name = PyUnicode_FromString(c"orcodec.msgpack".as_ptr());
+    if name.is_null() {
+        Py_DECREF(own);
+        return null_mut();
     }
-    let tuple = PyTuple_New(2);
-    if tuple.is_null() {
-        Py_DECREF(value);
-        Py_DECREF(len);
-        return Err(Raised);
-    }
-    PyTuple_SET_ITEM(tuple, 0, value);
-    PyTuple_SET_ITEM(tuple, 1, len);
-    Ok(tuple)
+    let function = PyCFunction_NewEx(def, own, name);
+    Py_DECREF(own);
+    Py_DECREF(name);
+    function
 }
 
-unsafe fn stream_step(cfg: &Config, bytes: &[u8], mode: i64) -> Result<*mut PyObject, Raised> {
-    if mode == BATCH {
-        return batch(cfg, bytes);
+/// `packb` as `_mp_fast_packb` makes it: its `self` is the tuple `(module,
+/// default, option, full packb, fallback)`. One object and no keyword goes
+/// straight to the walker with msgpack-python's `default` and flags; what
+/// the walker refuses goes to `fallback(obj)` (which packs what it can in
+/// Python and raises msgpack-python's exceptions); any other call goes to
+/// the full `packb`.
+unsafe extern "C" fn fast_packb(
+    own: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let item = |i: Py_ssize_t| PyTuple_GET_ITEM(own, i);
+    if nargs != 1 || !kwnames.is_null() {
+        return PyObject_Vectorcall(item(3), args, nargs as usize, kwnames);
     }
-    if mode == ARRAY_HEADER || mode == MAP_HEADER {
-        let Some(&marker) = bytes.first() else {
-            return Ok(PyLong_FromLong(0));
-        };
-        let (fixed, wide) = if mode == ARRAY_HEADER { (0x90u8, 0xdcu8) } else { (0x80, 0xde) };
-        let (n, len) = if marker & 0xf0 == fixed {
-            ((marker & 0x0f) as usize, 1)
-        } else if marker == wide || marker == wide + 1 {
-            let width = if marker == wide { 2 } else { 4 };
-            let Some(field) = bytes.get(1..1 + width) else {
-                return Ok(PyLong_FromLong(0));
-            };
-            (field.iter().fold(0usize, |acc, &b| (acc << 8) | b as usize), 1 + width)
-        } else {
-            return Err(raise(PyExc_ValueError, "Unexpected type header on stream"));
-        };
-        return pair(PyLong_FromSize_t(n), len);
+    let module = item(0);
+    let call = [*args, item(1), item(2)];
+    let packed = crate::encode::packb(module, call.as_ptr(), 3, null_mut());
+    if !packed.is_null() || PyErr_ExceptionMatches(State::of_module(module).msgpack_encode_error) == 0 {
+        return packed;
     }
-    if mode == CONSTRUCT && cfg.no_user_code && !bytes.is_empty() {
-        // Built straight from the buffer when the value is whole there (the
-        // usual case: many values a feed), so its bytes are read once. Only
-        // where building runs no user code: an incomplete value is dropped
-        // without a trace, and the scan below decides what it is.
-        match decode_prefix_raw(cfg, bytes) {
-            Ok((value, len)) => return pair(value.into_raw(), len),
-            Err(Failure::Build(())) => return Err(Raised),
-            Err(Failure::Syntax(e)) => {
-                if !matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. }) {
-                    return Err(syntax_error(cfg, &e));
-                }
-            }
-        }
-    }
-    let limits = if mode == SKIP { Limits::NONE } else { cfg.limits };
-    let len = match scan(bytes, &limits, &mut Vec::new()) {
-        Ok(Scanned::Whole(len)) => len,
-        Ok(Scanned::Partial(consumed)) => return Ok(PyLong_FromSize_t(consumed)),
-        Err(ScanError::Decode(e)) => return Err(syntax_error(cfg, &e)),
-        Err(ScanError::Limit { what, len, max, .. }) => return Err(over_limit(what, len, max)),
-    };
-    if mode != CONSTRUCT {
-        let none = Py_None();
-        Py_INCREF(none);
-        return pair(none, len);
-    }
-    let (value, used) = decode_prefix(cfg, &bytes[..len])?;
-    debug_assert_eq!(used, len);
-    pair(value.into_raw(), len)
+    PyErr_Clear();
+    PyObject_CallOneArg(item(4), *args)
 }
 
-unsafe fn batch(cfg: &Config, bytes: &[u8]) -> Result<*mut PyObject, Raised> {
-    let list = Owned::new(PyList_New(0)).map_err(|()| Raised)?;
-    if !cfg.no_user_code {
-        return Ok(list.into_raw());
+static mut FAST_PACKB: PyMethodDef = PyMethodDef {
+    ml_name: c"packb".as_ptr(),
+    ml_meth: PyMethodDefPointer { PyCFunctionFastWithKeywords: fast_packb },
+    ml_flags: METH_FASTCALL | METH_KEYWORDS,
+    ml_doc: c"packb(o, /, **kwargs)\n--\n\nPack `o` and return the bytes (see ``Packer`` for the options).".as_ptr(),
+};
+
+/// `_mp_fast_packb(default, option, packb, fallback)`: msgpack-python's
+/// `packb` as a function of the extension (see `fast_packb`).
+pub unsafe extern "C" fn mp_fast_packb(
+    module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    _kwnames: *mut PyObject,
+) -> *mut PyObject {
+    if arg(args, nargs, 4, "_mp_fast_packb").is_err() {
+        return null_mut();
     }
-    let mut at = 0;
-    while at < bytes.len() && (PyList_GET_SIZE(list.as_ptr()) as usize) < BATCH_MOST {
-        match decode_prefix_raw(cfg, &bytes[at..]) {
-            Ok((value, len)) => {
-                let item = Owned::new(pair(value.into_raw(), len)?).map_err(|()| Raised)?;
-                if PyList_Append(list.as_ptr(), item.as_ptr()) != 0 {
-                    return Err(Raised);
-                }
-                at += len;
-            }
-            Err(Failure::Build(())) => {
-                // Left for the single step to raise again, in its place.
-                PyErr_Clear();
-                break;
-            }
-            Err(Failure::Syntax(e)) => {
-                let incomplete = matches!(e.kind, Kind::UnexpectedEnd | Kind::LengthBeyondInput { .. });
-                if incomplete && at == 0 {
-                    if let Ok(Scanned::Partial(consumed)) = scan(bytes, &cfg.limits, &mut Vec::new()) {
-                        return Ok(PyLong_FromSize_t(consumed));
-                    }
-                }
-                break;
-            }
-        }
+    if PyCallable_Check(*args.add(2)) == 0 || PyCallable_Check(*args.add(3)) == 0 {
+        raise(PyExc_TypeError, "packb and fallback must be callable");
+        return null_mut();
     }
-    if PyList_Reverse(list.as_ptr()) != 0 {
-        return Err(Raised);
-    }
-    Ok(list.into_raw())
+    let own = PyTuple_Pack(5, module, *args, *args.add(1), *args.add(2), *args.add(3));
+    function_of(core::ptr::addr_of_mut!(FAST_PACKB), own)
 }
 
 /// `_mp_rewrite(packed, single_float, old_raw)`: `packed` (one value) in
