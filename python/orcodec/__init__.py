@@ -9,6 +9,7 @@ from types import MappingProxyType
 from . import _orcodec
 from ._files import dump, load, pack, unpack
 from ._json_stream import JSONUnpacker
+from ._wire import Name, options
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -18,7 +19,9 @@ from ._orcodec import (
     OPT_NON_STR_KEYS,
     OPT_NUMPY_EXT,
     OPT_NUMPY_ZERO_COPY,
+    OPT_OMIT_DEFAULTS,
     OPT_OMIT_MICROSECONDS,
+    OPT_OMIT_NONE,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
@@ -153,6 +156,7 @@ __all__ = [
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "MsgpackInputTypeError",
+    "Name",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_INDENT_2",
@@ -161,7 +165,9 @@ __all__ = [
     "OPT_NON_STR_KEYS",
     "OPT_NUMPY_EXT",
     "OPT_NUMPY_ZERO_COPY",
+    "OPT_OMIT_DEFAULTS",
     "OPT_OMIT_MICROSECONDS",
+    "OPT_OMIT_NONE",
     "OPT_PASSTHROUGH_BIG_INT",
     "OPT_PASSTHROUGH_DATACLASS",
     "OPT_PASSTHROUGH_DATETIME",
@@ -195,6 +201,7 @@ __all__ = [
     "loads",
     "loads_lines",
     "msgpack_to_json",
+    "options",
     "pack",
     "packb",
     "unpack",
