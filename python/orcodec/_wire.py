@@ -34,7 +34,7 @@ class Name:
     def __init__(self, name: str) -> None:
         if not isinstance(name, str):
             raise TypeError(f"orcodec.Name() takes a str, not {type(name).__name__}")
-        self.name = name
+        self.name = str.__getitem__(name, slice(None))  # an exact str, also from a subclass
 
     def __repr__(self) -> str:
         return f"orcodec.Name({self.name!r})"
@@ -52,18 +52,21 @@ def _split(name: str):
     return name[: len(name) - len(body)], [part for part in body.split("_") if part]
 
 
+# As msgspec renames: the words after the first (pascal: every word)
+# capitalized, the rest of each word in lower case ("HTTP_code" is
+# "HTTPCode" in camel, "HttpCode" in pascal).
 def _camel(name: str) -> str:
     prefix, words = _split(name)
     if not words:
         return name
-    return prefix + words[0] + "".join(w[0].upper() + w[1:] for w in words[1:])
+    return prefix + words[0] + "".join(w.capitalize() for w in words[1:])
 
 
 def _pascal(name: str) -> str:
     prefix, words = _split(name)
     if not words:
         return name
-    return prefix + "".join(w[0].upper() + w[1:] for w in words)
+    return prefix + "".join(w.capitalize() for w in words)
 
 
 def _kebab(name: str) -> str:
@@ -189,6 +192,8 @@ def wire_names(cls, fields, policy=None) -> list:
                 )
         if wire is None:
             wire = py_name
+        elif type(wire) is not str:  # a str subclass: its text, as an exact str
+            wire = str.__getitem__(wire, slice(None))
         other = by_wire.get(wire)
         if other is not None:
             raise TypeError(

@@ -514,10 +514,11 @@ impl<E: Emitter> Walker<E> {
         if dict.is_null() {
             PyErr_Clear();
         }
-        let result = self.kept_values(obj, names, dict, omit_none, defaults, values).and_then(|kept| {
-            let keys = wire.map_or(&names.names[..], |w| &w.keys[..]);
-            self.kept_fields(&names.names, keys, values, kept)
-        });
+        // Error paths name the keys written (the document's `$` path).
+        let keys = wire.map_or(&names.names[..], |w| &w.keys[..]);
+        let result = self
+            .kept_values(obj, names, keys, dict, omit_none, defaults, values)
+            .and_then(|kept| self.kept_fields(keys, values, kept));
         Py_XDECREF(dict);
         values.iter().for_each(|&value| Py_XDECREF(value));
         result
@@ -530,6 +531,7 @@ impl<E: Emitter> Walker<E> {
         &mut self,
         obj: *mut PyObject,
         names: &FieldNames,
+        keys: &[*mut PyObject],
         dict: *mut PyObject,
         omit_none: bool,
         defaults: Option<&Defaults>,
@@ -546,7 +548,7 @@ impl<E: Emitter> Walker<E> {
                 Ok(true) => Py_DECREF(value),
                 Err(e) => {
                     Py_DECREF(value);
-                    return Err(self.at_field(name, e));
+                    return Err(self.at_field(keys[i], e));
                 }
             }
         }
@@ -556,7 +558,6 @@ impl<E: Emitter> Walker<E> {
     /// The `kept` entries of `values` that are not NULL, under `keys`.
     unsafe fn kept_fields(
         &mut self,
-        names: &[*mut PyObject],
         keys: &[*mut PyObject],
         values: &[*mut PyObject],
         kept: usize,
@@ -572,7 +573,7 @@ impl<E: Emitter> Walker<E> {
             self.key(keys[i])?;
             self.emitter.map_value();
             if let Err(e) = self.walk(value) {
-                return Err(self.at_field(names[i], e));
+                return Err(self.at_field(keys[i], e));
             }
             written += 1;
         }
