@@ -7,6 +7,7 @@ mean the same."""
 import dataclasses
 import gc
 import json
+import sys
 from typing import Annotated, NamedTuple, NotRequired, Optional, TypedDict
 
 import attrs
@@ -375,6 +376,22 @@ def test_typeddicts_decode_wire_names_into_their_python_keys():
     assert orcodec.json_schema(Movie)["$defs"]["Movie"]["required"] == ["movieTitle"]
     # A TypedDict value is a plain dict: written with the keys it has.
     assert orcodec.dumps(Movie(movie_title="M")) == b'{"movie_title":"M"}'
+
+
+def test_typeddict_options_are_inherited_where_python_keeps_the_bases():
+    @orcodec.options(rename="camel")
+    class Person(TypedDict):
+        user_id: int
+
+    class Employee(Person):
+        staff_number: int
+
+    data = b'{"userId": 1, "staffNumber": 2}'
+    if sys.version_info >= (3, 12):  # __orig_bases__ on TypedDicts
+        assert orcodec.loads(data, type=Employee) == {"user_id": 1, "staff_number": 2}
+    else:
+        with pytest.raises(orcodec.ValidationError, match="missing required field `user_id`"):
+            orcodec.loads(data, type=Employee)
 
 
 def test_namedtuples_take_no_options():
