@@ -210,7 +210,7 @@ class WireOrder:
 
     order_id: int
     line_items: list[WireLine]
-    ship_to: Optional[str] = None
+    ship_to: str | None = None
 
 
 CATALOGUE = {

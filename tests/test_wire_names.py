@@ -126,7 +126,10 @@ class BasketModel(pydantic.BaseModel):
 
 
 BASKETS = [
-    (Basket(None, [Line("a"), Line("b", 2, "gift", ["x"])]), {"owner": None, "lines": [{"sku": "a"}, {"sku": "b", "qty": 2, "note": "gift", "tags": ["x"]}]}),
+    (
+        Basket(None, [Line("a"), Line("b", 2, "gift", ["x"])]),
+        {"owner": None, "lines": [{"sku": "a"}, {"sku": "b", "qty": 2, "note": "gift", "tags": ["x"]}]},
+    ),
     (Basket("ann", [], "SAVE"), {"owner": "ann", "lines": [], "coupon": "SAVE"}),
 ]
 
@@ -430,7 +433,9 @@ def test_options_are_inherited_the_nearest_first():
     # rename and omit_none set again; omit_defaults from Child, Name from Base.
     assert orcodec.dumps(Grandchild(1, None, 0, None)) == b'{"base-id":1}'
     assert orcodec.dumps(Grandchild(1, "m", 5, None)) == b'{"base-id":1,"memo":"m","child-count":5}'
-    assert orcodec.loads(b'{"base-id": 1, "memo": "m", "last-word": "w"}', type=Grandchild) == Grandchild(1, "m", 0, "w")
+    assert orcodec.loads(b'{"base-id": 1, "memo": "m", "last-word": "w"}', type=Grandchild) == Grandchild(
+        1, "m", 0, "w"
+    )
     # The base class keeps its own policy.
     assert orcodec.dumps(Base(1)) == b'{"baseId":1}'
 
@@ -473,7 +478,10 @@ def test_two_classes_with_the_same_fields_and_different_policies_never_share():
 
     camel, kebab, plain = make(rename="camel", omit_none=True), make(rename="kebab"), make()
     for _ in range(2):
-        assert orcodec.dumps([camel(1), kebab(1), plain(1)]) == b'[{"userId":1},{"user-id":1,"nick":null},{"user_id":1,"nick":null}]'
+        assert (
+            orcodec.dumps([camel(1), kebab(1), plain(1)])
+            == b'[{"userId":1},{"user-id":1,"nick":null},{"user_id":1,"nick":null}]'
+        )
     assert orcodec.loads(b'{"userId": 2}', type=camel) == camel(2)
     assert orcodec.loads(b'{"user-id": 2}', type=kebab) == kebab(2)
     with pytest.raises(orcodec.ValidationError, match="missing required field `user_id`"):

@@ -271,7 +271,7 @@ def use_wire_names() -> None:
     @dataclasses.dataclass
     class Order:
         order_id: int
-        note: Annotated[Optional[str], orcodec.Name("memo")] = None
+        note: Annotated[str | None, orcodec.Name("memo")] = None
 
     assert_type(Order, type[Order])
     assert orcodec.dumps(Order(1), option=OPT_OMIT_NONE | OPT_OMIT_DEFAULTS) == b'{"orderId":1}'

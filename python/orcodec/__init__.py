@@ -9,7 +9,6 @@ from types import MappingProxyType
 from . import _orcodec
 from ._files import dump, load, pack, unpack
 from ._json_stream import JSONUnpacker
-from ._wire import Name, options
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -63,6 +62,7 @@ from ._orcodec import (
     packb,
     unpackb,
 )
+from ._wire import Name, options
 
 
 def json_schema(type, *, ref_template="#/$defs/{name}"):

@@ -426,18 +426,7 @@ impl<E: Emitter> Walker<E> {
                 return result;
             }
         }
-        // ormsgpack reads a field from the instance's `__dict__` when it is
-        // there, whatever the class defines (a property, `__getattribute__`),
-        // and with getattr otherwise; for JSON (a class with `__slots__`)
-        // the dict is only a shortcut where getattr would give the same.
-        let dict = if names.from_dict || is_msgpack::<E>() {
-            PyObject_GenericGetDict(obj, core::ptr::null_mut())
-        } else {
-            core::ptr::null_mut()
-        };
-        if dict.is_null() {
-            PyErr_Clear();
-        }
+        let dict = values_dict::<E>(obj, &names);
         let mut values = [core::ptr::null_mut(); MAX_SCANNED];
         let result = if !dict.is_null() && scan_in_order(dict, &names, &mut values) {
             self.scanned_fields(&names.names, &mut values[..names.names.len()])
@@ -495,8 +484,18 @@ impl<E: Emitter> Walker<E> {
         let omit_defaults = omit & options::OMIT_DEFAULTS != 0 || wire.is_some_and(|w| w.omit_defaults);
         let defaults = if omit_defaults { Some(field_defaults(self.st, Py_TYPE(obj), names)?) } else { None };
         let n = names.names.len();
+        let dict = values_dict::<E>(obj, names);
         let mut small = [core::ptr::null_mut(); MAX_SCANNED];
         let mut large = Vec::new();
+        // The usual instance dict is read in one pass, as `dataclass` reads it.
+        let scanned = !dict.is_null() && scan_in_order(dict, names, &mut small);
+        // Error paths name the keys written (the document's `$` path).
+        let keys = wire.map_or(&names.names[..], |w| &w.keys[..]);
+        if scanned && !omit_none && defaults.is_none() {
+            // Renamed only: every field is written, as `dataclass` writes them.
+            Py_DECREF(dict);
+            return self.scanned_fields(keys, &mut small[..n]);
+        }
         let values: &mut [*mut PyObject] = if n <= MAX_SCANNED {
             &mut small[..n]
         } else {
@@ -506,18 +505,8 @@ impl<E: Emitter> Walker<E> {
             }
             &mut large[..]
         };
-        let dict = if names.from_dict || is_msgpack::<E>() {
-            PyObject_GenericGetDict(obj, core::ptr::null_mut())
-        } else {
-            core::ptr::null_mut()
-        };
-        if dict.is_null() {
-            PyErr_Clear();
-        }
-        // Error paths name the keys written (the document's `$` path).
-        let keys = wire.map_or(&names.names[..], |w| &w.keys[..]);
         let result = self
-            .kept_values(obj, names, keys, dict, omit_none, defaults, values)
+            .kept_values(obj, names, keys, dict, scanned, omit_none, defaults, values)
             .and_then(|kept| self.kept_fields(keys, values, kept));
         Py_XDECREF(dict);
         values.iter().for_each(|&value| Py_XDECREF(value));
@@ -526,6 +515,7 @@ impl<E: Emitter> Walker<E> {
 
     /// Fills `values` with the fields' values (new references) that are
     /// written, NULL for those left out; returns how many are written.
+    /// `scanned`: `values` holds every field's value already.
     #[allow(clippy::too_many_arguments)]
     unsafe fn kept_values(
         &mut self,
@@ -533,13 +523,20 @@ impl<E: Emitter> Walker<E> {
         names: &FieldNames,
         keys: &[*mut PyObject],
         dict: *mut PyObject,
+        scanned: bool,
         omit_none: bool,
         defaults: Option<&Defaults>,
         values: &mut [*mut PyObject],
     ) -> Result<usize, EncodeError> {
         let mut kept = 0;
         for (i, &name) in names.names.iter().enumerate() {
-            let value = self.field_value(obj, name, dict)?;
+            // Taken out of `values` while it is looked at: an error leaves no
+            // reference behind twice.
+            let value = if scanned {
+                core::mem::replace(&mut values[i], core::ptr::null_mut())
+            } else {
+                self.field_value(obj, name, dict)?
+            };
             match wire::omitted(value, omit_none, defaults.map(|d| &d.0[i])) {
                 Ok(false) => {
                     values[i] = value;
@@ -569,10 +566,7 @@ impl<E: Emitter> Walker<E> {
             if value.is_null() {
                 continue;
             }
-            self.emitter.map_key(written);
-            self.key(keys[i])?;
-            self.emitter.map_value();
-            if let Err(e) = self.walk(value) {
+            if let Err(e) = self.entry(written, keys[i], value) {
                 return Err(self.at_field(keys[i], e));
             }
             written += 1;
@@ -674,6 +668,23 @@ impl<E: Emitter> Walker<E> {
         self.leave();
         Ok(())
     }
+}
+
+/// The instance `__dict__` the fields' values of `obj` are read from (a new
+/// reference), or NULL (nothing raised) to read them with `getattr`.
+/// ormsgpack reads a field from the instance's `__dict__` when it is there,
+/// whatever the class defines (a property, `__getattribute__`), and with
+/// getattr otherwise; for JSON (a class with `__slots__`, or a wire policy)
+/// the dict is only a shortcut where getattr would give the same.
+unsafe fn values_dict<E: Emitter>(obj: *mut PyObject, names: &FieldNames) -> *mut PyObject {
+    if !names.from_dict && !is_msgpack::<E>() {
+        return core::ptr::null_mut();
+    }
+    let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());
+    if dict.is_null() {
+        PyErr_Clear();
+    }
+    dict
 }
 
 /// The instance `__dict__` orjson writes a dataclass as (a new reference):

@@ -53,24 +53,32 @@ impl Drop for Defaults {
     }
 }
 
-/// `orcodec._wire.<function>(cls, names)`: a new reference, or NULL with
-/// the exception set. `names` is a list of the serialized field names.
-unsafe fn call_wire(st: &State, function: &core::ffi::CStr, cls: *mut PyObject, names: *mut PyObject) -> *mut PyObject {
+/// What `read` makes of `orcodec._wire.<function>(cls, names)`, where
+/// `names` are the serialized field names.
+unsafe fn call_wire<T>(
+    st: &State,
+    function: &core::ffi::CStr,
+    cls: *mut PyTypeObject,
+    names: &[*mut PyObject],
+    read: impl FnOnce(*mut PyObject) -> Result<T, EncodeError>,
+) -> Result<T, EncodeError> {
     let mut module = st.found.wire_module.found();
     if module.is_null() {
         let imported = PyImport_ImportModule(c"orcodec._wire".as_ptr());
         if imported.is_null() {
-            return core::ptr::null_mut();
+            return Err(EncodeError::Raised);
         }
         module = st.found.wire_module.keep(imported);
     }
-    let f = PyObject_GetAttrString(module, function.as_ptr());
-    if f.is_null() {
-        return core::ptr::null_mut();
+    let tuple = names_tuple(names)?;
+    let out = PyObject_CallMethod(module, function.as_ptr(), c"OO".as_ptr(), cls as *mut PyObject, tuple);
+    Py_DECREF(tuple);
+    if out.is_null() {
+        return Err(EncodeError::Raised);
     }
-    let out = PyObject_CallFunctionObjArgs(f, cls, names, core::ptr::null_mut::<PyObject>());
-    Py_DECREF(f);
-    out
+    let result = read(out);
+    Py_DECREF(out);
+    result
 }
 
 /// `names` (borrowed strs) as a new tuple.
@@ -91,15 +99,7 @@ unsafe fn names_tuple(names: &[*mut PyObject]) -> Result<*mut PyObject, EncodeEr
 /// None when it has none. A policy that cannot be made (two fields with one
 /// wire name, a rename callable that fails) is the `TypeError` raised.
 pub unsafe fn plan(st: &State, cls: *mut PyTypeObject, names: &[*mut PyObject]) -> Result<Option<Wire>, EncodeError> {
-    let tuple = names_tuple(names)?;
-    let plan = call_wire(st, c"encode_plan", cls as *mut PyObject, tuple);
-    Py_DECREF(tuple);
-    if plan.is_null() {
-        return Err(EncodeError::Raised);
-    }
-    let result = read_plan(plan, names.len());
-    Py_DECREF(plan);
-    result
+    call_wire(st, c"encode_plan", cls, names, |plan| read_plan(plan, names.len()))
 }
 
 unsafe fn read_plan(plan: *mut PyObject, n: usize) -> Result<Option<Wire>, EncodeError> {
@@ -137,15 +137,7 @@ unsafe fn read_plan(plan: *mut PyObject, n: usize) -> Result<Option<Wire>, Encod
 
 /// The defaults of dataclass `cls`'s serialized fields `names`.
 pub unsafe fn defaults(st: &State, cls: *mut PyTypeObject, names: &[*mut PyObject]) -> Result<Defaults, EncodeError> {
-    let tuple = names_tuple(names)?;
-    let found = call_wire(st, c"field_defaults", cls as *mut PyObject, tuple);
-    Py_DECREF(tuple);
-    if found.is_null() {
-        return Err(EncodeError::Raised);
-    }
-    let result = read_defaults(found, names.len());
-    Py_DECREF(found);
-    result
+    call_wire(st, c"field_defaults", cls, names, |found| read_defaults(found, names.len()))
 }
 
 unsafe fn read_defaults(found: *mut PyObject, n: usize) -> Result<Defaults, EncodeError> {
@@ -185,6 +177,7 @@ unsafe fn read_defaults(found: *mut PyObject, n: usize) -> Result<Defaults, Enco
 /// Whether `value` (held by the caller) is left out of the output: `None`
 /// under `omit_none`, equal to its default under `defaults` (compared with
 /// `==`, which may run Python code and raise).
+#[inline]
 pub unsafe fn omitted(
     value: *mut PyObject,
     omit_none: bool,
@@ -195,6 +188,10 @@ pub unsafe fn omitted(
     }
     let equal = match default {
         None | Some(FieldDefault::None) => return Ok(false),
+        // A `None` default is compared by identity (the usual optional
+        // field): asking another value's `__eq__` about `None` is slow, and
+        // only a value that claims to equal `None` would say yes.
+        Some(&FieldDefault::Value(default)) if default == Py_None() => return Ok(value == default),
         Some(&FieldDefault::Value(default)) => PyObject_RichCompareBool(value, default, Py_EQ),
         Some(&FieldDefault::Factory(factory)) => {
             let made = PyObject_CallNoArgs(factory);
