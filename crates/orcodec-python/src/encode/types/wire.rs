@@ -99,7 +99,13 @@ unsafe fn names_tuple(names: &[*mut PyObject]) -> Result<*mut PyObject, EncodeEr
 /// None when it has none. A policy that cannot be made (two fields with one
 /// wire name, a rename callable that fails) is the `TypeError` raised.
 pub unsafe fn plan(st: &State, cls: *mut PyTypeObject, names: &[*mut PyObject]) -> Result<Option<Wire>, EncodeError> {
-    call_wire(st, c"encode_plan", cls, names, |plan| read_plan(plan, names.len()))
+    call_wire(st, c"encode_plan", cls, names, |plan| read_plan(plan, names.len())).map_err(|e| {
+        if matches!(e, EncodeError::Raised) && PyErr_ExceptionMatches(PyExc_TypeError) != 0 {
+            EncodeError::WirePolicy
+        } else {
+            e
+        }
+    })
 }
 
 unsafe fn read_plan(plan: *mut PyObject, n: usize) -> Result<Option<Wire>, EncodeError> {
