@@ -201,6 +201,7 @@ bench: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --json bench/results/latest.json
 	$(PY) bench/numpy_roundtrip.py --json bench/results/numpy.json
 	$(PY) bench/typed.py --json bench/results/typed.json
+	$(PY) bench/wire.py --json bench/results/wire.json
 	$(PY) bench/memory.py --json bench/results/memory.json
 	$(PY) bench/streams.py --json bench/results/streams.json
 	$(PY) bench/dropins.py --json bench/results/dropins.json
@@ -227,6 +228,7 @@ bench-quick: build $(BENCH_DEPS)
 	$(PY) bench/compare.py --quick --json bench/results/quick.json
 	$(PY) bench/numpy_roundtrip.py --quick --json bench/results/numpy-quick.json
 	$(PY) bench/typed.py --quick --json bench/results/typed-quick.json
+	$(PY) bench/wire.py --quick --json bench/results/wire-quick.json
 	$(PY) bench/memory.py --mb 10 --cjk-mb 10 --json bench/results/memory-quick.json
 	$(PY) bench/streams.py --quick --json bench/results/streams-quick.json
 	$(PY) bench/dropins.py --quick --json bench/results/dropins-quick.json

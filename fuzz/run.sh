@@ -69,7 +69,7 @@ for spec in json_scanner:json json_pull:json json_partial:json pointer:json json
     run "$target" "$logs/$target.log" cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
         "fuzz/corpus/$target" "${dirs[@]}" -- "${flags[@]}"
 done
-for spec in loads_bytes:json json_pieces:json unpackb_bytes:msgpack msgpack_python:msgpack stream_chunks:msgpack transcode:json,msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed typed_classes: ndarray:ndarray dataclass_dumps: decimal_text:text-forms stdlib_json:json; do
+for spec in loads_bytes:json json_pieces:json unpackb_bytes:msgpack msgpack_python:msgpack stream_chunks:msgpack transcode:json,msgpack structured:json,msgpack roundtrip: numpy_ext:numpy typed:typed typed_classes: ndarray:ndarray dataclass_dumps: wire_names: decimal_text:text-forms stdlib_json:json; do
     target="${spec%%:*}" seed="${spec#*:}" dirs=()
     for s in ${seed//,/ }; do dirs+=("$seeds/$s"); done
     run "py_$target" "$logs/py_$target.log" "$python" "fuzz/python/$target.py" \

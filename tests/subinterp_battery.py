@@ -53,6 +53,14 @@ class Pair(typing.NamedTuple):
     right: str
 
 
+@orcodec.options(rename="camel", omit_none=True, forbid_unknown_fields=True)
+@dataclasses.dataclass
+class Renamed:
+    order_id: int
+    ship_to: typing.Optional[str] = None
+    qty: typing.Annotated[int, orcodec.Name("n")] = 1
+
+
 def outcome(call):
     """What `call()` gives: its result's repr, or its exception's type name,
     message and notes."""
@@ -218,6 +226,11 @@ def battery():
 
     case("JSONUnpacker", json_unpacker)
     case("json_schema", lambda: o.json_schema(Point))
+    case("dumps wire names", lambda: o.dumps([Renamed(1), Renamed(2, "x", 3)]))
+    case("packb OPT_OMIT_DEFAULTS", lambda: o.packb(Point(1, 2.0), option=o.OPT_OMIT_DEFAULTS | o.OPT_OMIT_NONE))
+    case("loads wire names", lambda: o.loads(b'{"orderId": 1, "n": 2}', type=Renamed))
+    case("loads unknown field", lambda: o.loads(b'[{"orderId": 1, "order_id": 2}]', type=list[Renamed]))
+    case("json_schema wire names", lambda: o.json_schema(Renamed))
     case("version", lambda: o.__version__)
     case("flags", lambda: sorted(o.flags) if hasattr(o, "flags") else None)
     return results

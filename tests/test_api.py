@@ -36,6 +36,8 @@ ALL_FLAGS = [
     "OPT_NUMPY_EXT",
     "OPT_NUMPY_ZERO_COPY",
     "OPT_MSGPACK_NUMPY",
+    "OPT_OMIT_DEFAULTS",
+    "OPT_OMIT_NONE",
 ]
 ZERO_FLAGS = {"OPT_SERIALIZE_DATACLASS", "OPT_SERIALIZE_UUID"}
 
@@ -51,6 +53,8 @@ NO_EFFECT_ON_BUILTINS = [
     "OPT_NUMPY_EXT",
     "OPT_NUMPY_ZERO_COPY",
     "OPT_MSGPACK_NUMPY",
+    "OPT_OMIT_DEFAULTS",
+    "OPT_OMIT_NONE",
 ]
 
 # Builtin documents every flag must accept: no tuples, subclasses, ints beyond 53 bits

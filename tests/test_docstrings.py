@@ -41,7 +41,7 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize("name", FUNCTIONS + CLASSES + EXCEPTIONS + ["FlagInfo"])
+@pytest.mark.parametrize("name", FUNCTIONS + CLASSES + EXCEPTIONS + ["FlagInfo", "Name", "options"])
 def test_stub_docstring_equals_the_runtime_one(name):
     runtime = getattr(orcodec, name).__doc__
     assert runtime, name
@@ -149,6 +149,12 @@ class Point:
     x: int
 
 
+@dataclasses.dataclass
+class WithDefaults:
+    x: int = 0
+    y: object = None
+
+
 class Model(pydantic.BaseModel):
     name: str
 
@@ -164,6 +170,7 @@ ENCODE_PROBES = [
     2**53 + 1,
     2**70,
     Point(1),
+    WithDefaults(y=None),
     Color.RED,
     Text("subclass"),
     (1, 2),

@@ -133,7 +133,26 @@ def growing_list_default():
     return items, default
 
 
-# name -> (call, expected exception or None[, number of calls])
+@orcodec.options(rename="camel", omit_defaults=True, omit_none=True, forbid_unknown_fields=True)
+@dataclasses.dataclass
+class WireRecord:
+    record_id: int
+    note: str | None = None
+    tags: list = dataclasses.field(default_factory=list)
+
+
+@orcodec.options(rename=lambda name: "same")
+@dataclasses.dataclass
+class WireClash:
+    a: int
+    b: int
+
+
+WIRE = [WireRecord(1), WireRecord(2, "n", ["t"]), TypedRecord(uuid.UUID(int=7), None, Color.RED, [])]
+WIRE_OPTS = orcodec.OPT_OMIT_DEFAULTS | orcodec.OPT_OMIT_NONE
+
+
+# name -> (call, expected exception or None[, number of calls[, warm-up calls]])
 CASES = {
     # dumps
     "dumps-ok": (lambda: orcodec.dumps(D), None),
@@ -208,6 +227,21 @@ CASES = {
     "unpackb-ext-hook-ok": (lambda: orcodec.unpackb(EXT, ext_hook=lambda tag, data: (tag, data)), None),
     "unpackb-bad-option": (lambda: orcodec.unpackb(OBJ.msgpack, option=1 << 40), orcodec.MsgpackDecodeError),
     "unpackb-error-type": (lambda: orcodec.unpackb("text"), orcodec.MsgpackDecodeError),
+    # wire names and defaults
+    "dumps-ok-wire": (lambda: orcodec.dumps(WIRE, option=WIRE_OPTS), None),
+    "packb-ok-wire": (lambda: orcodec.packb(WIRE, option=WIRE_OPTS), None),
+    # Each call runs the failing policy's Python code again (nothing is cached): the
+    # interpreter's own allocations settle over some 50 000 calls of it (then none grow).
+    "dumps-wire-policy-fails": (
+        lambda: orcodec.dumps([D, WireClash(1, 2)]),
+        orcodec.JSONEncodeError,
+        50_000,
+        50_000,
+    ),
+    "loads-wire-unknown-field": (
+        lambda: orcodec.loads(b'[{"recordId": 1}, {"recordId": 2, "record_id": 3}]', type=list[WireRecord]),
+        orcodec.ValidationError,
+    ),
 }
 
 # Streams, JSON Lines and the transcoders: fewer calls, each does several things.
@@ -337,11 +371,12 @@ def frozen_suite_objects():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_no_leak(name):
-    call, expected, *count = CASES[name]
-    calls = count[0] if count else CALLS
+    call, expected, *counts = CASES[name]
+    calls = counts[0] if counts else CALLS
+    warmup = counts[1] if len(counts) > 1 else WARMUP
 
     assert_no_leak(
-        name, call, expected, tracked, calls=calls, warmup=WARMUP, max_blocks=MAX_BLOCK_GROWTH, max_rss=MAX_RSS_GROWTH
+        name, call, expected, tracked, calls=calls, warmup=warmup, max_blocks=MAX_BLOCK_GROWTH, max_rss=MAX_RSS_GROWTH
     )
 
 

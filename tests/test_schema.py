@@ -196,6 +196,23 @@ class Documented:
     note: Annotated[str, at.doc("A free text")] = ""
 
 
+@orcodec.options(rename="camel", forbid_unknown_fields=True)
+@dataclasses.dataclass
+class WireLine:
+    sku_code: str
+    unit_count: Annotated[int, at.Ge(1), orcodec.Name("n")] = 1
+
+
+@orcodec.options(rename="kebab")
+@dataclasses.dataclass
+class WireOrder:
+    """An order whose fields have other names on the wire."""
+
+    order_id: int
+    line_items: list[WireLine]
+    ship_to: str | None = None
+
+
 CATALOGUE = {
     "scalars": Scalars,
     "constrained": Constrained,
@@ -212,6 +229,7 @@ CATALOGUE = {
     "recursive": Node,
     "ndarray": Arrays,
     "documented": Documented,
+    "wire_names": WireOrder,
 }
 
 
@@ -374,6 +392,8 @@ POOL = [
     {"kind": "place", "order_id": 1},
 ]
 KEYS = ["a", "x", "1", "-1", "01", "-0", "1.5", "nan", "inf", "red", "2", "2024-02-29", "2023-02-29", "kind", "value"]
+# Wire names and the Python names they stand for (unknown to a renamed class).
+KEYS += ["skuCode", "sku_code", "n", "unit_count", "order-id", "order_id"]
 
 
 def _paths(doc, path=()):

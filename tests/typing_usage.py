@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable, Optional, Union, assert_type
+from typing import Annotated, Any, Callable, Optional, Union, assert_type
 
 import orcodec
 from orcodec import (
@@ -25,7 +25,9 @@ from orcodec import (
     OPT_NON_STR_KEYS,
     OPT_NUMPY_EXT,
     OPT_NUMPY_ZERO_COPY,
+    OPT_OMIT_DEFAULTS,
     OPT_OMIT_MICROSECONDS,
+    OPT_OMIT_NONE,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
@@ -59,7 +61,9 @@ ALL_FLAGS: list[int] = [
     OPT_NON_STR_KEYS,
     OPT_NUMPY_EXT,
     OPT_NUMPY_ZERO_COPY,
+    OPT_OMIT_DEFAULTS,
     OPT_OMIT_MICROSECONDS,
+    OPT_OMIT_NONE,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
@@ -262,6 +266,22 @@ def use_typed() -> None:
     rejected(lambda: orcodec.json_schema(Item, "#/{name}"), TypeError)  # type: ignore[call-arg]
 
 
+def use_wire_names() -> None:
+    @orcodec.options(rename="camel", omit_defaults=True, omit_none=None, forbid_unknown_fields=True)
+    @dataclasses.dataclass
+    class Order:
+        order_id: int
+        note: Annotated[str | None, orcodec.Name("memo")] = None
+
+    assert_type(Order, type[Order])
+    assert orcodec.dumps(Order(1), option=OPT_OMIT_NONE | OPT_OMIT_DEFAULTS) == b'{"orderId":1}'
+    assert_type(orcodec.loads(b'{"orderId": 2}', type=Order), Order)
+    assert_type(orcodec.Name("x").name, str)
+    assert callable(orcodec.options(rename=str.upper))
+    rejected(lambda: orcodec.options(rename=1), ValueError)  # type: ignore[arg-type]
+    rejected(lambda: orcodec.Name(1), TypeError)  # type: ignore[arg-type]
+
+
 def use_stdlib_json() -> None:
     import io
 
@@ -292,6 +312,7 @@ def main() -> None:
     use_fragment_and_ext()
     use_flags()
     use_typed()
+    use_wire_names()
 
 
 if __name__ == "__main__":

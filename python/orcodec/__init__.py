@@ -18,7 +18,9 @@ from ._orcodec import (
     OPT_NON_STR_KEYS,
     OPT_NUMPY_EXT,
     OPT_NUMPY_ZERO_COPY,
+    OPT_OMIT_DEFAULTS,
     OPT_OMIT_MICROSECONDS,
+    OPT_OMIT_NONE,
     OPT_PASSTHROUGH_BIG_INT,
     OPT_PASSTHROUGH_DATACLASS,
     OPT_PASSTHROUGH_DATETIME,
@@ -60,6 +62,7 @@ from ._orcodec import (
     packb,
     unpackb,
 )
+from ._wire import Name, options
 
 
 def json_schema(type, *, ref_template="#/$defs/{name}"):
@@ -153,6 +156,7 @@ __all__ = [
     "MsgpackDecodeError",
     "MsgpackEncodeError",
     "MsgpackInputTypeError",
+    "Name",
     "OPT_APPEND_NEWLINE",
     "OPT_DATETIME_AS_TIMESTAMP_EXT",
     "OPT_INDENT_2",
@@ -161,7 +165,9 @@ __all__ = [
     "OPT_NON_STR_KEYS",
     "OPT_NUMPY_EXT",
     "OPT_NUMPY_ZERO_COPY",
+    "OPT_OMIT_DEFAULTS",
     "OPT_OMIT_MICROSECONDS",
+    "OPT_OMIT_NONE",
     "OPT_PASSTHROUGH_BIG_INT",
     "OPT_PASSTHROUGH_DATACLASS",
     "OPT_PASSTHROUGH_DATETIME",
@@ -195,6 +201,7 @@ __all__ = [
     "loads",
     "loads_lines",
     "msgpack_to_json",
+    "options",
     "pack",
     "packb",
     "unpack",

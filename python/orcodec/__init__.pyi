@@ -6,6 +6,7 @@ from typing import Any, Callable, Generic, Literal, NamedTuple, TypeVar, final, 
 from _typeshed import SupportsRead, SupportsWrite
 
 _T = TypeVar("_T")
+_C = TypeVar("_C", bound=type)
 
 __version__: str
 
@@ -86,7 +87,8 @@ def dumps(
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what dumps does:
         OPT_APPEND_NEWLINE, OPT_INDENT_2, OPT_NAIVE_UTC, OPT_NON_STR_KEYS,
-        OPT_OMIT_MICROSECONDS, OPT_PASSTHROUGH_BIG_INT,
+        OPT_OMIT_DEFAULTS, OPT_OMIT_MICROSECONDS, OPT_OMIT_NONE,
+        OPT_PASSTHROUGH_BIG_INT,
         OPT_PASSTHROUGH_DATACLASS, OPT_PASSTHROUGH_DATETIME,
         OPT_PASSTHROUGH_ENUM, OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE,
         OPT_PASSTHROUGH_UUID, OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY,
@@ -186,8 +188,9 @@ def packb(
     option: None, or an int of OPT_* flags combined with |. The flags that
     change what packb does:
         OPT_DATETIME_AS_TIMESTAMP_EXT, OPT_MSGPACK_NUMPY, OPT_NAIVE_UTC,
-        OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_MICROSECONDS,
-        OPT_PASSTHROUGH_BIG_INT, OPT_PASSTHROUGH_DATACLASS,
+        OPT_NON_STR_KEYS, OPT_NUMPY_EXT, OPT_OMIT_DEFAULTS,
+        OPT_OMIT_MICROSECONDS, OPT_OMIT_NONE, OPT_PASSTHROUGH_BIG_INT,
+        OPT_PASSTHROUGH_DATACLASS,
         OPT_PASSTHROUGH_DATETIME, OPT_PASSTHROUGH_ENUM,
         OPT_PASSTHROUGH_SUBCLASS, OPT_PASSTHROUGH_TUPLE, OPT_PASSTHROUGH_UUID,
         OPT_REPLACE_SURROGATES, OPT_SERIALIZE_NUMPY, OPT_SERIALIZE_PYDANTIC,
@@ -699,6 +702,37 @@ def json_schema_components(
     them in one place (OpenAPI's components/schemas, with
     ref_template="#/components/schemas/{name}")."""
 
+@final
+class Name:
+    """The name a field has on the wire: ``Annotated[int, orcodec.Name("orderId")]``.
+
+    It wins over the class's ``rename`` policy; encoding writes it, typed
+    decoding and ``convert`` read it (and only it), ``json_schema`` lists it.
+    """
+
+    name: str
+    def __init__(self, name: str) -> None: ...
+
+def options(
+    *,
+    rename: Literal["camel", "pascal", "kebab", "screaming_snake"] | Callable[[str], str] | None = ...,
+    omit_defaults: bool | None = ...,
+    omit_none: bool | None = ...,
+    forbid_unknown_fields: bool | None = ...,
+) -> Callable[[_C], _C]:
+    """A class decorator setting the wire policy of a dataclass, attrs class or TypedDict.
+
+    rename: "camel", "pascal", "kebab", "screaming_snake", or a callable from
+        the Python name to the wire name (called once per field, when the
+        class is first used); an ``orcodec.Name`` on a field wins over it.
+    omit_defaults: dumps and packb leave out fields equal to their default.
+    omit_none: dumps and packb leave out fields that are None.
+    forbid_unknown_fields: typed decoding refuses fields the class does not have.
+
+    An option left out (None) is inherited from the nearest base class that
+    sets it. NamedTuples are arrays on the wire and take no options.
+    """
+
 def load(
     fp: SupportsRead[bytes | str],
     *,
@@ -811,8 +845,14 @@ OPT_NUMPY_ZERO_COPY: int
 memory instead of copying it; each array keeps the input alive, and a bytearray from being resized.
 Without either of those flags unpackb raises.
 """
+OPT_OMIT_DEFAULTS: int
+"""Leave out the fields of dataclass instances (nested ones too) that equal their default (for a
+default_factory: what the factory makes, called when the instance is written).
+"""
 OPT_OMIT_MICROSECONDS: int
 """Write datetimes and times without their microseconds."""
+OPT_OMIT_NONE: int
+"""Leave out the fields of dataclass instances (nested ones too) that are None."""
 OPT_PASSTHROUGH_BIG_INT: int
 """Pass ints outside -2**63 to 2**64-1 to default instead of raising."""
 OPT_PASSTHROUGH_DATACLASS: int

@@ -491,7 +491,7 @@ class _Generator:
         return out
 
     def class_schema(self, node) -> dict:
-        _, _, cls, fields, _, kind, _ = node
+        cls, fields, kind = node[2], node[3], node[5]
         out: dict = {"title": cls.__name__}
         description = _description(cls)
         if description:
@@ -524,6 +524,8 @@ class _Generator:
         out["properties"] = properties
         if required:
             out["required"] = required
+        if node[8]:  # forbid_unknown_fields: the decoder refuses other properties
+            out["additionalProperties"] = False
         return out
 
     def key_schema(self, index: int) -> dict:  # noqa: C901 - one branch per kind of key

@@ -30,6 +30,8 @@ import typing
 import uuid
 from collections import abc
 
+from . import _wire
+
 try:  # Python 3.12+
     from typing import TypeAliasType as _TypeAliasType
 except ImportError:  # pragma: no cover - older Pythons
@@ -62,13 +64,17 @@ UNION = 14  # (by_kind, by_class): by_kind is a tuple of node indexes (-1: none)
 CHOICE = 15  # (strs, ints, bools, flag): dicts from each accepted str, int and bool value
 #              to what it decodes to (an enum member or the Literal value); flag is the
 #              Flag class to call for an int not in ints (composite flags), or None
-CLASS = 16  # (cls, fields, post_init, kind, init_vars): fields is a tuple of
-#             (name, node, default_kind, default) with default_kind 0: required,
+CLASS = 16  # (cls, fields, post_init, kind, init_vars, attr_names, forbid_unknown):
+#             fields is a tuple of (name, node, default_kind, default), name the wire
+#             name (orcodec.Name, the rename policy), with default_kind 0: required,
 #             1: default value, 2: default_factory, 3: optional and left unset when
 #             missing, each | 4 when the field is never read from the input (init=False);
 #             post_init: whether __post_init__ (__attrs_post_init__) is to be called;
 #             kind 0: dataclass, 1: attrs, 2: TypedDict, 3: NamedTuple; init_vars: how
-#             many of the last fields are InitVars (given to __post_init__, not stored)
+#             many of the last fields are InitVars (given to __post_init__, not stored);
+#             attr_names: None when each field's Python name is its wire name, else a
+#             tuple of the Python names (attributes, TypedDict keys); forbid_unknown:
+#             the class refuses fields it does not have (@orcodec.options)
 DATETIME = 17  # ()
 DATE = 18  # ()
 TIME = 19  # ()
@@ -700,6 +706,9 @@ class _Compiler:
             fields = self.typeddict_fields(cls, typevars)
         else:
             fields = self.namedtuple_fields(cls, typevars)
+        attr_names, forbid = None, False
+        if kind != 3:  # a NamedTuple is an array: no names on the wire
+            fields, attr_names, forbid = self.wire(cls, kind, fields)
         self.nodes[index] = (
             CLASS,
             "object" if kind != 3 else "array",
@@ -708,8 +717,28 @@ class _Compiler:
             bool(post_init),
             kind,
             init_vars,
+            attr_names,
+            forbid,
         )
         return index
+
+    def wire(self, cls, kind, fields):
+        """``fields`` under their wire names, the Python names where they
+        differ (else None), and whether unknown fields are refused."""
+        opts = _wire.class_options(cls)
+        if kind == 1:
+            import attrs
+
+            annotations = {a.name: a.type for a in attrs.fields(cls)}
+        else:
+            annotations = self.hints(cls, None)
+        pairs = [(f[0], _required_stripped(annotations.get(f[0]))) for f in fields]
+        if not opts and all(_wire.name_in(a) is None for _, a in pairs):
+            return fields, None, False
+        wire = _wire.wire_names(cls, pairs, opts.get("rename"))
+        renamed = [(w, *f[1:]) for w, f in zip(wire, fields)]
+        attr_names = tuple(f[0] for f in fields) if wire != [f[0] for f in fields] else None
+        return renamed, attr_names, bool(opts.get("forbid_unknown_fields"))
 
     def hints(self, cls, typevars):
         try:
@@ -821,6 +850,16 @@ class _Compiler:
             else:
                 out.append((name, node, 0, None))
         return out
+
+
+def _required_stripped(hint):
+    """``hint`` without the ``Required``/``NotRequired``/``ReadOnly`` of a
+    TypedDict key around it (an ``Annotated`` may be inside them)."""
+    origin = _origin(hint)
+    while origin is not None and getattr(origin, "_name", None) in ("Required", "NotRequired", "ReadOnly"):
+        hint = typing.get_args(hint)[0]
+        origin = _origin(hint)
+    return hint
 
 
 _STR_LIKE = (

@@ -55,6 +55,9 @@ pub enum EncodeError {
     SortedNonStrKeys,
     /// In `packb`, a datetime whose tzinfo's `utcoffset()` returned None.
     UnsupportedTimezone,
+    /// A dataclass's wire policy could not be made (`orcodec._wire` raised
+    /// the `TypeError` saying why, which becomes the `__cause__`).
+    WirePolicy,
 }
 
 impl From<Raised> for EncodeError {

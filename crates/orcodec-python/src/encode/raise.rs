@@ -114,6 +114,12 @@ unsafe fn raise_error(err: &EncodeError, format: &Format, context: &ErrorContext
         EncodeError::ListChangedSize => "list changed size during serialization".into(),
         EncodeError::DictChangedSize => "dict changed size during serialization".into(),
         EncodeError::TooLong => "object is too large for MessagePack (more than 2**32-1 items or bytes)".into(),
+        EncodeError::WirePolicy => {
+            // The policy's own message, in both formats: it says what to fix.
+            let message = current_message().unwrap_or_else(|| "a dataclass's wire policy failed".into());
+            raise_from_current(kind, &message);
+            return;
+        }
         EncodeError::TimezoneRaised => {
             raise_from_current(kind, "datetime's tzinfo.utcoffset() raised");
             return;

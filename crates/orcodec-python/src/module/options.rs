@@ -32,6 +32,8 @@ pub const PASSTHROUGH_BIG_INT: Opt = 1 << 20;
 pub const NUMPY_EXT: Opt = 1 << 21;
 pub const NUMPY_ZERO_COPY: Opt = 1 << 22;
 pub const MSGPACK_NUMPY: Opt = 1 << 23;
+pub const OMIT_DEFAULTS: Opt = 1 << 24;
+pub const OMIT_NONE: Opt = 1 << 25;
 /// Kept for compatibility with orjson: dataclasses and UUIDs are always serialized.
 pub const SERIALIZE_DATACLASS: Opt = 0;
 pub const SERIALIZE_UUID: Opt = 0;
@@ -142,6 +144,19 @@ pub const ALL: &[Flag] = &[
         OMIT_MICROSECONDS,
         DUMPS | PACKB,
         "Write datetimes and times without their microseconds.",
+    ),
+    flag(
+        "OPT_OMIT_DEFAULTS",
+        OMIT_DEFAULTS,
+        DUMPS | PACKB,
+        "Leave out the fields of dataclass instances (nested ones too) that equal their default (for a \
+         default_factory: what the factory makes, called when the instance is written).",
+    ),
+    flag(
+        "OPT_OMIT_NONE",
+        OMIT_NONE,
+        DUMPS | PACKB,
+        "Leave out the fields of dataclass instances (nested ones too) that are None.",
     ),
     flag(
         "OPT_PASSTHROUGH_BIG_INT",

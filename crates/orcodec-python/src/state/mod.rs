@@ -167,6 +167,8 @@ pub struct Found {
     pub compile_type: Lazy,
     /// The compiled types by type (a dict; see `decode::typed::cache`).
     pub compiled_types: Lazy,
+    /// `orcodec._wire`, the dataclasses' wire policies for the encoders.
+    pub wire_module: Lazy,
     /// `numpy.bool_`, `numpy.integer`, `numpy.floating`, for typed decoding.
     pub numpy_bool: Lazy,
     pub numpy_integer: Lazy,
@@ -179,7 +181,7 @@ pub struct Found {
 }
 
 impl Found {
-    fn all(&self) -> [&Lazy; 14] {
+    fn all(&self) -> [&Lazy; 15] {
         [
             &self.uuid_type,
             &self.safe_uuid,
@@ -189,6 +191,7 @@ impl Found {
             &self.decimal_type,
             &self.compile_type,
             &self.compiled_types,
+            &self.wire_module,
             &self.numpy_bool,
             &self.numpy_integer,
             &self.numpy_floating,

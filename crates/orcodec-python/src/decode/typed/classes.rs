@@ -387,7 +387,7 @@ fn next_field<I: Input>(
             }
         };
         let Some(i) = found.filter(|&i| cl.fields[i].from_input) else {
-            if ctx.forbid_unknown {
+            if ctx.forbid_unknown || cl.forbid_unknown {
                 return Err(unknown_field(key, path, at));
             }
             input.skip(ctx.depth)?;

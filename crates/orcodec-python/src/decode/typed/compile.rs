@@ -400,6 +400,9 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         _ => ClassKind::NamedTuple,
     };
     let init_vars = int_of(item(t, 6)?)? as usize;
+    // The Python names, where the fields' names on the wire differ (see `wire_names`).
+    let attr_names = item(t, 7)?;
+    let forbid_unknown = PyObject_IsTrue(item(t, 8)?) == 1;
     if kind == ClassKind::NamedTuple
         && PyType_IsSubtype(cls as *mut PyTypeObject, core::ptr::addr_of_mut!(PyTuple_Type)) == 0
     {
@@ -429,7 +432,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
     for i in 0..n {
         let f = item(fields_obj, i)?;
         let name = text(item(f, 0)?)?;
-        let name_obj = interned(name)?;
+        let name_obj = interned(if attr_names == Py_None() { name } else { text(item(attr_names, i)?)? })?;
         let default_kind = int_of(item(f, 2)?)?;
         let default_obj = item(f, 3)?;
         let default = match default_kind & 3 {
@@ -473,6 +476,7 @@ unsafe fn class(t: *mut PyObject, count: usize) -> Result<ClassNode, Raised> {
         slots_tag: core::cell::Cell::new(0),
         by_name,
         inline,
+        forbid_unknown,
         no_args: Owned::new(PyTuple_New(0)).map_err(|()| Raised)?,
     })
 }

@@ -193,8 +193,10 @@ pub enum Default {
 }
 
 pub struct Field {
+    /// The name on the wire: what the input's keys are matched against and
+    /// what error paths show (`orcodec.Name`, the class's rename policy).
     pub name: Box<str>,
-    /// The name as an interned str (attribute and dict key).
+    /// The Python name as an interned str (attribute and TypedDict key).
     pub name_obj: Owned,
     pub node: NodeId,
     pub default: Default,
@@ -264,6 +266,8 @@ pub struct ClassNode {
     pub by_name: Option<FastMap<Box<[u8]>, usize>>,
     /// Where the fields kept in the instance dict go in its inline values.
     pub inline: crate::cpython::inline_attrs::InlineAttrs,
+    /// Unknown fields are refused (`@orcodec.options(forbid_unknown_fields=True)`).
+    pub forbid_unknown: bool,
 }
 
 impl ClassNode {

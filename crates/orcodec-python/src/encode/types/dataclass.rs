@@ -38,7 +38,9 @@ use std::rc::Rc;
 use crate::cpython::dict::dict_len;
 use crate::cpython::types::{has_generic_getattr, is_data_descriptor, version_tag};
 use crate::encode::error::EncodeError;
+use crate::encode::types::wire::{self, Defaults, Wire};
 use crate::encode::walker::{is_msgpack, Walker};
+use crate::module::options::{self, Opt};
 use crate::state::scratch::{slot, Slot};
 use crate::state::State;
 
@@ -53,6 +55,12 @@ pub struct FieldNames {
     private: Vec<*mut PyObject>,
     /// Whether the values may be read from the instance `__dict__`.
     from_dict: bool,
+    /// The class's wire names and omissions (`orcodec.Name`,
+    /// `@orcodec.options`); None for a class without them, written as before.
+    wire: Option<Wire>,
+    /// The fields' defaults, read the first time fields are to be left out
+    /// for being equal to them.
+    defaults: core::cell::OnceCell<Defaults>,
 }
 
 impl Drop for FieldNames {
@@ -155,9 +163,14 @@ struct ClassFacts {
     fields: *mut PyObject,
     /// Whether its own dict declares `__slots__`.
     own_slots: bool,
+    /// Known to be written in orjson's form (its instance `__dict__`) by
+    /// `dumps`: no `__slots__` of its own, and its field names are cached
+    /// for this version tag without a wire policy.
+    dict_form: bool,
 }
 
-const NO_FACTS: ClassFacts = ClassFacts { ty: 0, version: 0, fields: core::ptr::null_mut(), own_slots: false };
+const NO_FACTS: ClassFacts =
+    ClassFacts { ty: 0, version: 0, fields: core::ptr::null_mut(), own_slots: false, dict_form: false };
 
 /// Slots of the class facts cache, indexed by the class's address.
 const FACT_SLOTS: usize = 16;
@@ -166,7 +179,7 @@ const FACT_SLOTS: usize = 16;
 #[inline(always)]
 unsafe fn class_facts(st: &State, ty: *mut PyTypeObject) -> ClassFacts {
     let version = version_tag(ty);
-    let at = ((ty as usize >> 4) ^ (ty as usize >> 10)) % FACT_SLOTS;
+    let at = fact_slot(ty);
     // SAFETY: the GIL contract; a copy is read, no reference kept.
     let cached = st.scratch.get(CACHES).facts[at];
     if version != 0 && cached.ty == ty as usize && cached.version == version {
@@ -180,6 +193,12 @@ unsafe fn class_facts(st: &State, ty: *mut PyTypeObject) -> ClassFacts {
     facts
 }
 
+/// The slot of the class facts cache for class `ty`.
+#[inline(always)]
+fn fact_slot(ty: *mut PyTypeObject) -> usize {
+    ((ty as usize >> 4) ^ (ty as usize >> 10)) % FACT_SLOTS
+}
+
 #[inline(never)]
 unsafe fn read_class_facts(st: &State, ty: *mut PyTypeObject, version: u32) -> ClassFacts {
     let class_dict = (*ty).tp_dict;
@@ -189,7 +208,32 @@ unsafe fn read_class_facts(st: &State, ty: *mut PyTypeObject, version: u32) -> C
     let fields = PyDict_GetItem(class_dict, st.str_dataclass_fields);
     let fields = if !fields.is_null() && PyDict_Check(fields) != 0 { fields } else { core::ptr::null_mut() };
     let own_slots = !fields.is_null() && !PyDict_GetItem(class_dict, st.str_slots).is_null();
-    ClassFacts { ty: ty as usize, version, fields, own_slots }
+    let dict_form = !fields.is_null() && !own_slots && cached_plain(st, ty, fields, version);
+    ClassFacts { ty: ty as usize, version, fields, own_slots, dict_form }
+}
+
+/// Whether the field names of class `ty` are cached for `fields` and
+/// `version`, without a wire policy. Runs no Python code.
+unsafe fn cached_plain(st: &State, ty: *mut PyTypeObject, fields: *mut PyObject, version: u32) -> bool {
+    // SAFETY: the GIL contract; the reference ends with this function.
+    let cache = &st.scratch.get(CACHES).names;
+    cache.get(&(ty as usize)).is_some_and(|entry| {
+        entry.fields == fields
+            && entry.size == PyDict_Size(fields)
+            && entry.version == version
+            && entry.names.wire.is_none()
+    })
+}
+
+/// Marks class `ty`'s facts as known to be in orjson's form, when the
+/// facts cache holds them for `version` (its field names were just cached).
+unsafe fn remember_dict_form(st: &State, ty: *mut PyTypeObject, version: u32) {
+    let at = fact_slot(ty);
+    // SAFETY: the GIL contract; no other reference to the array is alive.
+    let facts = &mut st.scratch.get(CACHES).facts[at];
+    if facts.ty == ty as usize && facts.version == version && !facts.own_slots {
+        facts.dict_form = true;
+    }
 }
 
 /// The serialized field names of class `ty`, whose `__dataclass_fields__` is `fields`.
@@ -211,6 +255,8 @@ unsafe fn field_names(st: &State, ty: *mut PyTypeObject, fields: *mut PyObject) 
     }
     let mut names = read_field_names(st, fields)?;
     names.from_dict = has_generic_getattr(ty) && names.names.iter().all(|&name| !is_data_descriptor(ty, name));
+    names.wire = wire::plan(st, ty, &names.names)?;
+    let plain = names.wire.is_none();
     let names = Rc::new(names);
     Py_INCREF(fields);
     Py_INCREF(ty as *mut PyObject);
@@ -228,12 +274,21 @@ unsafe fn field_names(st: &State, ty: *mut PyTypeObject, fields: *mut PyObject) 
     };
     drop(replaced);
     drop(evicted);
+    if plain && version != 0 {
+        remember_dict_form(st, ty, version);
+    }
     Ok(names)
 }
 
 unsafe fn read_field_names(st: &State, fields: *mut PyObject) -> Result<FieldNames, EncodeError> {
     let marker = dataclass_field_marker(st);
-    let mut out = FieldNames { names: Vec::new(), private: Vec::new(), from_dict: false };
+    let mut out = FieldNames {
+        names: Vec::new(),
+        private: Vec::new(),
+        from_dict: false,
+        wire: None,
+        defaults: core::cell::OnceCell::new(),
+    };
     let (mut pos, mut name, mut field): (Py_ssize_t, *mut PyObject, *mut PyObject) =
         (0, core::ptr::null_mut(), core::ptr::null_mut());
     while PyDict_Next(fields, &mut pos, &mut name, &mut field) != 0 {
@@ -253,6 +308,21 @@ unsafe fn read_field_names(st: &State, fields: *mut PyObject) -> Result<FieldNam
         }
     }
     Ok(out)
+}
+
+/// The defaults of class `ty`'s serialized fields `names`, read once.
+unsafe fn field_defaults<'a>(
+    st: &State,
+    ty: *mut PyTypeObject,
+    names: &'a FieldNames,
+) -> Result<&'a Defaults, EncodeError> {
+    if names.defaults.get().is_none() {
+        let defaults = wire::defaults(st, ty, &names.names)?;
+        // Reading them ran Python code, which may have set them already.
+        let _ = names.defaults.set(defaults);
+    }
+    #[expect(clippy::expect_used, reason = "set just above when it was not")]
+    Ok(names.defaults.get().expect("the defaults"))
 }
 
 /// One pass over an instance dict whose keys are the fields in definition
@@ -339,27 +409,24 @@ unsafe fn scan_split(
 impl<E: Emitter> Walker<E> {
     /// A dataclass instance whose class has `fields` as `__dataclass_fields__`.
     pub(crate) unsafe fn dataclass(&mut self, obj: *mut PyObject, fields: *mut PyObject) -> Result<(), EncodeError> {
-        if !is_msgpack::<E>() {
-            let dict = orjson_instance_dict(self.st, obj);
-            if !dict.is_null() {
-                let result = self.instance_dict(dict);
-                Py_DECREF(dict);
+        let omit = self.opts & (options::OMIT_DEFAULTS | options::OMIT_NONE);
+        // A class known to have no wire policy goes straight to orjson's
+        // form, as before the policies existed: no lookup of its names.
+        if !is_msgpack::<E>() && omit == 0 && class_facts(self.st, Py_TYPE(obj)).dict_form {
+            if let Some(result) = self.dict_form(instance_dict(obj)) {
                 return result;
             }
         }
         let names = field_names(self.st, Py_TYPE(obj), fields)?;
-        // ormsgpack reads a field from the instance's `__dict__` when it is
-        // there, whatever the class defines (a property, `__getattribute__`),
-        // and with getattr otherwise; for JSON (a class with `__slots__`)
-        // the dict is only a shortcut where getattr would give the same.
-        let dict = if names.from_dict || is_msgpack::<E>() {
-            PyObject_GenericGetDict(obj, core::ptr::null_mut())
-        } else {
-            core::ptr::null_mut()
-        };
-        if dict.is_null() {
-            PyErr_Clear();
+        if names.wire.is_some() || omit != 0 {
+            return self.wire_fields(obj, &names, omit);
         }
+        if !is_msgpack::<E>() {
+            if let Some(result) = self.dict_form(orjson_instance_dict(self.st, obj)) {
+                return result;
+            }
+        }
+        let dict = values_dict::<E>(obj, &names);
         let mut values = [core::ptr::null_mut(); MAX_SCANNED];
         let result = if !dict.is_null() && scan_in_order(dict, &names, &mut values) {
             self.scanned_fields(&names.names, &mut values[..names.names.len()])
@@ -396,6 +463,143 @@ impl<E: Emitter> Walker<E> {
         result
     }
 
+    /// orjson's form of the instance from its `__dict__` (a new reference,
+    /// or NULL: None, for the caller to write its fields).
+    unsafe fn dict_form(&mut self, dict: *mut PyObject) -> Option<Result<(), EncodeError>> {
+        if dict.is_null() {
+            return None;
+        }
+        let result = self.instance_dict(dict);
+        Py_DECREF(dict);
+        Some(result)
+    }
+
+    /// The fields under the class's wire names, leaving out those its policy
+    /// or the call's `omit` flags (`OPT_OMIT_DEFAULTS`, `OPT_OMIT_NONE`)
+    /// say to. Every value is read (and held) first: the map's length comes
+    /// before its entries.
+    unsafe fn wire_fields(&mut self, obj: *mut PyObject, names: &FieldNames, omit: Opt) -> Result<(), EncodeError> {
+        let wire = names.wire.as_ref();
+        let omit_none = omit & options::OMIT_NONE != 0 || wire.is_some_and(|w| w.omit_none);
+        let omit_defaults = omit & options::OMIT_DEFAULTS != 0 || wire.is_some_and(|w| w.omit_defaults);
+        let defaults = if omit_defaults { Some(field_defaults(self.st, Py_TYPE(obj), names)?) } else { None };
+        let n = names.names.len();
+        let dict = values_dict::<E>(obj, names);
+        let mut small = [core::ptr::null_mut(); MAX_SCANNED];
+        let mut large = Vec::new();
+        // The usual instance dict is read in one pass, as `dataclass` reads it.
+        let scanned = !dict.is_null() && scan_in_order(dict, names, &mut small);
+        // Error paths name the keys written (the document's `$` path).
+        let keys = wire.map_or(&names.names[..], |w| &w.keys[..]);
+        if scanned && !omit_none && defaults.is_none() {
+            // Renamed only: every field is written, as `dataclass` writes them.
+            Py_DECREF(dict);
+            return self.scanned_fields(keys, &mut small[..n]);
+        }
+        let values: &mut [*mut PyObject] = if n <= MAX_SCANNED {
+            &mut small[..n]
+        } else {
+            fallible::reserve(&mut large, n).map_err(|_| EncodeError::NoMemory)?;
+            for _ in 0..n {
+                fallible::push(&mut large, core::ptr::null_mut()).map_err(|_| EncodeError::NoMemory)?;
+            }
+            &mut large[..]
+        };
+        let result = self
+            .kept_values(obj, names, keys, dict, scanned, omit_none, defaults, values)
+            .and_then(|kept| self.kept_fields(keys, values, kept));
+        Py_XDECREF(dict);
+        values.iter().for_each(|&value| Py_XDECREF(value));
+        result
+    }
+
+    /// Fills `values` with the fields' values (new references) that are
+    /// written, NULL for those left out; returns how many are written.
+    /// `scanned`: `values` holds every field's value already.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn kept_values(
+        &mut self,
+        obj: *mut PyObject,
+        names: &FieldNames,
+        keys: &[*mut PyObject],
+        dict: *mut PyObject,
+        scanned: bool,
+        omit_none: bool,
+        defaults: Option<&Defaults>,
+        values: &mut [*mut PyObject],
+    ) -> Result<usize, EncodeError> {
+        let mut kept = 0;
+        for (i, &name) in names.names.iter().enumerate() {
+            // Taken out of `values` while it is looked at: an error leaves no
+            // reference behind twice.
+            let value = if scanned {
+                core::mem::replace(&mut values[i], core::ptr::null_mut())
+            } else {
+                self.field_value(obj, name, dict)?
+            };
+            match wire::omitted(value, omit_none, defaults.map(|d| &d.0[i])) {
+                Ok(false) => {
+                    values[i] = value;
+                    kept += 1;
+                }
+                Ok(true) => Py_DECREF(value),
+                Err(e) => {
+                    Py_DECREF(value);
+                    return Err(self.at_field(keys[i], e));
+                }
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The `kept` entries of `values` that are not NULL, under `keys`.
+    unsafe fn kept_fields(
+        &mut self,
+        keys: &[*mut PyObject],
+        values: &[*mut PyObject],
+        kept: usize,
+    ) -> Result<(), EncodeError> {
+        self.enter()?;
+        self.emitter.begin_map(kept);
+        let mut written = 0;
+        for (i, &value) in values.iter().enumerate() {
+            if value.is_null() {
+                continue;
+            }
+            if let Err(e) = self.entry(written, keys[i], value) {
+                return Err(self.at_field(keys[i], e));
+            }
+            written += 1;
+        }
+        self.emitter.end_map(kept);
+        self.leave();
+        Ok(())
+    }
+
+    /// The value of field `name` of `obj` (a new reference): from `dict`
+    /// (the instance's, or NULL) where present, else by `getattr`.
+    unsafe fn field_value(
+        &mut self,
+        obj: *mut PyObject,
+        name: *mut PyObject,
+        dict: *mut PyObject,
+    ) -> Result<*mut PyObject, EncodeError> {
+        let value = if dict.is_null() { core::ptr::null_mut() } else { PyDict_GetItemWithError(dict, name) };
+        if !value.is_null() {
+            // Borrowed from the dict, which `default` could change: hold it.
+            Py_INCREF(value);
+            return Ok(value);
+        }
+        if !PyErr_Occurred().is_null() {
+            return Err(EncodeError::Raised);
+        }
+        let value = PyObject_GetAttr(obj, name);
+        if value.is_null() {
+            return Err(self.field_raised(obj));
+        }
+        Ok(value)
+    }
+
     /// The fields' entries; values from `dict` (the instance's, or NULL) where present.
     unsafe fn fields(
         &mut self,
@@ -410,19 +614,7 @@ impl<E: Emitter> Walker<E> {
             self.emitter.map_key(i);
             self.key(name)?;
             self.emitter.map_value();
-            let mut value = if dict.is_null() { core::ptr::null_mut() } else { PyDict_GetItemWithError(dict, name) };
-            if value.is_null() {
-                if !PyErr_Occurred().is_null() {
-                    return Err(EncodeError::Raised);
-                }
-                value = PyObject_GetAttr(obj, name);
-                if value.is_null() {
-                    return Err(self.field_raised(obj));
-                }
-            } else {
-                // Borrowed from the dict, which `default` could change: hold it.
-                Py_INCREF(value);
-            }
+            let value = self.field_value(obj, name, dict)?;
             let result = self.walk(value);
             Py_DECREF(value);
             if let Err(e) = result {
@@ -478,6 +670,23 @@ impl<E: Emitter> Walker<E> {
     }
 }
 
+/// The instance `__dict__` the fields' values of `obj` are read from (a new
+/// reference), or NULL (nothing raised) to read them with `getattr`.
+/// ormsgpack reads a field from the instance's `__dict__` when it is there,
+/// whatever the class defines (a property, `__getattribute__`), and with
+/// getattr otherwise; for JSON (a class with `__slots__`, or a wire policy)
+/// the dict is only a shortcut where getattr would give the same.
+unsafe fn values_dict<E: Emitter>(obj: *mut PyObject, names: &FieldNames) -> *mut PyObject {
+    if !names.from_dict && !is_msgpack::<E>() {
+        return core::ptr::null_mut();
+    }
+    let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());
+    if dict.is_null() {
+        PyErr_Clear();
+    }
+    dict
+}
+
 /// The instance `__dict__` orjson writes a dataclass as (a new reference):
 /// when the instance has one and its class does not itself declare
 /// `__slots__`; NULL (nothing raised) otherwise.
@@ -485,6 +694,12 @@ unsafe fn orjson_instance_dict(st: &State, obj: *mut PyObject) -> *mut PyObject 
     if class_facts(st, Py_TYPE(obj)).own_slots {
         return core::ptr::null_mut();
     }
+    instance_dict(obj)
+}
+
+/// The instance `__dict__` of `obj` (a new reference) when it has one;
+/// NULL (nothing raised) otherwise.
+unsafe fn instance_dict(obj: *mut PyObject) -> *mut PyObject {
     let dict = PyObject_GenericGetDict(obj, core::ptr::null_mut());
     if dict.is_null() {
         PyErr_Clear();

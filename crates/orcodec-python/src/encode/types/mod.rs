@@ -19,6 +19,7 @@ pub mod numpy_ext;
 pub mod pydantic;
 pub mod pydatetime;
 pub mod uuid;
+pub mod wire;
 
 use orcodec_core::emit::Emitter;
 use pyo3_ffi::*;
