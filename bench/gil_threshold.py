@@ -70,10 +70,11 @@ def in_threads(call, data, calls: int, threads: int) -> float:
 
 
 def measure(call, data, rounds: int) -> dict:
-    # About 20 ms of work per sample.
+    # About 100 ms of work per sample: shorter ones are dominated by waking
+    # the second thread on the other core.
     _gil_free_from(NEVER)
     one = per_call(call, data, 20)
-    calls = max(2, int(0.02 / one)) // 2 * 2
+    calls = max(2, int(0.1 / one)) // 2 * 2
     cost, speedup, held = [], [], []
     for _ in range(rounds):
         _gil_free_from(NEVER)

@@ -1,6 +1,6 @@
 """The GIL released where the work touches no Python object: JSON <->
 MessagePack transcoding and the CLI's counting of a document (`stats`,
-`validate`), of immutable input (bytes, str) from 64 KiB on.
+`validate`), of immutable input (bytes, str) from 16 KiB on.
 
 Whether another thread ran during a call is observed without timing: the
 switch interval is set far beyond the test's length, so a thread waiting
@@ -175,7 +175,7 @@ def test_threads_transcoding_at_once_get_each_their_own_result():
 def test_the_threshold_is_the_interpreters_and_decides_for_small_inputs(long_switch_interval):
     from orcodec._orcodec import _gil_free_from
 
-    assert _gil_free_from(None) == 64 << 10
+    assert _gil_free_from(None) == 16 << 10
     was = _gil_free_from(0)
     try:
         assert _gil_free_from(None) == 0
@@ -189,4 +189,4 @@ def test_the_threshold_is_the_interpreters_and_decides_for_small_inputs(long_swi
             _gil_free_from("1")
     finally:
         _gil_free_from(was)
-    assert _gil_free_from(None) == 64 << 10
+    assert _gil_free_from(None) == 16 << 10

@@ -35,7 +35,7 @@ unsafe fn as_tuple(t: &Tally) -> *mut PyObject {
 /// The counts (see [`as_tuple`]); None where they depend on Python's rules
 /// (map keys that are not strs, timestamps), for the caller to count the
 /// built objects. Every extension counts as one value, as with an
-/// `ext_hook`. Inputs of `bytes` or `str` from 64 KiB are read without the
+/// `ext_hook`. Inputs of `bytes` or `str` from 16 KiB are read without the
 /// GIL.
 pub unsafe extern "C" fn tally(
     module: *mut PyObject,
