@@ -525,3 +525,39 @@ def test_packb_with_the_defaults_agrees_with_every_other_call():
         om.packb()
     with pytest.raises(TypeError):
         om.packb(1, nonsense=True)
+
+
+@pytest.mark.parametrize("default", [None, str, repr], ids=["no default", "str", "repr"])
+def test_map_keys_are_packed_as_values_are(default):
+    # msgpack-python packs a key as it packs a value: extension types and
+    # timestamps natively, anything else it does not know through `default`.
+    class Color(enum.Enum):
+        RED = 1
+
+    keys = [
+        (om.Timestamp(1, 500), msgpack.Timestamp(1, 500)),
+        (om.ExtType(5, b"x"), msgpack.ExtType(5, b"x")),
+        (dt.datetime(2020, 1, 2, 3, 4, 5), None),
+        (uuid.UUID(int=7), None),
+        (Color.RED, None),
+        ((1, (2, "a")), None),
+        (2**70, None),
+        (-1.5, None),
+        (b"k", None),
+        (None, None),
+        (True, None),
+    ]
+    kw = {} if default is None else {"default": default}
+    for ours, theirs in keys:
+        theirs = ours if theirs is None else theirs
+
+        def outcome(pack, key):
+            try:
+                return pack({key: [key]})
+            except Exception as e:
+                return type(e)
+
+        assert outcome(functools.partial(om.packb, **kw), ours) == outcome(
+            functools.partial(msgpack.packb, **kw), theirs
+        )
+        assert outcome(om.Packer(**kw).pack, ours) == outcome(msgpack.Packer(**kw).pack, theirs)

@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 22] = [
+static mut METHODS: [PyMethodDef; 23] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -45,6 +45,7 @@ static mut METHODS: [PyMethodDef; 22] = [
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
     // orcodec.msgpack's building blocks (private: the package wraps them).
+    method(c"_mp_walk", encode::packb_keys_as_values, c""),
     method(c"_mp_unpackb", msgpack_compat::mp_unpackb, c""),
     method(c"_mp_fast_unpackb", msgpack_compat::mp_fast_unpackb, c""),
     method(c"_mp_fast_packb", msgpack_compat::mp_fast_packb, c""),

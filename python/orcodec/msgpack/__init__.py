@@ -31,7 +31,7 @@ from .ext import ExtType, Timestamp
 version = (1, 2, 4)
 __version__ = "1.2.4"
 
-_walk = _orcodec.packb
+_walk = _orcodec._mp_walk
 _mp_unpackb = _orcodec._mp_unpackb
 _mp_rewrite = _orcodec._mp_rewrite
 _mp_header = _orcodec._mp_header

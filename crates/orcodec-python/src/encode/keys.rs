@@ -86,7 +86,11 @@ impl<E: Emitter> Walker<E> {
     /// in JSON, and as ormsgpack writes it), so `default` is never asked.
     /// The key types are ormsgpack's: exact bytes, float and tuple (their
     /// subclasses are no keys), str and int subclasses, memoryview.
+    /// With `KEYS_AS_VALUES` (`orcodec.msgpack`), a key is walked as a value.
     unsafe fn native_key(&mut self, key: *mut PyObject) -> Result<(), EncodeError> {
+        if self.opts & crate::module::options::KEYS_AS_VALUES != 0 {
+            return self.walk(key);
+        }
         if key == Py_None() || PyBool_Check(key) != 0 || PyBytes_CheckExact(key) != 0 {
             return self.walk(key);
         }

@@ -168,6 +168,22 @@ pub unsafe extern "C" fn packb(
     pack_object(st, args.obj, args.default, args.opts, args.numpy_code)
 }
 
+/// `_mp_walk(obj, default=None, option=None)`: `packb` with msgpack-python's
+/// rule for map keys (`KEYS_AS_VALUES`), what `orcodec.msgpack` packs with.
+pub unsafe extern "C" fn packb_keys_as_values(
+    module: *mut PyObject,
+    args: *const *mut PyObject,
+    nargs: Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let st = State::of_module(module);
+    let Some(args) = parse_packb_args(&call, &Format::msgpack(st)) else {
+        return core::ptr::null_mut();
+    };
+    pack_object(st, args.obj, args.default, args.opts | options::KEYS_AS_VALUES, args.numpy_code)
+}
+
 /// `packb(obj, default, option, numpy_ext_code)` with the arguments already
 /// checked (`default` NULL for none): what `Packer.pack` calls.
 pub unsafe fn pack_object(

@@ -34,6 +34,10 @@ pub const NUMPY_ZERO_COPY: Opt = 1 << 22;
 pub const MSGPACK_NUMPY: Opt = 1 << 23;
 pub const OMIT_DEFAULTS: Opt = 1 << 24;
 pub const OMIT_NONE: Opt = 1 << 25;
+/// Not a flag users can give (no `OPT_` name, so `option` refuses it):
+/// `orcodec.msgpack` packs map keys as values are packed, msgpack-python's
+/// rule, so a key of a type the walker does not write goes to `default`.
+pub const KEYS_AS_VALUES: Opt = 1 << 31;
 /// Kept for compatibility with orjson: dataclasses and UUIDs are always serialized.
 pub const SERIALIZE_DATACLASS: Opt = 0;
 pub const SERIALIZE_UUID: Opt = 0;
@@ -277,3 +281,5 @@ pub const UNPACKB_MASK: Opt = mask_of(UNPACKB);
 
 // The bits the peers refuse stay free.
 const _: () = assert!(ENCODE_MASK & (1 << 12 | 1 << 16) == 0);
+// An option a user gives can never turn on what is only `orcodec.msgpack`'s.
+const _: () = assert!(ENCODE_MASK & KEYS_AS_VALUES == 0);

@@ -666,7 +666,7 @@ unsafe extern "C" fn fast_packb(
     }
     let module = item(0);
     let call = [*args, item(1), item(2)];
-    let packed = crate::encode::packb(module, call.as_ptr(), 3, null_mut());
+    let packed = crate::encode::packb_keys_as_values(module, call.as_ptr(), 3, null_mut());
     if !packed.is_null() || PyErr_ExceptionMatches(State::of_module(module).msgpack_encode_error) == 0 {
         return packed;
     }
