@@ -250,3 +250,109 @@ mod tests {
         }
     }
 }
+
+/// Times each JSON and plain transcoder this CPU has, rounds interleaved,
+/// on the benchmark's string documents (200 strings each of UCS4, UCS2 and
+/// Latin-1 text) and, if the file `ORCODEC_UCS2_STRINGS` names exists, its
+/// UCS2 strings (each a little-endian u32 unit count, then the units):
+/// `cargo test --release -p orcodec-core --lib -- --ignored
+/// time_transcoders --nocapture`.
+#[cfg(test)]
+#[test]
+#[ignore = "a timing run, on request"]
+#[allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
+fn time_transcoders() {
+    use super::{blocks_avx2, escape_text_avx2, escape_text_avx512, escape_text_fallback, PlainUtf8, SLACK};
+    use crate::text::Text;
+    use std::time::Instant;
+    let repeat = |s: &str, n: usize| -> Vec<Vec<u32>> { vec![s.repeat(n).chars().map(|c| c as u32).collect(); 200] };
+    let mut documents = vec![
+        ("strings_non_ascii", repeat("café 😀 中文 ", 20)),
+        ("strings_ucs2", repeat("日本語のテキストを、そのまま書き出します。", 10)),
+        ("strings_latin1", repeat("déjà vu, café crème à la française; ", 6)),
+    ];
+    if let Ok(bytes) = std::env::var("ORCODEC_UCS2_STRINGS").map(std::fs::read) {
+        let (bytes, mut strings, mut at) = (bytes.unwrap(), Vec::new(), 0);
+        while at < bytes.len() {
+            let n = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+            let units = bytes[at + 4..at + 4 + 2 * n].chunks_exact(2);
+            strings.push(units.map(|c| u16::from_le_bytes([c[0], c[1]]) as u32).collect());
+            at += 4 + 2 * n;
+        }
+        documents.push(("file (UCS2)", strings));
+    }
+    type Way = unsafe fn(Text<'_>, *mut u8) -> *mut u8;
+    // SAFETY (each): room for the text escaped; each kernel only where the
+    // CPU has it (checked below).
+    let ways: [(&str, bool, Way); 8] = [
+        ("json ssse3", true, |t, o| unsafe { escape_text_fallback(t, o).unwrap() }),
+        ("json avx2", crate::cpu::avx2_popcnt(), |t, o| unsafe { escape_text_avx2(t, o, false).unwrap() }),
+        ("json avx512bw", crate::cpu::avx512_bw_vl_bmi2(), |t, o| unsafe { escape_text_avx2(t, o, true).unwrap() }),
+        ("json vbmi2", crate::cpu::avx512_vbmi2(), |t, o| unsafe { escape_text_avx512(t, o).unwrap() }),
+        ("utf8 before", true, |t, o| unsafe {
+            match t {
+                Text::Ucs1(s) => super::utf8_ucs1_plain(s, o),
+                Text::Ucs2(s) => super::ssse3::utf8_wide_ssse3(s, o).unwrap(),
+                Text::Ucs4(s) => o.add(super::scalar::ucs4_to_utf8(s, o).unwrap()),
+                Text::Utf8(_) => o,
+            }
+        }),
+        ("utf8 avx2", crate::cpu::avx2_popcnt(), |t, o| unsafe { plain(t, o, false) }),
+        ("utf8 avx512bw", crate::cpu::avx512_bw_vl_bmi2(), |t, o| unsafe { plain(t, o, true) }),
+        ("utf8 vbmi2", crate::cpu::avx512_vbmi2(), |t, o| unsafe {
+            match t {
+                Text::Ucs1(s) => super::avx512_vbmi2::ucs1::<PlainUtf8>(s, o).unwrap(),
+                Text::Ucs2(s) => super::avx512_vbmi2::wide::<u16, PlainUtf8>(s, o).unwrap(),
+                Text::Ucs4(s) => super::avx512_vbmi2::wide::<u32, PlainUtf8>(s, o).unwrap(),
+                Text::Utf8(_) => o,
+            }
+        }),
+    ];
+    unsafe fn plain(t: Text<'_>, o: *mut u8, masked: bool) -> *mut u8 {
+        match t {
+            Text::Ucs1(s) => blocks_avx2::<u8, PlainUtf8>(s, o, masked).unwrap(),
+            Text::Ucs2(s) => blocks_avx2::<u16, PlainUtf8>(s, o, masked).unwrap(),
+            Text::Ucs4(s) => blocks_avx2::<u32, PlainUtf8>(s, o, masked).unwrap(),
+            Text::Utf8(_) => o,
+        }
+    }
+    for (name, strings) in documents {
+        let units: usize = strings.iter().map(Vec::len).sum();
+        let max = strings.iter().flatten().copied().max().unwrap_or(0);
+        let narrow: Vec<Vec<u16>> = strings.iter().map(|s| s.iter().map(|&c| c as u16).collect()).collect();
+        let bytes: Vec<Vec<u8>> = strings.iter().map(|s| s.iter().map(|&c| c as u8).collect()).collect();
+        let texts: Vec<Text<'_>> = (0..strings.len())
+            .map(|k| match max {
+                0x1_0000.. => Text::Ucs4(&strings[k]),
+                0x100.. => Text::Ucs2(&narrow[k]),
+                _ => Text::Ucs1(&bytes[k]),
+            })
+            .collect();
+        let mut out = vec![0u8; units * 6 + SLACK];
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); ways.len()];
+        for _ in 0..31 {
+            for (k, &(_, available, way)) in ways.iter().enumerate() {
+                if !available {
+                    continue;
+                }
+                let start = Instant::now();
+                for _ in 0..10 {
+                    let mut o = out.as_mut_ptr();
+                    for &t in &texts {
+                        // SAFETY: room for every text escaped, one after another.
+                        o = unsafe { way(t, o) };
+                    }
+                    std::hint::black_box(o);
+                }
+                times[k].push(start.elapsed().as_secs_f64() / 10.0);
+            }
+        }
+        println!("{name}: {} strings, {units} units", texts.len());
+        for (k, (way, _, _)) in ways.iter().enumerate() {
+            times[k].sort_by(f64::total_cmp);
+            if let Some(&median) = times[k].get(times[k].len() / 2) {
+                println!("  {way:14} {:8.1} us  {:.2} ns/unit", median * 1e6, median * 1e9 / units as f64);
+            }
+        }
+    }
+}
