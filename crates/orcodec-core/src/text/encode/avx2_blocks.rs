@@ -110,8 +110,10 @@ unsafe fn three_bytes(v: __m256i, out: *mut u8) -> usize {
     let third = _mm256_or_si256(_mm256_and_si256(v, splat(0x3F)), splat(0x80));
     let leads = _mm256_packus_epi16(first, second);
     let thirds = _mm256_packus_epi16(third, third);
-    let table =
-        |k: usize| _mm256_broadcastsi128_si256(_mm_loadu_si128(THREE_BYTE_SHUFFLES[k].as_ptr() as *const __m128i));
+    #[inline(always)]
+    unsafe fn table(k: usize) -> __m256i {
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(THREE_BYTE_SHUFFLES[k].as_ptr() as *const __m128i))
+    }
     let lo = _mm256_or_si256(_mm256_shuffle_epi8(leads, table(0)), _mm256_shuffle_epi8(thirds, table(1)));
     let hi = _mm256_or_si256(_mm256_shuffle_epi8(leads, table(2)), _mm256_shuffle_epi8(thirds, table(3)));
     // SAFETY: each half's 24 bytes (16, then 8 of a 16-byte store), in
@@ -137,7 +139,10 @@ unsafe fn any_lengths<const ASTRAL: bool>(c: __m256i, out: *mut u8) -> usize {
     let three_or_more = _mm256_cmpgt_epi32(c, splat(0x7FF));
     let four = if ASTRAL { _mm256_cmpgt_epi32(c, splat(0xFFFF)) } else { _mm256_setzero_si256() };
     // Continuation bytes 10xxxxxx from bits 0-5, 6-11 and 12-17.
-    let cont = |bits: __m256i| _mm256_or_si256(_mm256_and_si256(bits, splat(0x3F)), splat(0x80));
+    #[inline(always)]
+    unsafe fn cont(bits: __m256i) -> __m256i {
+        _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x3F)), _mm256_set1_epi32(0x80))
+    }
     let (c0, c6) = (cont(c), cont(_mm256_srli_epi32::<6>(c)));
     let two = _mm256_or_si256(_mm256_or_si256(_mm256_srli_epi32::<6>(c), splat(0xC0)), _mm256_slli_epi32::<8>(c0));
     let three = _mm256_or_si256(
@@ -172,6 +177,25 @@ unsafe fn any_lengths<const ASTRAL: bool>(c: __m256i, out: *mut u8) -> usize {
     first + 4 + (code1 & 0xF).count_ones() as usize + 2 * (code1 >> 4).count_ones() as usize
 }
 
+/// Eight of a mixed block's UCS2 units at `p`, on their own: all ASCII (the
+/// spaces, digits and links between words) narrowed, else any lengths;
+/// `ascii` holds their two mask bits each from bit 0. Returns the length
+/// written; stores at most 28 bytes.
+///
+/// # Safety
+/// Eight units readable at `p`, 28 bytes writable at `out`; the caller is
+/// compiled for AVX2 and POPCNT.
+#[inline(always)]
+unsafe fn mixed_half(p: *const u16, ascii: u32, out: *mut u8) -> usize {
+    let units = _mm_loadu_si128(p as *const __m128i);
+    if ascii & 0xFFFF == 0xFFFF {
+        _mm_storel_epi64(out as *mut __m128i, _mm_packus_epi16(units, units));
+        8
+    } else {
+        any_lengths::<false>(_mm256_cvtepu16_epi32(units), out)
+    }
+}
+
 impl BlockUnit for u16 {
     const BLOCK: usize = 16;
     const MAX_UTF8: usize = 3;
@@ -202,14 +226,8 @@ impl BlockUnit for u16 {
         } else if short == 0 {
             three_bytes(v, out)
         } else {
-            // (Zero-extended from memory again: cheaper than from `v`'s
-            // upper half.)
-            let first = any_lengths::<false>(_mm256_cvtepu16_epi32(_mm_loadu_si128(p as *const __m128i)), out);
-            first
-                + any_lengths::<false>(
-                    _mm256_cvtepu16_epi32(_mm_loadu_si128(p.add(8) as *const __m128i)),
-                    out.add(first),
-                )
+            let first = mixed_half(p, ascii, out);
+            first + mixed_half(p.add(8), ascii >> 16, out.add(first))
         };
         let special = first_special(_mm256_movemask_epi8(special) as u32, 2);
         match special {
@@ -243,7 +261,10 @@ impl BlockUnit for u32 {
                 _mm256_or_si256(_mm256_cmpeq_epi32(c, splat(b'"' as i32)), _mm256_cmpeq_epi32(c, splat(b'\\' as i32))),
             );
         }
-        let lane_mask = |m: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32;
+        #[inline(always)]
+        unsafe fn lane_mask(m: __m256i) -> u32 {
+            _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
+        }
         let long = lane_mask(_mm256_cmpgt_epi32(c, splat(0x7F)));
         // SAFETY (each path): what it stores is within `STORES` bytes.
         let len = if long == 0 {
