@@ -29,7 +29,16 @@ VARIANTS = {
 def test_str_storage_on_each_narrower_path(variant):
     env = dict(os.environ, ORCODEC_DISABLE_CPU_FEATURES=VARIANTS[variant])
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", str(HERE / "test_encode_str_storage.py")],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            str(HERE / "test_encode_str_storage.py"),
+        ],
         env=env,
         cwd=HERE.parent,
         capture_output=True,

@@ -904,8 +904,11 @@ mod tests {
                     assert_eq!(write(Text::Ucs2(&units), true), want, "{units:x?}");
                     // Each way on its own, whichever the dispatch picks here.
                     type Way = unsafe fn(*mut u8, &[u16]) -> *mut u8;
-                    let mut ways: Vec<(&str, Way)> =
-                        vec![("words", |dst, u| unsafe { escape_ucs2_ascii_words(dst, u, 0) })];
+                    let mut ways: Vec<(&str, Way)> = vec![(
+                        "words",
+                        // SAFETY: the caller's room, 6 bytes per unit.
+                        |dst, u| unsafe { escape_ucs2_ascii_words(dst, u, 0) },
+                    )];
                     #[cfg(target_arch = "x86_64")]
                     {
                         if crate::cpu::ssse3() {

@@ -282,13 +282,16 @@ fn time_transcoders() {
         documents.push(("file (UCS2)", strings));
     }
     type Way = unsafe fn(Text<'_>, *mut u8) -> *mut u8;
-    // SAFETY (each): room for the text escaped; each kernel only where the
-    // CPU has it (checked below).
     let ways: [(&str, bool, Way); 8] = [
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("json ssse3", true, |t, o| unsafe { escape_text_fallback(t, o).unwrap() }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("json avx2", crate::cpu::avx2_popcnt(), |t, o| unsafe { escape_text_avx2(t, o, false).unwrap() }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("json avx512bw", crate::cpu::avx512_bw_vl_bmi2(), |t, o| unsafe { escape_text_avx2(t, o, true).unwrap() }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("json vbmi2", crate::cpu::avx512_vbmi2(), |t, o| unsafe { escape_text_avx512(t, o).unwrap() }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("utf8 before", true, |t, o| unsafe {
             match t {
                 Text::Ucs1(s) => super::utf8_ucs1_plain(s, o),
@@ -297,8 +300,11 @@ fn time_transcoders() {
                 Text::Utf8(_) => o,
             }
         }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("utf8 avx2", crate::cpu::avx2_popcnt(), |t, o| unsafe { plain(t, o, false) }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("utf8 avx512bw", crate::cpu::avx512_bw_vl_bmi2(), |t, o| unsafe { plain(t, o, true) }),
+        // SAFETY: room for the text; the kernel runs only where the CPU has it.
         ("utf8 vbmi2", crate::cpu::avx512_vbmi2(), |t, o| unsafe {
             match t {
                 Text::Ucs1(s) => super::avx512_vbmi2::ucs1::<PlainUtf8>(s, o).unwrap(),
