@@ -467,73 +467,67 @@ mod ucs2_ssse3 {
         unsafe fn unpackhi(a: Self::Vector, b: Self::Vector) -> Self::Vector;
     }
 
-    struct Ssse3;
+    /// A [`Widths`] from the intrinsics of one vector width.
+    macro_rules! widths {
+        ($name:ident, $vector:ty, $and:ident, $or:ident, $srli:ident, $set1:ident, $shuffle:ident, $lo:ident, $hi:ident) => {
+            struct $name;
 
-    impl Widths for Ssse3 {
-        type Vector = __m128i;
-        #[inline(always)]
-        unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
-            _mm_and_si128(a, b)
-        }
-        #[inline(always)]
-        unsafe fn or(a: __m128i, b: __m128i) -> __m128i {
-            _mm_or_si128(a, b)
-        }
-        #[inline(always)]
-        unsafe fn srli4(a: __m128i) -> __m128i {
-            _mm_srli_epi16::<4>(a)
-        }
-        #[inline(always)]
-        unsafe fn nibbles() -> __m128i {
-            _mm_set1_epi8(0x0f)
-        }
-        #[inline(always)]
-        unsafe fn shuffle(a: __m128i, b: __m128i) -> __m128i {
-            _mm_shuffle_epi8(a, b)
-        }
-        #[inline(always)]
-        unsafe fn unpacklo(a: __m128i, b: __m128i) -> __m128i {
-            _mm_unpacklo_epi8(a, b)
-        }
-        #[inline(always)]
-        unsafe fn unpackhi(a: __m128i, b: __m128i) -> __m128i {
-            _mm_unpackhi_epi8(a, b)
-        }
+            impl Widths for $name {
+                type Vector = $vector;
+                #[inline(always)]
+                unsafe fn and(a: $vector, b: $vector) -> $vector {
+                    $and(a, b)
+                }
+                #[inline(always)]
+                unsafe fn or(a: $vector, b: $vector) -> $vector {
+                    $or(a, b)
+                }
+                #[inline(always)]
+                unsafe fn srli4(a: $vector) -> $vector {
+                    $srli::<4>(a)
+                }
+                #[inline(always)]
+                unsafe fn nibbles() -> $vector {
+                    $set1(0x0f)
+                }
+                #[inline(always)]
+                unsafe fn shuffle(a: $vector, b: $vector) -> $vector {
+                    $shuffle(a, b)
+                }
+                #[inline(always)]
+                unsafe fn unpacklo(a: $vector, b: $vector) -> $vector {
+                    $lo(a, b)
+                }
+                #[inline(always)]
+                unsafe fn unpackhi(a: $vector, b: $vector) -> $vector {
+                    $hi(a, b)
+                }
+            }
+        };
     }
 
-    struct Avx2;
-
-    impl Widths for Avx2 {
-        type Vector = __m256i;
-        #[inline(always)]
-        unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_and_si256(a, b)
-        }
-        #[inline(always)]
-        unsafe fn or(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_or_si256(a, b)
-        }
-        #[inline(always)]
-        unsafe fn srli4(a: __m256i) -> __m256i {
-            _mm256_srli_epi16::<4>(a)
-        }
-        #[inline(always)]
-        unsafe fn nibbles() -> __m256i {
-            _mm256_set1_epi8(0x0f)
-        }
-        #[inline(always)]
-        unsafe fn shuffle(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_shuffle_epi8(a, b)
-        }
-        #[inline(always)]
-        unsafe fn unpacklo(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_unpacklo_epi8(a, b)
-        }
-        #[inline(always)]
-        unsafe fn unpackhi(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_unpackhi_epi8(a, b)
-        }
-    }
+    widths!(
+        Ssse3,
+        __m128i,
+        _mm_and_si128,
+        _mm_or_si128,
+        _mm_srli_epi16,
+        _mm_set1_epi8,
+        _mm_shuffle_epi8,
+        _mm_unpacklo_epi8,
+        _mm_unpackhi_epi8
+    );
+    widths!(
+        Avx2,
+        __m256i,
+        _mm256_and_si256,
+        _mm256_or_si256,
+        _mm256_srli_epi16,
+        _mm256_set1_epi8,
+        _mm256_shuffle_epi8,
+        _mm256_unpacklo_epi8,
+        _mm256_unpackhi_epi8
+    );
 
     /// # Safety
     /// The CPU has SSSE3; `dst` has room for 6 bytes per unit.
