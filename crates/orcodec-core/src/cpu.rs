@@ -10,6 +10,11 @@
 //! path compiled with `#[target_feature(enable = ...)]` runs only after the
 //! function whose set covers what it enables said yes. `avx512_*` names
 //! imply AVX-512 F, the foundation every other AVX-512 extension needs.
+//!
+//! The environment variable `ORCODEC_DISABLE_CPU_FEATURES` (names as std
+//! spells them, separated by commas or spaces, e.g. `avx512vbmi2,avx512bw`)
+//! turns detected features off, so each narrower path can be tested and
+//! timed on a wide CPU; features the build targets stay on.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -98,23 +103,29 @@ fn has(set: u32) -> bool {
 fn detect() -> u32 {
     use std::is_x86_feature_detected as has;
     let mut features = DETECTED;
-    for (yes, bit) in [
-        (has!("ssse3"), SSSE3),
-        (has!("popcnt"), POPCNT),
-        (has!("avx2"), AVX2),
-        (has!("bmi2"), BMI2),
-        (has!("avx512f"), AVX512F),
-        (has!("avx512bw"), AVX512BW),
-        (has!("avx512vl"), AVX512VL),
-        (has!("avx512vbmi"), AVX512VBMI),
-        (has!("avx512vbmi2"), AVX512VBMI2),
+    let disabled = std::env::var("ORCODEC_DISABLE_CPU_FEATURES").unwrap_or_default();
+    for (yes, name, bit) in [
+        (has!("ssse3"), "ssse3", SSSE3),
+        (has!("popcnt"), "popcnt", POPCNT),
+        (has!("avx2"), "avx2", AVX2),
+        (has!("bmi2"), "bmi2", BMI2),
+        (has!("avx512f"), "avx512f", AVX512F),
+        (has!("avx512bw"), "avx512bw", AVX512BW),
+        (has!("avx512vl"), "avx512vl", AVX512VL),
+        (has!("avx512vbmi"), "avx512vbmi", AVX512VBMI),
+        (has!("avx512vbmi2"), "avx512vbmi2", AVX512VBMI2),
     ] {
-        if yes {
+        if yes && !names_feature(&disabled, name) {
             features |= bit;
         }
     }
     FEATURES.store(features, Relaxed);
     features
+}
+
+/// Whether `list` (names separated by commas or spaces) holds `name`.
+fn names_feature(list: &str, name: &str) -> bool {
+    list.split([',', ' ']).any(|item| item.trim().eq_ignore_ascii_case(name))
 }
 
 #[cfg(test)]
@@ -123,7 +134,13 @@ mod tests {
 
     #[test]
     fn each_set_is_what_std_detects() {
-        use std::is_x86_feature_detected as has;
+        // What std detects, less what the environment turns off.
+        let disabled = std::env::var("ORCODEC_DISABLE_CPU_FEATURES").unwrap_or_default();
+        macro_rules! has {
+            ($name:tt) => {
+                std::is_x86_feature_detected!($name) && !names_feature(&disabled, $name)
+            };
+        }
         // Twice: the first call detects, the second reads the kept word.
         for _ in 0..2 {
             assert_eq!(ssse3(), has!("ssse3"));
@@ -143,5 +160,14 @@ mod tests {
             );
         }
         assert_ne!(FEATURES.load(Relaxed), 0);
+    }
+
+    #[test]
+    fn disabled_features_are_named_exactly() {
+        assert!(names_feature("avx512vbmi2,avx512bw", "avx512bw"));
+        assert!(names_feature(" AVX2 , ssse3", "avx2"));
+        assert!(names_feature("avx2 ssse3", "ssse3"));
+        assert!(!names_feature("avx512vbmi2", "avx512vbmi"));
+        assert!(!names_feature("", "avx2"));
     }
 }

@@ -25,11 +25,11 @@ use crate::json::pull::{JsonKey, JsonKind, JsonNumberValue, JsonPull, Key, Numbe
 use crate::json::{unescape, unicode};
 use crate::msgpack::pull::{decode_timestamp, MsgpackItem, MsgpackPull};
 use crate::msgpack::reader::ReadOptions;
-#[cfg(target_arch = "x86_64")]
-use crate::text::encode::escape_text_avx512;
 use crate::text::encode::scalar::{ucs1_to_utf8, ucs2_to_utf8, ucs4_to_utf8};
 #[cfg(target_arch = "x86_64")]
 use crate::text::encode::{avx512_vbmi2, ssse3::utf8_wide_ssse3, utf8_ucs1_plain, PlainUtf8};
+#[cfg(target_arch = "x86_64")]
+use crate::text::encode::{blocks_avx2, escape_text_avx2, escape_text_avx512};
 use crate::text::encode::{escape_text, escape_text_fallback, MAX_ESCAPED_PER_UNIT, SLACK};
 use crate::text::{SurrogateError, Text, WRITE_SLACK};
 
@@ -129,8 +129,8 @@ pub fn json_string(s: &str) -> String {
 }
 
 /// `text` as UTF-8 through each way this CPU can run, by name: the
-/// dispatching [`Text::write_utf8`], the scalar loops, the SSSE3 steps and
-/// the AVX-512 transcoder; panics if one writes past the room
+/// dispatching [`Text::write_utf8`], the scalar loops, the SSSE3 steps, the
+/// AVX2 blocks (plain and with masked tails) and the AVX-512 transcoder; panics if one writes past the room
 /// the caller gives (`utf8_len_bounds().1 + WRITE_SLACK` bytes).
 pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
     type Write = unsafe fn(Text<'_>, *mut u8) -> Result<usize, SurrogateError>;
@@ -165,10 +165,28 @@ pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Surro
         };
         Ok(end.offset_from(dst) as usize)
     }
+    /// The AVX2 blocks, their tails masked where `MASKED`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn blocks<const MASKED: bool>(t: Text<'_>, dst: *mut u8) -> Result<usize, SurrogateError> {
+        let end = match t {
+            Text::Utf8(_) => return t.write_utf8(dst),
+            Text::Ucs1(s) => blocks_avx2::<u8, PlainUtf8>(s, dst, MASKED)?,
+            Text::Ucs2(s) => blocks_avx2::<u16, PlainUtf8>(s, dst, MASKED)?,
+            Text::Ucs4(s) => blocks_avx2::<u32, PlainUtf8>(s, dst, MASKED)?,
+        };
+        Ok(end.offset_from(dst) as usize)
+    }
     let mut ways: Vec<(&'static str, Write)> = vec![("dispatch", dispatch), ("scalar", scalar)];
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::ssse3() {
         ways.push(("ssse3", ssse3));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx2_popcnt() {
+        ways.push(("avx2", blocks::<false>));
+        if crate::cpu::avx512_bw_vl_bmi2() {
+            ways.push(("avx512bw", blocks::<true>));
+        }
     }
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::avx512_vbmi2() {
@@ -193,14 +211,25 @@ pub fn utf8_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, Surro
 }
 
 /// `text` escaped (no quotes) through each way this CPU can run, by name:
-/// the dispatching one, the fallbacks (SSSE3 or loops) and the AVX-512
-/// transcoder; panics if one writes past its room.
+/// the dispatching one, the fallbacks (SSSE3 or loops), the AVX2 blocks
+/// (plain and with masked tails) and the AVX-512 transcoder; panics if one writes past its room.
 pub fn escaped_each_way(text: Text<'_>) -> Vec<(&'static str, Result<Vec<u8>, SurrogateError>)> {
     type Escape = unsafe fn(Text<'_>, *mut u8) -> Result<*mut u8, SurrogateError>;
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn blocks<const MASKED: bool>(t: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
+        escape_text_avx2(t, out, MASKED)
+    }
     let mut ways: Vec<(&'static str, Escape)> = vec![("best", escape_text), ("fallback", escape_text_fallback)];
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::avx512_vbmi2() {
         ways.push(("avx512", escape_text_avx512));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx2_popcnt() {
+        ways.push(("avx2", blocks::<false>));
+        if crate::cpu::avx512_bw_vl_bmi2() {
+            ways.push(("avx512bw", blocks::<true>));
+        }
     }
     let room = text.units() * MAX_ESCAPED_PER_UNIT + SLACK;
     let mut results = Vec::new();

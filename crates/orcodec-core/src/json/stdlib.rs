@@ -356,8 +356,13 @@ unsafe fn escape_units_ascii(mut dst: *mut u8, units: impl Iterator<Item = u32>)
 /// other here. Safety: 6 bytes per unit writable.
 unsafe fn escape_ucs2_ascii(dst: *mut u8, units: &[u16]) -> *mut u8 {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::ssse3() {
-        return ucs2_ssse3::escape(dst, units);
+    {
+        if crate::cpu::avx2() {
+            return ucs2_ssse3::escape_avx2(dst, units);
+        }
+        if crate::cpu::ssse3() {
+            return ucs2_ssse3::escape(dst, units);
+        }
     }
     escape_ucs2_ascii_words(dst, units, 0)
 }
@@ -394,10 +399,10 @@ unsafe fn escape_ucs2_ascii_words(mut dst: *mut u8, units: &[u16], mut i: usize)
     dst
 }
 
-/// UCS-2 under `ensure_ascii`, eight units a step with SSSE3: a block of
-/// eight non-ASCII units (CJK text) becomes its 48 bytes of `\uXXXX` in three
-/// stores, the hex digits looked up with `pshufb`; other blocks take the word
-/// loop.
+/// UCS-2 under `ensure_ascii`, eight units a step with SSSE3 (sixteen with
+/// AVX2): a block of non-ASCII units (CJK text) becomes its `\uXXXX` in
+/// 16-byte stores, three per eight units, the hex digits looked up with
+/// `pshufb`; other blocks take the word loop.
 #[cfg(target_arch = "x86_64")]
 mod ucs2_ssse3 {
     use core::arch::x86_64::*;
@@ -406,28 +411,141 @@ mod ucs2_ssse3 {
     const BS: i8 = b'\\' as i8;
     const U: i8 = b'u' as i8;
 
+    /// The constants of [`escape8`]: the hex digits, then per output vector
+    /// its shuffle(s) and the `\u` bytes around them.
+    struct Tables([__m128i; 8]);
+
+    impl Tables {
+        /// # Safety
+        /// The caller is compiled for SSE2 (always on x86-64).
+        #[inline(always)]
+        unsafe fn new() -> Tables {
+            Tables([
+                _mm_setr_epi8(
+                    b'0' as i8, b'1' as i8, b'2' as i8, b'3' as i8, b'4' as i8, b'5' as i8, b'6' as i8, b'7' as i8,
+                    b'8' as i8, b'9' as i8, b'a' as i8, b'b' as i8, b'c' as i8, b'd' as i8, b'e' as i8, b'f' as i8,
+                ),
+                // Per unit k of a half (four units, 16 bytes: [n1, n0, n3, n2]
+                // each), the output wants `\`, `u`, n3, n2, n1, n0.
+                _mm_setr_epi8(Z, Z, 2, 3, 0, 1, Z, Z, 6, 7, 4, 5, Z, Z, 10, 11),
+                _mm_setr_epi8(BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0),
+                _mm_setr_epi8(8, 9, Z, Z, 14, 15, 12, 13, Z, Z, Z, Z, Z, Z, Z, Z),
+                _mm_setr_epi8(Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 2, 3, 0, 1, Z, Z),
+                _mm_setr_epi8(0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U),
+                _mm_setr_epi8(6, 7, 4, 5, Z, Z, 10, 11, 8, 9, Z, Z, 14, 15, 12, 13),
+                _mm_setr_epi8(0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0),
+            ])
+        }
+    }
+
+    /// The 48 bytes of `\uXXXX` of the eight units of `v` (none ASCII), in
+    /// three vectors. Written once for SSSE3 and, through [`Widths`], for
+    /// both halves of an AVX2 vector at once.
+    #[inline(always)]
+    unsafe fn escape8<V: Widths>(v: V::Vector, t: &[V::Vector; 8]) -> [V::Vector; 3] {
+        let high = V::and(V::srli4(v), V::nibbles());
+        let low = V::and(v, V::nibbles());
+        let a = V::shuffle(t[0], V::unpacklo(high, low));
+        let b = V::shuffle(t[0], V::unpackhi(high, low));
+        [
+            V::or(V::shuffle(a, t[1]), t[2]),
+            V::or(V::or(V::shuffle(a, t[3]), V::shuffle(b, t[4])), t[5]),
+            V::or(V::shuffle(b, t[6]), t[7]),
+        ]
+    }
+
+    /// The vector operations of [`escape8`], 128-bit (SSSE3) or per half
+    /// of 256 bits (AVX2).
+    trait Widths {
+        type Vector: Copy;
+        unsafe fn and(a: Self::Vector, b: Self::Vector) -> Self::Vector;
+        unsafe fn or(a: Self::Vector, b: Self::Vector) -> Self::Vector;
+        unsafe fn srli4(a: Self::Vector) -> Self::Vector;
+        unsafe fn nibbles() -> Self::Vector;
+        unsafe fn shuffle(a: Self::Vector, b: Self::Vector) -> Self::Vector;
+        unsafe fn unpacklo(a: Self::Vector, b: Self::Vector) -> Self::Vector;
+        unsafe fn unpackhi(a: Self::Vector, b: Self::Vector) -> Self::Vector;
+    }
+
+    /// A [`Widths`] from the intrinsics of one vector width.
+    macro_rules! widths {
+        ($name:ident, $vector:ty, $and:ident, $or:ident, $srli:ident, $set1:ident, $shuffle:ident, $lo:ident, $hi:ident) => {
+            struct $name;
+
+            impl Widths for $name {
+                type Vector = $vector;
+                #[inline(always)]
+                unsafe fn and(a: $vector, b: $vector) -> $vector {
+                    $and(a, b)
+                }
+                #[inline(always)]
+                unsafe fn or(a: $vector, b: $vector) -> $vector {
+                    $or(a, b)
+                }
+                #[inline(always)]
+                unsafe fn srli4(a: $vector) -> $vector {
+                    $srli::<4>(a)
+                }
+                #[inline(always)]
+                unsafe fn nibbles() -> $vector {
+                    $set1(0x0f)
+                }
+                #[inline(always)]
+                unsafe fn shuffle(a: $vector, b: $vector) -> $vector {
+                    $shuffle(a, b)
+                }
+                #[inline(always)]
+                unsafe fn unpacklo(a: $vector, b: $vector) -> $vector {
+                    $lo(a, b)
+                }
+                #[inline(always)]
+                unsafe fn unpackhi(a: $vector, b: $vector) -> $vector {
+                    $hi(a, b)
+                }
+            }
+        };
+    }
+
+    widths!(
+        Ssse3,
+        __m128i,
+        _mm_and_si128,
+        _mm_or_si128,
+        _mm_srli_epi16,
+        _mm_set1_epi8,
+        _mm_shuffle_epi8,
+        _mm_unpacklo_epi8,
+        _mm_unpackhi_epi8
+    );
+    widths!(
+        Avx2,
+        __m256i,
+        _mm256_and_si256,
+        _mm256_or_si256,
+        _mm256_srli_epi16,
+        _mm256_set1_epi8,
+        _mm256_shuffle_epi8,
+        _mm256_unpacklo_epi8,
+        _mm256_unpackhi_epi8
+    );
+
     /// # Safety
     /// The CPU has SSSE3; `dst` has room for 6 bytes per unit.
     #[target_feature(enable = "ssse3")]
-    pub(super) unsafe fn escape(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
-        let hex = _mm_setr_epi8(
-            b'0' as i8, b'1' as i8, b'2' as i8, b'3' as i8, b'4' as i8, b'5' as i8, b'6' as i8, b'7' as i8, b'8' as i8,
-            b'9' as i8, b'a' as i8, b'b' as i8, b'c' as i8, b'd' as i8, b'e' as i8, b'f' as i8,
-        );
-        let low_nibbles = _mm_set1_epi8(0x0f);
+    pub(super) unsafe fn escape(dst: *mut u8, units: &[u16]) -> *mut u8 {
+        escape_from(dst, units, 0)
+    }
+
+    /// [`escape`] from unit `i` on.
+    ///
+    /// # Safety
+    /// As [`escape`], for `units[i..]`.
+    #[inline(always)]
+    unsafe fn escape_from(mut dst: *mut u8, units: &[u16], mut i: usize) -> *mut u8 {
+        let t = Tables::new().0;
         let ascii_bits = _mm_set1_epi16(0xff80u16 as i16);
-        // Per unit k of a half (four units, 16 bytes: [n1, n0, n3, n2] each),
-        // the output wants `\`, `u`, n3, n2, n1, n0.
-        let idx0 = _mm_setr_epi8(Z, Z, 2, 3, 0, 1, Z, Z, 6, 7, 4, 5, Z, Z, 10, 11);
-        let pre0 = _mm_setr_epi8(BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0);
-        let idx1a = _mm_setr_epi8(8, 9, Z, Z, 14, 15, 12, 13, Z, Z, Z, Z, Z, Z, Z, Z);
-        let idx1b = _mm_setr_epi8(Z, Z, Z, Z, Z, Z, Z, Z, Z, Z, 2, 3, 0, 1, Z, Z);
-        let pre1 = _mm_setr_epi8(0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U);
-        let idx2 = _mm_setr_epi8(6, 7, 4, 5, Z, Z, 10, 11, 8, 9, Z, Z, 14, 15, 12, 13);
-        let pre2 = _mm_setr_epi8(0, 0, 0, 0, BS, U, 0, 0, 0, 0, BS, U, 0, 0, 0, 0);
         let n = units.len();
         let p = units.as_ptr();
-        let mut i = 0;
         while i + 8 <= n {
             // SAFETY: units i..i + 8 are in bounds.
             let v = _mm_loadu_si128(p.add(i) as *const __m128i);
@@ -438,21 +556,52 @@ mod ucs2_ssse3 {
                 i += 8;
                 continue;
             }
-            let high = _mm_and_si128(_mm_srli_epi16(v, 4), low_nibbles);
-            let low = _mm_and_si128(v, low_nibbles);
-            let a = _mm_shuffle_epi8(hex, _mm_unpacklo_epi8(high, low));
-            let b = _mm_shuffle_epi8(hex, _mm_unpackhi_epi8(high, low));
-            let out0 = _mm_or_si128(_mm_shuffle_epi8(a, idx0), pre0);
-            let out1 = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, idx1a), _mm_shuffle_epi8(b, idx1b)), pre1);
-            let out2 = _mm_or_si128(_mm_shuffle_epi8(b, idx2), pre2);
             // SAFETY: 48 bytes of room for these eight units.
-            _mm_storeu_si128(dst as *mut __m128i, out0);
-            _mm_storeu_si128(dst.add(16) as *mut __m128i, out1);
-            _mm_storeu_si128(dst.add(32) as *mut __m128i, out2);
+            for (k, part) in escape8::<Ssse3>(v, &t).into_iter().enumerate() {
+                _mm_storeu_si128(dst.add(16 * k) as *mut __m128i, part);
+            }
             dst = dst.add(48);
             i += 8;
         }
         super::escape_ucs2_ascii_words(dst, units, i)
+    }
+
+    /// [`escape`] sixteen units a step, the rest as [`escape`].
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `dst` has room for 6 bytes per unit.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn escape_avx2(mut dst: *mut u8, units: &[u16]) -> *mut u8 {
+        let narrow = Tables::new().0;
+        let mut t = [_mm256_setzero_si256(); 8];
+        for (wide, part) in t.iter_mut().zip(narrow) {
+            *wide = _mm256_broadcastsi128_si256(part);
+        }
+        let ascii_bits = _mm256_set1_epi16(0xff80u16 as i16);
+        let n = units.len();
+        let p = units.as_ptr();
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: units i..i + 16 are in bounds.
+            let v = _mm256_loadu_si256(p.add(i) as *const __m256i);
+            let ascii = _mm256_cmpeq_epi16(_mm256_and_si256(v, ascii_bits), _mm256_setzero_si256());
+            if _mm256_movemask_epi8(ascii) != 0 {
+                // Some unit is ASCII: the SSSE3 steps take these sixteen.
+                dst = escape_from(dst, &units[..i + 16], i);
+                i += 16;
+                continue;
+            }
+            // Each half's 48 bytes from its three vectors' halves.
+            let parts = escape8::<Avx2>(v, &t);
+            // SAFETY: 96 bytes of room for these sixteen units.
+            for (k, part) in parts.into_iter().enumerate() {
+                _mm_storeu_si128(dst.add(16 * k) as *mut __m128i, _mm256_castsi256_si128(part));
+                _mm_storeu_si128(dst.add(48 + 16 * k) as *mut __m128i, _mm256_extracti128_si256::<1>(part));
+            }
+            dst = dst.add(96);
+            i += 16;
+        }
+        escape_from(dst, units, i)
     }
 }
 
@@ -724,7 +873,8 @@ mod tests {
         ];
         let cjk: [u16; 12] =
             [0x3042, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xabcd, 0xd83d, 0xde00, 0xfedc, 0x4e00, b'x' as u16];
-        for alphabet in [mixed, cjk] {
+        let wide: [u16; 12] = [0x3042, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xabcd, 0xd83d, 0xde00, 0xfedc, 0x4e00, 0xffff];
+        for alphabet in [mixed, cjk, wide] {
             let mut state = 0x2545_f491_4f6c_dd1du64;
             for len in 0..70 {
                 for _ in 0..50 {
@@ -746,6 +896,28 @@ mod tests {
                     }
                     want.push(b'"');
                     assert_eq!(write(Text::Ucs2(&units), true), want, "{units:x?}");
+                    // Each way on its own, whichever the dispatch picks here.
+                    type Way = unsafe fn(*mut u8, &[u16]) -> *mut u8;
+                    let mut ways: Vec<(&str, Way)> = vec![(
+                        "words",
+                        // SAFETY: the caller's room, 6 bytes per unit.
+                        |dst, u| unsafe { escape_ucs2_ascii_words(dst, u, 0) },
+                    )];
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        if crate::cpu::ssse3() {
+                            ways.push(("ssse3", ucs2_ssse3::escape));
+                        }
+                        if crate::cpu::avx2() {
+                            ways.push(("avx2", ucs2_ssse3::escape_avx2));
+                        }
+                    }
+                    for (name, way) in ways {
+                        let mut out = vec![0u8; 6 * units.len() + 16];
+                        // SAFETY: 6 bytes per unit; each SIMD way only where the CPU has it.
+                        let n = unsafe { way(out.as_mut_ptr(), &units).offset_from(out.as_ptr()) } as usize;
+                        assert_eq!(out[..n], want[1..want.len() - 1], "{name} {units:x?}");
+                    }
                 }
             }
         }

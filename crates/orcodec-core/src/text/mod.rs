@@ -130,6 +130,21 @@ impl<'a> Text<'a> {
                 Ok(end.offset_from(dst) as usize)
             }
             #[cfg(target_arch = "x86_64")]
+            _ if crate::cpu::avx2_popcnt() => {
+                // SAFETY: the CPU has what the AVX2 blocks need (checked
+                // just above, and for the masked tails here); the room is
+                // the caller's promise.
+                let masked = crate::cpu::avx512_bw_vl_bmi2();
+                let end = match *self {
+                    Text::Ucs1(s) => encode::blocks_avx2::<u8, PlainUtf8>(s, dst, masked)?,
+                    Text::Ucs2(s) => encode::blocks_avx2::<u16, PlainUtf8>(s, dst, masked)?,
+                    Text::Ucs4(s) => encode::blocks_avx2::<u32, PlainUtf8>(s, dst, masked)?,
+                    #[expect(clippy::unreachable, reason = "UTF-8 text took the first arm")]
+                    Text::Utf8(_) => unreachable!(),
+                };
+                Ok(end.offset_from(dst) as usize)
+            }
+            #[cfg(target_arch = "x86_64")]
             _ => {
                 // SAFETY: the SSSE3 steps where the CPU has them (SSE2, for
                 // Latin-1, is part of x86-64); the room, with the slack

@@ -11,6 +11,9 @@
 //!   byte to escape, 32 or 64 bytes a step.
 //! * [`avx512_vbmi2`]: UCS1/UCS2/UCS4 to UTF-8 a vector of units a step,
 //!   for both formats.
+//! * [`avx2_blocks`], [`avx2_wide`] and [`avx512_bw_wide`]: UCS1/UCS2/UCS4
+//!   to UTF-8 a block of 8 or 16 units a step with AVX2, for both formats,
+//!   short tails staged by byte copies or (AVX-512 BW) masked moves.
 //!
 //! [`copy_clean_prefix`] and [`escape_text`] here pick the kernel for JSON
 //! by what the CPU has ([`crate::cpu`]); [`Text::write_utf8`] for plain UTF-8.
@@ -24,7 +27,13 @@ use wide::escape_wide_best;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
+mod avx2_blocks;
+#[cfg(target_arch = "x86_64")]
+mod avx2_wide;
+#[cfg(target_arch = "x86_64")]
 mod avx512_bw;
+#[cfg(target_arch = "x86_64")]
+mod avx512_bw_wide;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512_vbmi2;
 pub(crate) mod scalar;
@@ -244,18 +253,64 @@ pub(crate) unsafe fn copy_clean_prefix(src: &[u8], out: *mut u8) -> usize {
 }
 
 /// Escapes `text` into UTF-8 at `out` with the best transcoder the CPU has:
-/// the AVX-512 one shared with MessagePack, else SSSE3 blocks or a loop.
-/// Returns the new end.
+/// the AVX-512 VBMI2 one shared with MessagePack, else the AVX2 blocks (their
+/// tails masked with AVX-512 BW), else SSSE3 blocks or a loop. Returns the
+/// new end.
 ///
 /// # Safety
 /// `out` must have room for `6 * text.units() + SLACK` bytes.
 #[inline(always)]
 pub(crate) unsafe fn escape_text(text: Text<'_>, out: *mut u8) -> Result<*mut u8, SurrogateError> {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx512_vbmi2() {
-        return escape_text_avx512(text, out);
+    {
+        if crate::cpu::avx512_vbmi2() {
+            return escape_text_avx512(text, out);
+        }
+        if crate::cpu::avx2_popcnt() {
+            return escape_text_avx2(text, out, crate::cpu::avx512_bw_vl_bmi2());
+        }
     }
     escape_text_fallback(text, out)
+}
+
+/// Latin-1, UCS2 or UCS4 units to UTF-8 through the AVX2 block transcoder
+/// for the format `S`, its tails masked where `masked`. Returns the new end.
+///
+/// # Safety
+/// `out` has room for `T::MAX_UTF8` bytes per unit, or `S::ROOM` if that is
+/// more, plus [`SLACK`]; the CPU has AVX2 and POPCNT
+/// ([`crate::cpu::avx2_popcnt`]), and with `masked` also AVX-512 BW/VL and
+/// BMI2 ([`crate::cpu::avx512_bw_vl_bmi2`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn blocks_avx2<T: avx2_blocks::BlockUnit, S: Specials>(
+    src: &[T],
+    out: *mut u8,
+    masked: bool,
+) -> Result<*mut u8, SurrogateError> {
+    if masked {
+        avx512_bw_wide::avx512_bw::<T, S>(src, out)
+    } else {
+        avx2_wide::avx2::<T, S>(src, out)
+    }
+}
+
+/// [`escape_text`] through the AVX2 block transcoder ([`blocks_avx2`]).
+///
+/// # Safety
+/// As [`escape_text`], and the CPU has what [`blocks_avx2`] needs.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn escape_text_avx2(text: Text<'_>, out: *mut u8, masked: bool) -> Result<*mut u8, SurrogateError> {
+    // SAFETY: 6 bytes per unit, the most that UTF-8 or an escape takes.
+    Ok(match text {
+        Text::Utf8(s) => escape_utf8_from(s, 0, out),
+        // As for AVX-512: short Latin-1 through the byte table.
+        Text::Ucs1(s) if s.len() < 16 => escape_ucs1(s, out),
+        Text::Ucs1(s) => blocks_avx2::<u8, JsonEscapes>(s, out, masked)?,
+        Text::Ucs2(s) => blocks_avx2::<u16, JsonEscapes>(s, out, masked)?,
+        Text::Ucs4(s) => blocks_avx2::<u32, JsonEscapes>(s, out, masked)?,
+    })
 }
 
 /// [`escape_text`] through the AVX-512 transcoder.

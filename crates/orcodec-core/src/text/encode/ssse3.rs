@@ -150,7 +150,7 @@ const ALL_THREE_BYTE: usize = 0xF0;
 /// `pshufb` tables for [`encode4`]: for each lengths code, the bytes of
 /// each lane's encoding that are used (lane k's at 4k..), one after the
 /// other; 0x80 (zero) after them.
-const GATHER_UTF8: [[u8; 16]; 256] = {
+pub(super) const GATHER_UTF8: [[u8; 16]; 256] = {
     let mut tables = [[0x80u8; 16]; 256];
     let mut code = 0;
     while code < 256 {

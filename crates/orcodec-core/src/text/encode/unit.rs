@@ -198,7 +198,7 @@ impl WideUnit for u32 {
 /// `pshufb` tables for eight UCS2 units of one or two UTF-8 bytes: for each
 /// mask of ASCII lanes, lane k's low byte (2k) and, unless it is ASCII, its
 /// high byte (2k + 1), one after the other; 0x80 (zero) after them.
-const GATHER_ONE_OR_TWO: [[u8; 16]; 256] = {
+pub(super) const GATHER_ONE_OR_TWO: [[u8; 16]; 256] = {
     let mut tables = [[0x80u8; 16]; 256];
     let mut mask = 0;
     while mask < 256 {
@@ -222,7 +222,7 @@ const GATHER_ONE_OR_TWO: [[u8; 16]; 256] = {
 /// `j` is byte `j % 3` of lane `j / 3`, taken from `leads` (first bytes at
 /// 0-7, second bytes at 8-15) or `thirds` (third bytes at 0-7); 0x80 picks
 /// a zero. Rows: output bytes 0-15 from leads, from thirds; 16-31 likewise.
-const THREE_BYTE_SHUFFLES: [[u8; 16]; 4] = {
+pub(super) const THREE_BYTE_SHUFFLES: [[u8; 16]; 4] = {
     let mut tables = [[0x80u8; 16]; 4];
     let mut j = 0;
     while j < 24 {
