@@ -5,6 +5,7 @@
 use pyo3_ffi::*;
 
 use orcodec_core::error::Failure;
+use orcodec_core::json::closing;
 use orcodec_core::json::partial::PartialMode;
 use orcodec_core::json::scanner::ScanStacks;
 
@@ -15,7 +16,6 @@ use crate::decode::error::{
 };
 use crate::decode::numpy::NumpyRead;
 use crate::decode::typed::error::Source;
-use crate::decode::typed::py_input::PyInput;
 use crate::decode::{input, json_input, typed, GcPause};
 use crate::decode::{msgpack_input, numpy_read};
 use crate::module::errors::{raise, Raised};
@@ -106,28 +106,40 @@ pub(crate) unsafe fn loads(
             None => untyped(st, bytes, obj),
         };
     };
-    let value = partial_value(st, bytes, obj, mode);
-    match (&typed, value) {
-        (_, None) => core::ptr::null_mut(),
-        (None, Some(value)) => value.into_raw(),
-        (Some((compiled, opts)), Some(value)) => {
-            // What was read is validated as the type, as a whole document
-            // would be: the closed containers are complete values.
-            let mut input = PyInput::new(value.as_ptr());
-            typed::run::run(
-                st,
-                compiled,
-                opts,
-                &mut input,
-                Source::Json { input: bytes, original: obj },
-                |_| {},
-                |_| Ok(()),
-                |e| {
-                    raise_json_syntax_error(st, &e, bytes, obj);
-                },
-            )
-        }
+    match &typed {
+        None => partial_value(st, bytes, obj, mode).map_or(core::ptr::null_mut(), Owned::into_raw),
+        Some((compiled, opts)) => typed_partial(st, compiled, opts, bytes, obj, mode),
     }
+}
+
+/// `loads(bytes, partial=mode, type=...)`: the document the cut one stands
+/// for (`orcodec_core::json::closing`) decoded into the type as any
+/// document is, so its errors have their positions in `bytes`, the `$`
+/// path and the messages of a whole document. A document that needs no
+/// closing is decoded as without `partial`.
+unsafe fn typed_partial(
+    st: &'static State,
+    compiled: &typed::node::Compiled,
+    opts: &typed::run::Options,
+    bytes: &[u8],
+    obj: *mut PyObject,
+    mode: PartialMode,
+) -> *mut PyObject {
+    let fail = |e| {
+        raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
+        core::ptr::null_mut()
+    };
+    let closed = match closing::close(bytes, mode) {
+        Ok(None) => return typed::run::loads_with(st, compiled, opts, bytes, obj),
+        Ok(Some(closed)) => closed,
+        Err(e) => return fail(e),
+    };
+    let text = match closed.text(bytes) {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    let keep = closed.keep;
+    typed::run::loads_text(st, compiled, opts, &text, Source::Json { input: bytes, original: obj, kept: keep })
 }
 
 /// The `pointer` argument: None when absent, None or empty (the whole
