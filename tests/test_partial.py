@@ -336,7 +336,7 @@ TYPED_ERRORS = [
     (b'{"a": [1, 2, "three", 4], "b": []}', dict[str, list[int]], b'"three"'),
     (b'[{"name": "x"}, {"count": 1}, {"name": "z"}]', list[Record], b'{"count": 1}'),
     (b'{"n": [1, 2]}', dict[str, tuple[int, int, int]], b"[1, 2]"),
-    (b'[[true], [false, null], [true]]', list[list[bool]], b"null"),
+    (b"[[true], [false, null], [true]]", list[list[bool]], b"null"),
 ]
 
 
@@ -398,8 +398,10 @@ class Item(typing.TypedDict, total=False):
 TYPES: list[Any] = [Item, list[Item], dict[str, Item], list[int | str], dict[str, list[bool | None]], list[Record]]
 ITEM_LIKE = st.recursive(
     SCALARS | st.fixed_dictionaries({}, optional={"id": SCALARS, "name": SCALARS, "count": SCALARS}),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.fixed_dictionaries({}, optional={"id": inner, "tags": inner, "score": inner, "name": inner}),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.fixed_dictionaries({}, optional={"id": inner, "tags": inner, "score": inner, "name": inner})
+    ),
     max_leaves=12,
 )
 

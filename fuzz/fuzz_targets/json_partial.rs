@@ -23,7 +23,11 @@ fn outcome(r: Result<Value, Failure<()>>) -> Result<Value, (orcodec_core::error:
 }
 
 /// `closing::close` of `data` against the partial decoder's `partial` outcome.
-fn check_closing(data: &[u8], mode: PartialMode, partial: &Result<Value, (orcodec_core::error::DecodeErrorKind, usize)>) {
+fn check_closing(
+    data: &[u8],
+    mode: PartialMode,
+    partial: &Result<Value, (orcodec_core::error::DecodeErrorKind, usize)>,
+) {
     match closing::close(data, mode) {
         // Decoded as it is: where both give a value, the same one.
         Ok(None) => {
