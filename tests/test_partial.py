@@ -434,3 +434,28 @@ def test_typed_partial_agrees_with_the_whole_document(doc: Any, tp: Any, indent:
             if whole[0] == "invalid" and got[1][1:4] == whole[1][1:4]:
                 assert got[1][4:] == whole[1][4:], data[:cut]
             assert got[1][4] <= len(data[:cut].decode(errors="ignore")), data[:cut]
+
+
+@pytest.mark.parametrize("tp", [*TYPES, Record, Any], ids=str)
+def test_a_decoder_reads_partial_documents_as_loads(tp: Any) -> None:
+    # Decoder(T).loads(data, partial=...) against loads(data, type=T, partial=...) on every
+    # cut of documents that fit, do not fit, and are invalid before the cut.
+    decoder = orcodec.Decoder(tp)
+    documents = [d for d, _, _ in TYPED_ERRORS] + [
+        orcodec.dumps([{"id": 1, "tags": ["a", "b\u00e9"], "score": 0.5}, {"id": 2, "name": "x", "count": 3}]),
+        orcodec.dumps({"k": {"id": 3, "score": None}, "j": {"tags": []}}),
+        b'{"id": 1, "tags": ["a",, "b"]}',
+    ]
+    for data in documents:
+        for cut in range(len(data) + 1):
+            for mode in [*MODES, False, None, "off"]:
+                want = typed_outcome(data[:cut], tp, partial=mode)
+                try:
+                    got: tuple[str, Any] = ("value", decoder.loads(data[:cut], partial=mode))
+                except orcodec.ValidationError as e:
+                    got = ("invalid", error_fields(e))
+                except orcodec.JSONDecodeError as e:
+                    got = ("syntax", (str(e), e.pos))
+                assert got == want, (data[:cut], mode)
+    with pytest.raises(ValueError, match="partial must be True, False, None"):
+        decoder.loads(b"{}", partial="yes")

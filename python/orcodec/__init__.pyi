@@ -351,8 +351,17 @@ class Decoder(Generic[_T]):
         dec_hook: Callable[[Any, Any], Any] | None = ...,
         forbid_unknown_fields: bool = ...,
     ) -> Decoder[Any]: ...
-    def loads(self, obj: bytes | bytearray | memoryview | str, /) -> _T:
-        """Decode JSON into the Decoder's type (see orcodec.loads)."""
+    def loads(
+        self,
+        obj: bytes | bytearray | memoryview | str,
+        /,
+        *,
+        partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+        pointer: str | None = ...,
+    ) -> _T:
+        """Decode JSON into the Decoder's type (see orcodec.loads): partial reads a
+        document cut off anywhere as far as it is complete, pointer (a JSON Pointer)
+        decodes only the value it leads to."""
     def unpackb(
         self,
         obj: bytes | bytearray | memoryview,
@@ -360,8 +369,10 @@ class Decoder(Generic[_T]):
         *,
         ext_hook: Callable[[int, bytes], Any] | None = ...,
         option: int | None = ...,
+        pointer: str | None = ...,
     ) -> _T:
-        """Decode MessagePack into the Decoder's type (see orcodec.unpackb)."""
+        """Decode MessagePack into the Decoder's type (see orcodec.unpackb): pointer (a
+        JSON Pointer) decodes only the value it leads to."""
     def convert(self, obj: Any, /) -> _T:
         """Convert Python objects into the Decoder's type (see orcodec.convert)."""
     def __class_getitem__(cls, item: Any, /) -> Any: ...

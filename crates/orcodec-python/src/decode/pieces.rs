@@ -45,8 +45,41 @@ pub(crate) unsafe fn parse_partial(partial: *mut PyObject) -> Result<Option<Part
     Err(raise(PyExc_ValueError, "partial must be True, False, None, 'on', 'off' or 'trailing-strings'"))
 }
 
-/// The typed arguments of a `loads` call, compiled (None: untyped).
-type Typed = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
+/// The typed arguments of a call, compiled (None: untyped).
+type TypedArgs = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
+
+/// A compiled type with its options, borrowed (from the call or a `Decoder`).
+pub(crate) type Typed<'a> = Option<(&'a typed::node::Compiled, &'a typed::run::Options)>;
+
+/// `type`, `strict` and `dec_hook` as a module-level call gives them.
+unsafe fn typed_args(
+    st: &'static State,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Result<TypedArgs, Raised> {
+    crate::decode::typed_call(st, tp, strict, dec_hook).transpose()
+}
+
+fn borrowed(typed: &TypedArgs) -> Typed<'_> {
+    typed.as_ref().map(|(compiled, opts)| (&**compiled, opts))
+}
+
+/// How a JSON document is to be read in part: `partial` and `pointer` parsed.
+pub(crate) struct JsonPieces {
+    mode: Option<PartialMode>,
+    tokens: Option<(String, Vec<String>)>,
+}
+
+/// `partial` and `pointer` (NULL when absent), which cannot both be given.
+pub(crate) unsafe fn parse_json_pieces(partial: *mut PyObject, pointer: *mut PyObject) -> Result<JsonPieces, Raised> {
+    let mode = parse_partial(partial)?;
+    let tokens = parse_pointer(pointer)?;
+    if mode.is_some() && tokens.is_some() {
+        return Err(raise(PyExc_ValueError, "partial and pointer cannot be combined"));
+    }
+    Ok(JsonPieces { mode, tokens })
+}
 
 /// `loads` with `partial` or `pointer` given (the other arguments as
 /// `loads` parsed them).
@@ -61,27 +94,28 @@ pub(crate) unsafe fn loads(
     partial: *mut PyObject,
     pointer: *mut PyObject,
 ) -> *mut PyObject {
-    let Ok(mode) = parse_partial(partial) else {
+    let Ok(pieces) = parse_json_pieces(partial, pointer) else {
         return core::ptr::null_mut();
     };
-    let Ok(tokens) = parse_pointer(pointer) else {
+    let Ok(typed) = typed_args(st, tp, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
-    if mode.is_some() && tokens.is_some() {
-        raise(PyExc_ValueError, "partial and pointer cannot be combined");
-        return core::ptr::null_mut();
-    }
-    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
-        None => None,
-        Some(Ok(parts)) => Some(parts),
-        Some(Err(Raised)) => return core::ptr::null_mut(),
-    };
+    loads_pieces(st, obj, borrowed(&typed), &pieces)
+}
+
+/// `obj` read as `pieces` says, into `typed` if given (`loads` and `Decoder.loads`).
+pub(crate) unsafe fn loads_pieces(
+    st: &'static State,
+    obj: *mut PyObject,
+    typed: Typed,
+    pieces: &JsonPieces,
+) -> *mut PyObject {
     let mut view = input::ViewSlot::new();
     let Some(input) = json_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
-    if let Some((text, tokens)) = &tokens {
+    if let Some((text, tokens)) = &pieces.tokens {
         let (start, end) = match pointer::find_json(bytes, tokens) {
             Ok(range) => range,
             Err(LookupError::Syntax(e)) => {
@@ -94,21 +128,17 @@ pub(crate) unsafe fn loads(
             }
         };
         let target = &bytes[start..end];
-        return match &typed {
+        return match typed {
             Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, target, obj),
             None => untyped(st, target, obj),
         };
     }
-    let Some(mode) = mode else {
+    match (pieces.mode, typed) {
         // partial=False: loads as without it.
-        return match &typed {
-            Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, bytes, obj),
-            None => untyped(st, bytes, obj),
-        };
-    };
-    match &typed {
-        None => partial_value(st, bytes, obj, mode).map_or(core::ptr::null_mut(), Owned::into_raw),
-        Some((compiled, opts)) => typed_partial(st, compiled, opts, bytes, obj, mode),
+        (None, Some((compiled, opts))) => typed::run::loads_with(st, compiled, opts, bytes, obj),
+        (None, None) => untyped(st, bytes, obj),
+        (Some(mode), None) => partial_value(st, bytes, obj, mode).map_or(core::ptr::null_mut(), Owned::into_raw),
+        (Some(mode), Some((compiled, opts))) => typed_partial(st, compiled, opts, bytes, obj, mode),
     }
 }
 
@@ -145,7 +175,7 @@ unsafe fn typed_partial(
 /// The `pointer` argument: None when absent, None or empty (the whole
 /// document); else its text and tokens. A pointer that is no str raises
 /// TypeError, one that is no JSON Pointer ValueError.
-unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
+pub(crate) unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
     if pointer.is_null() || pointer == Py_None() {
         return Ok(None);
     }
@@ -186,17 +216,31 @@ pub(crate) unsafe fn unpackb(
     let Ok(tokens) = parse_pointer(pointer) else {
         return core::ptr::null_mut();
     };
-    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
-        None => None,
-        Some(Ok(parts)) => Some(parts),
-        Some(Err(Raised)) => return core::ptr::null_mut(),
+    let Ok(typed) = typed_args(st, tp, strict, dec_hook) else {
+        return core::ptr::null_mut();
     };
+    unpackb_pointer(st, obj, tokens.as_ref(), ext_hook, read_opts, flags, numpy_code, borrowed(&typed))
+}
+
+/// The value `tokens` leads to in the MessagePack `obj` (the whole of it
+/// for None), into `typed` if given (`unpackb` and `Decoder.unpackb`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpackb_pointer(
+    st: &'static State,
+    obj: *mut PyObject,
+    tokens: Option<&(String, Vec<String>)>,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+    flags: Opt,
+    numpy_code: i8,
+    typed: Typed,
+) -> *mut PyObject {
     let mut view = input::ViewSlot::new();
     let Some(input) = msgpack_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
-    let (start, end) = match &tokens {
+    let (start, end) = match tokens {
         None => (0, bytes.len()),
         Some((text, tokens)) => match pointer::find_msgpack(bytes, tokens, read_opts) {
             Ok(range) => range,
@@ -217,7 +261,7 @@ pub(crate) unsafe fn unpackb(
     let target = &bytes[start..end];
     let mut numpy = numpy_read(st, flags, numpy_code, obj, bytes);
     let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
-    if let Some((compiled, opts)) = &typed {
+    if let Some((compiled, opts)) = typed {
         return typed::run::unpackb_with(st, compiled, opts, target, ext_hook, read_opts, numpy);
     }
     let pause = GcPause::new(target.len());

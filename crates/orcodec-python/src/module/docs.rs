@@ -413,15 +413,18 @@ an error (they are skipped otherwise).
 Raises TypeError for a type orcodec cannot decode into (an ambiguous
 union, say) when it is created.";
 
-pub const DECODER_LOADS: &CStr = c"loads(obj, /)
+pub const DECODER_LOADS: &CStr = c"loads(obj, /, *, partial=False, pointer=None)
 --
 
-Decode JSON into the Decoder's type (see orcodec.loads).";
+Decode JSON into the Decoder's type (see orcodec.loads): partial reads a
+document cut off anywhere as far as it is complete, pointer (a JSON Pointer)
+decodes only the value it leads to.";
 
-pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None, pointer=None)
 --
 
-Decode MessagePack into the Decoder's type (see orcodec.unpackb).";
+Decode MessagePack into the Decoder's type (see orcodec.unpackb): pointer (a
+JSON Pointer) decodes only the value it leads to.";
 
 pub const DECODER_CONVERT: &CStr = c"convert(obj, /)
 --
