@@ -518,9 +518,7 @@ def iter_lines(
     """
 
 class JSONUnpacker:
-    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, ...)
-
-    A reader of JSON values one after another (JSON Lines, values separated by
+    """A reader of JSON values one after another (JSON Lines, values separated by
     whitespace, or by nothing where they delimit themselves: {}[]"x"), fed in
     pieces of any size with feed(), or read from file_like (anything with
     read(n) returning bytes) read_size bytes at a time. Iterating yields every
@@ -536,19 +534,27 @@ class JSONUnpacker:
     feed() raises BufferFull rather than pass it, as does reading a value
     larger than it from file_like.
     """
-    def __init__(
-        self,
-        file_like: Any = None,
+
+    def __new__(
+        cls,
+        file_like: SupportsRead[bytes] | None = ...,
         *,
         read_size: int = ...,
         max_buffer_size: int = ...,
         type: Any = ...,
         strict: bool = ...,
         dec_hook: Callable[[Any, Any], Any] | None = ...,
-    ) -> None: ...
-    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None: ...
-    def unpack(self) -> Any: ...
-    def tell(self) -> int: ...
+    ) -> JSONUnpacker: ...
+    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None:
+        """Append next_bytes (bytes or any buffer) to what is to be read. Raises
+        BufferFull when the bytes held would pass max_buffer_size (nothing is
+        appended), and TypeError when the reader reads a file_like."""
+    def unpack(self) -> Any:
+        """Return the next value. Raises OutOfData when no complete value is held
+        (and file_like, if any, has no more bytes)."""
+    def tell(self) -> int:
+        """The number of bytes of the stream consumed so far: the end of the last
+        value returned (or that failed to decode)."""
     def __iter__(self) -> JSONUnpacker: ...
     def __next__(self) -> Any: ...
 

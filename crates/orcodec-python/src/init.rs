@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 19] = [
+static mut METHODS: [PyMethodDef; 18] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -31,12 +31,6 @@ static mut METHODS: [PyMethodDef; 19] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
-    PyMethodDef {
-        ml_name: c"_json_extent".as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunctionFast: decode::pieces::json_extent },
-        ml_flags: METH_FASTCALL,
-        ml_doc: docs::JSON_EXTENT.as_ptr(),
-    },
     // orcodec.json's (private: the package wraps them).
     method(c"_json_encode", encode::stdlib::json_encode, docs::JSON_ENCODE),
     method(c"_json_loads", decode::stdlib::json_loads, docs::JSON_LOADS),
@@ -308,6 +302,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
     o.ext_type = classes::ext::new_ext_type(module);
     o.decoder_type = classes::decoder::new_decoder_type(module);
     o.unpacker_type = classes::unpacker::new_unpacker_type(module);
+    o.json_unpacker_type = classes::json_unpacker::new_json_unpacker_type(module);
     o.packer_type = classes::packer::new_packer_type(module);
     o.line_iterator_type = classes::lines::new_line_iterator_type(module);
     if o.all().iter().any(|p| p.is_null()) {
@@ -328,6 +323,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
         (c"OutOfData", o.out_of_data),
         (c"BufferFull", o.buffer_full),
         (c"Unpacker", o.unpacker_type as *mut PyObject),
+        (c"JSONUnpacker", o.json_unpacker_type as *mut PyObject),
         (c"Packer", o.packer_type as *mut PyObject),
     ] {
         if !add(module, name, incref(obj)) {

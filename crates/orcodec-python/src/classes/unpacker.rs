@@ -41,7 +41,7 @@ use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
-use crate::module::streams::{constructor_args, read_method, size_arg, try_extend};
+use crate::module::streams::{constructor_args, read_method, size_arg, try_extend, StreamBuffer};
 use crate::state::State;
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
@@ -71,9 +71,8 @@ pub struct Unpacker {
 
 /// The Rust state, never touched by the GC's slots.
 struct Inner {
-    buf: Vec<u8>,
-    /// Start of the bytes not consumed yet.
-    head: usize,
+    /// The bytes held; the scan's offsets count from its `head`.
+    buf: StreamBuffer,
     /// The scan of the value at `head`.
     extent: Extent,
     /// Stream offset of `buf[head]` (`tell()`).
@@ -88,33 +87,6 @@ struct Inner {
     /// The compiled `type=` and its options (None: untyped).
     typed: Option<(Rc<Compiled>, TypedOptions)>,
     stacks: ReadStacks<Owned>,
-}
-
-impl Inner {
-    /// Bytes held and not consumed.
-    fn buffered(&self) -> usize {
-        self.buf.len() - self.head
-    }
-
-    /// Drops the consumed bytes when that is cheap compared with what is
-    /// appended next (at most one partial value is moved), and gives back
-    /// memory a large value left.
-    fn compact(&mut self, incoming: usize) {
-        if self.head == 0 {
-            return;
-        }
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        } else if self.head >= self.buf.len() / 2 || self.buf.len() + incoming > self.buf.capacity() {
-            self.buf.drain(..self.head);
-            self.head = 0;
-        }
-        let wanted = (self.buf.len() + incoming).max(64 << 10);
-        if self.buf.capacity() > (1 << 20) && self.buf.capacity() > 4 * wanted {
-            self.buf.shrink_to(2 * wanted);
-        }
-    }
 }
 
 /// The state of the module whose class made `obj` (a live, constructed Unpacker).
@@ -169,8 +141,8 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     let plain = (*obj).ext_hook.is_null()
         && inner.typed.is_none()
         && inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0;
-    if build && plain && inner.extent.scanned() == 0 && inner.head < inner.buf.len() {
-        let rest = &inner.buf[inner.head..];
+    if build && plain && inner.extent.scanned() == 0 && inner.buf.head < inner.buf.bytes.len() {
+        let rest = &inner.buf.bytes[inner.buf.head..];
         let pause = GcPause::new(rest.len());
         let result = read_prefix_with(
             rest,
@@ -181,7 +153,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         drop(pause);
         match result {
             Ok((value, len)) => {
-                inner.head += len;
+                inner.buf.head += len;
                 inner.consumed += len as u64;
                 return Ok(Step::Value(value.into_raw()));
             }
@@ -190,7 +162,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         }
     }
     loop {
-        let scanned = inner.extent.scan(&inner.buf[inner.head..], inner.max_buffer_size);
+        let scanned = inner.extent.scan(&inner.buf.bytes[inner.buf.head..], inner.max_buffer_size);
         let len = match scanned {
             Ok(Some(len)) => len,
             Ok(None) => {
@@ -199,7 +171,9 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 }
                 continue;
             }
-            Err(ExtentError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
+            Err(ExtentError::Decode(e)) => {
+                return Err(stream_error(st, e, inner.consumed, &inner.buf.bytes[inner.buf.head..]))
+            }
             Err(ExtentError::TooLarge { what, declared, needed, offset }) => {
                 let unit = match what {
                     "array" => "items",
@@ -218,11 +192,11 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             }
         };
         // The value is consumed whether or not it decodes.
-        let (start, at) = (inner.head, inner.consumed);
-        inner.head += len;
+        let (start, at) = (inner.buf.head, inner.consumed);
+        inner.buf.head += len;
         inner.consumed += len as u64;
         inner.extent.reset();
-        let bytes = &inner.buf[start..start + len];
+        let bytes = &inner.buf.bytes[start..start + len];
         if !build {
             let mut p = MsgpackPull::with_options(bytes, inner.opts);
             return match p.skip().and_then(|()| p.finish()) {
@@ -320,14 +294,14 @@ unsafe fn numpy_value(
 
 /// Reads the next chunk from the file-like; false at its end.
 unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
-    let room = inner.max_buffer_size.saturating_sub(inner.buffered());
+    let room = inner.max_buffer_size.saturating_sub(inner.buf.buffered());
     if room == 0 {
         // With no arguments, as msgpack.BufferFull() is raised.
         PyErr_SetNone(state_of(obj).buffer_full);
         return Err(Raised);
     }
     let want = inner.read_size.min(room);
-    inner.compact(want);
+    inner.buf.compact(want);
     let size = PyLong_FromSize_t(want);
     if size.is_null() {
         return Err(Raised);
@@ -339,9 +313,9 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
     }
     let got = if PyBytes_Check(data) != 0 {
         let bytes = crate::cpython::bytes::bytes_data(data);
-        try_extend(&mut inner.buf, bytes).map(|()| bytes.len())
+        try_extend(&mut inner.buf.bytes, bytes).map(|()| bytes.len())
     } else {
-        crate::module::streams::append_buffer(&mut inner.buf, data, "file_like.read() must return bytes")
+        crate::module::streams::append_buffer(&mut inner.buf.bytes, data, "file_like.read() must return bytes")
     };
     Py_DECREF(data);
     Ok(got? != 0)
@@ -432,8 +406,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
     core::ptr::write(
         &mut (*obj).inner,
         Inner {
-            buf: Vec::new(),
-            head: 0,
+            buf: StreamBuffer::default(),
             extent: Extent::new(),
             consumed: 0,
             read_size,
@@ -464,11 +437,6 @@ unsafe extern "C" fn unpacker_dealloc(obj: *mut PyObject) {
     unpacker_clear(obj);
     core::ptr::drop_in_place(&mut (*(obj as *mut Unpacker)).inner);
     crate::classes::free_instance(obj);
-}
-
-unsafe extern "C" fn unpacker_iter(obj: *mut PyObject) -> *mut PyObject {
-    Py_INCREF(obj);
-    obj
 }
 
 unsafe extern "C" fn unpacker_next(obj: *mut PyObject) -> *mut PyObject {
@@ -526,25 +494,8 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
         raise(PyExc_AssertionError, "unpacker.feed() cannot be used with file_like");
         return null_mut();
     }
-    let mut view: Py_buffer = core::mem::zeroed();
-    if PyObject_GetBuffer(data, &mut view, PyBUF_SIMPLE) != 0 {
-        return null_mut();
-    }
-    let bytes = core::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
     let inner = &mut (*u).inner;
-    let ok = inner.buffered().saturating_add(bytes.len()) <= inner.max_buffer_size;
-    let appended = if ok {
-        inner.compact(bytes.len());
-        try_extend(&mut inner.buf, bytes)
-    } else {
-        Ok(())
-    };
-    PyBuffer_Release(&mut view);
-    if !ok {
-        PyErr_SetNone(state_of(u).buffer_full);
-        return null_mut();
-    }
-    if appended.is_err() {
+    if inner.buf.append_within(data, inner.max_buffer_size, state_of(u).buffer_full).is_err() {
         return null_mut();
     }
     let none = Py_None();
@@ -552,40 +503,24 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
     none
 }
 
-const fn method(
-    name: &'static core::ffi::CStr,
-    f: unsafe extern "C" fn(*mut PyObject, *mut PyObject) -> *mut PyObject,
-    flags: c_int,
-    doc: &'static core::ffi::CStr,
-) -> PyMethodDef {
-    PyMethodDef {
-        ml_name: name.as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunction: f },
-        ml_flags: flags,
-        ml_doc: doc.as_ptr(),
-    }
-}
-
 static mut UNPACKER_METHODS: [PyMethodDef; 5] = [
-    method(c"feed", unpacker_feed, METH_O, docs::UNPACKER_FEED),
-    method(c"unpack", unpacker_unpack, METH_NOARGS, docs::UNPACKER_UNPACK),
-    method(c"skip", unpacker_skip, METH_NOARGS, docs::UNPACKER_SKIP),
-    method(c"tell", unpacker_tell, METH_NOARGS, docs::UNPACKER_TELL),
+    crate::classes::method(c"feed", unpacker_feed, METH_O, docs::UNPACKER_FEED),
+    crate::classes::method(c"unpack", unpacker_unpack, METH_NOARGS, docs::UNPACKER_UNPACK),
+    crate::classes::method(c"skip", unpacker_skip, METH_NOARGS, docs::UNPACKER_SKIP),
+    crate::classes::method(c"tell", unpacker_tell, METH_NOARGS, docs::UNPACKER_TELL),
     PyMethodDef::zeroed(),
 ];
 
 /// Creates the `Unpacker` type (called once, at module init).
 pub unsafe fn new_unpacker_type(module: *mut PyObject) -> *mut PyTypeObject {
-    let mut slots = [
-        crate::classes::slot(Py_tp_new, unpacker_new as *mut c_void),
-        crate::classes::slot(Py_tp_dealloc, unpacker_dealloc as *mut c_void),
-        crate::classes::slot(Py_tp_traverse, unpacker_traverse as *mut c_void),
-        crate::classes::slot(Py_tp_clear, unpacker_clear as *mut c_void),
-        crate::classes::slot(Py_tp_iter, unpacker_iter as *mut c_void),
-        crate::classes::slot(Py_tp_iternext, unpacker_next as *mut c_void),
-        crate::classes::slot(Py_tp_methods, core::ptr::addr_of_mut!(UNPACKER_METHODS) as *mut c_void),
-        crate::classes::slot(Py_tp_doc, docs::UNPACKER.as_ptr() as *mut c_void),
-        crate::classes::slot(0, null_mut()),
-    ];
-    crate::classes::new_gc_type(module, c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), true, &mut slots)
+    let slots = crate::classes::ReaderSlots {
+        new: unpacker_new,
+        dealloc: unpacker_dealloc,
+        traverse: unpacker_traverse,
+        clear: unpacker_clear,
+        next: unpacker_next,
+        methods: core::ptr::addr_of_mut!(UNPACKER_METHODS) as *mut PyMethodDef,
+        doc: docs::UNPACKER,
+    };
+    crate::classes::new_reader_type(module, c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), slots)
 }
