@@ -37,6 +37,10 @@
 #                which .ci/run installs). `make test` runs a few-second version
 #                (tests/test_integrations_loadtest.py). Also times FastAPI's
 #                serialization paths (bench/fastapi_paths.py).
+#   make test-long   set up, build, then the long versions of tests whose
+#                normal run is short: JSONUnpacker reading a 500 MB stream
+#                (made as it is read) with its peak memory flat
+#                (ORCODEC_LONG_STREAM_MB; `make test` reads 32 MB).
 #   make schemathesis   set up, build, then run schemathesis (every check)
 #                for 10 minutes against the OpenAPI test app served by
 #                uvicorn (tests/test_schema_openapi.py; `make test` runs it
@@ -92,7 +96,7 @@ FUZZ_NIGHTLY    ?= optional
 # Where `make test` lists the steps it skipped (a fresh list each run).
 SKIPPED := $(CURDIR)/target/make-test-skipped.txt
 
-.PHONY: all setup build lint test test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites bench-parallel wheel wheel-test release-check
+.PHONY: all setup build lint test test-long test-versions bench-versions cargo-test pytest bench bench-quick publish-chart fuzz fuzz-short loadtest schemathesis clean peer-suites bench-parallel wheel wheel-test release-check
 
 all: test
 
@@ -242,6 +246,10 @@ loadtest: build
 	@command -v wrk >/dev/null || { echo "loadtest: wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)" >&2; exit 2; }
 	$(PY) bench/loadtest.py --json bench/results/loadtest.json
 	$(PY) bench/fastapi_paths.py --json bench/results/fastapi_paths.json
+
+LONG_STREAM_MB ?= 500
+test-long: build
+	ORCODEC_LONG_STREAM_MB=$(LONG_STREAM_MB) $(PY) -m pytest -q tests/test_json_unpacker.py -k memory_stays_flat
 
 # schemathesis against the OpenAPI test app for 10 minutes (make test runs it for 20 s).
 schemathesis: build

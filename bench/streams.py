@@ -278,33 +278,40 @@ def pointer_rows(repeat: int) -> list[dict]:
 
 
 def json_unpacker_rows(repeat: int) -> list[dict]:
-    messages = [orcodec.dumps(orcodec.unpackb(m)) for m in small_messages(100_000)]
-    stream = b"\n".join(messages) + b"\n"
-    chunks = [stream[i : i + 4096] for i in range(0, len(stream), 4096)]
+    small = [orcodec.dumps(orcodec.unpackb(m)) for m in small_messages(100_000)]
+    large_doc = orcodec.dumps([orcodec.unpackb(m) for m in small_messages(2_000)])
+    rows = []
+    for row, messages, chunk in [
+        ("JSONUnpacker 100k msgs / 4 KiB chunks", small, 4096),
+        (f"JSONUnpacker 100 docs of {len(large_doc) >> 10} KiB / 1 MiB chunks", [large_doc] * 100, 1 << 20),
+    ]:
+        stream = b"\n".join(messages) + b"\n"
+        chunks = [stream[i : i + chunk] for i in range(0, len(stream), chunk)]
 
-    def ours():
-        u = orcodec.JSONUnpacker()
-        n = 0
-        for c in chunks:
-            u.feed(c)
-            for _ in u:
-                n += 1
-        assert n == len(messages)
+        def ours(chunks=chunks, messages=messages):
+            u = orcodec.JSONUnpacker()
+            n = 0
+            for c in chunks:
+                u.feed(c)
+                for _ in u:
+                    n += 1
+            assert n == len(messages)
 
-    def presplit():
-        loads = orcodec.loads
-        for m in messages:
-            loads(m)
+        def presplit(messages=messages):
+            loads = orcodec.loads
+            for m in messages:
+                loads(m)
 
-    t = best_of({"ours": ours, "presplit": presplit}, repeat)
-    return [
-        {
-            "row": "JSONUnpacker 100k msgs / 4 KiB chunks",
-            "orcodec_ms": t["ours"] * 1e3,
-            "loads_presplit_ms": t["presplit"] * 1e3,
-            "ratio_to_presplit": t["ours"] / t["presplit"],
-        }
-    ]
+        t = best_of({"ours": ours, "presplit": presplit}, repeat)
+        rows.append(
+            {
+                "row": row,
+                "orcodec_ms": t["ours"] * 1e3,
+                "loads_presplit_ms": t["presplit"] * 1e3,
+                "ratio_to_presplit": t["ours"] / t["presplit"],
+            }
+        )
+    return rows
 
 
 # ---------------------------------------------------------------------------------------

@@ -151,6 +151,9 @@ def battery():
     case("decoder loads", lambda: decoder.loads(b'[{"x": 1, "y": 2}]'))
     case("decoder unpackb", lambda: decoder.unpackb(o.packb([{"x": 1, "y": 2}])))
     case("decoder convert", lambda: decoder.convert([{"x": 5, "y": 6}]))
+    case("decoder loads partial", lambda: decoder.loads(b'[{"x": 1, "y": 2}, {"x": "no", "y": 3', partial=True))
+    case("decoder loads pointer", lambda: decoder.loads(b'{"a": [{"x": 1, "y": 2}]}', pointer="/a"))
+    case("decoder unpackb pointer", lambda: decoder.unpackb(o.packb({"a": [{"x": 1, "y": 2}]}), pointer="/a"))
     case("decoder repr", lambda: repr(decoder))
 
     def unpacker():

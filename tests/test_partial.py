@@ -311,3 +311,151 @@ def test_typed_partial_required_fields_of_open_objects_are_required() -> None:
     with pytest.raises(orcodec.JSONDecodeError) as info:
         orcodec.loads(b'{"name": x', type=Open, partial=True)
     assert info.value.pos == 9
+
+
+def error_fields(e: Any) -> tuple[Any, ...]:
+    """What a JSON validation error says: class, text, and where (everything but `doc`)."""
+    return (type(e).__name__, str(e), e.msg, e.path, e.pos, e.lineno, e.colno)
+
+
+def typed_outcome(data: bytes, tp: Any, **kwargs: Any) -> tuple[str, Any]:
+    try:
+        return ("value", orcodec.loads(data, type=tp, **kwargs))
+    except orcodec.ValidationError as e:
+        return ("invalid", error_fields(e))
+    except orcodec.JSONDecodeError as e:
+        return ("syntax", (str(e), e.pos))
+
+
+# (document, type, the text of the value at fault): the whole document does not fit the type.
+TYPED_ERRORS = [
+    (b'{"name": "Ada", "count": "4", "tags": ["x"]}', Record, b'"4"'),
+    (b'[{"name": "a"}, {"name": 2}, {"name": "c"}]', list[Record], b"2"),
+    (b'{"name": "Ada", "tags": ["x", 3, "y"]}', Open, b"3"),
+    (b'\n  {"name": "Ad\\u00e9 \xc3\xa9\xe4\xb8\xad",\n   "count": 1.5, "tags": []}', Record, b"1.5"),
+    (b'{"a": [1, 2, "three", 4], "b": []}', dict[str, list[int]], b'"three"'),
+    (b'[{"name": "x"}, {"count": 1}, {"name": "z"}]', list[Record], b'{"count": 1}'),
+    (b'{"n": [1, 2]}', dict[str, tuple[int, int, int]], b"[1, 2]"),
+    (b"[[true], [false, null], [true]]", list[list[bool]], b"null"),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("data", "tp", "fault"), TYPED_ERRORS, ids=[repr(c[0][:30]) for c in TYPED_ERRORS])
+def test_typed_partial_errors_are_where_the_value_is(data: bytes, tp: Any, fault: bytes, mode: Any) -> None:
+    with pytest.raises(orcodec.ValidationError) as whole:
+        orcodec.loads(data, type=tp)
+    want = error_fields(whole.value)
+    text = data.decode()
+    at = data.index(fault)
+    # pos is a character index, as in every JSONDecodeError.
+    assert whole.value.pos == len(data[:at].decode()) > 0
+    # A whole document gives the same error with partial as without.
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.loads(data, type=tp, partial=mode)
+    assert error_fields(info.value) == want
+    assert info.value.doc == text
+    assert isinstance(info.value, orcodec.JSONDecodeError)
+    # So does every cut after the value at fault: the same message, path and position.
+    for cut in range(at + len(fault), len(data)):
+        with pytest.raises(orcodec.ValidationError) as info:
+            orcodec.loads(data[:cut], type=tp, partial=mode)
+        assert error_fields(info.value) == want, data[:cut]
+        assert info.value.doc == data[:cut].decode()
+
+
+def test_typed_partial_error_in_an_object_the_cut_closed() -> None:
+    # The object the cut closed misses a required field: reported at the object.
+    data = b'[{"name": "x"},\n {"count": 1, "name": "y'
+    with pytest.raises(orcodec.ValidationError) as info:
+        orcodec.loads(data, type=list[Record], partial=True)
+    assert error_fields(info.value) == (
+        "JSONValidationError",
+        "Object missing required field `name` - at `$[1]`",
+        "Object missing required field `name` - at `$[1]`",
+        "$[1]",
+        17,
+        2,
+        2,
+    )
+    assert orcodec.loads(data, type=list[Record], partial="trailing-strings") == [Record("x"), Record("y", 1)]
+    # A syntax error before the cut is untyped decoding's, with its position.
+    with pytest.raises(orcodec.JSONDecodeError) as syntax:
+        orcodec.loads(b'[{"name": "x"}, {"count": 1,, "name"', type=list[Record], partial=True)
+    with pytest.raises(orcodec.JSONDecodeError) as untyped:
+        orcodec.loads(b'[{"name": "x"}, {"count": 1,, "name"', partial=True)
+    assert not isinstance(syntax.value, orcodec.ValidationError)
+    assert (str(syntax.value), syntax.value.pos) == (str(untyped.value), untyped.value.pos)
+    assert syntax.value.pos == 28
+
+
+class Item(typing.TypedDict, total=False):
+    id: int
+    tags: list[str]
+    score: float | None
+
+
+TYPES: list[Any] = [Item, list[Item], dict[str, Item], list[int | str], dict[str, list[bool | None]], list[Record]]
+ITEM_LIKE = st.recursive(
+    SCALARS | st.fixed_dictionaries({}, optional={"id": SCALARS, "name": SCALARS, "count": SCALARS}),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.fixed_dictionaries({}, optional={"id": inner, "tags": inner, "score": inner, "name": inner})
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ITEM_LIKE, st.sampled_from(TYPES), st.booleans())
+def test_typed_partial_agrees_with_the_whole_document(doc: Any, tp: Any, indent: bool) -> None:
+    data = json.dumps(doc, ensure_ascii=False, indent=1 if indent else None).encode()
+    whole = typed_outcome(data, tp)
+    for mode in MODES:
+        # A whole document: what loads gives without partial, errors and all.
+        assert typed_outcome(data, tp, partial=mode) == whole
+        for cut in range(1, len(data)):
+            got = typed_outcome(data[:cut], tp, partial=mode)
+            # What was read is validated as convert validates the untyped partial value.
+            untyped = outcome(orcodec_partial, data[:cut], mode)
+            if untyped[0] == "error":
+                assert got[0] == "syntax", (data[:cut], got)
+                continue
+            try:
+                converted = ("value", orcodec.convert(untyped[1], tp))
+            except orcodec.ValidationError as e:
+                converted = ("invalid", (str(e), e.path))
+            if got[0] == "value":
+                assert converted == got, data[:cut]
+                continue
+            assert got[0] == "invalid" and converted[0] == "invalid", (data[:cut], got, converted)
+            assert got[1][1:2] + got[1][3:4] == converted[1], data[:cut]
+            # The same fault as the whole document's is at the same place.
+            if whole[0] == "invalid" and got[1][1:4] == whole[1][1:4]:
+                assert got[1][4:] == whole[1][4:], data[:cut]
+            assert got[1][4] <= len(data[:cut].decode(errors="ignore")), data[:cut]
+
+
+@pytest.mark.parametrize("tp", [*TYPES, Record, Any], ids=str)
+def test_a_decoder_reads_partial_documents_as_loads(tp: Any) -> None:
+    # Decoder(T).loads(data, partial=...) against loads(data, type=T, partial=...) on every
+    # cut of documents that fit, do not fit, and are invalid before the cut.
+    decoder = orcodec.Decoder(tp)
+    documents = [d for d, _, _ in TYPED_ERRORS] + [
+        orcodec.dumps([{"id": 1, "tags": ["a", "b\u00e9"], "score": 0.5}, {"id": 2, "name": "x", "count": 3}]),
+        orcodec.dumps({"k": {"id": 3, "score": None}, "j": {"tags": []}}),
+        b'{"id": 1, "tags": ["a",, "b"]}',
+    ]
+    for data in documents:
+        for cut in range(len(data) + 1):
+            for mode in [*MODES, False, None, "off"]:
+                want = typed_outcome(data[:cut], tp, partial=mode)
+                try:
+                    got: tuple[str, Any] = ("value", decoder.loads(data[:cut], partial=mode))
+                except orcodec.ValidationError as e:
+                    got = ("invalid", error_fields(e))
+                except orcodec.JSONDecodeError as e:
+                    got = ("syntax", (str(e), e.pos))
+                assert got == want, (data[:cut], mode)
+    with pytest.raises(ValueError, match="partial must be True, False, None"):
+        decoder.loads(b"{}", partial="yes")

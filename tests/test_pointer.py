@@ -203,3 +203,71 @@ def test_hostile_msgpack(data: bytes, pointer: str) -> None:
     with pytest.raises(orcodec.MsgpackDecodeError) as whole:
         orcodec.unpackb(data)
     assert str(info.value) == str(whole.value)
+
+
+def decoded(f: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
+    """A call's value, or its exception's class, text and place."""
+    try:
+        return ("value", f(*args, **kwargs))
+    except (ValueError, TypeError) as e:
+        return ("error", (type(e).__name__, str(e), getattr(e, "pos", None), getattr(e, "path", None)))
+
+
+POINTER_TYPES: list[Any] = [Any, Item, list[Item], dict[str, Any], list[str], str, int, dict[str, int]]
+
+
+@pytest.mark.parametrize("tp", POINTER_TYPES, ids=str)
+def test_a_decoder_takes_the_same_pointers_as_loads(tp: Any) -> None:
+    # Decoder(T).loads/unpackb(data, pointer=...) against loads/unpackb(data, type=T,
+    # pointer=...): values and errors alike, for every path into the document and for
+    # paths that do not exist or are malformed.
+    data, packed = orcodec.dumps(DOC), orcodec.packb(DOC)
+    decoder = orcodec.Decoder(tp)
+    pointers = ["".join("/" + escape(t) for t in tokens) for tokens in random_paths(DOC, random.Random(7), 60)]
+    pointers += [m[0] for m in MISSING] + ["", None, "x", "/items/0/~2", "/items/1/tags/0"]
+    for pointer in pointers:
+        want = decoded(orcodec.loads, data, type=tp, pointer=pointer)
+        assert decoded(decoder.loads, data, pointer=pointer) == want, pointer
+        assert decoded(decoder.loads, data.decode(), pointer=pointer) == want, pointer
+        want = decoded(orcodec.unpackb, packed, type=tp, pointer=pointer)
+        assert decoded(decoder.unpackb, packed, pointer=pointer) == want, pointer
+    outcomes = {decoded(decoder.loads, data, pointer=p)[0] for p in pointers}
+    assert "error" in outcomes
+    assert "value" in outcomes or tp in (int, dict[str, int])
+    # Without pointer (and with pointer=None): what the decoder gives without it.
+    assert decoded(decoder.loads, data, pointer=None) == decoded(decoder.loads, data)
+    assert decoded(decoder.unpackb, packed, pointer=None) == decoded(decoder.unpackb, packed)
+    # The other arguments of unpackb still apply with a pointer.
+    keyed = orcodec.packb({"a": {1: "x"}, "b": [{"name": "n", "tags": []}]}, option=orcodec.OPT_NON_STR_KEYS)
+    for pointer in ("/a", "/b/0", "/b"):
+        options = {"pointer": pointer, "option": orcodec.OPT_NON_STR_KEYS}
+        assert decoded(decoder.unpackb, keyed, **options) == decoded(orcodec.unpackb, keyed, type=tp, **options)
+    if tp is Any:
+        assert decoder.unpackb(keyed, pointer="/a", option=orcodec.OPT_NON_STR_KEYS) == {1: "x"}
+
+
+@pytest.mark.parametrize("path", fixture_paths()[:4], ids=lambda p: p.name)
+def test_a_decoder_follows_pointers_into_the_fixtures(path: Any) -> None:
+    data = path.read_bytes()
+    doc = orcodec.loads(data)
+    packed = orcodec.packb(doc)
+    decoder = orcodec.Decoder(Any)
+    strings = orcodec.Decoder(str)
+    for tokens in random_paths(doc, random.Random(path.name), 200):
+        pointer = "".join("/" + escape(t) for t in tokens)
+        want = walk(doc, tokens)
+        assert decoder.loads(data, pointer=pointer) == want, pointer
+        assert decoder.unpackb(packed, pointer=pointer) == want, pointer
+        assert decoded(strings.loads, data, pointer=pointer) == decoded(orcodec.loads, data, type=str, pointer=pointer)
+
+
+def test_decoder_pointer_arguments() -> None:
+    decoder = orcodec.Decoder(dict[str, int])
+    with pytest.raises(TypeError, match="pointer must be a str"):
+        decoder.loads(b"{}", pointer=b"/a")
+    with pytest.raises(TypeError, match="pointer must be a str"):
+        decoder.unpackb(b"\x80", pointer=1)
+    with pytest.raises(ValueError, match="partial and pointer cannot be combined"):
+        decoder.loads(b"{}", pointer="/a", partial=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        decoder.unpackb(b"\x80", partial=True)

@@ -19,7 +19,12 @@ fuzz_target!(|data: &[u8]| {
     let pick = data.iter().fold(0u32, |h, &b| h.wrapping_mul(31).wrapping_add(b as u32));
     let _ = msgpack_all_ways(
         data,
-        ReadOptions { non_str_keys: pick & 1 != 0, timestamps: pick & 2 != 0, bin_keys: pick & 4 != 0, plain_keys: false },
+        ReadOptions {
+            non_str_keys: pick & 1 != 0,
+            timestamps: pick & 2 != 0,
+            bin_keys: pick & 4 != 0,
+            plain_keys: false,
+        },
     );
     // Value trees (str keys only: the tree's maps have str keys), floats
     // compared as bits.

@@ -8,7 +8,6 @@ from types import MappingProxyType
 
 from . import _orcodec
 from ._files import dump, load, pack, unpack
-from ._json_stream import JSONUnpacker
 from ._orcodec import (
     OPT_APPEND_NEWLINE,
     OPT_DATETIME_AS_TIMESTAMP_EXT,
@@ -43,6 +42,7 @@ from ._orcodec import (
     JSONDecodeError,
     JSONEncodeError,
     JSONInputTypeError,
+    JSONUnpacker,
     MsgpackDecodeError,
     MsgpackEncodeError,
     MsgpackInputTypeError,

@@ -354,8 +354,17 @@ class Decoder(Generic[_T]):
         dec_hook: Callable[[Any, Any], Any] | None = ...,
         forbid_unknown_fields: bool = ...,
     ) -> Decoder[Any]: ...
-    def loads(self, obj: bytes | bytearray | memoryview | str, /) -> _T:
-        """Decode JSON into the Decoder's type (see orcodec.loads)."""
+    def loads(
+        self,
+        obj: bytes | bytearray | memoryview | str,
+        /,
+        *,
+        partial: bool | Literal["on", "off", "trailing-strings"] | None = ...,
+        pointer: str | None = ...,
+    ) -> _T:
+        """Decode JSON into the Decoder's type (see orcodec.loads): partial reads a
+        document cut off anywhere as far as it is complete, pointer (a JSON Pointer)
+        decodes only the value it leads to."""
     def unpackb(
         self,
         obj: bytes | bytearray | memoryview,
@@ -363,8 +372,10 @@ class Decoder(Generic[_T]):
         *,
         ext_hook: Callable[[int, bytes], Any] | None = ...,
         option: int | None = ...,
+        pointer: str | None = ...,
     ) -> _T:
-        """Decode MessagePack into the Decoder's type (see orcodec.unpackb)."""
+        """Decode MessagePack into the Decoder's type (see orcodec.unpackb): pointer (a
+        JSON Pointer) decodes only the value it leads to."""
     def convert(self, obj: Any, /) -> _T:
         """Convert Python objects into the Decoder's type (see orcodec.convert)."""
     def __class_getitem__(cls, item: Any, /) -> Any: ...
@@ -510,9 +521,7 @@ def iter_lines(
     """
 
 class JSONUnpacker:
-    """JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, ...)
-
-    A reader of JSON values one after another (JSON Lines, values separated by
+    """A reader of JSON values one after another (JSON Lines, values separated by
     whitespace, or by nothing where they delimit themselves: {}[]"x"), fed in
     pieces of any size with feed(), or read from file_like (anything with
     read(n) returning bytes) read_size bytes at a time. Iterating yields every
@@ -528,19 +537,27 @@ class JSONUnpacker:
     feed() raises BufferFull rather than pass it, as does reading a value
     larger than it from file_like.
     """
-    def __init__(
-        self,
-        file_like: Any = None,
+
+    def __new__(
+        cls,
+        file_like: SupportsRead[bytes] | None = ...,
         *,
         read_size: int = ...,
         max_buffer_size: int = ...,
         type: Any = ...,
         strict: bool = ...,
         dec_hook: Callable[[Any, Any], Any] | None = ...,
-    ) -> None: ...
-    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None: ...
-    def unpack(self) -> Any: ...
-    def tell(self) -> int: ...
+    ) -> JSONUnpacker: ...
+    def feed(self, next_bytes: bytes | bytearray | memoryview, /) -> None:
+        """Append next_bytes (bytes or any buffer) to what is to be read. Raises
+        BufferFull when the bytes held would pass max_buffer_size (nothing is
+        appended), and TypeError when the reader reads a file_like."""
+    def unpack(self) -> Any:
+        """Return the next value. Raises OutOfData when no complete value is held
+        (and file_like, if any, has no more bytes)."""
+    def tell(self) -> int:
+        """The number of bytes of the stream consumed so far: the end of the last
+        value returned (or that failed to decode)."""
     def __iter__(self) -> JSONUnpacker: ...
     def __next__(self) -> Any: ...
 

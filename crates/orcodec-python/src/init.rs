@@ -20,7 +20,7 @@ const fn method(name: &'static CStr, f: PyCFunctionFastWithKeywords, doc: &'stat
     }
 }
 
-static mut METHODS: [PyMethodDef; 23] = [
+static mut METHODS: [PyMethodDef; 22] = [
     method(c"convert", decode::typed::run::convert, docs::CONVERT),
     method(c"dumps", encode::dumps, docs::DUMPS),
     method(c"loads", decode::loads, docs::LOADS),
@@ -31,12 +31,6 @@ static mut METHODS: [PyMethodDef; 23] = [
     method(c"dumps_lines", encode::lines::dumps_lines, docs::DUMPS_LINES),
     method(c"loads_lines", decode::lines::loads_lines, docs::LOADS_LINES),
     method(c"iter_lines", classes::lines::iter_lines, docs::ITER_LINES),
-    PyMethodDef {
-        ml_name: c"_json_extent".as_ptr(),
-        ml_meth: PyMethodDefPointer { PyCFunctionFast: decode::pieces::json_extent },
-        ml_flags: METH_FASTCALL,
-        ml_doc: docs::JSON_EXTENT.as_ptr(),
-    },
     // The CLI's `stats` and `validate` (private).
     method(c"_tally", decode::tally::tally, c""),
     // The threshold benchmark's knob (private).
@@ -315,6 +309,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
     o.decoder_type = classes::decoder::new_decoder_type(module);
     o.unpacker_type = classes::unpacker::new_unpacker_type(module);
     o.mp_unpacker_type = msgpack_compat::unpacker::new_mp_unpacker_type(module);
+    o.json_unpacker_type = classes::json_unpacker::new_json_unpacker_type(module);
     o.packer_type = classes::packer::new_packer_type(module);
     o.line_iterator_type = classes::lines::new_line_iterator_type(module);
     if o.all().iter().any(|p| p.is_null()) {
@@ -335,6 +330,7 @@ unsafe fn fill(module: *mut PyObject) -> Option<()> {
         (c"OutOfData", o.out_of_data),
         (c"BufferFull", o.buffer_full),
         (c"Unpacker", o.unpacker_type as *mut PyObject),
+        (c"JSONUnpacker", o.json_unpacker_type as *mut PyObject),
         (c"Packer", o.packer_type as *mut PyObject),
         (c"_MsgpackUnpacker", o.mp_unpacker_type as *mut PyObject),
     ] {

@@ -7,7 +7,8 @@
 //! * [`pull`]: the pull reader, the same grammar read one token at a time
 //!   by the caller (typed decoding, transcoding, streaming).
 //! * [`partial`]: documents cut off anywhere, read as far as they are
-//!   complete (the push decoder's partial mode).
+//!   complete (the push decoder's partial mode); [`closing`]: such a
+//!   document written whole, for typed decoding.
 //! * [`stream`]: where each value of a stream of JSON values ends.
 //! * [`lines`]: JSON Lines, finding line ends and blank lines.
 //! * `stdlib`: the standard library `json` module's text (its separators,
@@ -16,6 +17,7 @@
 //!   and their escapes, numbers); `unescape` does strings' simple escapes a
 //!   block at a time, `unicode` runs of `\uXXXX` escapes in one loop.
 
+pub mod closing;
 pub(crate) mod lex;
 pub mod lines;
 pub mod partial;

@@ -111,24 +111,30 @@ pub fn parse_with<B: Builder>(
     stacks: &mut ScanStacks<B::Value>,
 ) -> Result<B::Value, Failure<B::Error>> {
     check_utf8(input)?;
-    debug_assert!(stacks.stack.is_empty() && stacks.frames.is_empty());
-    let mut s = Scanner {
-        input,
-        pos: 0,
-        stack: core::mem::take(&mut stacks.stack),
-        frames: core::mem::take(&mut stacks.frames),
-        scratch: core::mem::take(&mut stacks.scratch),
-        short_numbers: true,
-        open: Open::None,
-    };
+    let mut s = Scanner::in_stacks(input, stacks);
     s.skip_whitespace();
-    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run::<B, false>(builder) };
-    // After an error, values of unfinished containers are still there.
-    s.stack.clear();
-    s.frames.clear();
-    s.scratch.clear();
-    (stacks.stack, stacks.frames, stacks.scratch) = (s.stack, s.frames, s.scratch);
+    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run::<B, false, false>(builder) };
+    s.give_back(stacks);
     result
+}
+
+/// The value at the front of `input`, which anything may follow (a
+/// stream of values), and the offset where it ends; [`parse_with`]'s
+/// errors otherwise (the input ending in the value is `UnexpectedEnd`; a
+/// number or literal running to the end is taken as it is). `input` is
+/// text, so valid UTF-8 (a stream checks its bytes as they arrive).
+pub fn parse_prefix_with<B: Builder>(
+    input: &str,
+    builder: &mut B,
+    stacks: &mut ScanStacks<B::Value>,
+) -> Result<(B::Value, usize), Failure<B::Error>> {
+    let input = input.as_bytes();
+    let mut s = Scanner::in_stacks(input, stacks);
+    s.skip_whitespace();
+    let result = if s.pos == input.len() { err(Kind::EmptyDocument, s.pos) } else { s.run::<B, false, true>(builder) };
+    let end = s.pos;
+    s.give_back(stacks);
+    result.map(|v| (v, end))
 }
 
 /// [`parse_with`] for a document that may be cut off anywhere (see
@@ -145,21 +151,12 @@ pub fn parse_partial_with<B: Builder>(
     let whole = input;
     let input = &input[..partial::without_cut_character(input)];
     check_utf8(input)?;
-    debug_assert!(stacks.stack.is_empty() && stacks.frames.is_empty());
-    let mut s = Scanner {
-        input,
-        pos: 0,
-        stack: core::mem::take(&mut stacks.stack),
-        frames: core::mem::take(&mut stacks.frames),
-        scratch: core::mem::take(&mut stacks.scratch),
-        short_numbers: true,
-        open: Open::None,
-    };
+    let mut s = Scanner::in_stacks(input, stacks);
     s.skip_whitespace();
     let result = if s.pos == input.len() {
         err(Kind::EmptyDocument, s.pos)
     } else {
-        match s.run::<B, true>(builder) {
+        match s.run::<B, true, false>(builder) {
             Err(Failure::Syntax(e)) => s.close_partial(builder, e, mode),
             done => done,
         }
@@ -169,14 +166,34 @@ pub fn parse_partial_with<B: Builder>(
         Ok(_) if input.len() != whole.len() && s.open == Open::None => err(Kind::InvalidUtf8, input.len()),
         other => other,
     };
-    s.stack.clear();
-    s.frames.clear();
-    s.scratch.clear();
-    (stacks.stack, stacks.frames, stacks.scratch) = (s.stack, s.frames, s.scratch);
+    s.give_back(stacks);
     result
 }
 
 impl<'a, V> Scanner<'a, V> {
+    /// A decoder of `input` working in the (empty) stacks of `stacks`.
+    fn in_stacks(input: &'a [u8], stacks: &mut ScanStacks<V>) -> Self {
+        debug_assert!(stacks.stack.is_empty() && stacks.frames.is_empty());
+        Scanner {
+            input,
+            pos: 0,
+            stack: core::mem::take(&mut stacks.stack),
+            frames: core::mem::take(&mut stacks.frames),
+            scratch: core::mem::take(&mut stacks.scratch),
+            short_numbers: true,
+            open: Open::None,
+        }
+    }
+
+    /// Returns the stacks to `stacks`, emptied (after an error, values of
+    /// unfinished containers are still there).
+    fn give_back(mut self, stacks: &mut ScanStacks<V>) {
+        self.stack.clear();
+        self.frames.clear();
+        self.scratch.clear();
+        (stacks.stack, stacks.frames, stacks.scratch) = (self.stack, self.frames, self.scratch);
+    }
+
     /// After `run` (partial) failed with `e`: the document closed at the end
     /// of the input if `e` is the input ending (see [`partial`](super::partial)),
     /// else `e`.
@@ -234,7 +251,12 @@ impl<'a, V> Scanner<'a, V> {
         }
     }
 
-    fn run<B: Builder<Value = V>, const PARTIAL: bool>(&mut self, b: &mut B) -> Result<V, Failure<B::Error>> {
+    /// The document's value; with `PREFIX`, the first value's, `pos` left
+    /// where it ends (whatever follows it).
+    fn run<B: Builder<Value = V>, const PARTIAL: bool, const PREFIX: bool>(
+        &mut self,
+        b: &mut B,
+    ) -> Result<V, Failure<B::Error>> {
         loop {
             // A value starts here.
             self.skip_whitespace();
@@ -294,6 +316,13 @@ impl<'a, V> Scanner<'a, V> {
 
             // Close every container this value completes, then find the next value.
             loop {
+                if PREFIX && self.frames.is_empty() {
+                    #[expect(clippy::unreachable, reason = "the value was just pushed")]
+                    return match self.stack.pop() {
+                        Some(v) => Ok(v),
+                        None => unreachable!("a complete value is on the stack"),
+                    };
+                }
                 self.skip_whitespace();
                 let Some(frame) = self.frames.last().copied() else {
                     if self.pos != self.input.len() {
@@ -923,6 +952,29 @@ mod tests {
             }
         }
         assert_eq!(partial(doc, On), Ok(ok(core::str::from_utf8(doc).unwrap())));
+    }
+
+    #[test]
+    fn prefixes() {
+        let prefix = |s: &str| match parse_prefix_with(s, &mut Echo, &mut ScanStacks::new()) {
+            Ok((v, end)) => Ok((v, end)),
+            Err(Failure::Syntax(e)) => Err((e.kind, e.offset)),
+            Err(Failure::Build(())) => panic!("{s:?}"),
+        };
+        assert_eq!(prefix(" [1, 2] [3]"), Ok(("[u1,u2]".into(), 7)));
+        assert_eq!(prefix(r#"{"a":[{}]}x"#), Ok((r#"{k"a":[{}]}"#.into(), 10)));
+        assert_eq!(prefix("12 3"), Ok(("u12".into(), 2)));
+        assert_eq!(prefix("-1.5e3"), Ok(("f-1500.0".into(), 6)));
+        assert_eq!(prefix(r#""ab""c""#), Ok((r#""ab""#.into(), 4)));
+        assert_eq!(prefix("true1"), Ok(("true".into(), 4)));
+        assert_eq!(prefix("[1, 2"), Err((Kind::UnexpectedEnd, 5)));
+        assert_eq!(prefix("  "), Err((Kind::EmptyDocument, 2)));
+        assert_eq!(prefix("[1,] 2").unwrap_err().0, Kind::TrailingComma);
+        assert_eq!(prefix(&"[".repeat(2000)).unwrap_err().0, Kind::DepthLimit);
+        // Stacks given back empty, as after parse_with.
+        let mut stacks = ScanStacks::new();
+        assert!(parse_prefix_with("[[1, 2], [3", &mut Echo, &mut stacks).is_err());
+        assert_eq!(parse_prefix_with("[0] 1", &mut Echo, &mut stacks).ok(), Some(("[u0]".into(), 3)));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub struct JsonExtent {
 }
 
 /// Whether `c` ends a number or literal at the top level.
-fn ends_scalar(c: u8) -> bool {
+pub fn ends_scalar(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'[' | b']' | b'{' | b'}' | b'"' | b',')
 }
 

@@ -12,6 +12,7 @@ use pyo3_ffi::*;
 use std::rc::Rc;
 
 use crate::classes::{member, slot, NO_MEMBER};
+use crate::decode::pieces;
 use crate::decode::typed::node::Compiled;
 use crate::decode::typed::run::{self, Options};
 use crate::module::args::Call;
@@ -148,31 +149,34 @@ unsafe extern "C" fn decoder_repr(obj: *mut PyObject) -> *mut PyObject {
     PyUnicode_FromFormat(c"Decoder(%R)".as_ptr(), d.ty)
 }
 
-/// `Decoder.loads(obj)`.
+/// `Decoder.loads(obj, *, partial=False, pointer=None)`: what
+/// `loads(obj, type=..., partial=..., pointer=...)` gives.
 unsafe extern "C" fn decoder_loads(
     obj: *mut PyObject,
     args: *const *mut PyObject,
     nargs: Py_ssize_t,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([data]) = call.parse("loads", [core::ptr::null_mut()], 1) else {
-        return core::ptr::null_mut();
-    };
     let Some((st, compiled, opts)) = Decoder::parts(obj) else {
         return core::ptr::null_mut();
     };
-    let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = crate::decode::json_input(st, data, &mut view) else {
+    let call = Call { args, nargs: nargs as usize, kwnames };
+    let Ok([data, partial, pointer]) = call.parse("loads", [core::ptr::null_mut(), st.kw_partial, st.kw_pointer], 1)
+    else {
         return core::ptr::null_mut();
     };
+    let Ok(parts) = pieces::parse_json_pieces(partial, pointer) else {
+        return core::ptr::null_mut();
+    };
+    // Held: the compiled type is borrowed from it while hooks may run.
     Py_INCREF(obj);
-    let result = run::loads_with(st, compiled, &opts, input.bytes(), data);
+    let result = pieces::loads_pieces(st, data, Some((compiled, &opts)), &parts);
     Py_DECREF(obj);
     result
 }
 
-/// `Decoder.unpackb(obj, *, ext_hook=None, option=None)`.
+/// `Decoder.unpackb(obj, *, ext_hook=None, option=None, pointer=None)`:
+/// what `unpackb(obj, type=..., ...)` gives.
 unsafe extern "C" fn decoder_unpackb(
     obj: *mut PyObject,
     args: *const *mut PyObject,
@@ -183,22 +187,20 @@ unsafe extern "C" fn decoder_unpackb(
         return core::ptr::null_mut();
     };
     let call = Call { args, nargs: nargs as usize, kwnames };
-    let Ok([data, ext_hook, option]) = call.parse("unpackb", [core::ptr::null_mut(), st.kw_ext_hook, st.kw_option], 1)
-    else {
+    let names = [core::ptr::null_mut(), st.kw_ext_hook, st.kw_option, st.kw_pointer];
+    let Ok([data, ext_hook, option, pointer]) = call.parse("unpackb", names, 1) else {
         return core::ptr::null_mut();
     };
     let Some((ext_hook, read_opts, flags)) = crate::decode::msgpack_options(st, ext_hook, option) else {
         return core::ptr::null_mut();
     };
-    let mut view = crate::decode::input::ViewSlot::new();
-    let Some(input) = crate::decode::msgpack_input(st, data, &mut view) else {
+    let Ok(tokens) = pieces::parse_pointer(pointer) else {
         return core::ptr::null_mut();
     };
     let code = orcodec_core::msgpack::numpy::DEFAULT_CODE;
-    let mut numpy = crate::decode::numpy_read(st, flags, code, data, input.bytes());
-    let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut crate::decode::numpy::NumpyRead);
     Py_INCREF(obj);
-    let result = run::unpackb_with(st, compiled, &opts, input.bytes(), ext_hook, read_opts, numpy);
+    let result =
+        pieces::unpackb_pointer(st, data, tokens.as_ref(), ext_hook, read_opts, flags, code, Some((compiled, &opts)));
     Py_DECREF(obj);
     result
 }

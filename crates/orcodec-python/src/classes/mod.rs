@@ -5,6 +5,7 @@
 pub mod decoder;
 pub mod ext;
 pub mod fragment;
+pub mod json_unpacker;
 pub mod lines;
 pub mod packer;
 pub mod unpacker;
@@ -156,4 +157,44 @@ pub unsafe fn new_gc_type(
         slots: slots.as_mut_ptr(),
     };
     PyType_FromModuleAndSpec(module, &mut spec, null_mut()) as *mut PyTypeObject
+}
+
+/// `tp_iter` of an object that is its own iterator.
+pub unsafe extern "C" fn iter_self(obj: *mut PyObject) -> *mut PyObject {
+    Py_INCREF(obj);
+    obj
+}
+
+/// The slots of a streaming reader class (`Unpacker`, `JSONUnpacker`).
+pub struct ReaderSlots {
+    pub new: newfunc,
+    pub dealloc: destructor,
+    pub traverse: traverseproc,
+    pub clear: inquiry,
+    pub next: iternextfunc,
+    /// The method table (static, ended by a zeroed entry).
+    pub methods: *mut PyMethodDef,
+    pub doc: &'static core::ffi::CStr,
+}
+
+/// A streaming reader class: constructed from Python, its own iterator,
+/// holding Python objects the collector must see, subclassable.
+pub unsafe fn new_reader_type(
+    module: *mut PyObject,
+    name: &'static core::ffi::CStr,
+    basicsize: usize,
+    reader: ReaderSlots,
+) -> *mut PyTypeObject {
+    let mut slots = [
+        slot(Py_tp_new, reader.new as *mut c_void),
+        slot(Py_tp_dealloc, reader.dealloc as *mut c_void),
+        slot(Py_tp_traverse, reader.traverse as *mut c_void),
+        slot(Py_tp_clear, reader.clear as *mut c_void),
+        slot(Py_tp_iter, iter_self as *mut c_void),
+        slot(Py_tp_iternext, reader.next as *mut c_void),
+        slot(Py_tp_methods, reader.methods as *mut c_void),
+        slot(Py_tp_doc, reader.doc.as_ptr() as *mut c_void),
+        slot(0, null_mut()),
+    ];
+    new_gc_type(module, name, basicsize, true, &mut slots)
 }

@@ -42,7 +42,7 @@ use crate::module::docs;
 use crate::module::errors::{raise, Raised};
 use crate::module::options;
 use crate::module::options::Opt;
-use crate::module::streams::{compact, constructor_args, read_method, size_arg, try_extend};
+use crate::module::streams::{constructor_args, read_method, size_arg, try_extend, StreamBuffer};
 use crate::state::State;
 
 /// msgpack-python's default `max_buffer_size` (100 MiB), and the most
@@ -72,9 +72,8 @@ pub struct Unpacker {
 
 /// The Rust state, never touched by the GC's slots.
 struct Inner {
-    buf: Vec<u8>,
-    /// Start of the bytes not consumed yet.
-    head: usize,
+    /// The bytes held; the scan's offsets count from its `head`.
+    buf: StreamBuffer,
     /// The scan of the value at `head`.
     extent: Resumable,
     /// Stream offset of `buf[head]` (`tell()`).
@@ -89,17 +88,6 @@ struct Inner {
     /// The compiled `type=` and its options (None: untyped).
     typed: Option<(Rc<Compiled>, TypedOptions)>,
     stacks: ReadStacks<Owned>,
-}
-
-impl Inner {
-    /// Bytes held and not consumed.
-    fn buffered(&self) -> usize {
-        self.buf.len() - self.head
-    }
-
-    fn compact(&mut self, incoming: usize) {
-        compact(&mut self.buf, &mut self.head, incoming);
-    }
 }
 
 /// The state of the module whose class made `obj` (a live, constructed Unpacker).
@@ -154,8 +142,8 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     let plain = (*obj).ext_hook.is_null()
         && inner.typed.is_none()
         && inner.numpy_opts & (options::NUMPY_EXT | options::MSGPACK_NUMPY) == 0;
-    if build && plain && !inner.extent.started() && inner.head < inner.buf.len() {
-        let rest = &inner.buf[inner.head..];
+    if build && plain && !inner.extent.started() && inner.buf.head < inner.buf.bytes.len() {
+        let rest = &inner.buf.bytes[inner.buf.head..];
         let pause = GcPause::new(rest.len());
         let result = read_prefix_with(
             rest,
@@ -166,7 +154,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
         drop(pause);
         match result {
             Ok((value, len)) => {
-                inner.head += len;
+                inner.buf.head += len;
                 inner.consumed += len as u64;
                 return Ok(Step::Value(value.into_raw()));
             }
@@ -176,7 +164,7 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
     }
     loop {
         let limits = Limits { value: inner.max_buffer_size, ..Limits::NONE };
-        let scanned = inner.extent.scan(&inner.buf[inner.head..], &limits);
+        let scanned = inner.extent.scan(&inner.buf.bytes[inner.buf.head..], &limits);
         let len = match scanned {
             Ok(Scanned::Whole(len)) => len,
             Ok(Scanned::Partial(_)) => {
@@ -185,7 +173,9 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
                 }
                 continue;
             }
-            Err(ScanError::Decode(e)) => return Err(stream_error(st, e, inner.consumed, &inner.buf[inner.head..])),
+            Err(ScanError::Decode(e)) => {
+                return Err(stream_error(st, e, inner.consumed, &inner.buf.bytes[inner.buf.head..]))
+            }
             // Not met: only `value` is limited here.
             Err(ScanError::Limit { what, len, max, offset }) => {
                 return Err(decode_error(st, &format!("{what} of {len} over {max}"), inner.consumed + offset as u64))
@@ -208,11 +198,11 @@ unsafe fn step_in(obj: *mut Unpacker, inner: &mut Inner, build: bool) -> Result<
             }
         };
         // The value is consumed whether or not it decodes.
-        let (start, at) = (inner.head, inner.consumed);
-        inner.head += len;
+        let (start, at) = (inner.buf.head, inner.consumed);
+        inner.buf.head += len;
         inner.consumed += len as u64;
         inner.extent.reset();
-        let bytes = &inner.buf[start..start + len];
+        let bytes = &inner.buf.bytes[start..start + len];
         if !build {
             let mut p = MsgpackPull::with_options(bytes, inner.opts);
             return match p.skip().and_then(|()| p.finish()) {
@@ -310,14 +300,14 @@ unsafe fn numpy_value(
 
 /// Reads the next chunk from the file-like; false at its end.
 unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
-    let room = inner.max_buffer_size.saturating_sub(inner.buffered());
+    let room = inner.max_buffer_size.saturating_sub(inner.buf.buffered());
     if room == 0 {
         // With no arguments, as msgpack.BufferFull() is raised.
         PyErr_SetNone(state_of(obj).buffer_full);
         return Err(Raised);
     }
     let want = inner.read_size.min(room);
-    inner.compact(want);
+    inner.buf.compact(want);
     let size = PyLong_FromSize_t(want);
     if size.is_null() {
         return Err(Raised);
@@ -329,9 +319,9 @@ unsafe fn fill(obj: *mut Unpacker, inner: &mut Inner) -> Result<bool, Raised> {
     }
     let got = if PyBytes_Check(data) != 0 {
         let bytes = crate::cpython::bytes::bytes_data(data);
-        try_extend(&mut inner.buf, bytes).map(|()| bytes.len())
+        try_extend(&mut inner.buf.bytes, bytes).map(|()| bytes.len())
     } else {
-        crate::module::streams::append_buffer(&mut inner.buf, data, "file_like.read() must return bytes")
+        crate::module::streams::append_buffer(&mut inner.buf.bytes, data, "file_like.read() must return bytes")
     };
     Py_DECREF(data);
     Ok(got? != 0)
@@ -422,8 +412,7 @@ unsafe extern "C" fn unpacker_new(ty: *mut PyTypeObject, args: *mut PyObject, kw
     core::ptr::write(
         &mut (*obj).inner,
         Inner {
-            buf: Vec::new(),
-            head: 0,
+            buf: StreamBuffer::default(),
             extent: Resumable::new(),
             consumed: 0,
             read_size,
@@ -454,11 +443,6 @@ unsafe extern "C" fn unpacker_dealloc(obj: *mut PyObject) {
     unpacker_clear(obj);
     core::ptr::drop_in_place(&mut (*(obj as *mut Unpacker)).inner);
     crate::classes::free_instance(obj);
-}
-
-unsafe extern "C" fn unpacker_iter(obj: *mut PyObject) -> *mut PyObject {
-    Py_INCREF(obj);
-    obj
 }
 
 unsafe extern "C" fn unpacker_next(obj: *mut PyObject) -> *mut PyObject {
@@ -516,25 +500,8 @@ unsafe extern "C" fn unpacker_feed(obj: *mut PyObject, data: *mut PyObject) -> *
         raise(PyExc_AssertionError, "unpacker.feed() cannot be used with file_like");
         return null_mut();
     }
-    let mut view: Py_buffer = core::mem::zeroed();
-    if PyObject_GetBuffer(data, &mut view, PyBUF_SIMPLE) != 0 {
-        return null_mut();
-    }
-    let bytes = core::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
     let inner = &mut (*u).inner;
-    let ok = inner.buffered().saturating_add(bytes.len()) <= inner.max_buffer_size;
-    let appended = if ok {
-        inner.compact(bytes.len());
-        try_extend(&mut inner.buf, bytes)
-    } else {
-        Ok(())
-    };
-    PyBuffer_Release(&mut view);
-    if !ok {
-        PyErr_SetNone(state_of(u).buffer_full);
-        return null_mut();
-    }
-    if appended.is_err() {
+    if inner.buf.append_within(data, inner.max_buffer_size, state_of(u).buffer_full).is_err() {
         return null_mut();
     }
     let none = Py_None();
@@ -552,16 +519,14 @@ static mut UNPACKER_METHODS: [PyMethodDef; 5] = [
 
 /// Creates the `Unpacker` type (called once, at module init).
 pub unsafe fn new_unpacker_type(module: *mut PyObject) -> *mut PyTypeObject {
-    let mut slots = [
-        crate::classes::slot(Py_tp_new, unpacker_new as *mut c_void),
-        crate::classes::slot(Py_tp_dealloc, unpacker_dealloc as *mut c_void),
-        crate::classes::slot(Py_tp_traverse, unpacker_traverse as *mut c_void),
-        crate::classes::slot(Py_tp_clear, unpacker_clear as *mut c_void),
-        crate::classes::slot(Py_tp_iter, unpacker_iter as *mut c_void),
-        crate::classes::slot(Py_tp_iternext, unpacker_next as *mut c_void),
-        crate::classes::slot(Py_tp_methods, core::ptr::addr_of_mut!(UNPACKER_METHODS) as *mut c_void),
-        crate::classes::slot(Py_tp_doc, docs::UNPACKER.as_ptr() as *mut c_void),
-        crate::classes::slot(0, null_mut()),
-    ];
-    crate::classes::new_gc_type(module, c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), true, &mut slots)
+    let slots = crate::classes::ReaderSlots {
+        new: unpacker_new,
+        dealloc: unpacker_dealloc,
+        traverse: unpacker_traverse,
+        clear: unpacker_clear,
+        next: unpacker_next,
+        methods: core::ptr::addr_of_mut!(UNPACKER_METHODS) as *mut PyMethodDef,
+        doc: docs::UNPACKER,
+    };
+    crate::classes::new_reader_type(module, c"orcodec.Unpacker", core::mem::size_of::<Unpacker>(), slots)
 }

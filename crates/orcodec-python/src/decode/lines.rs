@@ -149,7 +149,7 @@ unsafe fn typed_line(
         opts,
         &mut input,
         // None: `doc` is made from the line's bytes.
-        Source::Json { input: line, original: Py_None() },
+        Source::Json { input: line, original: Py_None(), kept: line.len() },
         |_| {},
         |i| Ok(i.pull.finish()?),
         |e| {

@@ -5,6 +5,7 @@
 use pyo3_ffi::*;
 
 use orcodec_core::error::Failure;
+use orcodec_core::json::closing;
 use orcodec_core::json::partial::PartialMode;
 use orcodec_core::json::scanner::ScanStacks;
 
@@ -15,7 +16,6 @@ use crate::decode::error::{
 };
 use crate::decode::numpy::NumpyRead;
 use crate::decode::typed::error::Source;
-use crate::decode::typed::py_input::PyInput;
 use crate::decode::{input, json_input, typed, GcPause};
 use crate::decode::{msgpack_input, numpy_read};
 use crate::module::errors::{raise, Raised};
@@ -45,8 +45,41 @@ pub(crate) unsafe fn parse_partial(partial: *mut PyObject) -> Result<Option<Part
     Err(raise(PyExc_ValueError, "partial must be True, False, None, 'on', 'off' or 'trailing-strings'"))
 }
 
-/// The typed arguments of a `loads` call, compiled (None: untyped).
-type Typed = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
+/// The typed arguments of a call, compiled (None: untyped).
+type TypedArgs = Option<(std::rc::Rc<typed::node::Compiled>, typed::run::Options)>;
+
+/// A compiled type with its options, borrowed (from the call or a `Decoder`).
+pub(crate) type Typed<'a> = Option<(&'a typed::node::Compiled, &'a typed::run::Options)>;
+
+/// `type`, `strict` and `dec_hook` as a module-level call gives them.
+unsafe fn typed_args(
+    st: &'static State,
+    tp: *mut PyObject,
+    strict: *mut PyObject,
+    dec_hook: *mut PyObject,
+) -> Result<TypedArgs, Raised> {
+    crate::decode::typed_call(st, tp, strict, dec_hook).transpose()
+}
+
+fn borrowed(typed: &TypedArgs) -> Typed<'_> {
+    typed.as_ref().map(|(compiled, opts)| (&**compiled, opts))
+}
+
+/// How a JSON document is to be read in part: `partial` and `pointer` parsed.
+pub(crate) struct JsonPieces {
+    mode: Option<PartialMode>,
+    tokens: Option<(String, Vec<String>)>,
+}
+
+/// `partial` and `pointer` (NULL when absent), which cannot both be given.
+pub(crate) unsafe fn parse_json_pieces(partial: *mut PyObject, pointer: *mut PyObject) -> Result<JsonPieces, Raised> {
+    let mode = parse_partial(partial)?;
+    let tokens = parse_pointer(pointer)?;
+    if mode.is_some() && tokens.is_some() {
+        return Err(raise(PyExc_ValueError, "partial and pointer cannot be combined"));
+    }
+    Ok(JsonPieces { mode, tokens })
+}
 
 /// `loads` with `partial` or `pointer` given (the other arguments as
 /// `loads` parsed them).
@@ -61,27 +94,28 @@ pub(crate) unsafe fn loads(
     partial: *mut PyObject,
     pointer: *mut PyObject,
 ) -> *mut PyObject {
-    let Ok(mode) = parse_partial(partial) else {
+    let Ok(pieces) = parse_json_pieces(partial, pointer) else {
         return core::ptr::null_mut();
     };
-    let Ok(tokens) = parse_pointer(pointer) else {
+    let Ok(typed) = typed_args(st, tp, strict, dec_hook) else {
         return core::ptr::null_mut();
     };
-    if mode.is_some() && tokens.is_some() {
-        raise(PyExc_ValueError, "partial and pointer cannot be combined");
-        return core::ptr::null_mut();
-    }
-    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
-        None => None,
-        Some(Ok(parts)) => Some(parts),
-        Some(Err(Raised)) => return core::ptr::null_mut(),
-    };
+    loads_pieces(st, obj, borrowed(&typed), &pieces)
+}
+
+/// `obj` read as `pieces` says, into `typed` if given (`loads` and `Decoder.loads`).
+pub(crate) unsafe fn loads_pieces(
+    st: &'static State,
+    obj: *mut PyObject,
+    typed: Typed,
+    pieces: &JsonPieces,
+) -> *mut PyObject {
     let mut view = input::ViewSlot::new();
     let Some(input) = json_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
-    if let Some((text, tokens)) = &tokens {
+    if let Some((text, tokens)) = &pieces.tokens {
         let (start, end) = match pointer::find_json(bytes, tokens) {
             Ok(range) => range,
             Err(LookupError::Syntax(e)) => {
@@ -94,46 +128,54 @@ pub(crate) unsafe fn loads(
             }
         };
         let target = &bytes[start..end];
-        return match &typed {
+        return match typed {
             Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, target, obj),
             None => untyped(st, target, obj),
         };
     }
-    let Some(mode) = mode else {
+    match (pieces.mode, typed) {
         // partial=False: loads as without it.
-        return match &typed {
-            Some((compiled, opts)) => typed::run::loads_with(st, compiled, opts, bytes, obj),
-            None => untyped(st, bytes, obj),
-        };
-    };
-    let value = partial_value(st, bytes, obj, mode);
-    match (&typed, value) {
-        (_, None) => core::ptr::null_mut(),
-        (None, Some(value)) => value.into_raw(),
-        (Some((compiled, opts)), Some(value)) => {
-            // What was read is validated as the type, as a whole document
-            // would be: the closed containers are complete values.
-            let mut input = PyInput::new(value.as_ptr());
-            typed::run::run(
-                st,
-                compiled,
-                opts,
-                &mut input,
-                Source::Json { input: bytes, original: obj },
-                |_| {},
-                |_| Ok(()),
-                |e| {
-                    raise_json_syntax_error(st, &e, bytes, obj);
-                },
-            )
-        }
+        (None, Some((compiled, opts))) => typed::run::loads_with(st, compiled, opts, bytes, obj),
+        (None, None) => untyped(st, bytes, obj),
+        (Some(mode), None) => partial_value(st, bytes, obj, mode).map_or(core::ptr::null_mut(), Owned::into_raw),
+        (Some(mode), Some((compiled, opts))) => typed_partial(st, compiled, opts, bytes, obj, mode),
     }
+}
+
+/// `loads(bytes, partial=mode, type=...)`: the document the cut one stands
+/// for (`orcodec_core::json::closing`) decoded into the type as any
+/// document is, so its errors have their positions in `bytes`, the `$`
+/// path and the messages of a whole document. A document that needs no
+/// closing is decoded as without `partial`.
+unsafe fn typed_partial(
+    st: &'static State,
+    compiled: &typed::node::Compiled,
+    opts: &typed::run::Options,
+    bytes: &[u8],
+    obj: *mut PyObject,
+    mode: PartialMode,
+) -> *mut PyObject {
+    let fail = |e| {
+        raise_decode_error(e, |e| raise_json_syntax_error(st, &e, bytes, obj));
+        core::ptr::null_mut()
+    };
+    let closed = match closing::close(bytes, mode) {
+        Ok(None) => return typed::run::loads_with(st, compiled, opts, bytes, obj),
+        Ok(Some(closed)) => closed,
+        Err(e) => return fail(e),
+    };
+    let text = match closed.text(bytes) {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    let keep = closed.keep;
+    typed::run::loads_text(st, compiled, opts, &text, Source::Json { input: bytes, original: obj, kept: keep })
 }
 
 /// The `pointer` argument: None when absent, None or empty (the whole
 /// document); else its text and tokens. A pointer that is no str raises
 /// TypeError, one that is no JSON Pointer ValueError.
-unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
+pub(crate) unsafe fn parse_pointer(pointer: *mut PyObject) -> Result<Option<(String, Vec<String>)>, Raised> {
     if pointer.is_null() || pointer == Py_None() {
         return Ok(None);
     }
@@ -174,17 +216,31 @@ pub(crate) unsafe fn unpackb(
     let Ok(tokens) = parse_pointer(pointer) else {
         return core::ptr::null_mut();
     };
-    let typed: Typed = match crate::decode::typed_call(st, tp, strict, dec_hook) {
-        None => None,
-        Some(Ok(parts)) => Some(parts),
-        Some(Err(Raised)) => return core::ptr::null_mut(),
+    let Ok(typed) = typed_args(st, tp, strict, dec_hook) else {
+        return core::ptr::null_mut();
     };
+    unpackb_pointer(st, obj, tokens.as_ref(), ext_hook, read_opts, flags, numpy_code, borrowed(&typed))
+}
+
+/// The value `tokens` leads to in the MessagePack `obj` (the whole of it
+/// for None), into `typed` if given (`unpackb` and `Decoder.unpackb`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpackb_pointer(
+    st: &'static State,
+    obj: *mut PyObject,
+    tokens: Option<&(String, Vec<String>)>,
+    ext_hook: *mut PyObject,
+    read_opts: ReadOptions,
+    flags: Opt,
+    numpy_code: i8,
+    typed: Typed,
+) -> *mut PyObject {
     let mut view = input::ViewSlot::new();
     let Some(input) = msgpack_input(st, obj, &mut view) else {
         return core::ptr::null_mut();
     };
     let bytes = input.bytes();
-    let (start, end) = match &tokens {
+    let (start, end) = match tokens {
         None => (0, bytes.len()),
         Some((text, tokens)) => match pointer::find_msgpack(bytes, tokens, read_opts) {
             Ok(range) => range,
@@ -205,7 +261,7 @@ pub(crate) unsafe fn unpackb(
     let target = &bytes[start..end];
     let mut numpy = numpy_read(st, flags, numpy_code, obj, bytes);
     let numpy = numpy.as_mut().map_or(core::ptr::null_mut(), |n| n as *mut NumpyRead);
-    if let Some((compiled, opts)) = &typed {
+    if let Some((compiled, opts)) = typed {
         return typed::run::unpackb_with(st, compiled, opts, target, ext_hook, read_opts, numpy);
     }
     let pause = GcPause::new(target.len());
@@ -261,76 +317,4 @@ unsafe fn finish(st: &State, result: Result<Owned, Failure<()>>, bytes: &[u8], o
         }
         Err(Failure::Build(())) => None,
     }
-}
-
-/// `_json_extent(buf, pos, start, state, eof)`: where the next value of a
-/// stream of JSON values ends (`orcodec_core::json::stream`), for
-/// `JSONUnpacker`, which keeps the scan's place (`pos`, `start`, `state`)
-/// between calls. Returns `(start, end, pos, state)`: `end` is -1 while the
-/// value is not complete (`start` -1 while none has begun); when it is, the
-/// value is `buf[start:end]` and `pos`/`state` begin the next scan.
-pub(crate) unsafe extern "C" fn json_extent(
-    _module: *mut PyObject,
-    args: *mut *mut PyObject,
-    nargs: Py_ssize_t,
-) -> *mut PyObject {
-    if nargs != 5 {
-        raise(PyExc_TypeError, "_json_extent() takes 5 arguments");
-        return core::ptr::null_mut();
-    }
-    let arg = |i: usize| *args.add(i);
-    let mut view = input::ViewSlot::new();
-    let input = match crate::decode::input::borrow_input(arg(0), false, &mut view) {
-        Ok(Some(input)) => input,
-        Ok(None) => {
-            raise(PyExc_TypeError, "_json_extent() needs a bytes-like buffer");
-            return core::ptr::null_mut();
-        }
-        Err(Raised) => return core::ptr::null_mut(),
-    };
-    let bytes = input.bytes();
-    let pos = PyLong_AsSsize_t(arg(1));
-    let start = PyLong_AsSsize_t(arg(2));
-    let state = PyLong_AsUnsignedLongLong(arg(3));
-    let eof = PyObject_IsTrue(arg(4));
-    if !PyErr_Occurred().is_null() || eof < 0 {
-        return core::ptr::null_mut();
-    }
-    if pos < 0 || pos as usize > bytes.len() || start < -1 || start > pos {
-        raise(PyExc_ValueError, "_json_extent(): a position outside the buffer");
-        return core::ptr::null_mut();
-    }
-    let mut scan = orcodec_core::json::stream::JsonExtent::from_parts(
-        pos as usize,
-        (start >= 0).then_some(start as usize),
-        state as u64,
-    );
-    let (start, end) = match scan.next(bytes, eof == 1) {
-        Some((a, b)) => (a as isize, b as isize),
-        None => (scan.start.map_or(-1, |s| s as isize), -1),
-    };
-    let items = [
-        PyLong_FromSsize_t(start),
-        PyLong_FromSsize_t(end),
-        PyLong_FromSsize_t(scan.pos as isize),
-        PyLong_FromUnsignedLongLong(scan.state() as _),
-    ];
-    if items.iter().any(|i| i.is_null()) {
-        for i in items {
-            Py_XDECREF(i);
-        }
-        return core::ptr::null_mut();
-    }
-    let tuple = PyTuple_New(4);
-    if tuple.is_null() {
-        for i in items {
-            Py_DECREF(i);
-        }
-        return core::ptr::null_mut();
-    }
-    for (k, i) in items.into_iter().enumerate() {
-        // Steals the reference.
-        PyTuple_SET_ITEM(tuple, k as Py_ssize_t, i);
-    }
-    tuple
 }

@@ -415,15 +415,18 @@ an error (they are skipped otherwise).
 Raises TypeError for a type orcodec cannot decode into (an ambiguous
 union, say) when it is created.";
 
-pub const DECODER_LOADS: &CStr = c"loads(obj, /)
+pub const DECODER_LOADS: &CStr = c"loads(obj, /, *, partial=False, pointer=None)
 --
 
-Decode JSON into the Decoder's type (see orcodec.loads).";
+Decode JSON into the Decoder's type (see orcodec.loads): partial reads a
+document cut off anywhere as far as it is complete, pointer (a JSON Pointer)
+decodes only the value it leads to.";
 
-pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None)
+pub const DECODER_UNPACKB: &CStr = c"unpackb(obj, /, *, ext_hook=None, option=None, pointer=None)
 --
 
-Decode MessagePack into the Decoder's type (see orcodec.unpackb).";
+Decode MessagePack into the Decoder's type (see orcodec.unpackb): pointer (a
+JSON Pointer) decodes only the value it leads to.";
 
 pub const DECODER_CONVERT: &CStr = c"convert(obj, /)
 --
@@ -458,4 +461,41 @@ The fast path of orcodec.json.loads (private: call orcodec.json.loads). The
 value of JSON text s, or NotImplemented when the standard library's decoder
 must read it (its extensions, its error messages).";
 
-pub const JSON_EXTENT: &CStr = c"Where the next value of a stream of JSON values ends (for JSONUnpacker).";
+pub const JSON_UNPACKER: &CStr =
+    c"JSONUnpacker(file_like=None, *, read_size=16384, max_buffer_size=104857600, type=None, strict=True, dec_hook=None)
+--
+
+A reader of JSON values one after another (JSON Lines, values separated by
+whitespace, or by nothing where they delimit themselves: {}[]\"x\"), fed in
+pieces of any size with feed(), or read from file_like (anything with
+read(n) returning bytes) read_size bytes at a time. Iterating yields every
+complete value and stops at an incomplete tail; unpack() returns the next
+value or raises OutOfData; tell() is the number of bytes consumed, the end
+of the last value returned. A number at the end of the bytes so far waits
+for more (it may continue), unless file_like's read returned b\"\".
+
+Each value is what loads returns for its text, into type (with strict and
+dec_hook) if given. A value that is not valid JSON raises JSONDecodeError
+about that value (a note gives its offset in the stream) and is consumed.
+max_buffer_size (0: 2**31-1) bounds the bytes held that are not consumed:
+feed() raises BufferFull rather than pass it, as does reading a value
+larger than it from file_like.";
+
+pub const JSON_UNPACKER_FEED: &CStr = c"feed($self, next_bytes, /)
+--
+
+Append next_bytes (bytes or any buffer) to what is to be read. Raises
+BufferFull when the bytes held would pass max_buffer_size (nothing is
+appended), and TypeError when the reader reads a file_like.";
+
+pub const JSON_UNPACKER_UNPACK: &CStr = c"unpack($self, /)
+--
+
+Return the next value. Raises OutOfData when no complete value is held
+(and file_like, if any, has no more bytes).";
+
+pub const JSON_UNPACKER_TELL: &CStr = c"tell($self, /)
+--
+
+The number of bytes of the stream consumed so far: the end of the last
+value returned (or that failed to decode).";

@@ -139,3 +139,69 @@ pub unsafe fn append_buffer(buf: &mut Vec<u8>, data: *mut PyObject, message: &st
     PyBuffer_Release(&mut view);
     result.map(|()| len)
 }
+
+/// The bytes a streaming reader holds: those before `head` are consumed.
+#[derive(Default)]
+pub struct StreamBuffer {
+    pub bytes: Vec<u8>,
+    pub head: usize,
+}
+
+impl StreamBuffer {
+    /// Bytes held and not consumed.
+    pub fn buffered(&self) -> usize {
+        self.bytes.len() - self.head
+    }
+
+    /// Appends the bytes of buffer `data` (what `feed` takes), or raises
+    /// `buffer_full` (appending nothing) when the bytes held would pass
+    /// `max`. Returns how far the bytes held moved down (see
+    /// [`compact`](Self::compact)) and how many were appended.
+    pub unsafe fn append_within(
+        &mut self,
+        data: *mut PyObject,
+        max: usize,
+        buffer_full: *mut PyObject,
+    ) -> Result<(usize, usize), Raised> {
+        let mut view: Py_buffer = core::mem::zeroed();
+        if PyObject_GetBuffer(data, &mut view, PyBUF_SIMPLE) != 0 {
+            return Err(Raised);
+        }
+        // SAFETY: the buffer's bytes, valid until it is released below.
+        let bytes = core::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
+        let result = if self.buffered().saturating_add(bytes.len()) > max {
+            // With no arguments, as msgpack.BufferFull() is raised.
+            PyErr_SetNone(buffer_full);
+            Err(Raised)
+        } else {
+            let dropped = self.compact(bytes.len());
+            try_extend(&mut self.bytes, bytes).map(|()| (dropped, bytes.len()))
+        };
+        PyBuffer_Release(&mut view);
+        result
+    }
+
+    /// Drops the consumed bytes when that is cheap compared with what is
+    /// appended next (at most one partial value is moved), and gives back
+    /// memory a large value left. Returns how far the bytes held moved
+    /// down (offsets into `bytes` kept elsewhere shrink by as much).
+    pub fn compact(&mut self, incoming: usize) -> usize {
+        let dropped = self.head;
+        if dropped == 0 {
+            return 0;
+        }
+        if dropped == self.bytes.len() {
+            self.bytes.clear();
+        } else if dropped >= self.bytes.len() / 2 || self.bytes.len() + incoming > self.bytes.capacity() {
+            self.bytes.drain(..dropped);
+        } else {
+            return 0;
+        }
+        self.head = 0;
+        let wanted = (self.bytes.len() + incoming).max(64 << 10);
+        if self.bytes.capacity() > (1 << 20) && self.bytes.capacity() > 4 * wanted {
+            self.bytes.shrink_to(2 * wanted);
+        }
+        dropped
+    }
+}

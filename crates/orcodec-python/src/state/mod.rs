@@ -68,6 +68,7 @@ pub struct Objects {
     pub unpacker_type: *mut PyTypeObject,
     /// The base of `orcodec.msgpack.Unpacker`.
     pub mp_unpacker_type: *mut PyTypeObject,
+    pub json_unpacker_type: *mut PyTypeObject,
     pub packer_type: *mut PyTypeObject,
     pub line_iterator_type: *mut PyTypeObject,
     /// `gc.collect`, as the interpreter defines it (see `decode::collect_young`).
@@ -113,7 +114,7 @@ pub struct Objects {
 
 impl Objects {
     /// Every field, in declaration order (for traversal and release).
-    pub fn all(&mut self) -> [&mut *mut PyObject; 53] {
+    pub fn all(&mut self) -> [&mut *mut PyObject; 54] {
         macro_rules! fields {
             ($($f:ident),* ; $($t:ident),*) => { [$(&mut self.$f,)* $(as_object(&mut self.$t),)*] };
         }
@@ -125,7 +126,7 @@ impl Objects {
             str_value, str_uuid, str_enum, str_dataclasses, str_dataclass_fields, str_field_type, str_numpy,
             str_array_struct, str_dtype, str_str, str_dict, str_pydantic_fields, str_pydantic_extra, str_fields,
             str_slots, str_normalize, str_pytz_tzinfo, str_decimal, str_datetime;
-            fragment_type, ext_type, decoder_type, unpacker_type, mp_unpacker_type, packer_type, line_iterator_type
+            fragment_type, ext_type, decoder_type, unpacker_type, mp_unpacker_type, json_unpacker_type, packer_type, line_iterator_type
         )
     }
 
@@ -133,13 +134,14 @@ impl Objects {
     /// (`PyType_FromModuleAndSpec`) and the function bound to it. The module
     /// and they form cycles that only the collector, through `m_traverse`
     /// and `m_clear`, can break.
-    fn holding_module(&mut self) -> [&mut *mut PyObject; 8] {
+    fn holding_module(&mut self) -> [&mut *mut PyObject; 9] {
         [
             as_object(&mut self.fragment_type),
             as_object(&mut self.ext_type),
             as_object(&mut self.decoder_type),
             as_object(&mut self.unpacker_type),
             as_object(&mut self.mp_unpacker_type),
+            as_object(&mut self.json_unpacker_type),
             as_object(&mut self.packer_type),
             as_object(&mut self.line_iterator_type),
             &mut self.base64_default,

@@ -124,9 +124,13 @@ pub unsafe fn str_of(obj: *mut PyObject) -> String {
 #[derive(Clone, Copy)]
 pub enum Source<'a> {
     /// `loads`: the JSON subclass, with the document for `doc` and positions.
+    /// Offsets from `kept` on are the input's end: a cut-off document's
+    /// closing brackets, which the input does not have (`input.len()` for
+    /// any other document).
     Json {
         input: &'a [u8],
         original: *mut PyObject,
+        kept: usize,
     },
     Msgpack,
     Python,
@@ -173,8 +177,9 @@ pub unsafe fn raise_invalid(st: &State, inv: Box<Invalid>, source: Source) {
         return;
     }
     let mut ok = set(exc, c"path", new_str(&inv.path));
-    if let Source::Json { input, original } = source {
-        ok = ok && json_fields(exc, &inv, input, original);
+    if let Source::Json { input, original, kept } = source {
+        let offset = if inv.offset >= kept { input.len() } else { inv.offset };
+        ok = ok && json_fields(exc, &inv.message, offset, input, original);
     }
     if !ok {
         Py_DECREF(exc);
@@ -191,7 +196,7 @@ pub unsafe fn raise_invalid(st: &State, inv: Box<Invalid>, source: Source) {
 }
 
 /// `msg`, `doc`, `pos`, `lineno`, `colno` as `json.JSONDecodeError` has them.
-unsafe fn json_fields(exc: *mut PyObject, inv: &Invalid, input: &[u8], original: *mut PyObject) -> bool {
+unsafe fn json_fields(exc: *mut PyObject, message: &str, offset: usize, input: &[u8], original: *mut PyObject) -> bool {
     let doc = if PyUnicode_Check(original) != 0 {
         Py_INCREF(original);
         original
@@ -201,12 +206,12 @@ unsafe fn json_fields(exc: *mut PyObject, inv: &Invalid, input: &[u8], original:
     if !set(exc, c"doc", doc) {
         return false;
     }
-    let prefix = &input[..inv.offset.min(input.len())];
+    let prefix = &input[..offset.min(input.len())];
     let pos = prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count();
     let lineno = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let colno = prefix[line_start..].iter().filter(|&&b| b & 0xC0 != 0x80).count() + 1;
-    set(exc, c"msg", new_str(&inv.message))
+    set(exc, c"msg", new_str(message))
         && set(exc, c"pos", PyLong_FromSize_t(pos))
         && set(exc, c"lineno", PyLong_FromSize_t(lineno))
         && set(exc, c"colno", PyLong_FromSize_t(colno))

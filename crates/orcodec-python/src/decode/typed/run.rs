@@ -177,11 +177,28 @@ pub unsafe fn loads_with(
     bytes: &[u8],
     original: *mut PyObject,
 ) -> *mut PyObject {
+    loads_text(st, compiled, opts, bytes, Source::Json { input: bytes, original, kept: bytes.len() })
+}
+
+/// A JSON decode of `text` into `compiled`, its validation errors placed in
+/// the document `source` names (`text` itself, or the cut-off document
+/// `text` closes: see `orcodec_core::json::closing`).
+pub unsafe fn loads_text(
+    st: &'static State,
+    compiled: &Compiled,
+    opts: &Options,
+    text: &[u8],
+    source: Source,
+) -> *mut PyObject {
+    let original = match source {
+        Source::Json { original, .. } => original,
+        _ => core::ptr::null_mut(),
+    };
     let raise_syntax = |e: orcodec_core::error::DecodeError| {
         // The same error (orjson's words and position) as without a type.
-        raise_json_syntax_error(st, &e, bytes, original);
+        raise_json_syntax_error(st, &e, text, original);
     };
-    let pull = match orcodec_core::json::pull::JsonPull::new(bytes) {
+    let pull = match orcodec_core::json::pull::JsonPull::new(text) {
         Ok(pull) => pull,
         Err(e) => {
             crate::decode::error::raise_decode_error(e, |e| {
@@ -192,17 +209,8 @@ pub unsafe fn loads_with(
         }
     };
     let mut input = JsonInput::new(pull);
-    let pause = GcPause::new(bytes.len());
-    let result = run(
-        st,
-        compiled,
-        opts,
-        &mut input,
-        Source::Json { input: bytes, original },
-        |_| {},
-        |i| Ok(i.pull.finish()?),
-        raise_syntax,
-    );
+    let pause = GcPause::new(text.len());
+    let result = run(st, compiled, opts, &mut input, source, |_| {}, |i| Ok(i.pull.finish()?), raise_syntax);
     drop(pause);
     result
 }
